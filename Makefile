@@ -1,0 +1,54 @@
+# PeerLearn. A fresh machine needs two commands: `make demo` and `make test`.
+# Every target installs or fetches what it needs (scripts/deps.sh, scripts/fetch-data.sh).
+
+GO        ?= go
+DATA_DIR  ?= $(CURDIR)/.data
+BIN       := $(CURDIR)/bin
+GOROOT    := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+
+# Tests that need the datasets find them here; unset, they skip.
+export PEERLEARN_DATA := $(DATA_DIR)
+
+# Core packages: pure computation, no I/O, built and tested natively and as
+# GOOS=js GOARCH=wasm under node.
+CORE_PKGS := ./internal/f32/... ./nn/... ./data/... ./overlay/... ./simnet/... ./topology/...
+
+.PHONY: all build data deps test test-native test-wasm demo bench bench-train clean
+
+all: build
+
+deps:
+	@scripts/deps.sh test
+
+data: $(DATA_DIR)/.ok
+
+$(DATA_DIR)/.ok: scripts/fetch-data.sh
+	@scripts/deps.sh test
+	@scripts/fetch-data.sh $(DATA_DIR)
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test: deps data test-native test-wasm
+
+test-native:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+# Only the core packages that exist yet; node runs them through go_js_wasm_exec.
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $$($(GO) list $(CORE_PKGS) 2>/dev/null)
+
+demo: deps data build
+	$(BIN)/peerlearn demo -data $(DATA_DIR)
+
+bench: bench-train
+	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./nn/...
+
+bench-train: deps data build
+	@scripts/deps.sh torch
+	scripts/bench-train.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,3 @@
+module github.com/peerlearn/peerlearn
+
+go 1.26

@@ -1,0 +1,5 @@
+//go:build !js
+
+package f32
+
+func maxThreads() int { return 1 << 10 }

