@@ -1,0 +1,18 @@
+package f32
+
+import "sync/atomic"
+
+// accelerated selects architecture-specific kernels where this build has
+// them (see hasAccel); off, every kernel runs the pure-Go reference, which
+// gives the same bits as the GOOS=js build.
+var accelerated atomic.Bool
+
+func init() { accelerated.Store(hasAccel) }
+
+// SetAccelerated turns the architecture-specific kernels on or off and
+// returns the previous setting. Turning them on where this build or CPU has
+// none leaves the pure-Go kernels in place.
+func SetAccelerated(on bool) bool { return accelerated.Swap(on && hasAccel) }
+
+// Accelerated reports whether architecture-specific kernels are in use.
+func Accelerated() bool { return accelerated.Load() }
