@@ -1,66 +1,238 @@
 package f32
 
+import (
+	"fmt"
+	"sync"
+)
+
 // Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices,
 // where op(X) is X or its transpose. op(A) is m×k, op(B) is k×n, C is m×n;
 // lda, ldb, ldc are the row strides of the stored matrices.
 //
 // When beta is 0, C is overwritten without being read (so NaNs in stale
-// buffers do not leak through).
+// buffers do not leak through). When alpha is 0 or k is 0, A and B are not
+// read. The pure-Go kernel skips groups of zeros in op(A), so an Inf or NaN
+// in B facing a zero of A may or may not reach C; nothing else depends on
+// which kernel runs beyond float32 rounding.
+//
+// C must not overlap A or B; A and B may overlap each other. Gemm panics
+// when a slice is too short or a stride too small for its matrix.
 func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	parallelRows(m, n*k, func(r0, r1 int) {
-		gemmRows(transA, transB, r0, r1, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	})
+	if m < 0 || n < 0 || k < 0 {
+		panic(fmt.Sprintf("f32: Gemm with negative size m=%d n=%d k=%d", m, n, k))
+	}
+	checkMatrix("C", m, n, c, ldc)
+	if alpha == 0 || k == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+		return
+	}
+	if transA {
+		checkMatrix("A", k, m, a, lda)
+	} else {
+		checkMatrix("A", m, k, a, lda)
+	}
+	if transB {
+		checkMatrix("B", n, k, b, ldb)
+	} else {
+		checkMatrix("B", k, n, b, ldb)
+	}
+	if accelerated.Load() && useAccel(m, n, k) {
+		gemmAccel(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemmRef(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// gemmRows is the reference kernel over output rows [r0, r1).
-func gemmRows(transA, transB bool, r0, r1, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	for i := r0; i < r1; i++ {
+// checkMatrix panics unless x holds a rows×cols matrix with row stride ld.
+func checkMatrix(name string, rows, cols int, x []float32, ld int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if rows > 1 && ld < cols {
+		panic(fmt.Sprintf("f32: Gemm: stride of %s is %d, less than its %d columns", name, ld, cols))
+	}
+	if need := (rows-1)*ld + cols; len(x) < need {
+		panic(fmt.Sprintf("f32: Gemm: %s has %d elements, a %d×%d matrix with stride %d needs %d", name, len(x), rows, cols, ld, need))
+	}
+}
+
+// scaleMatrix computes C = beta*C, clearing C when beta is 0.
+func scaleMatrix(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
 		ci := c[i*ldc : i*ldc+n]
 		if beta == 0 {
 			clear(ci)
-		} else if beta != 1 {
+		} else {
 			for j := range ci {
 				ci[j] *= beta
 			}
 		}
-		if !transB {
-			// ikj order: stream rows of B into the row of C.
-			for p := 0; p < k; p++ {
-				var av float32
-				if transA {
-					av = a[p*lda+i]
-				} else {
-					av = a[i*lda+p]
-				}
-				av *= alpha
-				if av == 0 {
-					continue
-				}
-				bp := b[p*ldb : p*ldb+n]
-				for j, bv := range bp {
-					ci[j] += av * bv
-				}
-			}
-			continue
-		}
-		// B transposed: each C element is a dot product of two rows.
+	}
+}
+
+// Blocking of the pure-Go kernel: a refKC×refNC block of B (32 KiB) stays
+// in L1 while pairs of C rows stream over it. Blocking does not change the
+// result: every C element still accumulates p = 0..k-1 in order.
+const (
+	refKC = 64
+	refNC = 128
+)
+
+// bufPool recycles scratch buffers (transposed or packed operands).
+var bufPool sync.Pool
+
+func getBuf(n int) *[]float32 {
+	if p, ok := bufPool.Get().(*[]float32); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float32, n)
+	return &s
+}
+
+func putBuf(p *[]float32) { bufPool.Put(p) }
+
+// gemmRef is the pure-Go GEMM: the reference for every other kernel and the
+// only one under GOOS=js. For each C element it computes
+// beta*C + sum over p in increasing order of float32(alpha*A[i,p]) * B[p,j],
+// rounding every product and sum to float32 (no fused multiply-add), so it
+// gives the same bits on every platform and for every thread count.
+func gemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if transB {
+		// Transpose B once (shared by all threads) so that the kernel
+		// always streams rows of B into rows of C.
+		bt := getBuf(k * n)
+		defer putBuf(bt)
+		t := *bt
 		for j := 0; j < n; j++ {
 			bj := b[j*ldb : j*ldb+k]
-			var s float32
-			if transA {
-				for p, bv := range bj {
-					s += a[p*lda+i] * bv
+			for p, v := range bj {
+				t[p*n+j] = v
+			}
+		}
+		b, ldb = t, n
+	}
+	// Rows go to threads in pairs so that the kernel's row pairs (and so
+	// its zero skipping) do not depend on the split.
+	parallelRows(m, 2, n*k, func(r0, r1 int) {
+		refRows(transA, r0, r1, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	})
+}
+
+// refRows computes rows [r0, r1) of C = alpha*op(A)*B + beta*C, B not
+// transposed, in ikj order: two rows of C by four rows of B at a time.
+func refRows(transA bool, r0, r1, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	scaleMatrix(r1-r0, n, beta, c[r0*ldc:], ldc)
+	// A(i, p) with alpha folded in.
+	at := func(i, p int) float32 {
+		if transA {
+			return alpha * a[p*lda+i]
+		}
+		return alpha * a[i*lda+p]
+	}
+	for jc := 0; jc < n; jc += refNC {
+		nc := min(refNC, n-jc)
+		for pc := 0; pc < k; pc += refKC {
+			pe := min(pc+refKC, k)
+			i := r0
+			for ; i+2 <= r1; i += 2 {
+				c0 := c[i*ldc+jc : i*ldc+jc+nc]
+				c1 := c[(i+1)*ldc+jc : (i+1)*ldc+jc+nc]
+				p := pc
+				for ; p+4 <= pe; p += 4 {
+					a00, a01, a02, a03 := at(i, p), at(i, p+1), at(i, p+2), at(i, p+3)
+					a10, a11, a12, a13 := at(i+1, p), at(i+1, p+1), at(i+1, p+2), at(i+1, p+3)
+					if a00 == 0 && a01 == 0 && a02 == 0 && a03 == 0 && a10 == 0 && a11 == 0 && a12 == 0 && a13 == 0 {
+						continue
+					}
+					o := p*ldb + jc
+					kern2x4(c0, c1, b[o:o+nc], b[o+ldb:o+ldb+nc], b[o+2*ldb:o+2*ldb+nc], b[o+3*ldb:o+3*ldb+nc],
+						a00, a01, a02, a03, a10, a11, a12, a13)
 				}
-			} else {
-				ai := a[i*lda : i*lda+k]
-				for p, bv := range bj {
-					s += ai[p] * bv
+				for ; p < pe; p++ {
+					a0, a1 := at(i, p), at(i+1, p)
+					if a0 == 0 && a1 == 0 {
+						continue
+					}
+					o := p*ldb + jc
+					kern2x1(c0, c1, b[o:o+nc], a0, a1)
 				}
 			}
-			ci[j] += alpha * s
+			if i < r1 {
+				c0 := c[i*ldc+jc : i*ldc+jc+nc]
+				p := pc
+				for ; p+4 <= pe; p += 4 {
+					a0, a1, a2, a3 := at(i, p), at(i, p+1), at(i, p+2), at(i, p+3)
+					if a0 == 0 && a1 == 0 && a2 == 0 && a3 == 0 {
+						continue
+					}
+					o := p*ldb + jc
+					kern1x4(c0, b[o:o+nc], b[o+ldb:o+ldb+nc], b[o+2*ldb:o+2*ldb+nc], b[o+3*ldb:o+3*ldb+nc], a0, a1, a2, a3)
+				}
+				for ; p < pe; p++ {
+					if a0 := at(i, p); a0 != 0 {
+						o := p*ldb + jc
+						axpyRef(a0, b[o:o+nc], c0)
+					}
+				}
+			}
 		}
+	}
+}
+
+// The kernels below add products one at a time in p order; the explicit
+// float32 conversions forbid the compiler from fusing them into FMAs, so
+// the result is the same on every architecture.
+
+func kern2x4(c0, c1, b0, b1, b2, b3 []float32, a00, a01, a02, a03, a10, a11, a12, a13 float32) {
+	c1 = c1[:len(c0)]
+	b0 = b0[:len(c0)]
+	b1 = b1[:len(c0)]
+	b2 = b2[:len(c0)]
+	b3 = b3[:len(c0)]
+	for j := range c0 {
+		v0, v1, v2, v3 := b0[j], b1[j], b2[j], b3[j]
+		x := c0[j]
+		x += float32(a00 * v0)
+		x += float32(a01 * v1)
+		x += float32(a02 * v2)
+		x += float32(a03 * v3)
+		c0[j] = x
+		y := c1[j]
+		y += float32(a10 * v0)
+		y += float32(a11 * v1)
+		y += float32(a12 * v2)
+		y += float32(a13 * v3)
+		c1[j] = y
+	}
+}
+
+func kern2x1(c0, c1, b0 []float32, a0, a1 float32) {
+	c1 = c1[:len(c0)]
+	b0 = b0[:len(c0)]
+	for j, v := range b0 {
+		c0[j] += float32(a0 * v)
+		c1[j] += float32(a1 * v)
+	}
+}
+
+func kern1x4(c0, b0, b1, b2, b3 []float32, a0, a1, a2, a3 float32) {
+	b0 = b0[:len(c0)]
+	b1 = b1[:len(c0)]
+	b2 = b2[:len(c0)]
+	b3 = b3[:len(c0)]
+	for j := range c0 {
+		x := c0[j]
+		x += float32(a0 * b0[j])
+		x += float32(a1 * b1[j])
+		x += float32(a2 * b2[j])
+		x += float32(a3 * b3[j])
+		c0[j] = x
 	}
 }

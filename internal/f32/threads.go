@@ -31,21 +31,26 @@ func defaultThreads() int { return min(runtime.GOMAXPROCS(0), maxThreads()) }
 const minWorkPerThread = 32 * 1024
 
 // parallelRows runs fn over [0, rows) split into contiguous chunks, one per
-// goroutine; costPerRow is the multiply-add count of one row.
-func parallelRows(rows, costPerRow int, fn func(r0, r1 int)) {
+// goroutine, every chunk but the last a multiple of align rows; costPerRow
+// is the multiply-add count of one row.
+func parallelRows(rows, align, costPerRow int, fn func(r0, r1 int)) {
 	t := Threads()
 	if byWork := rows * costPerRow / minWorkPerThread; byWork < t {
 		t = max(byWork, 1)
 	}
-	t = min(t, rows)
+	t = min(t, (rows+align-1)/align)
 	if t <= 1 {
 		fn(0, rows)
 		return
 	}
+	chunk := ((rows+t-1)/t + align - 1) / align * align
 	var wg sync.WaitGroup
-	chunk := (rows + t - 1) / t
 	for r0 := 0; r0 < rows; r0 += chunk {
 		r1 := min(r0+chunk, rows)
+		if r1 == rows {
+			fn(r0, r1) // the caller's goroutine takes the last chunk
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

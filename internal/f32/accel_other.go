@@ -1,0 +1,21 @@
+//go:build !amd64
+
+package f32
+
+// hasAccel reports whether this build and CPU have faster kernels than the
+// pure-Go ones: none outside amd64 (and none we can reach from Go in wasm).
+const hasAccel = false
+
+// The accelerated kernels are never called where hasAccel is false.
+
+func gemmAccel(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	panic("f32: no accelerated kernels in this build")
+}
+
+func useAccel(m, n, k int) bool { return false }
+
+func dotAccel(x, y []float32) float32 { return dotRef(x, y) }
+
+func axpyAccel(alpha float32, x, y []float32) { axpyRef(alpha, x, y) }
+
+func scaleAccel(alpha float32, x []float32) { scaleRef(alpha, x) }
