@@ -28,6 +28,9 @@ type LinePlot struct {
 	// LogX and LogY switch the axis to a log scale; every value on it
 	// must then be > 0.
 	LogX, LogY bool
+	// LegendTop and LegendLeft place the legend in that corner of the
+	// data area; the zero value puts it bottom right.
+	LegendTop, LegendLeft bool
 	// Width and Height are in inches; zero means 6 × 4.
 	Width, Height float64
 	Series        []Series
@@ -57,7 +60,7 @@ func (p *LinePlot) Save(path string) error {
 		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
 	pl.Add(plotter.NewGrid())
-	pl.Legend.Top = true
+	pl.Legend.Top, pl.Legend.Left = p.LegendTop, p.LegendLeft
 	args := make([]any, 0, 2*len(p.Series))
 	for _, s := range p.Series {
 		xys := make(plotter.XYs, len(s.X))
