@@ -6,24 +6,27 @@ import (
 	"testing"
 )
 
-// benchShapes are the products of one training step at batch 64: the MLP
-// 784-128-10 (forward, then the weight and input gradients) and the small
-// CNN's second convolution as an im2col product (64 images × 11×11
-// positions, 3×3×8 patch, 16 filters).
+// benchShapes are the products of one nn training step at batch 64 (nn's
+// layouts: dense weights [out][in], conv as W·im2col with cols [K][N·P]):
+// the MLP 784-128-10 (forward, weight gradients, input gradient of the
+// second layer) and the small CNN's convolutions (3×3, padding 1:
+// conv1 1→8 channels on 28×28, conv2 8→16 on 14×14).
 var benchShapes = []struct {
 	name           string
 	transA, transB bool
 	m, n, k        int
 }{
-	{"mlp-fwd1-64x784x128", false, false, 64, 128, 784},
-	{"mlp-fwd2-64x128x10", false, false, 64, 10, 128},
-	{"mlp-dW2-128x64x10", true, false, 128, 10, 64},
-	{"mlp-dH-64x10x128", false, true, 64, 128, 10},
-	{"mlp-dW1-784x64x128", true, false, 784, 128, 64},
-	{"conv2-fwd-7744x72x16", false, false, 7744, 16, 72},
-	{"conv2-dW-72x7744x16", true, false, 72, 16, 7744},
-	{"conv2-dX-7744x16x72", false, true, 7744, 72, 16},
-	{"square-256", false, false, 256, 256, 256},
+	{"mlp-fwd1-NT-64x128x784", false, true, 64, 128, 784},
+	{"mlp-fwd2-NT-64x10x128", false, true, 64, 10, 128},
+	{"mlp-dW1-TN-128x784x64", true, false, 128, 784, 64},
+	{"mlp-dW2-TN-10x128x64", true, false, 10, 128, 64},
+	{"mlp-dX2-NN-64x128x10", false, false, 64, 128, 10},
+	{"conv1-fwd-NN-8x50176x9", false, false, 8, 50176, 9},
+	{"conv1-dW-NT-8x9x50176", false, true, 8, 9, 50176},
+	{"conv2-fwd-NN-16x12544x72", false, false, 16, 12544, 72},
+	{"conv2-dW-NT-16x72x12544", false, true, 16, 72, 12544},
+	{"conv2-dX-TN-72x12544x16", true, false, 72, 12544, 16},
+	{"square-NN-256", false, false, 256, 256, 256},
 }
 
 // BenchmarkGemm reports GFLOP/s of each kernel on one thread ("ref" is the
