@@ -84,7 +84,7 @@ func readFile(fsys fs.FS, path string) ([]byte, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s: %w (run `make data`, and point PEERLEARN_DATA or -data at its directory)", ErrMissing, path, err)
+			return nil, fmt.Errorf("%w: %s (%w): run `make data` and point PEERLEARN_DATA or -data at its directory", ErrMissing, path, fs.ErrNotExist)
 		}
 		return nil, fmt.Errorf("data: %w", err)
 	}
