@@ -10,11 +10,12 @@ import (
 // LabelShards is the pathological non-IID split of McMahan et al. (FedAvg)
 // and FedLay ("8 label shards each"): the samples, sorted by label (in
 // random order within a label), are cut into clients*k equal consecutive
-// shards, and each client gets k shards. Shards are dealt so that a
-// client's shards carry distinct labels wherever the label counts allow
-// it; when every label's sample count is a multiple of the shard size,
-// each shard holds one label and each client exactly min(k, classes)
-// labels. Shards are disjoint and cover every sample.
+// shards, and each client gets k shards. A shard straddles two labels
+// unless every label's sample count is a multiple of the shard size
+// ("shard-aligned" data). Shards are dealt so that a client's k shards
+// carry k distinct (majority) labels whenever such a deal exists, for
+// instance with equal class sizes and k <= classes. Clients are disjoint,
+// equal in size to within one shard, and cover every sample.
 func LabelShards(d *Dataset, clients, k int, rng *rand.Rand) ([]Shard, error) {
 	if err := checkSplit(d, clients, rng); err != nil {
 		return nil, err

@@ -308,3 +308,13 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRand(t *testing.T) {
+	d := synth(uniform(10, 10))
+	a, _ := Dirichlet(d, 5, 0.5, NewRand(7))
+	b, _ := Dirichlet(d, 5, 0.5, NewRand(7))
+	c, _ := Dirichlet(d, 5, 0.5, NewRand(8))
+	if !reflect.DeepEqual(a, b) || reflect.DeepEqual(a, c) {
+		t.Fatal("NewRand: same seed should repeat the partition, another seed change it")
+	}
+}

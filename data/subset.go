@@ -1,6 +1,9 @@
 package data
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Validate checks that d is well formed: a positive shape and class count,
 // X holding Len()*Features() values, and every label in [0, Classes).
@@ -48,6 +51,14 @@ func (d *Dataset) Subset(indices []int) (*Dataset, error) {
 		s.Y = append(s.Y, y)
 	}
 	return s, nil
+}
+
+// Clone returns a deep copy of d (for instance to rotate a copy of the
+// test set for the rotated cluster's clients).
+func (d *Dataset) Clone() *Dataset {
+	c := *d
+	c.X, c.Y = slices.Clone(d.X), slices.Clone(d.Y)
+	return &c
 }
 
 // Client returns the dataset of one client: the shard's samples, rotated

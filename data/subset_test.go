@@ -70,6 +70,11 @@ func TestRotate180(t *testing.T) {
 	if c.X[2] != 100 || d.X[1] != 100 {
 		t.Fatalf("Client rotated: %v (parent %v)", c.X, d.X[:4])
 	}
+	rot := d.Clone()
+	rot.Rotate180()
+	if rot.X[2] != 100 || d.X[1] != 100 || rot.Len() != d.Len() || rot.Name != d.Name {
+		t.Fatalf("rotated clone: %v (parent %v)", rot.X[:4], d.X[:4])
+	}
 }
 
 func TestBatches(t *testing.T) {
@@ -78,6 +83,9 @@ func TestBatches(t *testing.T) {
 	it, err := NewBatches(d, 8, seeded(1))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if it.Size() != 8 {
+		t.Fatalf("Size() = %d", it.Size())
 	}
 	x, y := make([]float32, 8*f), make([]int32, 8)
 	var orders [][]int
