@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/peerlearn/peerlearn/scenario"
+)
+
+func init() {
+	register(&command{
+		name:    "sim train",
+		summary: "run a paper-reproduction scenario with many peers in one process",
+		run:     runSimTrain,
+	})
+}
+
+func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
+	fs := newFlags("sim train")
+	name := fs.String("scenario", "", "scenario to run (-list to see them)")
+	list := fs.Bool("list", false, "list the scenarios and exit")
+	quick := fs.Bool("quick", false, "scaled-down run (under two minutes); the scale-down is printed")
+	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same run")
+	dataDir := fs.String("data", defaultDataDir(), "dataset folder filled by `make data` (env PEERLEARN_DATA)")
+	out := fs.String("out", "", "folder for CSV and PNG files (default out/<scenario>)")
+	quiet := fs.Bool("quiet", false, "no progress bars")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *list {
+		for _, s := range scenario.All() {
+			fmt.Fprintf(stdout, "%-14s %s\n", s.Name, s.Summary)
+		}
+		return nil
+	}
+	if *name == "" {
+		return fmt.Errorf("%w: -scenario is required (-list to see them)", errUsage)
+	}
+	s, err := scenario.Lookup(*name)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *out == "" {
+		*out = filepath.Join("out", s.Name)
+	}
+	var progressW io.Writer = os.Stderr
+	if *quiet {
+		progressW = io.Discard
+	}
+	line, err := s.Run(ctx, scenario.Options{
+		Quick: *quick, Seed: *seed, DataDir: *dataDir, OutDir: *out,
+		Stdout: stdout, Progress: progressW, Logf: logf,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, strings.TrimSpace(line))
+	return nil
+}
+
+// defaultDataDir is $PEERLEARN_DATA, else .data (where make data puts it).
+func defaultDataDir() string {
+	if d := os.Getenv("PEERLEARN_DATA"); d != "" {
+		return d
+	}
+	return ".data"
+}

@@ -1,0 +1,10 @@
+package scenario
+
+import "errors"
+
+var (
+	// ErrUnknownScenario is returned for a name no scenario registered.
+	ErrUnknownScenario = errors.New("scenario: unknown scenario")
+	// ErrNoData is returned when a scenario's dataset is missing.
+	ErrNoData = errors.New("scenario: dataset not found (run `make data`)")
+)
