@@ -61,11 +61,3 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	fmt.Fprintln(stdout, strings.TrimSpace(line))
 	return nil
 }
-
-// defaultDataDir is $PEERLEARN_DATA, else .data (where make data puts it).
-func defaultDataDir() string {
-	if d := os.Getenv("PEERLEARN_DATA"); d != "" {
-		return d
-	}
-	return ".data"
-}
