@@ -99,11 +99,22 @@ func getBuf(n int) *[]float32 {
 func putBuf(p *[]float32) { bufPool.Put(p) }
 
 // gemmRef is the pure-Go GEMM: the reference for every other kernel and the
-// only one under GOOS=js. For each C element it computes
-// beta*C + sum over p in increasing order of float32(alpha*A[i,p]) * B[p,j],
-// rounding every product and sum to float32 (no fused multiply-add), so it
-// gives the same bits on every platform and for every thread count.
+// only one under GOOS=js. Every product and sum is rounded to float32 (no
+// fused multiply-add), so it gives the same bits on every platform and for
+// every thread count. For each C element it computes, in this order,
+//
+//	x = beta*C; for p = 0..k-1: x += float32(alpha*A[i,p]) * B[p,j]
+//
+// or, where refDot chooses dot products (A·Bᵀ with long rows),
+//
+//	s = 0; for p = 0..k-1: s += A[i,p] * B[p,j]; x = alpha*s + beta*C.
 func gemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if refDot(transA, transB, m, n, k) {
+		parallelRows(m, 2, n*k, func(r0, r1 int) {
+			refRowsDot(r0, r1, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		})
+		return
+	}
 	if transB {
 		// Transpose B once (shared by all threads) so that the kernel
 		// always streams rows of B into rows of C.
@@ -123,6 +134,87 @@ func gemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda i
 	parallelRows(m, 2, n*k, func(r0, r1 int) {
 		refRows(transA, r0, r1, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	})
+}
+
+// refDot says whether the pure-Go kernel computes C as dot products of rows
+// of A and rows of B (stored n×k): for A·Bᵀ, which needs no transposed copy
+// of B that way.
+func refDot(transA, transB bool, m, n, k int) bool {
+	return !transA && transB
+}
+
+// refRowsDot computes rows [r0, r1) of C = alpha*A*Bᵀ + beta*C, A stored
+// m×k and B stored n×k, two rows by four columns of dot products at a time.
+func refRowsDot(r0, r1, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	put := func(i, j int, s float32) {
+		x := float32(alpha * s)
+		if beta != 0 {
+			x += float32(beta * c[i*ldc+j])
+		}
+		c[i*ldc+j] = x
+	}
+	i := r0
+	for ; i+2 <= r1; i += 2 {
+		a0 := a[i*lda : i*lda+k]
+		a1 := a[(i+1)*lda : (i+1)*lda+k]
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			s00, s01, s02, s03, s10, s11, s12, s13 := dot2x4(a0, a1,
+				b[j*ldb:j*ldb+k], b[(j+1)*ldb:(j+1)*ldb+k], b[(j+2)*ldb:(j+2)*ldb+k], b[(j+3)*ldb:(j+3)*ldb+k])
+			put(i, j, s00)
+			put(i, j+1, s01)
+			put(i, j+2, s02)
+			put(i, j+3, s03)
+			put(i+1, j, s10)
+			put(i+1, j+1, s11)
+			put(i+1, j+2, s12)
+			put(i+1, j+3, s13)
+		}
+		for ; j < n; j++ {
+			bj := b[j*ldb : j*ldb+k]
+			put(i, j, dotSeq(a0, bj))
+			put(i+1, j, dotSeq(a1, bj))
+		}
+	}
+	if i < r1 {
+		ai := a[i*lda : i*lda+k]
+		for j := 0; j < n; j++ {
+			put(i, j, dotSeq(ai, b[j*ldb:j*ldb+k]))
+		}
+	}
+}
+
+// dot2x4 returns the eight dot products of a0, a1 with b0..b3, each summed
+// in order like dotSeq.
+func dot2x4(a0, a1, b0, b1, b2, b3 []float32) (s00, s01, s02, s03, s10, s11, s12, s13 float32) {
+	a1 = a1[:len(a0)]
+	b0 = b0[:len(a0)]
+	b1 = b1[:len(a0)]
+	b2 = b2[:len(a0)]
+	b3 = b3[:len(a0)]
+	for p, x0 := range a0 {
+		x1 := a1[p]
+		v0, v1, v2, v3 := b0[p], b1[p], b2[p], b3[p]
+		s00 += float32(x0 * v0)
+		s01 += float32(x0 * v1)
+		s02 += float32(x0 * v2)
+		s03 += float32(x0 * v3)
+		s10 += float32(x1 * v0)
+		s11 += float32(x1 * v1)
+		s12 += float32(x1 * v2)
+		s13 += float32(x1 * v3)
+	}
+	return
+}
+
+// dotSeq sums x[p]*y[p] in order, one rounding per product and per sum.
+func dotSeq(x, y []float32) float32 {
+	y = y[:len(x)]
+	var s float32
+	for p, v := range x {
+		s += float32(v * y[p])
+	}
+	return s
 }
 
 // refRows computes rows [r0, r1) of C = alpha*op(A)*B + beta*C, B not
