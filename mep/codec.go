@@ -1,0 +1,185 @@
+package mep
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Wire format of a control message, big-endian, version CodecVersion:
+//
+//	version  u8   CodecVersion
+//	type     u8   MsgType
+//	from     [32] sender ID
+//	mversion u64  model version, >= 1
+//	fp       [32] fingerprint, non-zero
+//
+// and for MsgModel the header after that:
+//
+//	task     [32] task hash
+//	archlen  u8   1..MaxArchLen
+//	arch     archlen bytes
+//	nparams  u32  1..MaxParams
+//	flags    u8   bit 0: a Hessian follows; other bits 0
+//	datasize u64  <= MaxDataSize
+//	period   u32  1..MaxPeriod
+//	dataconf f64  IEEE bits, in (0, 1]
+//
+// Decode accepts exactly what Encode produces: any other input is an
+// error, so decoding then encoding returns the input.
+const (
+	// CodecVersion is the version byte this codec writes and reads.
+	CodecVersion = 1
+	// MaxArchLen bounds the architecture tag, in bytes.
+	MaxArchLen = 128
+	// MaxParams bounds a model's parameter count (256 MiB of float32).
+	MaxParams = 1 << 26
+	// MaxDataSize bounds an advertised data-set size.
+	MaxDataSize = 1 << 40
+	// MaxPeriod bounds an advertised period, in ticks.
+	MaxPeriod = 1 << 30
+	// MaxMessageSize bounds an encoded control message.
+	MaxMessageSize = 512
+
+	baseSize = 2 + 32 + 8 + 32
+)
+
+// Encode returns the wire form of m's control part (not To, Params or
+// Hessian). It refuses a message Decode would refuse.
+func Encode(m Message) ([]byte, error) { return AppendEncode(nil, m) }
+
+// AppendEncode appends the wire form of m to b.
+func AppendEncode(b []byte, m Message) ([]byte, error) {
+	if err := checkFields(&m); err != nil {
+		return b, err
+	}
+	b = append(b, CodecVersion, byte(m.Type))
+	b = append(b, m.From[:]...)
+	b = binary.BigEndian.AppendUint64(b, m.Version)
+	b = append(b, m.Fingerprint[:]...)
+	if m.Type != MsgModel {
+		return b, nil
+	}
+	h := &m.Model
+	b = append(b, h.Task[:]...)
+	b = append(b, byte(len(h.Arch)))
+	b = append(b, h.Arch...)
+	b = binary.BigEndian.AppendUint32(b, h.NumParams)
+	var flags byte
+	if h.HasHessian {
+		flags = 1
+	}
+	b = append(b, flags)
+	b = binary.BigEndian.AppendUint64(b, h.DataSize)
+	b = binary.BigEndian.AppendUint32(b, h.Period)
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(h.DataConf))
+	return b, nil
+}
+
+// Decode parses one control message. The result has no To, Params or
+// Hessian; for MsgModel the transport then reads
+// m.Model.PayloadBytes() of payload and fills them in.
+func Decode(b []byte) (Message, error) {
+	var m Message
+	if len(b) > MaxMessageSize {
+		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
+	}
+	r := reader{b: b, ok: true}
+	if v := r.u8(); r.ok && v != CodecVersion {
+		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
+	}
+	m.Type = MsgType(r.u8())
+	if r.ok && !m.Type.known() {
+		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	}
+	r.bytes(m.From[:])
+	m.Version = r.u64()
+	r.bytes(m.Fingerprint[:])
+	if m.Type == MsgModel {
+		h := &m.Model
+		r.bytes(h.Task[:])
+		n := int(r.u8())
+		if r.ok && n == 0 {
+			return m, fmt.Errorf("%w: empty arch tag", ErrField)
+		}
+		if r.ok && n > MaxArchLen {
+			return m, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
+		}
+		h.Arch = string(r.next(n))
+		h.NumParams = r.u32()
+		flags := r.u8()
+		if r.ok && flags > 1 {
+			return m, fmt.Errorf("%w: flags %#x", ErrField, flags)
+		}
+		h.HasHessian = flags == 1
+		h.DataSize = r.u64()
+		h.Period = r.u32()
+		h.DataConf = math.Float64frombits(r.u64())
+	}
+	if !r.ok {
+		return m, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
+	}
+	if len(r.b) != 0 {
+		return m, fmt.Errorf("%w: %d", ErrTrailing, len(r.b))
+	}
+	if err := checkFields(&m); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}
+
+// checkFields applies the value rules shared by Encode and Decode.
+func checkFields(m *Message) error {
+	if !m.Type.known() {
+		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	}
+	if m.Version == 0 {
+		return fmt.Errorf("%w: model version 0", ErrField)
+	}
+	if m.Fingerprint == (Fingerprint{}) {
+		return fmt.Errorf("%w: zero fingerprint", ErrField)
+	}
+	if m.Type != MsgModel {
+		return nil
+	}
+	h := &m.Model
+	switch {
+	case len(h.Arch) == 0:
+		return fmt.Errorf("%w: empty arch tag", ErrField)
+	case len(h.Arch) > MaxArchLen:
+		return fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, len(h.Arch))
+	case h.NumParams == 0:
+		return fmt.Errorf("%w: no parameters", ErrField)
+	case h.NumParams > MaxParams:
+		return fmt.Errorf("%w: %d parameters", ErrOversized, h.NumParams)
+	case h.DataSize > MaxDataSize:
+		return fmt.Errorf("%w: data size %d", ErrOversized, h.DataSize)
+	case h.Period == 0 || h.Period > MaxPeriod:
+		return fmt.Errorf("%w: period %d", ErrField, h.Period)
+	case !(h.DataConf > 0 && h.DataConf <= 1):
+		return fmt.Errorf("%w: data confidence %v", ErrField, h.DataConf)
+	}
+	return nil
+}
+
+// reader consumes b; after the first short read ok is false and every
+// later read returns zeros.
+type reader struct {
+	b  []byte
+	ok bool
+}
+
+func (r *reader) next(n int) []byte {
+	if !r.ok || len(r.b) < n {
+		r.ok = false
+		return make([]byte, n)
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) u8() uint8      { return r.next(1)[0] }
+func (r *reader) u32() uint32    { return binary.BigEndian.Uint32(r.next(4)) }
+func (r *reader) u64() uint64    { return binary.BigEndian.Uint64(r.next(8)) }
+func (r *reader) bytes(p []byte) { copy(p, r.next(len(p))) }
