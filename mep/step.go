@@ -95,6 +95,9 @@ func (p *Peer) onModel(n *neighbor, m Message) error {
 		return err
 	}
 	if n.model != nil && m.Version <= n.modelVersion {
+		if n.want == m.Fingerprint {
+			n.want = Fingerprint{}
+		}
 		p.stats.ModelsStale++
 		return nil
 	}
