@@ -12,7 +12,8 @@ export PEERLEARN_DATA := $(DATA_DIR)
 
 # Core packages: pure computation, no I/O, built and tested natively and as
 # GOOS=js GOARCH=wasm under node.
-CORE_PKGS := ./internal/f32/... ./nn/... ./data/... ./overlay/... ./simnet/... ./topology/...
+CORE_PKGS := ./internal/f32/... ./nn/... ./data/... ./overlay/... ./simnet/... ./topology/... \
+             ./aggregate/... ./mep/... ./initgain/...
 
 .PHONY: all build data deps test test-native test-wasm demo bench bench-train clean
 
