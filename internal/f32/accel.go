@@ -16,3 +16,8 @@ func SetAccelerated(on bool) bool { return accelerated.Swap(on && hasAccel) }
 
 // Accelerated reports whether architecture-specific kernels are in use.
 func Accelerated() bool { return accelerated.Load() }
+
+// accDirect lets the accelerated GEMM read operands in place instead of
+// packing them; tests and benchmarks turn it off to check that the result
+// does not change and to measure what it saves.
+var accDirect = true

@@ -9,12 +9,25 @@ var hasAccel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // Assembly kernels (kernel_amd64.s, vec_amd64.s).
 
-// kern6x16 computes the 6×16 tile acc = sum over p < k of a[6p+i]*b[16p+j]
-// (fused multiply-adds in p order) and stores it to C (row stride ldc
-// elements) as C = acc when loadc is 0, else C = acc + float32(beta*C).
+// kern6x16 computes the 6×16 tile acc = sum over p < k of A(i,p)*B(p,j),
+// with A(i,p) = a[i + p*as] and B(p,j) = b[j + p*bs] (fused multiply-adds
+// in p order, from zero), and stores it to C (row stride ldc elements) as
+// C = acc when loadc is 0, else C = acc + float32(beta*C).
 //
 //go:noescape
-func kern6x16(k int, a, b, c *float32, ldc int, beta float32, loadc int)
+func kern6x16(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, beta float32, loadc int)
+
+// kern6x16r is kern6x16 with A(i,p) = a[i*lda + p].
+//
+//go:noescape
+func kern6x16r(k int, a *float32, lda int, b *float32, bs int, c *float32, ldc int, beta float32, loadc int)
+
+// dot3x4 sets out[4i+j] to the dot product of a_i[:k] and b_j[:k], k a
+// multiple of 8, accumulated in 8 lanes (lane l takes p ≡ l mod 8, fused
+// multiply-adds in p order) then summed across lanes in a fixed order.
+//
+//go:noescape
+func dot3x4(k int, a0, a1, a2, b0, b1, b2, b3, out *float32)
 
 //go:noescape
 func dotAVX2(x, y *float32, n int) float32

@@ -30,22 +30,26 @@ var benchShapes = []struct {
 }
 
 // BenchmarkGemm reports GFLOP/s of each kernel on one thread ("ref" is the
-// pure-Go kernel, the one wasm runs) and of the default with all threads.
+// pure-Go kernel, the one wasm runs; "accel-packed" the assembly kernels
+// with every operand packed) and of the default with all threads.
 func BenchmarkGemm(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, s := range benchShapes {
 		g := newCase(r, s.transA, s.transB, s.m, s.n, s.k, 0, 1, 0)
 		for _, v := range []struct {
-			name    string
-			accel   bool
-			threads int
-		}{{"ref", false, 1}, {"accel", true, 1}, {"accel-all", true, 0}} {
+			name     string
+			accel    bool
+			threads  int
+			noDirect bool
+		}{{"ref", false, 1, false}, {"accel", true, 1, false}, {"accel-packed", true, 1, true}, {"accel-all", true, 0, false}} {
 			if v.accel && !hasAccel {
 				continue
 			}
 			b.Run(fmt.Sprintf("%s/%s", s.name, v.name), func(b *testing.B) {
 				defer SetAccelerated(SetAccelerated(v.accel))
 				defer SetThreads(SetThreads(v.threads))
+				accDirect = !v.noDirect
+				defer func() { accDirect = true }()
 				c := make([]float32, len(g.c))
 				for b.Loop() {
 					Gemm(g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, 0, c, g.ldc)

@@ -147,8 +147,8 @@ func TestGemmAccelerated(t *testing.T) {
 		g.check(t, "gemmAccel", c)
 	}
 	// Shapes spanning several kc, mc and nc blocks.
-	for _, sz := range [][3]int{{200, 2100, 300}, {13, 2049, 520}, {7, 5, 1000}} {
-		g := newCase(r, true, false, sz[0], sz[1], sz[2], 1, 1.5, 0.5)
+	for _, sz := range [][4]int{{200, 2100, 300, 1}, {13, 2049, 520, 0}, {7, 5, 1000, 1}, {8, 9, 5001, 2}, {16, 72, 1207, 2}} {
+		g := newCase(r, sz[3] == 1, sz[3] == 2, sz[0], sz[1], sz[2], 1, 1.5, 0.5)
 		c := append([]float32(nil), g.c...)
 		gemmAccel(g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, c, g.ldc)
 		g.check(t, "gemmAccel", c)
@@ -220,7 +220,7 @@ func TestGemmBetaZeroIgnoresC(t *testing.T) {
 func TestGemmThreadIndependence(t *testing.T) {
 	defer SetThreads(SetThreads(1))
 	r := rand.New(rand.NewPCG(9, 10))
-	shapes := [][3]int{{64, 128, 784}, {784, 128, 64}, {64, 784, 128}, {61, 37, 300}, {10, 1000, 77}, {129, 10, 64}}
+	shapes := [][3]int{{64, 128, 784}, {784, 128, 64}, {64, 784, 128}, {61, 37, 300}, {10, 1000, 77}, {129, 10, 64}, {8, 9, 5001}, {16, 72, 1200}}
 	for _, accel := range []bool{false, true} {
 		for _, sz := range shapes {
 			for _, tr := range [4][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
@@ -342,5 +342,33 @@ func TestGemmGolden(t *testing.T) {
 	const want = 0x3b5cba7af5a80156
 	if got := h.Sum64(); got != want {
 		t.Errorf("%s/%s: pure-Go results hash to %#x, want %#x", runtime.GOOS, runtime.GOARCH, got, uint64(want))
+	}
+}
+
+// TestGemmAccelDirect: reading operands in place gives the same bits as
+// packing them (alpha 1), for every transpose and edge.
+func TestGemmAccelDirect(t *testing.T) {
+	if !hasAccel {
+		t.Skip("no accelerated kernels in this build")
+	}
+	defer func() { accDirect = true }()
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, sz := range [][3]int{{64, 128, 784}, {13, 50, 300}, {96, 33, 17}, {97, 40, 64}, {8, 2000, 9}, {200, 70, 600}} {
+		for _, tr := range [4][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			g := newCase(r, tr[0], tr[1], sz[0], sz[1], sz[2], 3, 1, 0.5)
+			run := func(direct bool) []float32 {
+				accDirect = direct
+				c := append([]float32(nil), g.c...)
+				gemmAccel(g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, c, g.ldc)
+				return c
+			}
+			want, got := run(false), run(true)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v: in place C[%d] = %g, packed %g", g, i, got[i], want[i])
+				}
+			}
+			g.check(t, "direct", got)
+		}
 	}
 }
