@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Training throughput of PeerLearn's Go engine against PyTorch (libtorch via
+# Debian's python3-torch, OpenBLAS), batch 64, forward + backward + SGD on
+# random data, for the MLP 784-128-10 and the small CNN:
+#
+#   go native, 1 thread       bin/peerlearn bench train -threads 1
+#   go native, all threads    bin/peerlearn bench train -threads 0
+#   go native, pure Go        ... -accel=false (the kernels wasm runs, for reference)
+#   go wasm under node        bin/peerlearn.wasm (GOOS=js), single-threaded
+#   torch, 1 thread           scripts/bench_torch.py
+#
+# Each configuration runs BENCH_REPEAT times (interleaved) for BENCH_SECONDS
+# and keeps its best: on a shared machine the best run is the least
+# disturbed one. The last line is machine-readable:
+#
+#   bench-train mlp_go_vs_torch=R1 cnn_go_vs_torch=R2 mlp_wasm_vs_go=R3
+#
+# (samples/s ratios, single thread: Go/torch for each architecture, and
+# Go-wasm/Go-native for the MLP).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+SECS=${BENCH_SECONDS:-3}
+REPEAT=${BENCH_REPEAT:-2}
+BATCH=${BENCH_BATCH:-64}
+PY=/usr/bin/python3 # Debian's interpreter: python3-torch is installed for it
+
+# python3-torch, and OpenBLAS: without it libtorch runs the reference BLAS,
+# ~10x slower, which would make the comparison meaningless.
+need=()
+for p in python3-torch libopenblas0-pthread; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	echo "bench-train: installing ${need[*]}" >&2
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+command -v node >/dev/null || { echo "bench-train: node is missing (scripts/deps.sh test)" >&2; exit 1; }
+
+mkdir -p bin
+"$GO" build -o bin/peerlearn ./cmd/peerlearn
+GOOS=js GOARCH=wasm "$GO" build -o bin/peerlearn.wasm ./cmd/peerlearn
+WASM_EXEC="$("$GO" env GOROOT)/lib/wasm/wasm_exec_node.js"
+
+# sps LINE: the samples/s field of a result line.
+sps() { sed -n 's/.* sps=\([0-9.]*\).*/\1/p' <<<"$1" | tail -1; }
+
+# run CONFIG ARCH: one measurement, printing its result line.
+run() {
+	local common=(bench train -arch "$2" -batch "$BATCH" -seconds "$SECS")
+	case $1 in
+	native1) bin/peerlearn "${common[@]}" -threads 1 ;;
+	nativeN) bin/peerlearn "${common[@]}" -threads 0 ;;
+	purego) bin/peerlearn "${common[@]}" -threads 1 -accel=false ;;
+	wasm) node "$WASM_EXEC" bin/peerlearn.wasm "${common[@]}" ;;
+	torch) "$PY" scripts/bench_torch.py --arch "$2" --threads 1 --batch "$BATCH" --seconds "$SECS" ;;
+	esac
+}
+
+configs=(native1 nativeN purego wasm torch)
+declare -A label=(
+	[native1]="go native, 1 thread"
+	[nativeN]="go native, $(nproc) threads"
+	[purego]="go native pure-Go, 1 thread"
+	[wasm]="go wasm (node), 1 thread"
+	[torch]="torch $("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo '?'), 1 thread"
+)
+declare -A best=()
+for arch in mlp small-cnn; do
+	for ((r = 0; r < REPEAT; r++)); do
+		for c in "${configs[@]}"; do
+			line=$(run "$c" "$arch" 2>/dev/null) || { echo "bench-train: $c $arch failed" >&2; exit 1; }
+			echo "  $line" >&2
+			v=$(sps "$line")
+			[ -n "$v" ] || { echo "bench-train: no sps in: $line" >&2; exit 1; }
+			key="$arch/$c"
+			if [ -z "${best[$key]:-}" ] || awk -v a="$v" -v b="${best[$key]}" 'BEGIN { exit !(a > b) }'; then
+				best[$key]=$v
+			fi
+		done
+	done
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+echo
+printf '%-10s %-30s %12s %9s\n' arch configuration samples/s "vs torch"
+for arch in mlp small-cnn; do
+	for c in "${configs[@]}"; do
+		printf '%-10s %-30s %12.1f %9s\n' "$arch" "${label[$c]}" "${best[$arch/$c]}" \
+			"$(ratio "${best[$arch/$c]}" "${best[$arch/torch]}")"
+	done
+done
+echo "(best of $REPEAT runs of ${SECS}s each, batch $BATCH, $(nproc) cores)"
+echo
+echo "bench-train mlp_go_vs_torch=$(ratio "${best[mlp/native1]}" "${best[mlp/torch]}")" \
+	"cnn_go_vs_torch=$(ratio "${best[small-cnn/native1]}" "${best[small-cnn/torch]}")" \
+	"mlp_wasm_vs_go=$(ratio "${best[mlp/wasm]}" "${best[mlp/native1]}")"
