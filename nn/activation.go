@@ -1,5 +1,7 @@
 package nn
 
+import "math"
+
 // relu is max(x, 0). Its derivative at 0 is taken as 0 (as in PyTorch), so
 // backward only needs the output: dy passes where y > 0.
 type relu struct {
@@ -19,12 +21,16 @@ func (r *relu) forward(x []float32, n int) []float32 {
 
 func (r *relu) backward(dy []float32, n int, _ bool) []float32 {
 	dx := r.dx[:n*r.size]
-	for i, v := range r.y[:n*r.size] {
-		if v > 0 {
-			dx[i] = dy[i]
-		} else {
-			dx[i] = 0
+	dy = dy[:len(dx)]
+	for i, v := range r.y[:len(dx)] {
+		// y ≥ 0 (max(x, 0) returns +0, never -0), so y > 0 exactly when
+		// its bits are not 0: a mask instead of a branch, which random
+		// signs would mispredict half the time.
+		var keep uint32
+		if math.Float32bits(v) != 0 {
+			keep = ^uint32(0)
 		}
+		dx[i] = math.Float32frombits(math.Float32bits(dy[i]) & keep)
 	}
 	return dx
 }

@@ -132,30 +132,46 @@ func (c *conv2d) im2col(x []float32, n int) {
 		for ki := range c.k {
 			for kj := range c.k {
 				row := c.cols[((ch*c.k+ki)*c.k+kj)*np:][:np]
+				lo, hi := c.validCols(kj)
 				for i := range n {
 					img := x[i*insz+ch*H*W : i*insz+(ch+1)*H*W]
 					dst := row[i*p : (i+1)*p]
 					for y := range oh {
 						d := dst[y*ow : (y+1)*ow]
 						ih := y*c.s + ki - c.p
-						if ih < 0 || ih >= H {
+						if ih < 0 || ih >= H || lo >= hi {
 							clear(d)
 							continue
 						}
 						src := img[ih*W : (ih+1)*W]
-						for xo := range ow {
-							iw := xo*c.s + kj - c.p
-							if iw < 0 || iw >= W {
-								d[xo] = 0
-							} else {
-								d[xo] = src[iw]
-							}
+						clear(d[:lo])
+						clear(d[hi:])
+						if c.s == 1 {
+							copy(d[lo:hi], src[lo+kj-c.p:])
+							continue
+						}
+						for xo := lo; xo < hi; xo++ {
+							d[xo] = src[xo*c.s+kj-c.p]
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// validCols returns the output columns [lo, hi) whose kernel column kj
+// falls inside the input (iw = xo*s + kj - pad in [0, W)).
+func (c *conv2d) validCols(kj int) (lo, hi int) {
+	off := kj - c.p
+	if off < 0 {
+		lo = (-off + c.s - 1) / c.s
+	}
+	// Largest xo with xo*s + off <= W-1, plus one.
+	if last := c.in.W - 1 - off; last >= 0 {
+		hi = min(last/c.s+1, c.out.W)
+	}
+	return lo, max(hi, lo)
 }
 
 // col2im scatters dL/dcols back onto the input positions (summing where
@@ -172,6 +188,11 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 		for ki := range c.k {
 			for kj := range c.k {
 				row := dcols[((ch*c.k+ki)*c.k+kj)*np:][:np]
+				lo, hi := c.validCols(kj)
+				if lo >= hi {
+					continue
+				}
+				off := kj - c.p
 				for i := range n {
 					img := dx[i*insz+ch*H*W : i*insz+(ch+1)*H*W]
 					src := row[i*p : (i+1)*p]
@@ -181,11 +202,16 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 							continue
 						}
 						d := img[ih*W : (ih+1)*W]
-						s := src[y*ow : (y+1)*ow]
-						for xo, v := range s {
-							if iw := xo*c.s + kj - c.p; iw >= 0 && iw < W {
-								d[iw] += v
+						s := src[y*ow+lo : y*ow+hi]
+						if c.s == 1 {
+							d = d[lo+off : hi+off]
+							for j, v := range s {
+								d[j] += v
 							}
+							continue
+						}
+						for j, v := range s {
+							d[(lo+j)*c.s+off] += v
 						}
 					}
 				}

@@ -193,3 +193,29 @@ func TestBuiltinGradients(t *testing.T) {
 		})
 	}
 }
+
+func TestOrderKeyPreservesFloatOrder(t *testing.T) {
+	special := []float32{-math.MaxFloat32, -1, -1e-40, 0, 1e-45, 1e-40, 0.5, 1, math.MaxFloat32}
+	for i := range special {
+		for j := range special {
+			a, b := special[i], special[j]
+			if (orderKey(a) < orderKey(b)) != (a < b) {
+				t.Errorf("orderKey order of %v, %v disagrees with <", a, b)
+			}
+		}
+		if fromOrderKey(orderKey(special[i])) != special[i] {
+			t.Errorf("fromOrderKey(orderKey(%v)) = %v", special[i], fromOrderKey(orderKey(special[i])))
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 10000 {
+		a := float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(60)-30)))
+		b := float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(60)-30)))
+		if (orderKey(a) < orderKey(b)) != (a < b) {
+			t.Fatalf("orderKey order of %v, %v disagrees with <", a, b)
+		}
+	}
+	if orderKey(float32(math.Copysign(0, -1))) >= orderKey(0) {
+		t.Error("-0 should sort below +0")
+	}
+}
