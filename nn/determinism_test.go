@@ -76,7 +76,7 @@ func buildDetprog(t *testing.T) []byte {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skip("no go tool on PATH to build the wasip1 module")
 	}
 	out := filepath.Join(t.TempDir(), "detprog.wasm")
 	cmd := exec.Command(goTool, "build", "-o", out, "./internal/detprog")
