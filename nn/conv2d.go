@@ -16,11 +16,11 @@ type conv2d struct {
 	w, b, dw, db []float32
 	noDx         bool
 
-	n     int       // batch size of the last forward
-	cols  []float32 // [K][N*P] patches of the last forward
+	// cols holds the [K][N*P] patches of the last forward; backward
+	// overwrites it with dL/dcols once the weight gradient is done.
+	cols  []float32
 	outT  []float32 // [outC][N*P]: output, then dL/dy, channel-major
 	y, dx []float32
-	dcols []float32 // [K][N*P] dL/dcols
 	g     []float32 // [outC][K] one sample's weight gradient (squared mode)
 }
 
@@ -47,13 +47,11 @@ func (c *conv2d) reserve(n int) {
 	c.outT = grow(c.outT, c.out.C*np)
 	c.y = grow(c.y, n*c.out.size())
 	if !c.noDx {
-		c.dcols = grow(c.dcols, c.patch()*np)
 		c.dx = grow(c.dx, n*c.in.size())
 	}
 }
 
 func (c *conv2d) forward(x []float32, n int) []float32 {
-	c.n = n
 	p := c.out.H * c.out.W
 	np := n * p
 	kk := c.patch()
@@ -96,9 +94,9 @@ func (c *conv2d) backward(dy []float32, n int, sq bool) []float32 {
 	if c.noDx {
 		return nil
 	}
-	dcols := c.dcols[:kk*np]
-	f32.Gemm(true, false, kk, np, c.out.C, 1, c.w, kk, dyT, np, 0, dcols, np)
-	return c.col2im(dcols, n)
+	// The patches are no longer needed: their buffer takes dL/dcols.
+	f32.Gemm(true, false, kk, np, c.out.C, 1, c.w, kk, dyT, np, 0, cols, np)
+	return c.col2im(cols, n)
 }
 
 // addSquaredGrads adds each sample's weight and bias gradient, squared.

@@ -29,8 +29,10 @@ func (m Metrics) ClassAccuracy() []float64 {
 }
 
 // DefaultEvalBatch is the batch size Evaluate and HessianDiag use when
-// given 0.
-const DefaultEvalBatch = 256
+// given 0: the usual training batch, so that evaluating does not grow the
+// model's buffers (which scale with the batch: ~17 MB per 64 samples for
+// dechw-cnn, 20 MB for small-cnn, 1.3 MB for mlp) past what training needs.
+const DefaultEvalBatch = 64
 
 // Evaluate computes loss and accuracies of the model on (x, y) in batches
 // of batch samples (0 means DefaultEvalBatch), calling yield (if not nil)

@@ -1,6 +1,9 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // softmaxCE computes the softmax cross-entropy of each row of logits
 // ([n][classes]) against its label and writes dL/dlogits scaled by scale
@@ -25,7 +28,7 @@ func softmaxCE(logits []float32, y []int32, classes int, grad []float32, scale f
 			s += exp64(float64(v - m))
 		}
 		loss := log64(s) - float64(z[label]-m)
-		if loss != loss || loss > 1e30 {
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return 0, fmt.Errorf("%w: loss of sample %d is %v (logits %v)", ErrNonFinite, i, loss, z)
 		}
 		total += loss

@@ -48,7 +48,6 @@ func NewModel(a Arch) (*Model, error) {
 	if ins[0].C > 1 {
 		m.layers = append(m.layers, &hwcToCHW{in: ins[0]})
 	}
-	offset := 0
 	for i, l := range a.Layers {
 		in := ins[i]
 		var ly layer
@@ -67,13 +66,10 @@ func NewModel(a Arch) (*Model, error) {
 			ly = flatten{}
 		}
 		if pl, ok := ly.(paramLayer); ok {
+			// plan lists each parameterised layer's weight then bias.
 			w, b := tensors[2*len(m.plays)], tensors[2*len(m.plays)+1]
 			end := b.Offset + b.Size()
-			if w.Offset != offset {
-				panic("nn: layout and layers disagree") // plan and this loop are written together
-			}
-			pl.bind(m.params[offset:end:end], m.grads[offset:end:end])
-			offset = end
+			pl.bind(m.params[w.Offset:end:end], m.grads[w.Offset:end:end])
 			// Nothing upstream of the first parameterised layer needs a
 			// gradient, so it skips computing dL/dx and backward stops there.
 			if len(m.plays) == 0 {
