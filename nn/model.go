@@ -12,7 +12,11 @@ import (
 //
 // A Model is not safe for concurrent use. Batch buffers are kept between
 // calls and grow to the largest batch seen; after that a training step
-// allocates nothing.
+// allocates nothing (f32's kernels aside). They scale with the batch (see
+// DefaultEvalBatch), so a simulator running many nodes of one
+// architecture one at a time can share a Model as a workspace, keeping each
+// node's parameters in its own slice (SetParams before, copy Params after)
+// and each node's Optimizer in its own Trainer over that Model.
 type Model struct {
 	arch    Arch
 	layout  []Tensor
