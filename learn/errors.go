@@ -1,0 +1,22 @@
+package learn
+
+import "errors"
+
+// Errors returned by the package, wrapped with %w; test with errors.Is.
+var (
+	// ErrConfig: a configuration is invalid.
+	ErrConfig = errors.New("learn: invalid configuration")
+	// ErrBusy: a Work is outstanding (not yet handed to Finish or Abort).
+	ErrBusy = errors.New("learn: a work is already outstanding")
+	// ErrWork: Finish was given a Work that is not this peer's outstanding
+	// one, or that has not run.
+	ErrWork = errors.New("learn: not the outstanding work, or not run")
+	// ErrTrain: local training or aggregation failed; the round is
+	// abandoned and the peer keeps its previous model.
+	ErrTrain = errors.New("learn: local round failed")
+	// ErrNoModel: the peer has no model to publish or evaluate yet.
+	ErrNoModel = errors.New("learn: no model yet")
+	// ErrMode: an asynchronous call on a peer used synchronously, or the
+	// reverse.
+	ErrMode = errors.New("learn: wrong mode for this call")
+)

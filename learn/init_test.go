@@ -1,0 +1,144 @@
+package learn
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/topology"
+)
+
+func std(xs []float32) float64 {
+	var s, ss float64
+	for _, x := range xs {
+		s += float64(x)
+		ss += float64(x) * float64(x)
+	}
+	n := float64(len(xs))
+	return math.Sqrt(ss/n - (s/n)*(s/n))
+}
+
+// Independent He draws differ per peer; common draws are identical; the
+// gain multiplies the spread of the weights.
+func TestInitModes(t *testing.T) {
+	tk := newTask(t, 2, 10, 9)
+	he := newPeers(t, tk, nil)
+	common := newPeers(t, tk, func(_ int, c *Config) { c.Init = Init{Mode: InitCommon, CommonSeed: 42} })
+	gain := newPeers(t, tk, func(_ int, c *Config) { c.Init = Init{Mode: InitGain, Gain: 4} })
+	w := func(p *Peer) []float32 { return p.model.Params()[:taskFeatures*128] } // first layer's weights
+	equal := func(a, b []float32) bool {
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if equal(w(he[0]), w(he[1])) || !equal(w(common[0]), w(common[1])) {
+		t.Fatal("He draws should differ per peer, common ones should not")
+	}
+	if r := std(w(gain[0])) / std(w(he[0])); math.Abs(r-4) > 0.05 || !equal(w(gain[0])[:1], []float32{4 * w(he[0])[0]}) {
+		t.Fatalf("gain 4: spread ratio %.3f, first weight %v vs %v", r, w(gain[0])[0], w(he[0])[0])
+	}
+	cfg := testConfig(tk, 0)
+	cfg.Init = Init{Mode: InitGain}
+	if _, err := NewPeer(cfg, tk.local[0]); !errors.Is(err, ErrConfig) {
+		t.Fatalf("gain 0: %v, want ErrConfig", err)
+	}
+}
+
+// The exact gain is sqrt(n) on regular graphs and below it on a star;
+// the approximation is sqrt(n).
+func TestGains(t *testing.T) {
+	k, _ := topology.Complete(16)
+	rr, err := topology.RandomRegular(32, 4, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	star, _ := topology.NewGraph(9)
+	for i := 1; i < 9; i++ {
+		star.AddEdge(0, i)
+	}
+	for _, c := range []struct {
+		g    *topology.Graph
+		want float64
+	}{{k, 4}, {rr, math.Sqrt(32)}} {
+		g, err := GainExact(c.g)
+		if err != nil || math.Abs(g-c.want) > 1e-9 {
+			t.Fatalf("GainExact = %v, %v; want %v", g, err, c.want)
+		}
+	}
+	if g, _ := GainExact(star); !(g < 3 && g > 1) {
+		t.Fatalf("star gain %v, want in (1, 3)", g)
+	}
+	if g, err := GainApprox(64); g != 8 || err != nil {
+		t.Fatalf("GainApprox(64) = %v, %v", g, err)
+	}
+	if _, err := GainApprox(0); !errors.Is(err, ErrConfig) {
+		t.Fatalf("GainApprox(0): %v", err)
+	}
+}
+
+// Misuse is refused with the package's sentinels.
+func TestMisuse(t *testing.T) {
+	tk := newTask(t, 2, 10, 10)
+	peers := newPeers(t, tk, nil)
+	w, err := peers[0].SyncWork(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := peers[0].SyncWork(nil); !errors.Is(err, ErrBusy) {
+		t.Fatalf("second SyncWork: %v, want ErrBusy", err)
+	}
+	if err := peers[0].Finish(w); !errors.Is(err, ErrWork) {
+		t.Fatalf("Finish before Run: %v, want ErrWork", err)
+	}
+	w.Run()
+	if err := peers[1].Finish(w); !errors.Is(err, ErrWork) {
+		t.Fatalf("Finish on another peer: %v, want ErrWork", err)
+	}
+	if err := peers[0].Finish(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := peers[0].Tick(); !errors.Is(err, ErrMode) {
+		t.Fatalf("Tick on a synchronous peer: %v, want ErrMode", err)
+	}
+	if err := peers[1].Tick(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := peers[1].SyncWork(nil); !errors.Is(err, ErrMode) {
+		t.Fatalf("SyncWork on an asynchronous peer: %v, want ErrMode", err)
+	}
+	cfg := testConfig(tk, 0)
+	cfg.Aggregator = "fedavg"
+	if _, err := NewPeer(cfg, tk.local[0]); !errors.Is(err, ErrConfig) {
+		t.Fatalf("fedavg peer: %v, want ErrConfig", err)
+	}
+}
+
+// A FedAvg client trains from the global model it is given.
+func TestTrainFrom(t *testing.T) {
+	tk := newTask(t, 2, 40, 11)
+	peers := newPeers(t, tk, func(_ int, c *Config) { c.ResetOptimizer = true })
+	global := make([]float32, peers[0].NumParams())
+	w, err := peers[0].TrainFrom(global)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run()
+	if err := peers[0].Finish(w); err != nil {
+		t.Fatal(err)
+	}
+	m := peers[0].Metrics()
+	if m.ModelsSent != 1 || m.ModelsReceived != 1 || m.SamplesTrained != 40 {
+		t.Fatalf("metrics %+v", m)
+	}
+	// From all-zero weights only the last layer's bias can move: the
+	// hidden layer stays zero.
+	for i, v := range peers[0].Published()[:taskFeatures*128] {
+		if v != 0 {
+			t.Fatalf("weight %d = %v, want 0", i, v)
+		}
+	}
+}
