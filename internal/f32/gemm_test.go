@@ -372,3 +372,42 @@ func TestGemmAccelDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmConcurrent: independent Gemm calls from many goroutines (a
+// simulator training several peers at once) share no state.
+func TestGemmConcurrent(t *testing.T) {
+	defer SetThreads(SetThreads(2))
+	r := rand.New(rand.NewPCG(17, 18))
+	var cases []gemmCase
+	var want [][]float32
+	for _, sz := range [][3]int{{64, 128, 300}, {16, 72, 1000}, {100, 30, 50}} {
+		for _, tr := range [4][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			g := newCase(r, tr[0], tr[1], sz[0], sz[1], sz[2], 0, 1, 0.5)
+			cases = append(cases, g)
+			want = append(want, g.run(Accelerated()))
+		}
+	}
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		go func() {
+			for rep := 0; rep < 3; rep++ {
+				for i, g := range cases {
+					c := append([]float32(nil), g.c...)
+					Gemm(g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, c, g.ldc)
+					for j := range c {
+						if math.Float32bits(c[j]) != math.Float32bits(want[i][j]) {
+							errs <- fmt.Errorf("%v: concurrent C[%d] = %g, alone %g", g, j, c[j], want[i][j])
+							return
+						}
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < 8; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
