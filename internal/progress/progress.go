@@ -24,6 +24,7 @@ type Bar struct {
 	tty      bool
 	lastDraw time.Time
 	lastPct  int
+	lastDone int64
 	finished bool
 }
 
@@ -67,10 +68,12 @@ func (b *Bar) draw(final bool) {
 		if !final && now.Sub(b.lastDraw) < 100*time.Millisecond {
 			return
 		}
-	} else if !final && pct/10 == b.lastPct/10 {
+	} else if pct/10 == b.lastPct/10 && (!final || b.done == b.lastDone) {
+		// Plain output: one line per 10%, and Finish adds a line only
+		// when the last one printed is out of date.
 		return
 	}
-	b.lastDraw, b.lastPct = now, pct
+	b.lastDraw, b.lastPct, b.lastDone = now, pct, b.done
 	const width = 30
 	fill := int(width * b.done / b.total)
 	elapsed := now.Sub(b.start).Round(100 * time.Millisecond)

@@ -22,6 +22,9 @@ func TestBarPrintsBoundedPlainLines(t *testing.T) {
 	if !strings.Contains(last, "100%") || !strings.Contains(last, "1000/1000") {
 		t.Fatalf("last line %q does not show completion", last)
 	}
+	if n := strings.Count(buf.String(), "100%"); n != 1 {
+		t.Fatalf("the 100%% line is printed %d times, want once:\n%s", n, buf.String())
+	}
 	if strings.Contains(buf.String(), "\r") {
 		t.Fatal("non-terminal output contains carriage returns")
 	}
