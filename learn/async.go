@@ -44,7 +44,7 @@ func (p *Peer) Step(m mep.Message) error {
 	if err := p.setMode(modeAsync); err != nil {
 		return fmt.Errorf("%w: Step on a synchronous peer", err)
 	}
-	ctl, payload := wireSize(m)
+	ctl, payload := WireSize(m)
 	p.metrics.ControlBytesReceived += ctl
 	p.metrics.ModelBytesReceived += payload
 	if err := p.mep.Step(m); err != nil {
@@ -64,7 +64,7 @@ func (p *Peer) Ready() Ready {
 	rd := p.mep.Ready()
 	out := Ready{Messages: rd.Messages}
 	for _, m := range rd.Messages {
-		ctl, payload := wireSize(m)
+		ctl, payload := WireSize(m)
 		p.metrics.ControlBytesSent += ctl
 		p.metrics.ModelBytesSent += payload
 	}
@@ -82,9 +82,9 @@ func (p *Peer) Ready() Ready {
 	return out
 }
 
-// wireSize returns the encoded size of m's control part and the size of
-// its payload (parameters and Hessian, 4 bytes each).
-func wireSize(m mep.Message) (control, payload int64) {
+// WireSize returns the encoded size of m's control part (mep.Encode) and
+// the size of its payload (parameters and Hessian, 4 bytes each).
+func WireSize(m mep.Message) (control, payload int64) {
 	var buf [mep.MaxMessageSize]byte
 	b, err := mep.AppendEncode(buf[:0], m)
 	if err == nil {

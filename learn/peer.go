@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/peerlearn/peerlearn/aggregate"
 	"github.com/peerlearn/peerlearn/data"
@@ -212,4 +213,14 @@ func (p *Peer) logf(format string, args ...any) {
 	if p.cfg.Logf != nil {
 		p.cfg.Logf("peer %v: "+format, append([]any{p.cfg.ID}, args...)...)
 	}
+}
+
+// Params returns a copy of the model's current parameters: the initial
+// model before the first round, else the last published one. ErrBusy
+// while a Work is outstanding (Run may be changing them).
+func (p *Peer) Params() ([]float32, error) {
+	if p.work != nil {
+		return nil, ErrBusy
+	}
+	return slices.Clone(p.model.Params()), nil
 }

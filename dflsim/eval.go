@@ -1,0 +1,140 @@
+package dflsim
+
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/learn"
+	"github.com/peerlearn/peerlearn/nn"
+)
+
+// Eval says how peers are measured.
+type Eval struct {
+	// Test is the held-out set.
+	Test *data.Dataset
+	// Samples, if positive, evaluates only the first Samples test
+	// samples (to save time; the same ones every time).
+	Samples int
+	// Peers, if positive, evaluates only that many peers, evenly spread
+	// over the population (the same ones every time); 0 means all.
+	Peers int
+}
+
+func (e Eval) validate() error {
+	if e.Test == nil || e.Test.Len() == 0 {
+		return fmt.Errorf("%w: no test set", ErrConfig)
+	}
+	return nil
+}
+
+// set returns the evaluated test samples.
+func (e Eval) set() ([]float32, []int32) {
+	n := e.Test.Len()
+	if e.Samples > 0 {
+		n = min(n, e.Samples)
+	}
+	return e.Test.X[:n*e.Test.Features()], e.Test.Y[:n]
+}
+
+// chosen returns the indices of the evaluated peers among n.
+func (e Eval) chosen(n int) []int {
+	k := n
+	if e.Peers > 0 {
+		k = min(n, e.Peers)
+	}
+	out := make([]int, k)
+	for i := range out {
+		out[i] = i * n / k
+	}
+	return out
+}
+
+// Point is the state of a run at one moment.
+type Point struct {
+	// Round is the synchronous round (or, asynchronously, the virtual
+	// time in medium-tier periods); Time is the virtual time in seconds
+	// (synchronous runs: 0).
+	Round float64
+	Time  float64
+	// Loss and Acc summarise the evaluated peers' test loss and accuracy.
+	Loss, Acc learn.Summary
+	// Peers is the number of models evaluated (peers without a model
+	// yet are skipped).
+	Peers int
+	// ModelBytes and ControlBytes are the mean bytes sent per peer so far
+	// (model payloads; control messages). Samples is the mean number of
+	// samples trained per peer so far.
+	ModelBytes, ControlBytes, Samples float64
+}
+
+// probe is a Point whose evaluations are under way.
+type probe struct {
+	pt   Point
+	loss []float64
+	acc  []float64
+	errs []error
+	futs []*Future
+}
+
+// measure snapshots the peers (counters now; models evaluated on the
+// pool) into a probe. It must run on the simulation's goroutine.
+func measure(pool *Pool, peers []*learn.Peer, ev Eval, pt Point) *probe {
+	pr := &probe{pt: pt}
+	counters(peers, &pr.pt)
+	for _, i := range ev.chosen(len(peers)) {
+		if p := peers[i]; p != nil && p.Published() != nil {
+			pr.add(pool, p.Config().Arch, p.Published(), ev)
+		}
+	}
+	pr.pt.Peers = len(pr.futs)
+	return pr
+}
+
+// add queues the evaluation of one model.
+func (pr *probe) add(pool *Pool, arch nn.Arch, params []float32, ev Eval) {
+	x, y := ev.set()
+	k := len(pr.loss)
+	pr.loss, pr.acc, pr.errs = append(pr.loss, 0), append(pr.acc, 0), append(pr.errs, nil)
+	pr.futs = append(pr.futs, pool.submit(func(w *worker) {
+		e, err := w.evaluator(arch)
+		if err == nil {
+			var m nn.Metrics
+			m, err = e.Evaluate(params, x, y)
+			pr.loss[k], pr.acc[k] = m.Loss, m.Accuracy
+		}
+		pr.errs[k] = err
+	}))
+}
+
+// counters fills pt's per-peer means of the traffic and training counters.
+func counters(peers []*learn.Peer, pt *Point) {
+	var mb, cb, sm float64
+	live := 0
+	for _, p := range peers {
+		if p == nil {
+			continue
+		}
+		live++
+		m := p.Metrics()
+		mb += float64(m.ModelBytesSent)
+		cb += float64(m.ControlBytesSent)
+		sm += float64(m.SamplesTrained)
+	}
+	if live > 0 {
+		pt.ModelBytes, pt.ControlBytes, pt.Samples = mb/float64(live), cb/float64(live), sm/float64(live)
+	}
+}
+
+// wait collects the evaluations.
+func (pr *probe) wait() (Point, error) {
+	for _, f := range pr.futs {
+		f.Wait()
+	}
+	for _, err := range pr.errs {
+		if err != nil {
+			return pr.pt, fmt.Errorf("dflsim: evaluation: %w", err)
+		}
+	}
+	pr.pt.Loss, pr.pt.Acc = learn.Summarize(pr.loss), learn.Summarize(pr.acc)
+	return pr.pt, nil
+}

@@ -1,0 +1,50 @@
+package dflsim
+
+import (
+	"github.com/peerlearn/peerlearn/internal/report"
+)
+
+// Series is one named run's measurements.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// WriteCSV writes the series to path, one row per point.
+func WriteCSV(path string, series []Series) error {
+	header := []string{"series", "round", "time_s", "peers", "loss_mean", "loss_min", "loss_max",
+		"acc_mean", "acc_min", "acc_max", "model_bytes_sent", "control_bytes_sent", "samples_trained"}
+	var rows [][]any
+	for _, s := range series {
+		for _, p := range s.Points {
+			rows = append(rows, []any{s.Name, p.Round, p.Time, p.Peers, p.Loss.Mean, p.Loss.Min, p.Loss.Max,
+				p.Acc.Mean, p.Acc.Min, p.Acc.Max, p.ModelBytes, p.ControlBytes, p.Samples})
+		}
+	}
+	return report.WriteCSV(path, header, rows)
+}
+
+// Plot draws y(point) against x(point) for every series to path (PNG,
+// SVG or PDF by extension).
+func Plot(path, title, xLabel, yLabel string, series []Series, x, y func(Point) float64) error {
+	pl := report.LinePlot{Title: title, XLabel: xLabel, YLabel: yLabel}
+	for _, s := range series {
+		xs := make([]float64, len(s.Points))
+		ys := make([]float64, len(s.Points))
+		for i, p := range s.Points {
+			xs[i], ys[i] = x(p), y(p)
+		}
+		if len(xs) > 0 {
+			pl.Add(s.Name, xs, ys)
+		}
+	}
+	return pl.Save(path)
+}
+
+// Accessors for Plot.
+var (
+	ByRound  = func(p Point) float64 { return p.Round }
+	ByTime   = func(p Point) float64 { return p.Time }
+	MeanAcc  = func(p Point) float64 { return 100 * p.Acc.Mean }
+	MeanLoss = func(p Point) float64 { return p.Loss.Mean }
+)

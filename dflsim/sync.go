@@ -1,0 +1,125 @@
+package dflsim
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/peerlearn/peerlearn/aggregate"
+	"github.com/peerlearn/peerlearn/internal/progress"
+	"github.com/peerlearn/peerlearn/learn"
+	"github.com/peerlearn/peerlearn/topology"
+)
+
+// SyncRun runs synchronous rounds on a static graph: round 0 is every
+// peer's first local training (no communication); each of the Rounds
+// communication rounds after it aggregates the neighbours' models of the
+// previous round and trains again.
+type SyncRun struct {
+	Peers []*learn.Peer
+	// Graph gives the neighbours: node i is Peers[i].
+	Graph  *topology.Graph
+	Rounds int
+	Eval   Eval
+	// EvalEvery measures after every EvalEvery-th round (and round 0 and
+	// the last); 0 means 1.
+	EvalEvery int
+	// Stop, if not nil, ends the run after a measured round it approves.
+	Stop     func(Point) bool
+	Pool     *Pool
+	Progress io.Writer
+	Label    string
+}
+
+// Run runs the rounds and returns the measurements.
+func (r SyncRun) Run() ([]Point, error) {
+	if r.Graph == nil || r.Graph.N() != len(r.Peers) || r.Rounds < 0 || r.Pool == nil {
+		return nil, fmt.Errorf("%w: synchronous run of %d peers", ErrConfig, len(r.Peers))
+	}
+	if err := r.Eval.validate(); err != nil {
+		return nil, err
+	}
+	every := max(r.EvalEvery, 1)
+	bar := newBar(r.Progress, r.Label, int64(r.Rounds+1))
+	defer bar.Finish()
+	var points []Point
+	for round := 0; round <= r.Rounds; round++ {
+		if err := r.round(); err != nil {
+			return points, fmt.Errorf("round %d: %w", round, err)
+		}
+		bar.Add(1)
+		if round%every != 0 && round != r.Rounds {
+			continue
+		}
+		pt, err := measure(r.Pool, r.Peers, r.Eval, Point{Round: float64(round)}).wait()
+		if err != nil {
+			return points, err
+		}
+		points = append(points, pt)
+		if r.Stop != nil && r.Stop(pt) {
+			break
+		}
+	}
+	return points, nil
+}
+
+// round runs one round on every peer: works are built from the models of
+// the previous round, run on the pool, and finished in peer order.
+func (r SyncRun) round() error {
+	works := make([]*learn.Work, len(r.Peers))
+	for i, p := range r.Peers {
+		var nb []aggregate.Contribution
+		for _, j := range r.Graph.Neighbors(i) {
+			if c, ok := r.Peers[j].Contribution(); ok {
+				nb = append(nb, c)
+			}
+		}
+		w, err := p.SyncWork(nb)
+		if err != nil {
+			return fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
+		}
+		works[i] = w
+	}
+	futs := make([]*Future, len(works))
+	for i, w := range works {
+		futs[i] = r.Pool.Run(w)
+	}
+	var failed int
+	for i, w := range works {
+		futs[i].Wait()
+		if err := w.Peer().Finish(w); err != nil {
+			failed++ // counted in the peer's metrics; the peer keeps its model
+		}
+	}
+	if failed == len(works) {
+		return fmt.Errorf("%w: every peer's round failed", ErrRun)
+	}
+	return nil
+}
+
+// bar is a progress bar that may be absent.
+type bar struct{ b *progress.Bar }
+
+func newBar(w io.Writer, label string, total int64) bar {
+	if w == nil {
+		return bar{}
+	}
+	return bar{progress.New(w, label, total)}
+}
+
+func (b bar) Add(n int64) {
+	if b.b != nil {
+		b.b.Add(n)
+	}
+}
+
+func (b bar) Set(done int64) {
+	if b.b != nil {
+		b.b.Set(done, 0)
+	}
+}
+
+func (b bar) Finish() {
+	if b.b != nil {
+		b.b.Finish()
+	}
+}
