@@ -215,7 +215,7 @@ func vsSweep(ctx context.Context, o Options, out io.Writer, cfg vsConfig, fams [
 }
 
 func vsPlot(path string, fams []vsFamily, points [][]vsPoint) error {
-	p := report.LinePlot{Title: "‖v_steady‖ vs n (mean degree ≈ 4)", XLabel: "nodes n", YLabel: "‖v_steady‖", LogX: true, LogY: true}
+	p := report.LinePlot{Title: "‖v_steady‖ vs n (mean degree ≈ 4)", XLabel: "nodes n", YLabel: "‖v_steady‖", LogX: true, LogY: true, LegendTop: true}
 	var refX, refY []float64
 	for fi, f := range fams {
 		var x, y []float64
@@ -311,7 +311,7 @@ func vsSigma(o Options, out io.Writer, cfg vsConfig) error {
 			}
 		}
 		fmt.Fprintf(out, "%-6s limit σ_ap = σ_init·‖v_steady‖ = %.5f (1/√n = %.5f)\n", c.name, limit, 1/math.Sqrt(n))
-		p := report.LinePlot{Title: fmt.Sprintf("σ model on %s, n = %d (Fig. 5c)", c.name, n), XLabel: "round", YLabel: "σ", LogY: true, LegendTop: true}
+		p := report.LinePlot{Title: fmt.Sprintf("σ model on %s, n = %d (Fig. 5c)", c.name, n), XLabel: "round", YLabel: "σ", LogY: true, LegendLeft: true}
 		for i, name := range []string{"σ_an simulated", "σ_ap simulated", "σ_an expected", "σ_ap expected", "σ_init·‖v_steady‖"} {
 			p.Add(name, rounds, series[i])
 		}
