@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 SECS=${BENCH_SECONDS:-3}
-REPEAT=${BENCH_REPEAT:-2}
+REPEAT=${BENCH_REPEAT:-3}
 BATCH=${BENCH_BATCH:-64}
 PY=/usr/bin/python3 # Debian's interpreter: python3-torch is installed for it
 
