@@ -1,6 +1,7 @@
 package dflsim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -44,8 +45,10 @@ type AsyncRun struct {
 	RoundUnit time.Duration
 	Seed      uint64
 	Pool      *Pool
-	Progress  io.Writer
-	Label     string
+	// Ctx, if not nil, is checked between measurements.
+	Ctx      context.Context
+	Progress io.Writer
+	Label    string
 	// Logf, if not nil, receives the first few harness errors.
 	Logf func(format string, args ...any)
 }
@@ -176,6 +179,10 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 	var probes []*probe
 	bar := newBar(r.Progress, r.Label, int64(r.Duration/r.EvalEvery)+1)
 	for at := time.Duration(0); at <= r.Duration; at += r.EvalEvery {
+		if err := ctxErr(r.Ctx); err != nil {
+			bar.Finish()
+			return nil, err
+		}
 		s.sched.RunUntil(t0 + at)
 		probes = append(probes, measure(r.Pool, s.active, r.Eval, Point{
 			Time: at.Seconds(), Round: float64(at) / float64(r.RoundUnit),

@@ -138,3 +138,24 @@ func (pr *probe) wait() (Point, error) {
 	pr.pt.Loss, pr.pt.Acc = learn.Summarize(pr.loss), learn.Summarize(pr.acc)
 	return pr.pt, nil
 }
+
+// Measure evaluates every given peer's published model now (peers
+// without one are skipped), with the traffic counters; for a final,
+// full-test-set measurement after a run.
+func Measure(pool *Pool, peers []*learn.Peer, ev Eval) (Point, error) {
+	if err := ev.validate(); err != nil {
+		return Point{}, err
+	}
+	return measure(pool, peers, ev, Point{}).wait()
+}
+
+// MeasureModel evaluates one parameter vector of arch.
+func MeasureModel(pool *Pool, arch nn.Arch, params []float32, ev Eval) (Point, error) {
+	if err := ev.validate(); err != nil {
+		return Point{}, err
+	}
+	pr := &probe{}
+	pr.add(pool, arch, params, ev)
+	pr.pt.Peers = 1
+	return pr.wait()
+}

@@ -1,6 +1,7 @@
 package dflsim
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -20,8 +21,10 @@ type FedAvgRun struct {
 	Eval      Eval
 	EvalEvery int
 	Pool      *Pool
-	Progress  io.Writer
-	Label     string
+	// Ctx, if not nil, is checked between rounds.
+	Ctx      context.Context
+	Progress io.Writer
+	Label    string
 }
 
 // Run runs the rounds and returns the global model's measurements
@@ -44,6 +47,9 @@ func (r FedAvgRun) Run() ([]Point, error) {
 	defer bar.Finish()
 	var points []Point
 	for round := 1; round <= r.Rounds; round++ {
+		if err := ctxErr(r.Ctx); err != nil {
+			return points, err
+		}
 		works := make([]*learn.Work, len(r.Clients))
 		futs := make([]*Future, len(r.Clients))
 		for i, c := range r.Clients {

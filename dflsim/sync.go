@@ -1,6 +1,7 @@
 package dflsim
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -24,8 +25,10 @@ type SyncRun struct {
 	// the last); 0 means 1.
 	EvalEvery int
 	// Stop, if not nil, ends the run after a measured round it approves.
-	Stop     func(Point) bool
-	Pool     *Pool
+	Stop func(Point) bool
+	Pool *Pool
+	// Ctx, if not nil, is checked between rounds.
+	Ctx      context.Context
 	Progress io.Writer
 	Label    string
 }
@@ -43,6 +46,9 @@ func (r SyncRun) Run() ([]Point, error) {
 	defer bar.Finish()
 	var points []Point
 	for round := 0; round <= r.Rounds; round++ {
+		if err := ctxErr(r.Ctx); err != nil {
+			return points, err
+		}
 		if err := r.round(); err != nil {
 			return points, fmt.Errorf("round %d: %w", round, err)
 		}
@@ -122,4 +128,12 @@ func (b bar) Finish() {
 	if b.b != nil {
 		b.b.Finish()
 	}
+}
+
+// ctxErr is ctx's error, nil for a nil ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
 }

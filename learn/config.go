@@ -131,8 +131,10 @@ const (
 	// (uncoordinated, the de-facto standard of centralised training).
 	InitHe InitMode = iota + 1
 	// InitGain: independent He normal multiplied by Init.Gain on every
-	// layer: 1/||v_steady|| of the communication graph (GainExact) or its
-	// approximation sqrt(n) (GainApprox), the initialisation-gain paper.
+	// layer: 1/||v_steady|| of the communication graph, exact
+	// (initgain.ExactGain) or approximate from an estimate of n and the
+	// topology family (initgain.ApproxGain; sqrt(n) for regular graphs),
+	// as the initialisation-gain paper proposes.
 	InitGain
 	// InitCommon: every peer draws the same parameters from
 	// Init.CommonSeed (a coordinated start, as if a server had sent them).

@@ -3,10 +3,7 @@ package learn
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
-
-	"github.com/peerlearn/peerlearn/topology"
 )
 
 func std(xs []float32) float64 {
@@ -45,38 +42,6 @@ func TestInitModes(t *testing.T) {
 	cfg.Init = Init{Mode: InitGain}
 	if _, err := NewPeer(cfg, tk.local[0]); !errors.Is(err, ErrConfig) {
 		t.Fatalf("gain 0: %v, want ErrConfig", err)
-	}
-}
-
-// The exact gain is sqrt(n) on regular graphs and below it on a star;
-// the approximation is sqrt(n).
-func TestGains(t *testing.T) {
-	k, _ := topology.Complete(16)
-	rr, err := topology.RandomRegular(32, 4, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	star, _ := topology.NewGraph(9)
-	for i := 1; i < 9; i++ {
-		star.AddEdge(0, i)
-	}
-	for _, c := range []struct {
-		g    *topology.Graph
-		want float64
-	}{{k, 4}, {rr, math.Sqrt(32)}} {
-		g, err := GainExact(c.g)
-		if err != nil || math.Abs(g-c.want) > 1e-9 {
-			t.Fatalf("GainExact = %v, %v; want %v", g, err, c.want)
-		}
-	}
-	if g, _ := GainExact(star); !(g < 3 && g > 1) {
-		t.Fatalf("star gain %v, want in (1, 3)", g)
-	}
-	if g, err := GainApprox(64); g != 8 || err != nil {
-		t.Fatalf("GainApprox(64) = %v, %v", g, err)
-	}
-	if _, err := GainApprox(0); !errors.Is(err, ErrConfig) {
-		t.Fatalf("GainApprox(0): %v", err)
 	}
 }
 
