@@ -1,0 +1,15 @@
+// Package task describes a PeerLearn training task: the data set and its
+// partition, the model architecture, the aggregation rule, the neighbour
+// selection policy, the initialisation, the local training and timing
+// parameters, the target accuracy and the peer limit.
+//
+// A Spec has one canonical encoding (JSON with sorted keys, no spaces, the
+// partition spec in data.Spec's canonical form), and a task is named by the
+// SHA-256 of that encoding, its ID. Every model a peer sends carries the ID
+// of its task (ID.TaskHash gives mep's form) so that models of different
+// tasks never mix: two specs differing in any field, the name included, are
+// different tasks.
+//
+// The spec format is versioned (Spec.Version, currently SpecVersion); a
+// spec of another version is refused, never guessed at.
+package task

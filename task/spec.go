@@ -1,0 +1,126 @@
+package task
+
+// SpecVersion is the spec format version this package reads and writes.
+// A new version is made only for an incompatible change; specs of another
+// version are refused.
+const SpecVersion = 1
+
+// Spec is a training task. Its JSON keys are declared in sorted order (in
+// nested structs too), so encoding/json writes the canonical form directly;
+// keep them sorted when adding fields (a test checks).
+type Spec struct {
+	// Aggregator names the aggregation rule (AggregatorNames:
+	// aggregate.Names without "fedavg", which is a server's rule).
+	Aggregator string `json:"aggregator"`
+	// Arch names the model architecture (nn.ArchNames).
+	Arch string `json:"arch"`
+	// Batch is the minibatch size of local training.
+	Batch int `json:"batch"`
+	// Dataset names the data set (data.Names).
+	Dataset string `json:"dataset"`
+	// Init is how peers draw their initial models.
+	Init Init `json:"init"`
+	// LocalEpochs is the passes over the local shard per round; exactly
+	// one of LocalEpochs and LocalSteps is positive.
+	LocalEpochs int `json:"local_epochs"`
+	// LocalSteps is the minibatches per round (0: use LocalEpochs).
+	LocalSteps int `json:"local_steps"`
+	// MaxPeers bounds the number of peers of the task (the signalling
+	// server refuses more).
+	MaxPeers int `json:"max_peers"`
+	// MaxRounds ends training after so many local rounds per peer; 0
+	// means no bound (train until TargetAccuracy or until stopped).
+	MaxRounds int `json:"max_rounds"`
+	// Name is a short human label ([a-z0-9._-], 1 to MaxNameLen bytes).
+	// It is part of the ID.
+	Name string `json:"name"`
+	// Optimizer is the local optimiser.
+	Optimizer Optimizer `json:"optimizer"`
+	// Partition says how the train set is split among peers.
+	Partition Partition `json:"partition"`
+	// PeriodMS is the medium tier's round and exchange period T in
+	// milliseconds (FedLay's MEP period).
+	PeriodMS int `json:"period_ms"`
+	// Selection is the neighbour selection policy.
+	Selection Selection `json:"selection"`
+	// TargetAccuracy is the test accuracy in (0, 1] at which the task
+	// counts as done.
+	TargetAccuracy float64 `json:"target_accuracy"`
+	// Tiers enables FedLay's three capacity tiers (60% medium, 20% high
+	// at 2/3 of the period, 20% low at twice it); false: every peer uses
+	// PeriodMS.
+	Tiers bool `json:"tiers"`
+	// Version is the spec format version; must be SpecVersion.
+	Version int `json:"version"`
+}
+
+// Init chooses the initial parameters (learn.Init).
+type Init struct {
+	// Gain multiplies every layer's He weights in mode "he-gain": > 0 a
+	// fixed gain, 0 to estimate 1/||v_steady|| at run time (initgain's
+	// approximate gain from a network size estimate). 0 in other modes.
+	Gain float64 `json:"gain"`
+	// Mode is one of InitModes: "he" (independent He normal), "he-gain"
+	// (He times the gain) or "common" (every peer draws from Seed).
+	Mode string `json:"mode"`
+	// Seed is the shared seed of mode "common"; 0 in other modes.
+	Seed uint64 `json:"seed"`
+}
+
+// Optimizer names the local optimiser and its hyper-parameters.
+type Optimizer struct {
+	// LR is the learning rate, in (0, MaxLR].
+	LR float64 `json:"lr"`
+	// Momentum is SGD's momentum in [0, 1); 0 for adam and adamw.
+	Momentum float64 `json:"momentum"`
+	// Name is one of OptimizerNames: "sgd", "adam", "adamw".
+	Name string `json:"name"`
+	// WeightDecay is SGD's L2 or AdamW's decoupled decay, in [0, 1].
+	WeightDecay float64 `json:"weight_decay"`
+}
+
+// Partition says how the train set is cut into shards, one per peer.
+type Partition struct {
+	// Parts is the number of shards; a peer trains on one of them.
+	Parts int `json:"parts"`
+	// Seed seeds the split, so every peer computes the same shards.
+	Seed uint64 `json:"seed"`
+	// Spec is a data.ParseSpec partition spec ("iid", "dirichlet:0.5",
+	// "shards:2+rotate:0.5", ...), kept in canonical form.
+	Spec string `json:"spec"`
+}
+
+// Selection is the neighbour selection policy.
+type Selection struct {
+	// K is the number of peers a round exchanges with: 0 with "overlay"
+	// (all overlay neighbours), 1 to MaxSelectK otherwise.
+	K int `json:"k"`
+	// Policy is one of SelectionPolicies.
+	Policy string `json:"policy"`
+}
+
+// DefaultSpec returns FedLay's MNIST setting (Table III): the MLP, FedLay
+// confidence aggregation over the overlay neighbours, a label-skewed
+// partition, independent He initialisation. Set Name (and anything else)
+// before use.
+func DefaultSpec() Spec {
+	return Spec{
+		Aggregator:     "fedlay",                                              // FedLay's confidence weights
+		Arch:           "mlp",                                                 // 784-128-10, the benchmark MLP
+		Batch:          32,                                                    // small batches, many steps per epoch
+		Dataset:        "mnist",                                               // 60k/10k handwritten digits
+		Init:           Init{Mode: "he"},                                      // uncoordinated He normal, no gain
+		LocalEpochs:    1,                                                     // one pass over the shard per round
+		LocalSteps:     0,                                                     // epochs, not steps
+		MaxPeers:       100,                                                   // the paper's 100 clients
+		MaxRounds:      0,                                                     // train until the target or stopped
+		Name:           "",                                                    // must be set
+		Optimizer:      Optimizer{Name: "sgd", LR: 0.05, Momentum: 0.9},       // a stable MLP setting on MNIST
+		Partition:      Partition{Parts: 100, Seed: 1, Spec: "dirichlet:0.5"}, // 100 label-skewed shards
+		PeriodMS:       3000,                                                  // 3 s rounds (30 MEP ticks of 100 ms)
+		Selection:      Selection{Policy: "overlay"},                          // FedLay: all overlay neighbours
+		TargetAccuracy: 0.9,                                                   // FedLay reaches 90.2% (Table III)
+		Tiers:          false,                                                 // one period for every peer
+		Version:        SpecVersion,                                           // this format
+	}
+}
