@@ -1,0 +1,62 @@
+package evalreq
+
+import "strconv"
+
+// MsgType is the type of an evaluation message. Values are part of the
+// wire format: append new types, never renumber or reuse one.
+type MsgType uint8
+
+const (
+	// MsgEvalRequest: evaluate the attached model on your training data.
+	MsgEvalRequest MsgType = 1
+	// MsgEvalResult: the loss and accuracy of the requester's model on
+	// the responder's training data.
+	MsgEvalResult MsgType = 2
+	// MsgEvalRefused: the responder declines; Reason says why.
+	MsgEvalRefused MsgType = 3
+)
+
+// String names the type.
+func (t MsgType) String() string {
+	switch t {
+	case MsgEvalRequest:
+		return "MsgEvalRequest"
+	case MsgEvalResult:
+		return "MsgEvalResult"
+	case MsgEvalRefused:
+		return "MsgEvalRefused"
+	}
+	return "MsgType(" + strconv.Itoa(int(t)) + ")"
+}
+
+func (t MsgType) known() bool { return t >= MsgEvalRequest && t <= MsgEvalRefused }
+
+// Reason says why a request was refused. Values are part of the wire
+// format: append new reasons, never renumber.
+type Reason uint8
+
+const (
+	// ReasonRateLimited: the responder's evaluation budget is spent;
+	// asking again later may succeed.
+	ReasonRateLimited Reason = 1
+	// ReasonPolicy: the responder does not evaluate models for others.
+	ReasonPolicy Reason = 2
+	// ReasonBadModel: the model has another architecture or length than
+	// the responder's, or non-finite parameters.
+	ReasonBadModel Reason = 3
+)
+
+// String names the reason.
+func (r Reason) String() string {
+	switch r {
+	case ReasonRateLimited:
+		return "rate-limited"
+	case ReasonPolicy:
+		return "policy"
+	case ReasonBadModel:
+		return "bad-model"
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+func (r Reason) known() bool { return r >= ReasonRateLimited && r <= ReasonBadModel }
