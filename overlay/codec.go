@@ -1,0 +1,284 @@
+package overlay
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Wire format, version 1 (all integers big-endian):
+//
+//	version u8 | type u8 | from [32] | to [32] | fields of the type
+//
+// The fields a type carries (fieldsOf) follow in this order:
+//
+//	origin [32] | space u8 | side u8 | hops u8 | best u64 | roles u32 | target u64 |
+//	targetID [32] | peers: count u8, count*[32] | payload: len u32, bytes
+//
+// Every field is fixed-width, so an encoding is canonical: Unmarshal
+// accepts exactly the bytes Marshal produces.
+const (
+	// CodecVersion is the version byte this build writes and reads.
+	CodecVersion = 1
+	// MaxMessageSize bounds an encoded message (a 64 KiB data-channel
+	// chunk).
+	MaxMessageSize = 64 << 10
+	// MaxPayload bounds a Route payload, leaving room for the header.
+	MaxPayload = MaxMessageSize - 1024
+	// MaxSpaces bounds Config.Spaces: Roles has one bit per slot.
+	MaxSpaces = 16
+
+	headerSize = 2 + 2*len(ID{})
+)
+
+// Validate checks m against its type: known type, no field the type does
+// not carry, space, side, peer count and payload in range.
+func (m *Message) Validate() error {
+	if m.Type == MsgInvalid || m.Type >= numMsgTypes {
+		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	}
+	if m.From == (ID{}) || m.To == (ID{}) {
+		return fmt.Errorf("%w: %v with zero From or To", ErrMalformed, m.Type)
+	}
+	f := fieldsOf[m.Type]
+	unexpected := func(has bool, flag fieldSet, name string) error {
+		if has && f&flag == 0 {
+			return fmt.Errorf("%w: %v carries no %s", ErrMalformed, m.Type, name)
+		}
+		return nil
+	}
+	for _, e := range []error{
+		unexpected(m.Origin != ID{}, fOrigin, "Origin"),
+		unexpected(m.Space != 0, fSpace, "Space"),
+		unexpected(m.Side != 0, fSide, "Side"),
+		unexpected(m.Hops != 0, fHops, "Hops"),
+		unexpected(m.Best != 0, fBest, "Best"),
+		unexpected(m.Roles != 0, fRoles, "Roles"),
+		unexpected(m.Target != 0, fTarget, "Target"),
+		unexpected(m.TargetID != ID{}, fTargetID, "TargetID"),
+		unexpected(len(m.Peers) != 0, fPeers, "Peers"),
+		unexpected(len(m.Payload) != 0, fPayload, "Payload"),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	if m.Space >= MaxSpaces {
+		return fmt.Errorf("%w: space %d", ErrMalformed, m.Space)
+	}
+	if m.Side > Succ {
+		return fmt.Errorf("%w: side %d", ErrMalformed, m.Side)
+	}
+	if f&fOrigin != 0 && m.Origin == (ID{}) {
+		return fmt.Errorf("%w: %v with zero Origin", ErrMalformed, m.Type)
+	}
+	lo, hi := peerCount(m.Type)
+	if n := len(m.Peers); n < lo || n > hi || (m.Type == MsgLeave && n%2 != 0) {
+		return fmt.Errorf("%w: %v with %d peers", ErrMalformed, m.Type, n)
+	}
+	if m.Type != MsgLeave { // a Leave names its empty slots with zero IDs
+		for _, p := range m.Peers {
+			if p == (ID{}) {
+				return fmt.Errorf("%w: %v with a zero peer", ErrMalformed, m.Type)
+			}
+		}
+	}
+	if len(m.Payload) > MaxPayload {
+		return fmt.Errorf("%w: payload of %d bytes, limit %d", ErrTooLarge, len(m.Payload), MaxPayload)
+	}
+	return nil
+}
+
+// EncodedSize returns the length of m's encoding (m assumed valid).
+func (m *Message) EncodedSize() int {
+	n := headerSize
+	f := fieldsOf[m.Type]
+	for _, w := range [...]struct {
+		flag fieldSet
+		size int
+	}{{fOrigin, 32}, {fSpace, 1}, {fSide, 1}, {fHops, 1}, {fBest, 8}, {fRoles, 4}, {fTarget, 8}, {fTargetID, 32}} {
+		if f&w.flag != 0 {
+			n += w.size
+		}
+	}
+	if f&fPeers != 0 {
+		n += 1 + 32*len(m.Peers)
+	}
+	if f&fPayload != 0 {
+		n += 4 + len(m.Payload)
+	}
+	return n
+}
+
+// Marshal encodes m after validating it.
+func Marshal(m Message) ([]byte, error) { return AppendMarshal(nil, m) }
+
+// AppendMarshal appends m's encoding to dst.
+func AppendMarshal(dst []byte, m Message) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return dst, err
+	}
+	f := fieldsOf[m.Type]
+	b := dst
+	b = append(b, CodecVersion, byte(m.Type))
+	b = append(b, m.From[:]...)
+	b = append(b, m.To[:]...)
+	if f&fOrigin != 0 {
+		b = append(b, m.Origin[:]...)
+	}
+	if f&fSpace != 0 {
+		b = append(b, m.Space)
+	}
+	if f&fSide != 0 {
+		b = append(b, byte(m.Side))
+	}
+	if f&fHops != 0 {
+		b = append(b, m.Hops)
+	}
+	if f&fBest != 0 {
+		b = binary.BigEndian.AppendUint64(b, m.Best)
+	}
+	if f&fRoles != 0 {
+		b = binary.BigEndian.AppendUint32(b, m.Roles)
+	}
+	if f&fTarget != 0 {
+		b = binary.BigEndian.AppendUint64(b, uint64(m.Target))
+	}
+	if f&fTargetID != 0 {
+		b = append(b, m.TargetID[:]...)
+	}
+	if f&fPeers != 0 {
+		b = append(b, byte(len(m.Peers)))
+		for _, p := range m.Peers {
+			b = append(b, p[:]...)
+		}
+	}
+	if f&fPayload != 0 {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(m.Payload)))
+		b = append(b, m.Payload...)
+	}
+	return b, nil
+}
+
+// reader consumes b front to back; the first short read sets err.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.b) {
+		r.err = fmt.Errorf("%w: truncated", ErrMalformed)
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) id() (id ID) {
+	copy(id[:], r.take(len(id)))
+	return id
+}
+
+func (r *reader) u8() uint8 {
+	if v := r.take(1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if v := r.take(4); v != nil {
+		return binary.BigEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (r *reader) u64() uint64 {
+	if v := r.take(8); v != nil {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+// Unmarshal decodes one message, which must fill b exactly. It rejects
+// oversized input, an unknown version or type, truncation, trailing
+// bytes and field values out of range. The result shares no memory with
+// b.
+func Unmarshal(b []byte) (Message, error) {
+	var m Message
+	if len(b) > MaxMessageSize {
+		return m, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(b), MaxMessageSize)
+	}
+	if len(b) < 2 {
+		return m, fmt.Errorf("%w: %d bytes", ErrMalformed, len(b))
+	}
+	if b[0] != CodecVersion {
+		return m, fmt.Errorf("%w: %d", ErrVersion, b[0])
+	}
+	m.Type = MsgType(b[1])
+	if m.Type == MsgInvalid || m.Type >= numMsgTypes {
+		return m, fmt.Errorf("%w: %d", ErrUnknownType, b[1])
+	}
+	r := reader{b: b[2:]}
+	m.From, m.To = r.id(), r.id()
+	f := fieldsOf[m.Type]
+	if f&fOrigin != 0 {
+		m.Origin = r.id()
+	}
+	if f&fSpace != 0 {
+		m.Space = r.u8()
+	}
+	if f&fSide != 0 {
+		m.Side = Side(r.u8())
+	}
+	if f&fHops != 0 {
+		m.Hops = r.u8()
+	}
+	if f&fBest != 0 {
+		m.Best = r.u64()
+	}
+	if f&fRoles != 0 {
+		m.Roles = r.u32()
+	}
+	if f&fTarget != 0 {
+		m.Target = Coord(r.u64())
+	}
+	if f&fTargetID != 0 {
+		m.TargetID = r.id()
+	}
+	if f&fPeers != 0 {
+		n := int(r.u8())
+		if r.err == nil && n > 0 {
+			if _, hi := peerCount(m.Type); n > hi {
+				return Message{}, fmt.Errorf("%w: %v with %d peers", ErrMalformed, m.Type, n)
+			}
+			m.Peers = make([]ID, n)
+			for i := range m.Peers {
+				m.Peers[i] = r.id()
+			}
+		}
+	}
+	if f&fPayload != 0 {
+		n := r.u32()
+		if r.err == nil && n > MaxPayload {
+			return Message{}, fmt.Errorf("%w: payload of %d bytes", ErrTooLarge, n)
+		}
+		if p := r.take(int(n)); p != nil && n > 0 {
+			m.Payload = append([]byte(nil), p...)
+		}
+	}
+	if r.err != nil {
+		return Message{}, r.err
+	}
+	if len(r.b) != 0 {
+		return Message{}, fmt.Errorf("%w: %d bytes", ErrTrailingData, len(r.b))
+	}
+	if err := m.Validate(); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}

@@ -1,0 +1,63 @@
+package overlay
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Counts is a number per message type, indexed by MsgType.
+type Counts [numMsgTypes]uint64
+
+// Total sums the counts of the given types, or of all types if none.
+func (c Counts) Total(types ...MsgType) uint64 {
+	var s uint64
+	if len(types) == 0 {
+		for _, v := range c {
+			s += v
+		}
+		return s
+	}
+	for _, t := range types {
+		s += c[t]
+	}
+	return s
+}
+
+// Add returns c + d.
+func (c Counts) Add(d Counts) Counts {
+	for k := range c {
+		c[k] += d[k]
+	}
+	return c
+}
+
+// String lists the non-zero counts as "Type=n", in wire order.
+func (c Counts) String() string {
+	var parts []string
+	for t, v := range c {
+		if v != 0 {
+			parts = append(parts, fmt.Sprintf("%v=%d", MsgType(t), v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// ConstructionTypes are the messages that build and fix the overlay:
+// everything but heartbeats and upper-layer Route traffic. The paper's
+// "messages per node to construct FedLay" counts these.
+var ConstructionTypes = []MsgType{
+	MsgJoin, MsgDiscover, MsgDiscoverReply, MsgLink, MsgHint, MsgLeave, MsgRepair, MsgRepairReply,
+}
+
+// Stats are a node's message counters since creation.
+type Stats struct {
+	Sent, Received Counts
+	// DroppedHops counts routed messages dropped at the hop limit.
+	DroppedHops uint64
+	// Undeliverable counts RouteTo messages that ended at a node other
+	// than their target (the target is not in the overlay).
+	Undeliverable uint64
+}
+
+// Stats returns the node's counters.
+func (n *Node) Stats() Stats { return n.stats }

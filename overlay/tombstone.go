@@ -1,0 +1,73 @@
+package overlay
+
+// Tombstones: a short memory of neighbours that failed or left, so that
+// stale hearsay (a Hint or DiscoverReply naming a node that is gone) does
+// not put them back in the table. A failed node's tombstone is soft: any
+// message from the node itself proves it alive and lifts it. A departed
+// node's is hard: it said goodbye.
+
+type tombstone struct {
+	id    ID
+	until int64 // tick at which it expires
+	hard  bool
+}
+
+func (n *Node) bury(id ID, hard bool) {
+	if n.cfg.MaxTombstones == 0 || n.cfg.TombstoneTicks == 0 {
+		return
+	}
+	n.unbury(id)
+	if len(n.tombs) == n.cfg.MaxTombstones {
+		n.tombs = n.tombs[1:] // forget the oldest
+	}
+	n.tombs = append(n.tombs, tombstone{id: id, until: n.now + int64(n.cfg.TombstoneTicks), hard: hard})
+}
+
+func (n *Node) tombstoned(id ID) bool {
+	for _, t := range n.tombs {
+		if t.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// heardFrom lifts a soft tombstone: the node just sent us a message.
+func (n *Node) heardFrom(id ID) {
+	for k, t := range n.tombs {
+		if t.id == id && !t.hard {
+			n.tombs = append(n.tombs[:k], n.tombs[k+1:]...)
+			return
+		}
+	}
+}
+
+func (n *Node) departed(id ID) bool {
+	for _, t := range n.tombs {
+		if t.id == id && t.hard {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *Node) unbury(id ID) {
+	for k, t := range n.tombs {
+		if t.id == id {
+			n.tombs = append(n.tombs[:k], n.tombs[k+1:]...)
+			return
+		}
+	}
+}
+
+// expireTombstones forgets those whose time is up (they are in order of
+// burial and all last TombstoneTicks, so expired ones are a prefix).
+func (n *Node) expireTombstones() {
+	k := 0
+	for k < len(n.tombs) && n.tombs[k].until <= n.now {
+		k++
+	}
+	if k > 0 {
+		n.tombs = append(n.tombs[:0], n.tombs[k:]...)
+	}
+}
