@@ -1,8 +1,35 @@
-// Package signal is PeerLearn's bootstrap signalling: the websocket protocol
-// a new peer uses to register with cmd/signalserver, get a few live contacts
-// and relay SDP/ICE for its first WebRTC connection. Every later connection is
-// signalled through the overlay itself, so training goes on without the server.
+// Package signal is PeerLearn's bootstrap signalling protocol and its
+// client. A new peer dials the signalling server over a websocket,
+// proves it owns an ed25519 key, names its training task and gets 1 to 3
+// live contacts of that task, the ICE servers (STUN/TURN) to use and the
+// task's spec. The server then relays SDP offers/answers and ICE candidates
+// between the new peer and those contacts only, and only until the new peer
+// reports its first connection (or a timeout): every later connection is
+// signalled through the overlay, so training goes on without the server.
+// The server itself is package signal/server (kept apart so that the
+// browser build links neither Prometheus nor a TURN server).
 //
-// The protocol and client land with the WebRTC network work; this package
-// holds only what is implemented so far.
+// # Wire protocol
+//
+// Every message is one websocket text message holding one JSON object
+//
+//	{"v": 1, "type": T, "<payload>": {...}}
+//
+// with the protocol version v (ProtocolVersion; any other is refused with
+// CodeVersion) and a type T (MsgType, a number) that names the one payload
+// field present. A session:
+//
+//	server -> client  challenge {nonce}
+//	client -> server  hello     {id, public_key, task, sig}  sig = ed25519 over HelloMessage
+//	server -> client  welcome   {contacts, ice_servers, task, bootstrap_ms}
+//	both ways         relay     {from, to, kind, data}       (bootstrap window only)
+//	client -> server  connected {peer}                        closes the window
+//	client -> server  ping; server -> client pong            keepalive
+//	either            bye {reason}; server -> client error {code, text}
+//
+// Message types, error codes and relay kinds are numbers fixed forever:
+// new ones are appended, none is renumbered or reused.
+//
+// A peer's ID is the SHA-256 of its ed25519 public key, the same value as
+// overlay.IDFromPublicKey, so a PeerID converts to overlay.ID directly.
 package signal

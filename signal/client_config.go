@@ -1,0 +1,59 @@
+package signal
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ClientConfig configures Dial.
+type ClientConfig struct {
+	// HandshakeTimeout bounds dialling, the challenge, the hello and the
+	// welcome together.
+	HandshakeTimeout time.Duration
+	// PingInterval is how often the client sends a keepalive; keep it
+	// well under the server's idle timeout.
+	PingInterval time.Duration
+	// ReadTimeout: when nothing (not even a pong) arrives for this long
+	// the connection is taken as dead and closed. More than PingInterval.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds one message write.
+	WriteTimeout time.Duration
+	// EventBuffer is the capacity of the Events channel.
+	EventBuffer int
+	// Header holds extra HTTP headers for the websocket handshake (native
+	// builds only; a browser sets its own Origin). May be nil.
+	Header http.Header
+	// Logf, if not nil, receives messages the client drops.
+	Logf func(format string, args ...any)
+}
+
+// DefaultClientConfig returns defaults matching the server's defaults.
+func DefaultClientConfig() ClientConfig {
+	return ClientConfig{
+		HandshakeTimeout: 10 * time.Second, // under the server's 10 s hello deadline plus dialling
+		PingInterval:     20 * time.Second, // a third of the server's 60 s idle timeout
+		ReadTimeout:      65 * time.Second, // three missed pongs: the server or the path is gone
+		WriteTimeout:     10 * time.Second, // a slow but live server accepts a message by then
+		EventBuffer:      32,               // a few SDPs and a burst of candidates
+		Header:           nil,              // no extra headers
+		Logf:             nil,              // silent
+	}
+}
+
+// Validate checks every field.
+func (c ClientConfig) Validate() error {
+	switch {
+	case c.HandshakeTimeout <= 0:
+		return fmt.Errorf("%w: HandshakeTimeout %v", ErrConfig, c.HandshakeTimeout)
+	case c.PingInterval <= 0:
+		return fmt.Errorf("%w: PingInterval %v", ErrConfig, c.PingInterval)
+	case c.ReadTimeout <= c.PingInterval:
+		return fmt.Errorf("%w: ReadTimeout %v must exceed PingInterval %v", ErrConfig, c.ReadTimeout, c.PingInterval)
+	case c.WriteTimeout <= 0:
+		return fmt.Errorf("%w: WriteTimeout %v", ErrConfig, c.WriteTimeout)
+	case c.EventBuffer < 0:
+		return fmt.Errorf("%w: EventBuffer %d", ErrConfig, c.EventBuffer)
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package signal
+
+import (
+	"testing"
+
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// testSpec is a valid task spec for welcomes.
+func testSpec(t testing.TB) (task.Spec, task.ID) {
+	t.Helper()
+	s := task.DefaultSpec()
+	s.Name = "signal-test"
+	id, err := s.ID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, id
+}
+
+// testIdentity is a deterministic identity.
+func testIdentity(t testing.TB, b byte) Identity {
+	t.Helper()
+	seed := make([]byte, 32)
+	seed[0] = b
+	id, err := IdentityFromSeed(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// sampleMessages has one valid message of every type.
+func sampleMessages(t testing.TB) []*Message {
+	spec, tid := testSpec(t)
+	a, b := testIdentity(t, 1), testIdentity(t, 2)
+	nonce := make([]byte, NonceSize)
+	return []*Message{
+		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce}},
+		{Type: MsgHello, Hello: a.Hello(nonce, tid)},
+		{Type: MsgWelcome, Welcome: &Welcome{
+			Contacts: []PeerID{b.ID()},
+			ICEServers: []ICEServer{{URLs: []string{"stun:127.0.0.1:3478"}},
+				{URLs: []string{"turn:127.0.0.1:3478?transport=udp"}, Username: "1:x", Credential: "c"}},
+			Task: spec, BootstrapMS: 30000,
+		}},
+		{Type: MsgRelay, Relay: &Relay{From: a.ID(), To: b.ID(), Kind: RelayOffer, Data: `{"type":"offer","sdp":"v=0"}`}},
+		{Type: MsgConnected, Connected: &Connected{Peer: b.ID()}},
+		{Type: MsgBye, Bye: &Bye{Reason: "leaving"}},
+		{Type: MsgError, Error: &Refusal{Code: CodeNotAllowed, Text: "outside the bootstrap window"}},
+		{Type: MsgPing},
+		{Type: MsgPong},
+	}
+}

@@ -1,0 +1,125 @@
+package signal
+
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// ProtocolVersion is the version of this protocol; messages of another
+// version are refused (CodeVersion).
+const ProtocolVersion = 1
+
+// Protocol limits.
+const (
+	// MaxMessageSize bounds an encoded message (a welcome carries a task
+	// spec of up to task.MaxSpecSize; a relay up to MaxRelayData).
+	MaxMessageSize = 64 << 10
+	// MaxRelayData bounds a relay's payload (an SDP with its candidates
+	// is a few KiB).
+	MaxRelayData = 32 << 10
+	// MaxContacts bounds the contacts of a welcome.
+	MaxContacts = 3
+	// MaxTextLen bounds an error's text and a bye's reason.
+	MaxTextLen = 256
+	// MaxBootstrapMS bounds a welcome's bootstrap window.
+	MaxBootstrapMS = 10 * 60 * 1000
+)
+
+// Message is one protocol message: the version, the type and exactly the
+// payload field the type names (none for ping and pong).
+type Message struct {
+	V         int        `json:"v"`
+	Type      MsgType    `json:"type"`
+	Challenge *Challenge `json:"challenge,omitempty"`
+	Hello     *Hello     `json:"hello,omitempty"`
+	Welcome   *Welcome   `json:"welcome,omitempty"`
+	Relay     *Relay     `json:"relay,omitempty"`
+	Connected *Connected `json:"connected,omitempty"`
+	Bye       *Bye       `json:"bye,omitempty"`
+	Error     *Refusal   `json:"error,omitempty"`
+}
+
+// Challenge opens a session: the hello must sign Nonce.
+type Challenge struct {
+	// Nonce is NonceSize fresh random bytes (base64 in JSON).
+	Nonce []byte `json:"nonce"`
+}
+
+// Hello registers a peer for a task.
+type Hello struct {
+	// ID is SHA-256 of PublicKey.
+	ID PeerID `json:"id"`
+	// PublicKey is the ed25519 public key (32 bytes, base64 in JSON).
+	PublicKey []byte `json:"public_key"`
+	// Task is the task the peer joins.
+	Task task.ID `json:"task"`
+	// Signature is ed25519 over HelloMessage(nonce, Task, ID).
+	Signature []byte `json:"sig"`
+}
+
+// Welcome accepts a hello.
+type Welcome struct {
+	// Contacts are 0 to MaxContacts live peers of the task to connect
+	// to first; none for the task's first peer.
+	Contacts []PeerID `json:"contacts"`
+	// ICEServers are the STUN/TURN servers to give the peer connection.
+	ICEServers []ICEServer `json:"ice_servers"`
+	// Task is the task's spec; its ID is the hello's task.
+	Task task.Spec `json:"task"`
+	// BootstrapMS is how long (ms) the server relays for this peer unless
+	// it reports MsgConnected first.
+	BootstrapMS int `json:"bootstrap_ms"`
+}
+
+// Relay carries signalling for one WebRTC connection.
+type Relay struct {
+	// From is the sender, set by the server (clients leave it zero).
+	From PeerID `json:"from"`
+	// To is the receiver.
+	To PeerID `json:"to"`
+	// Kind says what Data is.
+	Kind RelayKind `json:"kind"`
+	// Data is opaque to the server: SDP or candidate JSON, 1 to
+	// MaxRelayData bytes.
+	Data string `json:"data"`
+}
+
+// Connected reports the new peer's first WebRTC connection.
+type Connected struct {
+	// Peer is the contact it connected to.
+	Peer PeerID `json:"peer"`
+}
+
+// Bye says the sender is leaving.
+type Bye struct {
+	// Reason is free text, at most MaxTextLen bytes.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Refusal is an error message: the server refused something the client
+// sent. As a Go error it wraps ErrRefused.
+type Refusal struct {
+	// Code says why (codes a newer server adds are passed through).
+	Code Code `json:"code"`
+	// Text explains, at most MaxTextLen bytes.
+	Text string `json:"text,omitempty"`
+}
+
+// Error describes the refusal.
+func (r *Refusal) Error() string {
+	if r.Text == "" {
+		return fmt.Sprintf("signal: refused by the server (%v)", r.Code)
+	}
+	return fmt.Sprintf("signal: refused by the server (%v): %s", r.Code, r.Text)
+}
+
+// Unwrap makes errors.Is(r, ErrRefused) true.
+func (r *Refusal) Unwrap() error { return ErrRefused }
+
+// Is matches another *Refusal with the same code, so errors.Is(err,
+// &Refusal{Code: CodeTaskFull}) tests for a code.
+func (r *Refusal) Is(target error) bool {
+	t, ok := target.(*Refusal)
+	return ok && t.Code == r.Code
+}

@@ -1,0 +1,47 @@
+package signal
+
+import "fmt"
+
+// MsgType is a message's type on the wire. Values are fixed: append new
+// types, never renumber or reuse one.
+type MsgType uint8
+
+const (
+	// MsgChallenge (server -> client, first message): a fresh nonce the
+	// hello must sign.
+	MsgChallenge MsgType = 1
+	// MsgHello (client -> server): the peer's ID, key, task and signature.
+	MsgHello MsgType = 2
+	// MsgWelcome (server -> client): contacts, ICE servers, task spec.
+	MsgWelcome MsgType = 3
+	// MsgRelay (both ways): SDP or an ICE candidate for a named peer.
+	MsgRelay MsgType = 4
+	// MsgConnected (client -> server): the first WebRTC connection is up;
+	// the bootstrap window closes.
+	MsgConnected MsgType = 5
+	// MsgBye (both ways): the sender is leaving.
+	MsgBye MsgType = 6
+	// MsgError (server -> client): something the client sent was refused.
+	MsgError MsgType = 7
+	// MsgPing (client -> server): keepalive; answered MsgPong.
+	MsgPing MsgType = 8
+	// MsgPong (server -> client): the answer to MsgPing.
+	MsgPong MsgType = 9
+)
+
+var msgTypeNames = map[MsgType]string{
+	MsgChallenge: "challenge", MsgHello: "hello", MsgWelcome: "welcome",
+	MsgRelay: "relay", MsgConnected: "connected", MsgBye: "bye",
+	MsgError: "error", MsgPing: "ping", MsgPong: "pong",
+}
+
+// Valid reports whether t is a known type.
+func (t MsgType) Valid() bool { _, ok := msgTypeNames[t]; return ok }
+
+// String names the type.
+func (t MsgType) String() string {
+	if s, ok := msgTypeNames[t]; ok {
+		return s
+	}
+	return fmt.Sprintf("MsgType(%d)", uint8(t))
+}

@@ -1,0 +1,33 @@
+package signal
+
+import "fmt"
+
+// RelayKind says what a relay carries. The server does not look inside;
+// the kind is for the peers and the counters. Values are fixed: append
+// new kinds, never renumber or reuse one.
+type RelayKind uint8
+
+const (
+	// RelayOffer: an SDP offer (JSON of an RTCSessionDescriptionInit).
+	RelayOffer RelayKind = 1
+	// RelayAnswer: an SDP answer.
+	RelayAnswer RelayKind = 2
+	// RelayCandidate: an ICE candidate (JSON of an RTCIceCandidateInit).
+	RelayCandidate RelayKind = 3
+)
+
+// Valid reports whether k is a known kind.
+func (k RelayKind) Valid() bool { return k >= RelayOffer && k <= RelayCandidate }
+
+// String names the kind.
+func (k RelayKind) String() string {
+	switch k {
+	case RelayOffer:
+		return "offer"
+	case RelayAnswer:
+		return "answer"
+	case RelayCandidate:
+		return "candidate"
+	}
+	return fmt.Sprintf("RelayKind(%d)", uint8(k))
+}
