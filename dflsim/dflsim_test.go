@@ -127,7 +127,7 @@ func TestSyncAndFedAvg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fed, err := FedAvgRun{Clients: population(t, 8, 5, "decavg").Peers, Rounds: 10, Eval: ev, Pool: pool}.Run()
+	fed, _, err := FedAvgRun{Clients: population(t, 8, 5, "decavg").Peers, Rounds: 10, Eval: ev, Pool: pool}.Run()
 	if err != nil {
 		t.Fatal(err)
 	}

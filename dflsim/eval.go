@@ -18,6 +18,37 @@ type Eval struct {
 	// Peers, if positive, evaluates only that many peers, evenly spread
 	// over the population (the same ones every time); 0 means all.
 	Peers int
+	// Model chooses which of a peer's models is measured.
+	Model Which
+}
+
+// Which names one of a peer's models.
+type Which uint8
+
+const (
+	// Trained is the last published model: the neighbourhood's
+	// aggregate after the peer's local training on its own data.
+	Trained Which = iota
+	// Mixed is the model the last round started training from: the
+	// aggregate of the peer's neighbourhood, the counterpart of FedAvg's
+	// global model (local training pulls it toward the local labels).
+	Mixed
+)
+
+// String names the model.
+func (w Which) String() string {
+	if w == Mixed {
+		return "aggregated"
+	}
+	return "trained"
+}
+
+// of returns p's model of this kind (nil if none yet).
+func (w Which) of(p *learn.Peer) []float32 {
+	if w == Mixed {
+		return p.Mixed()
+	}
+	return p.Published()
 }
 
 func (e Eval) validate() error {
@@ -82,8 +113,8 @@ func measure(pool *Pool, peers []*learn.Peer, ev Eval, pt Point) *probe {
 	pr := &probe{pt: pt}
 	counters(peers, &pr.pt)
 	for _, i := range ev.chosen(len(peers)) {
-		if p := peers[i]; p != nil && p.Published() != nil {
-			pr.add(pool, p.Config().Arch, p.Published(), ev)
+		if p := peers[i]; p != nil && ev.Model.of(p) != nil {
+			pr.add(pool, p.Config().Arch, ev.Model.of(p), ev)
 		}
 	}
 	pr.pt.Peers = len(pr.futs)

@@ -29,17 +29,17 @@ type FedAvgRun struct {
 
 // Run runs the rounds and returns the global model's measurements
 // (Loss and Acc are over that one model; the byte counters are the
-// clients' mean).
-func (r FedAvgRun) Run() ([]Point, error) {
+// clients' mean) and the final global model.
+func (r FedAvgRun) Run() ([]Point, []float32, error) {
 	if len(r.Clients) == 0 || r.Rounds < 1 || r.Pool == nil {
-		return nil, fmt.Errorf("%w: FedAvg with %d clients, %d rounds", ErrConfig, len(r.Clients), r.Rounds)
+		return nil, nil, fmt.Errorf("%w: FedAvg with %d clients, %d rounds", ErrConfig, len(r.Clients), r.Rounds)
 	}
 	if err := r.Eval.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	global, err := r.Clients[0].Params()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRun, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRun, err)
 	}
 	server := aggregate.FedAvg{}
 	every := max(r.EvalEvery, 1)
@@ -48,13 +48,13 @@ func (r FedAvgRun) Run() ([]Point, error) {
 	var points []Point
 	for round := 1; round <= r.Rounds; round++ {
 		if err := ctxErr(r.Ctx); err != nil {
-			return points, err
+			return points, global, err
 		}
 		works := make([]*learn.Work, len(r.Clients))
 		futs := make([]*Future, len(r.Clients))
 		for i, c := range r.Clients {
 			if works[i], err = c.TrainFrom(global); err != nil {
-				return points, fmt.Errorf("%w: client %d: %w", ErrRun, i, err)
+				return points, global, fmt.Errorf("%w: client %d: %w", ErrRun, i, err)
 			}
 			futs[i] = r.Pool.Run(works[i])
 		}
@@ -72,7 +72,7 @@ func (r FedAvgRun) Run() ([]Point, error) {
 		self.From[0] ^= 0xff // the server is not client 0
 		next := make([]float32, len(global))
 		if _, err := server.Aggregate(self, models, next); err != nil {
-			return points, fmt.Errorf("%w: round %d: %w", ErrRun, round, err)
+			return points, global, fmt.Errorf("%w: round %d: %w", ErrRun, round, err)
 		}
 		global = next
 		bar.Add(1)
@@ -81,11 +81,11 @@ func (r FedAvgRun) Run() ([]Point, error) {
 		}
 		pt, err := measureOne(r.Pool, r.Clients, global, r.Eval, Point{Round: float64(round)})
 		if err != nil {
-			return points, err
+			return points, global, err
 		}
 		points = append(points, pt)
 	}
-	return points, nil
+	return points, global, nil
 }
 
 // measureOne measures one model, with the clients' traffic counters.

@@ -31,7 +31,7 @@ func (p *Peer) Finish(w *Work) error {
 			return fmt.Errorf("%w: %w", ErrTrain, err) // lengths are the model's: not reached
 		}
 	}
-	p.published, p.pubHessian = w.params, w.hessian
+	p.published, p.pubHessian, p.mixed = w.params, w.hessian, w.mixed
 	p.metrics.Rounds++
 	p.metrics.SamplesTrained += int64(w.samples)
 	p.metrics.TrainLoss = w.loss

@@ -45,6 +45,7 @@ type Peer struct {
 
 	work       *Work     // outstanding, or nil
 	published  []float32 // the last model published (shared, never modified)
+	mixed      []float32 // the model the last published round started training from
 	pubHessian []float32
 	metrics    Metrics
 }
@@ -182,6 +183,12 @@ func (p *Peer) MEPStats() mep.Stats { return p.mep.Stats() }
 // Published returns the last published parameters (shared: read only),
 // or nil before the first round ends.
 func (p *Peer) Published() []float32 { return p.published }
+
+// Mixed returns the model the last published round started its local
+// training from: the aggregate of the peer's neighbourhood (or the
+// initial or given model), before local training pulled it toward the
+// local data. Read only; nil before the first round ends.
+func (p *Peer) Mixed() []float32 { return p.mixed }
 
 // Contribution describes the published model for an aggregation: ok is
 // false before the first round ends.

@@ -31,6 +31,7 @@ type Work struct {
 	start  []float32
 
 	ran     bool
+	mixed   []float32
 	err     error
 	params  []float32
 	hessian []float32
@@ -71,6 +72,7 @@ func (w *Work) Run() {
 		w.fail(fmt.Errorf("%w: aggregation: %w", ErrTrain, err))
 		return
 	}
+	w.mixed = slices.Clone(p.model.Params())
 	loss, n, err := p.trainLocal()
 	if err != nil {
 		w.fail(fmt.Errorf("%w: %w", ErrTrain, err))
