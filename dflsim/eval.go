@@ -101,10 +101,14 @@ type Point struct {
 // probe is a Point whose evaluations are under way.
 type probe struct {
 	pt   Point
-	loss []float64
-	acc  []float64
-	errs []error
+	res  []*evalResult
 	futs []*Future
+}
+
+// evalResult is one evaluation, written by its job only.
+type evalResult struct {
+	loss, acc float64
+	err       error
 }
 
 // measure snapshots the peers (counters now; models evaluated on the
@@ -124,16 +128,16 @@ func measure(pool *Pool, peers []*learn.Peer, ev Eval, pt Point) *probe {
 // add queues the evaluation of one model.
 func (pr *probe) add(pool *Pool, arch nn.Arch, params []float32, ev Eval) {
 	x, y := ev.set()
-	k := len(pr.loss)
-	pr.loss, pr.acc, pr.errs = append(pr.loss, 0), append(pr.acc, 0), append(pr.errs, nil)
+	r := &evalResult{}
+	pr.res = append(pr.res, r)
 	pr.futs = append(pr.futs, pool.submit(func(w *worker) {
 		e, err := w.evaluator(arch)
 		if err == nil {
 			var m nn.Metrics
 			m, err = e.Evaluate(params, x, y)
-			pr.loss[k], pr.acc[k] = m.Loss, m.Accuracy
+			r.loss, r.acc = m.Loss, m.Accuracy
 		}
-		pr.errs[k] = err
+		r.err = err
 	}))
 }
 
@@ -161,12 +165,15 @@ func (pr *probe) wait() (Point, error) {
 	for _, f := range pr.futs {
 		f.Wait()
 	}
-	for _, err := range pr.errs {
-		if err != nil {
-			return pr.pt, fmt.Errorf("dflsim: evaluation: %w", err)
+	loss := make([]float64, len(pr.res))
+	acc := make([]float64, len(pr.res))
+	for i, r := range pr.res {
+		if r.err != nil {
+			return pr.pt, fmt.Errorf("dflsim: evaluation: %w", r.err)
 		}
+		loss[i], acc[i] = r.loss, r.acc
 	}
-	pr.pt.Loss, pr.pt.Acc = learn.Summarize(pr.loss), learn.Summarize(pr.acc)
+	pr.pt.Loss, pr.pt.Acc = learn.Summarize(loss), learn.Summarize(acc)
 	return pr.pt, nil
 }
 
