@@ -20,7 +20,8 @@ type Node struct {
 	grace []excuse    // displaced neighbours a joiner is about to tell
 	waits []pending   // discoveries this node will answer once it can
 
-	bootstrap  ID      // the member a join goes through
+	contacts   []ID    // live members to join through if cut off (contacts.go)
+	linked     bool    // has had a neighbour since it last (re)joined
 	discovered uint32  // spaces whose DiscoverReply has arrived (bit = space)
 	lastJoin   int64   // tick the last Join was sent
 	hot        []int64 // per space: churn repair runs until this tick
@@ -95,7 +96,7 @@ func (n *Node) Join(via ID) error {
 		return fmt.Errorf("%w: cannot join through %v", ErrMisaddressed, via)
 	}
 	n.state = stateJoining
-	n.bootstrap = via
+	n.addContact(via)
 	n.discovered = 0
 	n.sendJoin(via)
 	return nil

@@ -172,11 +172,23 @@ func (n *Node) discover(m Message) {
 		return
 	}
 	if n.slots[space][Pred] == nil || n.slots[space][Succ] == nil {
-		if len(n.peers) > 0 && n.postpone(m) {
+		// Alone but for the joiner itself (it may hold another space's
+		// slots already): answer; knowing others: wait until we can.
+		if n.knowsOthers(m.Origin) && n.postpone(m) {
 			return
 		}
 	}
 	n.answerDiscover(m.Origin, space, false)
+}
+
+// knowsOthers reports whether the node has a neighbour other than u.
+func (n *Node) knowsOthers(u ID) bool {
+	for _, p := range n.peers {
+		if p.id != u {
+			return true
+		}
+	}
+	return false
 }
 
 // answerDiscover: this node is the closest to joiner u in space. It finds

@@ -114,6 +114,7 @@ func (n *Node) claim(x ID, space int, side Side) {
 // own adjacent node on the far side (the leave protocol).
 func (n *Node) onLeave(m Message) {
 	n.bury(m.From, true)
+	n.forgetContact(m.From)
 	p := n.find(m.From)
 	if p == nil {
 		return

@@ -51,11 +51,14 @@ func (n *Node) setSlot(space int, side Side, p *peer) {
 		old.roles &^= bit
 		if old.roles == 0 {
 			n.dropPeer(old)
+			n.addContact(old.id) // displaced by a closer node, not dead
 		}
 	}
 	n.slots[space][side] = p
 	if p.roles == 0 && !slices.Contains(n.peers, p) {
 		n.peers = append(n.peers, p)
+		n.forgetContact(p.id)
+		n.linked = true
 	}
 	p.roles |= bit
 }
@@ -78,8 +81,8 @@ func (n *Node) dropPeer(p *peer) {
 // consider offers id for slot (space, side): it is adopted when the slot is
 // empty, or id lies strictly between this node and the holder, or the
 // holder is suspected dead and id is not (if the holder was alive after
-// all, its next heartbeat claims the slot back). Adopting a new peer also
-// offers it to every other (occupied) slot. Tombstoned IDs are refused.
+// all, its next heartbeat claims the slot back). Tombstoned IDs are
+// refused.
 func (n *Node) consider(id ID, space int, side Side) bool {
 	if id == n.id || id == (ID{}) || n.tombstoned(id) {
 		return false
@@ -89,8 +92,7 @@ func (n *Node) consider(id ID, space int, side Side) bool {
 		return false
 	}
 	p := n.find(id)
-	fresh := p == nil
-	if fresh {
+	if p == nil {
 		p = &peer{id: id, coords: coordsOf(id, n.cfg.Spaces), lastHeard: n.now}
 	}
 	if h != nil && !closerOn(side, n.selfPos(space), n.pos(p, space), n.pos(h, space)) &&
@@ -98,27 +100,7 @@ func (n *Node) consider(id ID, space int, side Side) bool {
 		return false
 	}
 	n.setSlot(space, side, p)
-	if fresh {
-		n.improve(p)
-	}
 	return true
-}
-
-// improve offers a newly known peer to every occupied slot it would
-// improve; such adoptions come from hearsay, so p is owed a Link.
-func (n *Node) improve(p *peer) {
-	for i := range n.slots {
-		for _, s := range [2]Side{Pred, Succ} {
-			h := n.slots[i][s]
-			if h == nil || h == p {
-				continue
-			}
-			if closerOn(s, n.selfPos(i), n.pos(p, i), n.pos(h, i)) {
-				n.setSlot(i, s, p)
-				p.link = true
-			}
-		}
-	}
 }
 
 // suspect reports whether p has been silent long enough that routing
@@ -204,6 +186,7 @@ func (n *Node) learnNeighbors(p *peer, ids []ID) {
 	p.nbrCoords = p.nbrCoords[:0]
 	for _, id := range ids {
 		if id != n.id {
+			n.addContact(id)
 			for i := range n.cfg.Spaces {
 				p.nbrCoords = append(p.nbrCoords, Coordinate(id, i))
 			}

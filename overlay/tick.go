@@ -32,15 +32,16 @@ func (n *Node) Tick() {
 	}
 
 	n.answerPending()
+	n.rejoinIfCut()
 
 	if n.state == stateJoining {
 		n.checkJoined()
 		if n.state == stateJoining && n.now-n.lastJoin >= int64(n.cfg.RetryTicks) {
-			via := n.bootstrap
 			if len(n.peers) > 0 {
-				via = n.peers[0].id
+				n.sendJoin(n.peers[0].id)
+			} else if c, ok := n.nextContact(); ok {
+				n.sendJoin(c)
 			}
-			n.sendJoin(via)
 		}
 		return
 	}
@@ -60,6 +61,7 @@ func (n *Node) Tick() {
 func (n *Node) fail(p *peer) {
 	roles := p.roles
 	n.bury(p.id, false)
+	n.forgetContact(p.id)
 	n.dropPeer(p)
 	for i := range n.cfg.Spaces {
 		for _, s := range [2]Side{Pred, Succ} {

@@ -1,0 +1,59 @@
+package overlay
+
+// Contacts: a few live members this node knows besides its neighbours,
+// for the one situation the repair protocols cannot handle: every
+// neighbour has failed at once (with degree 2L that takes 2L concurrent
+// failures; likely only in small overlays). The node then knows no one in
+// the overlay, so it joins it again through a contact, one per retry.
+//
+// Contacts are the member it joined through, neighbours it dropped
+// because it found closer ones (still alive, as far as it knows), and
+// the neighbours' own neighbours as heartbeats list them (Lookahead). At
+// most 2L are kept, the newest; a contact that fails or leaves is
+// forgotten.
+
+func (n *Node) addContact(id ID) {
+	if id == n.id || id == (ID{}) || n.find(id) != nil {
+		return
+	}
+	n.forgetContact(id)
+	if len(n.contacts) >= 2*n.cfg.Spaces {
+		n.contacts = n.contacts[1:]
+	}
+	n.contacts = append(n.contacts, id)
+}
+
+func (n *Node) forgetContact(id ID) {
+	for k, c := range n.contacts {
+		if c == id {
+			n.contacts = append(n.contacts[:k], n.contacts[k+1:]...)
+			return
+		}
+	}
+}
+
+// nextContact returns a contact to join through, rotating, or false if
+// there is none.
+func (n *Node) nextContact() (ID, bool) {
+	for len(n.contacts) > 0 {
+		c := n.contacts[len(n.contacts)-1]
+		n.contacts = n.contacts[:len(n.contacts)-1]
+		if !n.tombstoned(c) {
+			n.contacts = append([]ID{c}, n.contacts...) // to the back of the queue
+			return c, true
+		}
+	}
+	return ID{}, false
+}
+
+// rejoinIfCut starts a new join when the node, a member that had
+// neighbours, has none left.
+func (n *Node) rejoinIfCut() {
+	if n.state != stateMember || len(n.peers) > 0 || !n.linked {
+		return
+	}
+	if c, ok := n.nextContact(); ok {
+		n.linked = false
+		n.Join(c) //nolint:errcheck // c is never our ID or zero
+	}
+}
