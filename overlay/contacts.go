@@ -46,14 +46,15 @@ func (n *Node) nextContact() (ID, bool) {
 	return ID{}, false
 }
 
-// rejoinIfCut starts a new join when the node, a member that had
-// neighbours, has none left.
+// rejoinIfCut starts a new join when failures took the node's last
+// neighbour. (When the last one leaves gracefully the node has been told
+// everything the leaver knew: it is alone, or will be linked to.)
 func (n *Node) rejoinIfCut() {
-	if n.state != stateMember || len(n.peers) > 0 || !n.linked {
+	if n.state != stateMember || len(n.peers) > 0 || !n.cut {
 		return
 	}
+	n.cut = false
 	if c, ok := n.nextContact(); ok {
-		n.linked = false
 		n.Join(c) //nolint:errcheck // c is never our ID or zero
 	}
 }

@@ -21,7 +21,7 @@ type Node struct {
 	waits []pending   // discoveries this node will answer once it can
 
 	contacts   []ID    // live members to join through if cut off (contacts.go)
-	linked     bool    // has had a neighbour since it last (re)joined
+	cut        bool    // failures have just taken its last neighbour
 	discovered uint32  // spaces whose DiscoverReply has arrived (bit = space)
 	lastJoin   int64   // tick the last Join was sent
 	hot        []int64 // per space: churn repair runs until this tick

@@ -58,7 +58,6 @@ func (n *Node) setSlot(space int, side Side, p *peer) {
 	if p.roles == 0 && !slices.Contains(n.peers, p) {
 		n.peers = append(n.peers, p)
 		n.forgetContact(p.id)
-		n.linked = true
 	}
 	p.roles |= bit
 }

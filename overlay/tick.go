@@ -63,6 +63,7 @@ func (n *Node) fail(p *peer) {
 	n.bury(p.id, false)
 	n.forgetContact(p.id)
 	n.dropPeer(p)
+	n.cut = len(n.peers) == 0
 	for i := range n.cfg.Spaces {
 		for _, s := range [2]Side{Pred, Succ} {
 			if roles&RoleBit(i, s) != 0 {
