@@ -1,0 +1,80 @@
+// Package plexus is Plexus, federated learning without a server (Dhasade
+// et al., EuroMLSys '25), as a pure per-peer state machine in the style
+// of package mep: inputs come in through Start, Tick, Step and the
+// Report* calls; everything the outside world must do comes out in a
+// Ready batch (messages to send, models to train, models to average). It
+// does no I/O, starts no goroutines and reads no clock: time is counted
+// in ticks.
+//
+// # Sampling (Algorithm 1)
+//
+// Every peer keeps a membership View: (ID, advertised bandwidth) pairs,
+// filled by the caller before training and refreshed by every message
+// received (each carries its sender's bandwidth). The sample of round k
+// is S^k = the first s members sorted by SHA-256(ID || k) (k as 8
+// big-endian bytes); its aggregator a^k is the member with the largest
+// bandwidth, ties to the smaller ID. Peers with the same view compute the
+// same samples and aggregators; views that differ give samples that
+// "mostly" agree, and the protocol trusts the sender: a peer acts on any
+// train request or trained model addressed to it.
+//
+// # Rounds (Algorithm 2)
+//
+// Start gives the members of S^1 a TrainTask from the common initial
+// model. A member of S^k that receives train(k, θ) trains θ
+// (TrainTask/ReportTrained) and sends the result (MsgTrained) to a^k.
+// The aggregator collects the models of round k (its own included); once
+// it holds floor(min(s, |S^k|) * sf) of them (at least 1) it averages
+// them (AggregateTask/ReportAggregated; AggregateTask.FedAvg is the
+// server's weighted mean), pushes train(k+1, θ_agg) to the members of
+// S^k+1 and tells the other members of S^k that round k is over
+// (MsgAggregated, a header without payload). Models that arrive later
+// are dropped.
+//
+// # Failures (not specified by the paper; decided here)
+//
+// Plexus is push-based: a peer outside S^k does not know that round k is
+// running, so only the members of S^k can notice that it stalls. They
+// do, with two timeouts:
+//
+//   - T_agg (Config.AggTimeout), at the aggregator: if the success
+//     fraction is not reached within T_agg of the round's start at the
+//     aggregator (its own train request, or for a fallback aggregator its
+//     first received model), it averages what it holds, if it holds at
+//     least one model, and the round proceeds with fewer models. With
+//     none it keeps waiting and averages the first model that arrives.
+//   - T_round (Config.RoundTimeout > T_agg), at each member: after
+//     sending its trained model to the aggregator of rank r it waits
+//     T_round for evidence that round k completed (MsgAggregated(k), or
+//     train(k') for k' > k). Without it, it re-sends the model to the
+//     aggregator of rank r+1: ranks are S^k ordered by bandwidth,
+//     largest first, ties to the smaller ID, the same order at every
+//     member with the same view, so all surviving members converge on
+//     the same fallback aggregator, the next-best-bandwidth member of
+//     S^k. That peer, on its first model of round k, becomes round k's
+//     aggregator (adding its own trained model) with its own T_agg, and
+//     then proceeds exactly as a^k would have. After Config.MaxAttempts
+//     ranks a member gives up on the round (Stats.GaveUp).
+//
+// If the primary aggregator was only slow, round k may be aggregated
+// twice and S^k+1 receive two train requests: each member trains on the
+// first and ignores the second (Stats.DuplicateTrains). The round then
+// continues normally, since a round's aggregator does not depend on who
+// pushed the train request.
+//
+// Not covered: if every member of S^k is down (or every aggregator rank
+// tried), the global model is lost and training stops; a peer that
+// crashes while training simply contributes nothing (the success
+// fraction and T_agg absorb it). Round numbers older than Window rounds
+// behind the newest one seen are forgotten and their messages dropped.
+//
+// # Accounting
+//
+// Stats counts messages and bytes (header plus 4 bytes per parameter of
+// payload) sent and received per message type, training calls and the
+// training cost the caller reports (its own units), aggregations,
+// timeouts and escalations.
+//
+// Messages have a versioned binary codec (Encode/Decode) for the header;
+// model parameters are the transport's payload.
+package plexus
