@@ -27,8 +27,9 @@
 //	// plan.SelfEvaluate, measure our model's accuracy on our own
 //	// validation set.
 //	sel, err := p.Select(t, samples, rng)
+//	// fetch the models of sel; drop from sel the peers whose model did
+//	// not arrive, then
 //	w, err := p.Weights(selfAccuracy, sel)
-//	// fetch the models of sel, then
 //	rep, err := Average(self, models, w, out) // models[i] from sel[i]
 //	// and train locally
 //
