@@ -12,7 +12,8 @@ export PEERLEARN_DATA := $(DATA_DIR)
 
 # Core packages: pure computation, no I/O, built and tested natively and as
 # GOOS=js GOARCH=wasm under node.
-CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain learn
+CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain learn \
+             evalreq selection plexus gossip
 CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
 
 .PHONY: all build data deps test test-native test-wasm demo bench bench-train clean
