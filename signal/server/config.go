@@ -1,0 +1,185 @@
+package server
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Tasks are the hosted tasks (at least one, distinct). Each has its
+	// own peer set, capped by its spec's MaxPeers.
+	Tasks []task.Spec
+	// MaxPeers bounds the registered peers over all tasks.
+	MaxPeers int
+	// MaxHandshakes bounds the connections that have not registered yet;
+	// more are refused with HTTP 503.
+	MaxHandshakes int
+	// MaxMessageSize bounds one received message (at most
+	// signal.MaxMessageSize); a larger one closes the connection.
+	MaxMessageSize int
+	// MessagesPerSecond is the sustained rate of the per-connection token
+	// bucket; messages beyond it are dropped and refused.
+	MessagesPerSecond float64
+	// Burst is the token bucket's depth.
+	Burst int
+	// MaxStrikes is the number of refused messages after which a
+	// connection is closed (CodeTooManyErrors).
+	MaxStrikes int
+	// HandshakeTimeout bounds the time from the websocket upgrade to a
+	// valid hello.
+	HandshakeTimeout time.Duration
+	// IdleTimeout closes a connection that sends nothing for so long
+	// (clients ping; see signal.ClientConfig.PingInterval).
+	IdleTimeout time.Duration
+	// WriteTimeout bounds one message write to a peer.
+	WriteTimeout time.Duration
+	// BootstrapTimeout is the new peer's relay window when it does not
+	// report MsgConnected earlier.
+	BootstrapTimeout time.Duration
+	// Contacts is how many live peers a new peer gets (1 to
+	// signal.MaxContacts; fewer while the task has fewer).
+	Contacts int
+	// SendQueue is each peer's outgoing queue; a relay to a peer whose
+	// queue is full is refused (CodeBusy).
+	SendQueue int
+	// AllowedOrigins are the websocket Origins accepted besides the same
+	// origin (Origin's host equal to the request's Host). Each is a
+	// path.Match pattern of the Origin's host[:port] ("localhost:*",
+	// "*.example.org"; escape IPv6 brackets: `\[::1\]:*`) or, with
+	// "://", of scheme://host[:port]. Requests
+	// without an Origin (native peers) are accepted. Nil: same origin only.
+	AllowedOrigins []string
+	// ICEServers are the STUN/TURN servers handed to every peer.
+	ICEServers []signal.ICEServer
+	// TURN, if not nil, adds per-peer time-limited TURN credentials to
+	// every welcome (the embedded TURN server or coturn with
+	// use-auth-secret checks them).
+	TURN *TURNAuth
+	// WebDir is served at / (the web page); "" serves nothing there.
+	WebDir string
+	// WasmDir is served at /wasm/ (peer.wasm, wasm_exec.js); "" serves
+	// nothing there.
+	WasmDir string
+	// Logf, if not nil, receives connection events and refusals.
+	Logf func(format string, args ...any)
+}
+
+// TURNAuth describes a TURN server that accepts TURN REST credentials:
+// username "<expiry unix time>:<peer>", password base64(HMAC-SHA1(Secret,
+// username)).
+type TURNAuth struct {
+	// URLs are the server's turn:/turns: URLs given to peers.
+	URLs []string
+	// Secret is the shared secret (at least 16 bytes).
+	Secret string
+	// TTL is how long a peer's credentials stay valid.
+	TTL time.Duration
+}
+
+// LocalOrigins are the Origins of pages served from this machine, any port
+// (path.Match patterns: IPv6 brackets are escaped).
+func LocalOrigins() []string {
+	return []string{"localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", `\[::1\]`, `\[::1\]:*`}
+}
+
+// DefaultConfig returns the defaults; set Tasks (and usually ICEServers).
+func DefaultConfig() Config {
+	return Config{
+		Tasks:             nil,                   // must be set
+		MaxPeers:          1000,                  // peers of all tasks together
+		MaxHandshakes:     64,                    // unregistered connections at once
+		MaxMessageSize:    signal.MaxMessageSize, // 64 KiB: a relay of 32 KiB SDP fits
+		MessagesPerSecond: 20,                    // an ICE candidate burst is ~10 messages
+		Burst:             40,                    // one connection setup's worth at once
+		MaxStrikes:        50,                    // refused messages before disconnecting
+		HandshakeTimeout:  10 * time.Second,      // upgrade to hello
+		IdleTimeout:       60 * time.Second,      // clients ping every 20 s
+		WriteTimeout:      10 * time.Second,      // per message to a slow peer
+		BootstrapTimeout:  30 * time.Second,      // ICE over TURN takes a few seconds
+		Contacts:          3,                     // FedLay's join needs one; three for redundancy
+		SendQueue:         64,                    // messages waiting for one peer
+		AllowedOrigins:    LocalOrigins(),        // same origin + pages on localhost
+		ICEServers:        nil,                   // host candidates only (LAN, loopback)
+		TURN:              nil,                   // no TURN credentials
+		WebDir:            "",                    // no web page
+		WasmDir:           "",                    // no wasm build
+		Logf:              nil,                   // silent
+	}
+}
+
+// Validate checks every field.
+func (c *Config) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	if len(c.Tasks) == 0 {
+		return bad("no tasks")
+	}
+	seen := map[task.ID]bool{}
+	for i := range c.Tasks {
+		id, err := c.Tasks[i].ID()
+		if err != nil {
+			return bad("task %d: %w", i, err)
+		}
+		if seen[id] {
+			return bad("task %d (%s) given twice", i, c.Tasks[i].Name)
+		}
+		seen[id] = true
+	}
+	switch {
+	case c.MaxPeers < 1:
+		return bad("MaxPeers %d", c.MaxPeers)
+	case c.MaxHandshakes < 1:
+		return bad("MaxHandshakes %d", c.MaxHandshakes)
+	case c.MaxMessageSize < 1024 || c.MaxMessageSize > signal.MaxMessageSize:
+		return bad("MaxMessageSize %d: want 1024 to %d", c.MaxMessageSize, signal.MaxMessageSize)
+	case !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > 1e6:
+		return bad("MessagesPerSecond %v", c.MessagesPerSecond)
+	case c.Burst < 1:
+		return bad("Burst %d", c.Burst)
+	case c.MaxStrikes < 1:
+		return bad("MaxStrikes %d", c.MaxStrikes)
+	case c.HandshakeTimeout <= 0, c.IdleTimeout <= 0, c.WriteTimeout <= 0:
+		return bad("timeouts must be positive (handshake %v, idle %v, write %v)", c.HandshakeTimeout, c.IdleTimeout, c.WriteTimeout)
+	case c.BootstrapTimeout <= 0 || c.BootstrapTimeout > signal.MaxBootstrapMS*time.Millisecond:
+		return bad("BootstrapTimeout %v", c.BootstrapTimeout)
+	case c.Contacts < 1 || c.Contacts > signal.MaxContacts:
+		return bad("Contacts %d: want 1 to %d", c.Contacts, signal.MaxContacts)
+	case c.SendQueue < 1:
+		return bad("SendQueue %d", c.SendQueue)
+	}
+	for _, p := range c.AllowedOrigins {
+		if _, err := path.Match(p, ""); err != nil || p == "" {
+			return bad("AllowedOrigins pattern %q", p)
+		}
+	}
+	n := len(c.ICEServers)
+	if c.TURN != nil {
+		n++
+		t := c.TURN
+		if len(t.Secret) < 16 || t.TTL <= 0 {
+			return bad("TURN: secret of %d bytes (want >= 16), TTL %v", len(t.Secret), t.TTL)
+		}
+		for _, u := range t.URLs {
+			if !strings.HasPrefix(u, "turn:") && !strings.HasPrefix(u, "turns:") {
+				return bad("TURN URL %q: want turn: or turns:", u)
+			}
+		}
+		if err := (signal.ICEServer{URLs: t.URLs, Username: "1:x", Credential: "x"}).Validate(); err != nil {
+			return bad("TURN: %w", err)
+		}
+	}
+	if n > signal.MaxICEServers {
+		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)
+	}
+	if err := signal.ValidateICEServers(c.ICEServers); err != nil {
+		return bad("ICEServers: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,22 @@
+// Package server is PeerLearn's bootstrap signalling server (protocol in
+// package signal). It hosts one or more training tasks, each with its own
+// peer set; registers peers that prove ownership of their key; hands each
+// new peer 1 to 3 live contacts of its task, the ICE servers and the task
+// spec; and relays SDP/ICE between the new peer and those contacts only,
+// until the new peer reports its first connection or its bootstrap window
+// times out. Every later connection is signalled through the overlay.
+//
+// Endpoints of Handler: /signal (the websocket), /healthz, /metrics
+// (Prometheus), /wasm/ (the browser peer build, optional) and / (the static
+// web page, optional).
+//
+// Limits: registered peers (per task from the spec, and in all), pending
+// handshakes, message size, messages per second per connection (token
+// bucket), refused messages per connection, handshake, idle and write
+// timeouts, the websocket Origin (allow-list), and a bounded send queue per
+// peer. Every refusal is counted by reason (signal.Code).
+//
+// An embedded TURN server (pion/turn) can run beside it (StartTURN); peers
+// then get short-lived TURN credentials derived from a shared secret (the
+// TURN REST scheme coturn's use-auth-secret also accepts).
+package server

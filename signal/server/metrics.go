@@ -1,0 +1,53 @@
+package server
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// collector exports the server's state to Prometheus at scrape time.
+type collector struct {
+	s                                     *Server
+	peers, conns, regs, relayed, refusals *prometheus.Desc
+}
+
+func newCollector(s *Server) *collector {
+	return &collector{
+		s: s,
+		peers: prometheus.NewDesc("peerlearn_signal_peers",
+			"Registered peers per hosted task.", []string{"task", "name"}, nil),
+		conns: prometheus.NewDesc("peerlearn_signal_connections",
+			"Open signalling websockets, registered or not.", nil, nil),
+		regs: prometheus.NewDesc("peerlearn_signal_registrations_total",
+			"Accepted hellos.", nil, nil),
+		relayed: prometheus.NewDesc("peerlearn_signal_relayed_total",
+			"Relayed signalling messages by kind.", []string{"kind"}, nil),
+		refusals: prometheus.NewDesc("peerlearn_signal_refusals_total",
+			"Refused requests and messages by reason.", []string{"reason"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector; called concurrently by the
+// registry, it only reads atomics and takes the server lock briefly.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.s.Stats()
+	for id, n := range st.Peers {
+		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), c.s.tasks[id].spec.Name)
+	}
+	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(st.Connections))
+	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))
+	for k := signal.RelayOffer; k.Valid(); k++ {
+		ch <- prometheus.MustNewConstMetric(c.relayed, prometheus.CounterValue, float64(st.Relayed[k]), k.String())
+	}
+	for _, code := range signal.Codes() {
+		ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(st.Refusals[code]), code.String())
+	}
+}

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// register admits a verified hello: it picks the contacts, opens the
+// bootstrap window and returns the welcome, or a refusal code and text.
+// A peer registering again replaces its older connection.
+func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, signal.Code, string) {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return nil, signal.CodeShutdown, "server shutting down"
+	}
+	ts := s.tasks[h.Task]
+	if ts == nil {
+		return nil, signal.CodeUnknownTask, fmt.Sprintf("task %v is not hosted here", h.Task)
+	}
+	old := s.peers[h.ID]
+	total, inTask := len(s.peers), len(ts.peers)
+	if old != nil {
+		total--
+		if old.task == ts {
+			inTask--
+		}
+	}
+	if total >= s.cfg.MaxPeers {
+		return nil, signal.CodeServerFull, fmt.Sprintf("server has %d peers", total)
+	}
+	if inTask >= ts.spec.MaxPeers {
+		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d peers", h.Task, inTask)
+	}
+	if old != nil {
+		delete(s.peers, h.ID)
+		delete(old.task.peers, h.ID)
+		s.counters.refuse(signal.CodeReplaced)
+		go old.closeWith(signal.CodeReplaced, "the peer registered again on another connection")
+	}
+	contacts := pickContacts(ts, h.ID, s.cfg.Contacts)
+	sess.id, sess.task, sess.contacts, sess.registered = h.ID, ts, contacts, true
+	if len(contacts) > 0 {
+		sess.windowEnd = now.Add(s.cfg.BootstrapTimeout)
+	} else {
+		sess.established = true // the task's first peer: nobody to connect to
+	}
+	s.handshakes--
+	s.peers[h.ID] = sess
+	ts.peers[h.ID] = sess
+	s.counters.registrations.Add(1)
+	return &signal.Welcome{
+		Contacts:    contacts,
+		ICEServers:  s.iceServers(h.ID, now),
+		Task:        ts.spec,
+		BootstrapMS: int(s.cfg.BootstrapTimeout / time.Millisecond),
+	}, 0, ""
+}
+
+// pickContacts returns up to k random peers of the task other than self,
+// established ones (connected to the overlay) first. Called with mu held.
+func pickContacts(ts *taskState, self signal.PeerID, k int) []signal.PeerID {
+	var established, others []signal.PeerID
+	for id, p := range ts.peers {
+		switch {
+		case id == self:
+		case p.established:
+			established = append(established, id)
+		default:
+			others = append(others, id)
+		}
+	}
+	shuffle := func(ids []signal.PeerID) {
+		rand.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	}
+	shuffle(established)
+	shuffle(others)
+	out := make([]signal.PeerID, 0, k)
+	out = append(out, established[:min(k, len(established))]...)
+	return append(out, others[:min(k-len(out), len(others))]...)
+}
+
+// bootstrapDone closes sess's bootstrap window: it reported its first
+// WebRTC connection (to peer).
+func (s *Server) bootstrapDone(sess *session, peer signal.PeerID) {
+	s.mu.Lock()
+	wasOpen := time.Now().Before(sess.windowEnd)
+	sess.windowEnd = time.Time{}
+	sess.established = true
+	s.mu.Unlock()
+	if wasOpen {
+		s.logf("signal server: peer %v connected to %v; bootstrap done", sess.id, peer)
+	}
+}
+
+// relay forwards r from a registered peer if the bootstrap rules allow
+// it: between a new peer and one of its contacts, inside the new peer's
+// window.
+func (s *Server) relay(from *session, r *signal.Relay) {
+	now := time.Now()
+	s.mu.Lock()
+	to := s.peers[r.To]
+	allowed := from.mayRelay(now, r.To) || (to != nil && to.mayRelay(now, from.id))
+	s.mu.Unlock()
+	switch {
+	case !allowed:
+		from.refuse(signal.CodeNotAllowed, fmt.Sprintf("relay to %v: not a bootstrap contact, or the window is closed", r.To), true)
+		return
+	case to == nil || to.task != from.task:
+		from.refuse(signal.CodeUnknownPeer, fmt.Sprintf("relay to %v: not connected", r.To), true)
+		return
+	}
+	fwd := &signal.Message{Type: signal.MsgRelay, Relay: &signal.Relay{From: from.id, To: r.To, Kind: r.Kind, Data: r.Data}}
+	if !to.send(fwd) {
+		from.refuse(signal.CodeBusy, fmt.Sprintf("relay to %v: its queue is full", r.To), true)
+		return
+	}
+	s.counters.relayed[r.Kind].Add(1)
+}
+
+// mayRelay reports whether p's bootstrap window is open at now and other
+// is one of its contacts. Called with mu held.
+func (p *session) mayRelay(now time.Time, other signal.PeerID) bool {
+	return now.Before(p.windowEnd) && slices.Contains(p.contacts, other)
+}
+
+// iceServers returns the configured ICE servers plus, with TURN auth, a
+// TURN server with credentials for peer.
+func (s *Server) iceServers(peer signal.PeerID, now time.Time) []signal.ICEServer {
+	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
+	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
+		user, pass := TURNCredentials(t.Secret, peer.String(), now.Add(t.TTL))
+		out = append(out, signal.ICEServer{URLs: t.URLs, Username: user, Credential: pass})
+	}
+	return out
+}

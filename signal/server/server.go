@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// Server is the signalling server. Create it with New, mount Handler (or
+// call Serve), stop it with Shutdown. Safe for concurrent use.
+type Server struct {
+	cfg      Config
+	handler  http.Handler
+	registry *prometheus.Registry
+	counters counters
+
+	mu         sync.Mutex
+	tasks      map[task.ID]*taskState // fixed at New; peers guarded by mu
+	peers      map[signal.PeerID]*session
+	sessions   map[*session]struct{} // every open websocket
+	handshakes int                   // sessions not registered yet
+	draining   bool
+	httpSrv    *http.Server
+	wg         sync.WaitGroup // session goroutines
+}
+
+// taskState is one hosted task and its peer set (guarded by Server.mu).
+type taskState struct {
+	id    task.ID
+	spec  task.Spec
+	peers map[signal.PeerID]*session
+}
+
+// New validates cfg and returns a server ready to serve.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		registry: prometheus.NewRegistry(),
+		tasks:    make(map[task.ID]*taskState, len(cfg.Tasks)),
+		peers:    map[signal.PeerID]*session{},
+		sessions: map[*session]struct{}{},
+	}
+	for _, spec := range cfg.Tasks {
+		n, err := spec.Normalized()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		id, _ := n.ID()
+		s.tasks[id] = &taskState{id: id, spec: n, peers: map[signal.PeerID]*session{}}
+	}
+	s.registry.MustRegister(newCollector(s), collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /signal", s.serveWebsocket)
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	if cfg.WasmDir != "" {
+		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir)))
+	}
+	if cfg.WebDir != "" {
+		mux.Handle("GET /", staticHandler(cfg.WebDir))
+	}
+	s.handler = mux
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler (all endpoints).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Tasks returns the IDs and specs of the hosted tasks.
+func (s *Server) Tasks() map[task.ID]task.Spec {
+	out := make(map[task.ID]task.Spec, len(s.tasks))
+	for id, ts := range s.tasks {
+		out[id] = ts.spec
+	}
+	return out
+}
+
+// Serve accepts connections on ln until Shutdown; it returns nil after a
+// graceful shutdown, ErrClosed if Shutdown came first, or the listener's
+// error.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(logWriter{s.logf}, "", 0),
+	}
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.httpSrv = hs
+	s.mu.Unlock()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops the server gracefully: /healthz turns 503 and new
+// websockets are refused, every peer gets an error message with
+// CodeShutdown and a close frame, and the HTTP server (if Serve runs)
+// stops. It returns when every connection has ended, or with ctx's error
+// when ctx ends first (the remaining connections are then dropped).
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.draining = true
+	hs := s.httpSrv
+	open := make([]*session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		open = append(open, sess)
+	}
+	s.mu.Unlock()
+	s.logf("signal server: shutting down, closing %d connections", len(open))
+
+	var httpErr error
+	var httpDone sync.WaitGroup
+	if hs != nil {
+		httpDone.Go(func() { httpErr = hs.Shutdown(ctx) })
+	}
+	for _, sess := range open {
+		go sess.closeWith(signal.CodeShutdown, "server shutting down")
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.mu.Lock()
+		for sess := range s.sessions {
+			sess.kill()
+		}
+		s.mu.Unlock()
+	}
+	httpDone.Wait()
+	if err == nil && httpErr != nil {
+		err = httpErr
+	}
+	return err
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if draining {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("shutting down\n"))
+		return
+	}
+	w.Write([]byte("ok\n"))
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Logf != nil {
+		s.cfg.Logf(format, args...)
+	}
+}
+
+// logWriter sends net/http's error log to logf.
+type logWriter struct{ logf func(string, ...any) }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.logf("signal server: http: %s", p)
+	return len(p), nil
+}

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"sync/atomic"
+
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// maxCode bounds the codes counted (signal's codes are small and
+// append-only; larger ones are counted under 0).
+const maxCode = 64
+
+// counters are the server's monotonic counters; safe for concurrent use.
+type counters struct {
+	connections   atomic.Int64 // open websockets (gauge)
+	registrations atomic.Uint64
+	relayed       [4]atomic.Uint64 // by signal.RelayKind
+	refusals      [maxCode]atomic.Uint64
+}
+
+func (c *counters) refuse(code signal.Code) {
+	if int(code) >= maxCode {
+		code = 0
+	}
+	c.refusals[code].Add(1)
+}
+
+// Stats is a snapshot of the server's state and counters.
+type Stats struct {
+	// Connections is the number of open websockets (registered or not).
+	Connections int
+	// Peers is the number of registered peers per hosted task.
+	Peers map[task.ID]int
+	// Registrations counts accepted hellos.
+	Registrations uint64
+	// Relayed counts relayed messages by kind.
+	Relayed map[signal.RelayKind]uint64
+	// Refusals counts refusals by reason (HTTP-level ones included:
+	// CodeOrigin, CodeServerFull for handshakes over the limit,
+	// CodeShutdown while draining).
+	Refusals map[signal.Code]uint64
+}
+
+// RelayedTotal sums Relayed.
+func (s Stats) RelayedTotal() uint64 {
+	var n uint64
+	for _, v := range s.Relayed {
+		n += v
+	}
+	return n
+}
+
+// Stats returns a snapshot.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		Connections:   int(s.counters.connections.Load()),
+		Peers:         map[task.ID]int{},
+		Registrations: s.counters.registrations.Load(),
+		Relayed:       map[signal.RelayKind]uint64{},
+		Refusals:      map[signal.Code]uint64{},
+	}
+	s.mu.Lock()
+	for id, ts := range s.tasks {
+		st.Peers[id] = len(ts.peers)
+	}
+	s.mu.Unlock()
+	for k := range s.counters.relayed {
+		if n := s.counters.relayed[k].Load(); n > 0 {
+			st.Relayed[signal.RelayKind(k)] = n
+		}
+	}
+	for c := range s.counters.refusals {
+		if n := s.counters.refusals[c].Load(); n > 0 {
+			st.Refusals[signal.Code(c)] = n
+		}
+	}
+	return st
+}
