@@ -1,44 +1,195 @@
-// Command signalserver is PeerLearn's bootstrap-only signalling server. So
-// far it serves the web page and a health check; the signalling protocol
-// (package signal) lands with the WebRTC network work.
+// Command signalserver is PeerLearn's bootstrap-only signalling server
+// (package signal/server): it hosts training tasks, hands new peers a few
+// live contacts and the ICE servers, relays SDP/ICE for their first
+// connection only, and serves the web page and the wasm peer.
+//
+//	signalserver -addr 127.0.0.1:8080 -task tasks.json -wasm bin/web
+//
+// SIGINT or SIGTERM shuts it down gracefully.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
-	"net/http"
+	"net"
 	"os"
-	"os/signal"
+	ossignal "os/signal"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/task"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
-	webDir := flag.String("web", "web", "directory of the static page; empty to serve none")
-	flag.Parse()
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("ok\n"))
-	})
-	if *webDir != "" {
-		mux.Handle("GET /", http.FileServer(http.Dir(*webDir)))
-	}
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdownCtx)
-	}()
-	log.Printf("signalserver: listening on http://%s", *addr)
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
+	if err := run(os.Args[1:]); err != nil {
 		log.Fatalf("signalserver: %v", err)
 	}
+}
+
+func run(args []string) error {
+	def := server.DefaultConfig()
+	fs := flag.NewFlagSet("signalserver", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	webDir := fs.String("web", "web", "directory served at / (empty: none)")
+	wasmDir := fs.String("wasm", "", "directory served at /wasm/: peer.wasm, wasm_exec.js (empty: none)")
+	noWeb := fs.Bool("no-web", false, "serve neither -web nor -wasm (signalling, /healthz and /metrics only)")
+	var taskFiles, taskJSON list
+	fs.Var(&taskFiles, "task", "task spec file: one JSON spec or an array (repeatable; none: the default MNIST task)")
+	fs.Var(&taskJSON, "task-json", "task spec as inline JSON (repeatable)")
+	maxPeers := fs.Int("max-peers", def.MaxPeers, "registered peers over all tasks")
+	rate := fs.Float64("rate", def.MessagesPerSecond, "messages per second per connection")
+	burst := fs.Int("burst", def.Burst, "message burst per connection")
+	bootstrap := fs.Duration("bootstrap-timeout", def.BootstrapTimeout, "relay window of a new peer")
+	idle := fs.Duration("idle-timeout", def.IdleTimeout, "close connections silent for this long")
+	origins := fs.String("origins", strings.Join(def.AllowedOrigins, ","), "allowed websocket Origin patterns besides the same origin, comma-separated (empty: same origin only)")
+	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478)")
+	turnOn := fs.Bool("turn", false, "run the embedded TURN server (pion/turn, UDP)")
+	turnAddr := fs.String("turn-addr", "127.0.0.1:3478", "embedded TURN server's UDP listen address")
+	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
+	turnURL := fs.String("turn-url", "", "turn: URL handed to peers (default with -turn: turn:<turn-addr>?transport=udp; without -turn: an external TURN server sharing -turn-secret)")
+	turnSecret := fs.String("turn-secret", os.Getenv("PEERLEARN_TURN_SECRET"), "TURN REST shared secret (default $PEERLEARN_TURN_SECRET; with -turn and none: random)")
+	turnTTL := fs.Duration("turn-ttl", 12*time.Hour, "lifetime of the TURN credentials handed to a peer")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+
+	cfg := def
+	cfg.Logf = log.Printf
+	cfg.MaxPeers, cfg.MessagesPerSecond, cfg.Burst = *maxPeers, *rate, *burst
+	cfg.BootstrapTimeout, cfg.IdleTimeout = *bootstrap, *idle
+	cfg.AllowedOrigins = split(*origins)
+	for _, u := range split(*iceURLs) {
+		cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{u}})
+	}
+	if !*noWeb {
+		cfg.WebDir, cfg.WasmDir = *webDir, *wasmDir
+	}
+	tasks, err := loadTasks(taskFiles, taskJSON)
+	if err != nil {
+		return err
+	}
+	cfg.Tasks = tasks
+
+	if *turnOn {
+		if *turnSecret == "" {
+			*turnSecret = randomSecret()
+		}
+		tc := server.DefaultTURNConfig()
+		tc.ListenAddr, tc.RelayIP, tc.Secret, tc.Logf = *turnAddr, *turnRelayIP, *turnSecret, log.Printf
+		turn, err := server.StartTURN(tc)
+		if err != nil {
+			return err
+		}
+		defer turn.Close()
+		if *turnURL == "" {
+			*turnURL = turn.URL()
+		}
+		log.Printf("signalserver: TURN on udp %v", turn.Addr())
+	}
+	if *turnURL != "" {
+		cfg.TURN = &server.TURNAuth{URLs: []string{*turnURL}, Secret: *turnSecret, TTL: *turnTTL}
+	}
+
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	for id, spec := range srv.Tasks() {
+		log.Printf("signalserver: task %s %q (%s, %s, %s, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.MaxPeers)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := ossignal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Printf("signalserver: listening on http://%s (websocket /signal)", ln.Addr())
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Printf("signalserver: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Printf("signalserver: shutdown: %v", err)
+	}
+	return <-served
+}
+
+// loadTasks reads the task files and inline specs; none gives the default
+// task.
+func loadTasks(files, inline []string) ([]task.Spec, error) {
+	var out []task.Spec
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		specs, err := task.ParseList(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, specs...)
+	}
+	for _, j := range inline {
+		s, err := task.Parse([]byte(j))
+		if err != nil {
+			return nil, fmt.Errorf("-task-json: %w", err)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		s := task.DefaultSpec()
+		s.Name = "mnist-fedlay"
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// randomSecret returns 32 random hex digits.
+func randomSecret() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// split splits a comma-separated flag, dropping empty items.
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// list is a repeatable string flag.
+type list []string
+
+func (l *list) String() string { return strings.Join(*l, ",") }
+
+func (l *list) Set(s string) error {
+	if s == "" {
+		return errors.New("empty value")
+	}
+	*l = append(*l, s)
+	return nil
 }

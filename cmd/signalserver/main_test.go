@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// TestMain runs main itself when re-executed by TestServeAndSIGTERM.
+func TestMain(m *testing.M) {
+	if os.Getenv("SIGNALSERVER_TEST_MAIN") == "1" {
+		os.Args = append([]string{"signalserver"}, strings.Fields(os.Getenv("SIGNALSERVER_TEST_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// The command serves a task from a file on loopback, registers a peer,
+// and exits cleanly on SIGTERM.
+func TestServeAndSIGTERM(t *testing.T) {
+	spec := task.DefaultSpec()
+	spec.Name = "cmd-test"
+	canon, err := spec.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid, _ := spec.ID()
+	file := filepath.Join(t.TempDir(), "tasks.json")
+	if err := os.WriteFile(file, []byte("["+string(canon)+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SIGNALSERVER_TEST_MAIN=1",
+		"SIGNALSERVER_TEST_ARGS=-addr "+addr+" -no-web -task "+file+" -ice-servers stun:127.0.0.1:3478 -turn -turn-addr 127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+		close(lines)
+	}()
+	waitFor := func(what string) {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("exited before %q", what)
+				}
+				if strings.Contains(l, what) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %q in the log", what)
+			}
+		}
+	}
+	waitFor("listening on")
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "ok\n" {
+		t.Fatalf("healthz %d %q", resp.StatusCode, body)
+	}
+	id, _ := signal.NewIdentity(nil)
+	c, err := signal.Dial(ctx, "ws://"+addr+"/signal", id, tid, signal.DefaultClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.Welcome()
+	if w.Task.Name != "cmd-test" || len(w.ICEServers) != 2 || w.ICEServers[1].Username == "" {
+		t.Fatalf("welcome %+v", w)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("shutting down")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("client not closed by the shutdown")
+	}
+}
+
+func TestLoadTasks(t *testing.T) {
+	specs, err := loadTasks(nil, nil)
+	if err != nil || len(specs) != 1 || specs[0].Name != "mnist-fedlay" {
+		t.Fatalf("default: %v %v", specs, err)
+	}
+	if _, err := loadTasks([]string{filepath.Join(t.TempDir(), "missing.json")}, nil); err == nil {
+		t.Fatal("missing file accepted")
+	}
+	if _, err := loadTasks(nil, []string{`{"version":1,"name":"x"}`}); err == nil {
+		t.Fatal("invalid inline spec accepted")
+	}
+	if err := run([]string{"-max-peers", "0", "-addr", "127.0.0.1:0"}); err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	if err := run([]string{"extra"}); err == nil {
+		t.Fatal("stray argument accepted")
+	}
+}
