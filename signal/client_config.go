@@ -24,7 +24,9 @@ type ClientConfig struct {
 	// Header holds extra HTTP headers for the websocket handshake (native
 	// builds only; a browser sets its own Origin). May be nil.
 	Header http.Header
-	// Logf, if not nil, receives messages the client drops.
+	// Logf, if not nil, receives messages the client drops. It is called
+	// from the client's reader goroutine (one per Client): it must not
+	// block, and must be safe for concurrent use if shared by clients.
 	Logf func(format string, args ...any)
 }
 

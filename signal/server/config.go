@@ -66,7 +66,9 @@ type Config struct {
 	// WasmDir is served at /wasm/ (peer.wasm, wasm_exec.js); "" serves
 	// nothing there.
 	WasmDir string
-	// Logf, if not nil, receives connection events and refusals.
+	// Logf, if not nil, receives connection events and refusals. It is
+	// called from many goroutines at once (every connection's, timers',
+	// Shutdown's): it must be safe for concurrent use and must not block.
 	Logf func(format string, args ...any)
 }
 

@@ -20,7 +20,8 @@ type TURNConfig struct {
 	Realm string
 	// Secret is the TURN REST shared secret (Config.TURN.Secret).
 	Secret string
-	// Logf, if not nil, receives pion's warnings and errors.
+	// Logf, if not nil, receives pion's warnings and errors, from pion's
+	// goroutines: it must be safe for concurrent use and must not block.
 	Logf func(format string, args ...any)
 }
 
