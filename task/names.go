@@ -25,11 +25,13 @@ const (
 )
 
 // SelectionPolicies lists the neighbour selection policies a spec may
-// name: "overlay" (FedLay: every overlay neighbour, no choice), and the
-// PENS paper's "random", "greedy", "epsilon-greedy", "pens" and
-// "random-weighted".
+// name: "overlay" (FedLay: every overlay neighbour, no choice) and the
+// kinds of package selection (the PENS thesis' policies and the Local
+// baseline) except "oracle", which needs the true clusters and so exists
+// only in simulations. A test keeps this list in step with
+// selection.ParseKind.
 func SelectionPolicies() []string {
-	return []string{"overlay", "random", "greedy", "epsilon-greedy", "pens", "random-weighted"}
+	return []string{"overlay", "local", "random", "greedy", "epsilon-greedy", "pens", "random-weighted"}
 }
 
 // InitModes lists the init modes (learn.InitMode's names).

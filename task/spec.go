@@ -92,8 +92,9 @@ type Partition struct {
 
 // Selection is the neighbour selection policy.
 type Selection struct {
-	// K is the number of peers a round exchanges with: 0 with "overlay"
-	// (all overlay neighbours), 1 to MaxSelectK otherwise.
+	// K is m_selected, the peers a round exchanges with: 0 with
+	// "overlay" (all overlay neighbours) and "local" (none), 1 to
+	// MaxSelectK otherwise.
 	K int `json:"k"`
 	// Policy is one of SelectionPolicies.
 	Policy string `json:"policy"`

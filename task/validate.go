@@ -161,9 +161,9 @@ func (s *Selection) validate() error {
 	if err := oneOf("selection.policy", s.Policy, SelectionPolicies()); err != nil {
 		return err
 	}
-	if s.Policy == "overlay" {
+	if s.Policy == "overlay" || s.Policy == "local" {
 		if s.K != 0 {
-			return invalid("selection.k %d: policy overlay uses every neighbour (want 0)", s.K)
+			return invalid("selection.k %d: policy %s chooses no neighbours (want 0)", s.K, s.Policy)
 		}
 		return nil
 	}
