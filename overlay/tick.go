@@ -23,7 +23,10 @@ func (n *Node) Tick() {
 	if (n.now+n.hbPhase)%int64(n.cfg.HeartbeatTicks) == 0 {
 		var list []ID // shared by all heartbeats of this round; never mutated
 		if n.cfg.Lookahead {
-			list = n.Neighbors()
+			list = make([]ID, len(n.peers))
+			for k, p := range n.peers {
+				list[k] = p.id
+			}
 		}
 		for _, p := range n.peers {
 			n.send(Message{Type: MsgHeartbeat, To: p.id, Roles: p.roles, Peers: list})

@@ -75,8 +75,8 @@ func (c *Cluster) RunUntilCorrect(limit, every time.Duration) (time.Duration, bo
 
 // Grow adds the nodes ids and joins them, batch at a time: each joins
 // through a live member drawn with rng, all of a batch at once; then it
-// waits (up to limit per batch) for the overlay to be correct before the
-// next batch. With batch 1 it is a sequence of single joins into correct
+// waits (up to limit per batch, checking every 5 ticks) for the overlay
+// to be correct before the next batch. With batch 1 it is a sequence of single joins into correct
 // overlays. If the cluster is empty the first node founds the overlay.
 func (c *Cluster) Grow(ids []overlay.ID, batch int, rng *rand.Rand, limit time.Duration) error {
 	if batch < 1 {
@@ -100,7 +100,7 @@ func (c *Cluster) Grow(ids []overlay.ID, batch int, rng *rand.Rand, limit time.D
 			}
 		}
 		ids = ids[k:]
-		if _, ok := c.RunUntilCorrect(limit, c.cfg.Tick); !ok {
+		if _, ok := c.RunUntilCorrect(limit, 5*c.cfg.Tick); !ok {
 			return fmt.Errorf("simnet: overlay not correct %v after a batch of %d joins (%d live): %+v",
 				limit, k, len(c.Live()), c.Correctness())
 		}

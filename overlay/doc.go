@@ -1,0 +1,102 @@
+/*
+Design notes (DESIGN). The package comment is in id.go.
+
+# Driving a node
+
+A Node is a deterministic state machine in the style of etcd-io/raft:
+
+	n, _ := overlay.NewNode(id, cfg)     // cfg.Rand: a seeded *rand.Rand
+	n.Join(member)                       // or nothing, to found an overlay
+	for {
+		select {                         // (in a driver; simnet.Cluster does this)
+		case <-ticker:   n.Tick()
+		case b := <-in:  overlay.Receive(n, b)   // Unmarshal + Step
+		}
+		rd, _ := overlay.Flush(n, transport)     // Ready: send Messages, Advance
+		// rd.Added / rd.Removed: open or close connections; rd.Delivered: Route payloads
+	}
+
+It has no clock, timer, goroutine, socket or global randomness, and it
+knows only what messages told it. Nodes are addressed by ID; a
+Transport maps an ID to a connection.
+
+# Protocols (paper Sec. III-B) as implemented
+
+Join. The joiner sends Join to any member, which starts a
+Neighbor_discovery (MsgDiscover) for it in every space, greedy-routed to
+the node closest to the joiner's coordinate. That node links the joiner
+and answers DiscoverReply [pred, succ]; the joiner adopts both and sends
+a Link to the one that did not answer. The answering node excuses the
+displaced neighbour's stale claims for a moment (excuse.go) instead of
+racing the joiner's Link with a Hint. A node that must answer but does
+not know its own adjacent nodes in that space (it is joining too)
+postpones the discovery and resumes routing it when it does (pending.go).
+
+Leave. The leaver sends each neighbour its pred and succ in every space;
+each neighbour replaces the leaver by the leaver's neighbour on the far
+side.
+
+Heartbeats and claims. Every T ticks a node sends each neighbour a
+Heartbeat whose Roles say which of the sender's slots the receiver holds
+("you are my successor in space 2"). The receiver adopts the sender into
+the matching slot if it is closer than the holder; if the receiver knows
+a node in between, it answers with a Hint naming it. This is Chord's
+stabilize/notify, piggybacked on the paper's heartbeats: a wrong link
+costs a Hint, a right one nothing.
+
+Failure and Neighbor_repair. A neighbour silent for FailureTicks (3T) is
+failed: it is forgotten, tombstoned (so hearsay does not bring it back),
+and for each slot it held a Neighbor_repair is routed in the opposite
+direction (both directional rules of Sec. III-B-3). The repair seeks "the
+first node clockwise after me" (or counterclockwise): the paper's target
+x_u of the failed node gives the same answer when only u failed, and the
+node's own coordinate also works when several adjacent nodes failed at
+once. Every hop strictly shortens the arc (Theorem 2), so it cannot loop.
+Where it stops, that node links the origin and sends RepairReply.
+
+Periodic repair. As in the paper, every RepairTicks each node sends
+Neighbor_repair for itself in both directions in every space; in a
+correct overlay each costs one message (the first hop stops at the
+existing neighbour, which knows and stays silent). Our robust variant
+adds churn repair: after a failure in a space, while a slot is empty, and
+after a Hint or a guessed DiscoverReply showed the node wrong, the node
+repeats the two-way repair of that space every ChurnRepairTicks for
+ChurnWindowTicks. Concurrent failures leave rings with gaps that a
+single repair round can miss (a repair stops early where the ring is
+still broken), and hints alone walk one node per round.
+
+Routing. Greedy routing forwards to the neighbour, from any space,
+closest to the target; it stops where no neighbour is closer (the
+paper's rule; Theorem 1). Neighbours silent for SuspectTicks are used
+only if no other makes progress. Lookahead (on by default) lets a hop go
+to a neighbour whose own neighbours (listed in its heartbeats) include a
+closer node; it never changes where routing stops, and each hop either
+lowers the carried Best score or moves strictly closer, so routes do not
+loop. Plain greedy routing on these graphs takes about sqrt(n)/2 hops
+(6.7 at 400 nodes, 32 at 10,000, L = 5); lookahead halves that (3.4, 12).
+
+Contacts. If failures take all of a node's neighbours at once it knows
+no member; it joins again through a contact (its bootstrap member,
+neighbours it dropped for closer ones, its neighbours' neighbours).
+
+# What a message costs
+
+Stats.Sent counts messages by type. ConstructionTypes are everything
+but heartbeats and Route traffic. The paper's "messages per node to build
+the overlay" corresponds to the join path: Join, Discover, DiscoverReply,
+Link, Hint. Periodic repair costs 2L messages per RepairTicks per node
+in a correct overlay, heartbeats up to 2L per T.
+
+# Limits
+
+A partition longer than FailureTicks splits the overlay into one
+correct overlay per side, which do not merge when the network heals: no
+node remembers a member of the other side (a node can Join again to
+merge). With L = 1 the overlay is a single ring and two concurrent
+failures split it the same way; use L >= 2. A joiner whose bootstrap
+member is dead retries forever (give it another). Nodes are trusted
+(the paper's assumption): no message is authenticated beyond the
+transport's From.
+*/
+
+package overlay
