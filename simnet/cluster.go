@@ -47,9 +47,11 @@ type Cluster struct {
 	order   []overlay.ID // in order of AddNode
 
 	// OnDeliver, if set, is called for every Route payload delivered.
-	OnDeliver func(Delivered)
 	// OnMessage, if set, sees every message a live node receives, before
-	// the node does (for tracing).
+	// the node does (for tracing). Both run inside the event being
+	// processed, one at a time; they may inject (Join, Route, Crash, ...)
+	// but must not run time (RunFor, RunUntil, Grow).
+	OnDeliver func(Delivered)
 	OnMessage func(at time.Duration, m overlay.Message)
 	errs      []error
 	nerrs     int
