@@ -55,6 +55,6 @@ func (n *Node) rejoinIfCut() {
 	}
 	n.cut = false
 	if c, ok := n.nextContact(); ok {
-		n.Join(c) //nolint:errcheck // c is never our ID or zero
+		_ = n.Join(c) // cannot fail: c is neither our ID nor zero
 	}
 }
