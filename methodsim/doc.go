@@ -1,0 +1,72 @@
+// Package methodsim runs the decentralized-learning methods of the PENS
+// thesis and of the Plexus paper with real local training (learn.Peer on
+// nn models) and accounts for what each costs: bytes sent and received,
+// training work, and the time, communication and resources a method
+// needs to reach a target accuracy.
+//
+// # Drivers
+//
+//   - SelectionRun: per-peer neighbour selection (package selection:
+//     Random, Greedy, EpsilonGreedy, PENS, RandomWeighted, Oracle, Local)
+//     in synchronous rounds, with the evaluate-my-model requests of
+//     package evalreq answered by real evaluations on the responder's
+//     training data. OwnAccuracy measures every peer on the test set of
+//     its own distribution (rotated for the rotated cluster).
+//   - PlexusRun: Plexus (package plexus), one state machine per peer,
+//     over a simnet.Scheduler in virtual time.
+//   - GossipRun: Gossip Learning (package gossip's Node), over a
+//     simnet.Scheduler in virtual time.
+//   - DPSGDRun: D-PSGD (package gossip's Schedule and Mix: OnePeerExp,
+//     StaticGraph on a 10-regular graph) in synchronous rounds with
+//     per-peer clocks.
+//
+// Local training and evaluations run on a Pool across cores; each peer
+// trains with its own seeded source and every result is applied at a
+// fixed point (a virtual time, or a round barrier, in peer order), so a
+// seed gives the same run on any number of cores.
+//
+// # Model of time
+//
+// Every peer has a Device (AssignDevices over Tiers; MobileTiers are the
+// scenarios' three classes): a training speed in samples per second and
+// a link bandwidth in bytes per second, the same up and down.
+//
+//   - Training: a run over k samples (local steps times batch, or epochs
+//     times the shard) occupies the peer's compute for k / speed seconds.
+//     A peer trains one model at a time; requests that arrive while it
+//     is busy wait in order (Plexus drops those whose round has ended by
+//     the time they would start). This device time is the "training
+//     resources" of the Plexus paper, summed over peers.
+//   - Transfers (Links): a message of b bytes ready at time t leaves the
+//     sender once its uplink is free, taking b / bandwidth_sender; the
+//     receiver's downlink takes it at b / bandwidth_receiver once free
+//     (not before the sender starts); the transfer ends when both are
+//     done, so it runs at the slower end's pace and each end carries one
+//     transfer at a time (the paper's per-node bandwidth scheduler). It
+//     arrives one propagation latency later: min + (max - min) x the two
+//     peers' distance on a ring where each peer has a seeded place (a
+//     stand-in for geographic round-trip traces). A message to oneself
+//     is free and instant.
+//   - Aggregation and mixing are instant (they are a few vector sums).
+//   - Control messages (Plexus's round-complete notice, evaluation
+//     answers) cost their encoded header size and the latency.
+//
+// Plexus and Gossip Learning run as events on the scheduler; their state
+// machines tick every Tick (100 ms). D-PSGD is synchronous: a peer starts
+// round t+1 when its round-t model is trained and every model it mixes
+// has arrived (no global barrier); round t is complete, and measured,
+// when the last peer holds its round-t model. SelectionRun has no clock:
+// its costs are models exchanged, bytes, samples trained and samples
+// evaluated.
+//
+// # Accounting
+//
+// A Ledger holds one Account per peer: bytes and messages sent and
+// received (headers as the packages' codecs encode them, plus 4 bytes a
+// parameter), models among them, trainings, samples trained, device
+// training time and samples evaluated for others. Runs record a Curve of
+// Points (round, virtual time, total bytes sent, total training time,
+// accuracy); Curve.Reach interpolates the cost of reaching a target
+// accuracy (time-, communication- and resources-to-accuracy) and Compare
+// divides the best baseline's cost by a method's, metric by metric.
+package methodsim
