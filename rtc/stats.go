@@ -1,0 +1,42 @@
+package rtc
+
+// Stats are a Manager's counters since it started.
+type Stats struct {
+	// Open is the number of open connections now.
+	Open int
+	// FramesIn and FramesOut count data channel messages, BytesIn and
+	// BytesOut their bytes.
+	FramesIn, FramesOut, BytesIn, BytesOut uint64
+
+	// Refused frames and sessions, by reason; the connection stays up.
+	BadSignature uint64 // signature or key does not verify
+	Replayed     uint64 // sequence number seen or too old; stale or repeated session
+	BadVersion   uint64 // unknown frame/session/envelope/manifest version
+	Oversized    uint64 // over a size limit
+	UnknownKind  uint64 // unknown frame type or control kind
+	Malformed    uint64 // anything else that does not parse or fit
+
+	// Sending.
+	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full
+	BufferDropped uint64 // control frames dropped behind MaxBuffered bytes
+	Unreachable   uint64 // sends refused while backing off from a failed attempt
+
+	// Connections.
+	ConnectsStarted, ConnectsOpened, ConnectsFailed, ConnectsClosed uint64
+	StraysClosed                                                    uint64 // closed after Grace as non-neighbours
+
+	// Signalling.
+	SessionsAccepted, SessionsRefused                  uint64
+	SignalsForwarded, SignalsDelivered, SignalsDropped uint64
+
+	// Transfers.
+	TransfersSent, TransfersReceived      uint64
+	TransfersFailedOut, TransfersFailedIn uint64 // never applied
+	TransfersRefused, HashMismatches      uint64
+	TransferRetries, StrayChunks          uint64
+}
+
+// Refused is the number of refused frames and sessions.
+func (s Stats) Refused() uint64 {
+	return s.BadSignature + s.Replayed + s.BadVersion + s.Oversized + s.UnknownKind + s.Malformed
+}
