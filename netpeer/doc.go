@@ -1,0 +1,21 @@
+// Package netpeer runs one PeerLearn peer in real time: the FedLay
+// overlay's NDMP node (package overlay) ticking on a wall-clock ticker,
+// over WebRTC data channels (package rtc), bootstrapped through the
+// signalling server (package signal). It is the one place with clocks
+// and goroutines around the pure state machines.
+//
+// One goroutine, the loop, owns the overlay node: it ticks it, steps it
+// with the messages the transport delivers, flushes what it wants sent
+// into the transport and tells the transport the neighbour set (so that
+// connections to former neighbours close after a grace period). The
+// transport's own goroutines (pion's, the manager's) only ever hand the
+// loop events through a channel. A status snapshot, refreshed by the loop,
+// is served as JSON on a loopback HTTP endpoint for tests and tools.
+//
+// Leaving: cancelling Run's context makes the node run NDMP's leave
+// protocol (its neighbours link to each other), lets the Leave messages go
+// out, then closes every connection. A killed peer is noticed by its
+// neighbours' heartbeats and repaired around; repairs that need new
+// connections signal them through the overlay (rtc's routed signalling),
+// so the signalling server is needed only for the first connection.
+package netpeer

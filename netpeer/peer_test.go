@@ -1,0 +1,110 @@
+package netpeer
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// In-process peers (each with its own pion stack) over real WebRTC on
+// 127.0.0.1; the separate-process tests are in e2e_test.go.
+
+func TestPeersFormCorrectOverlay(t *testing.T) {
+	url, tid, _ := startSignal(t, "netpeer-inproc")
+	log := &testLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	const n = 6
+	peers := make([]*Peer, n)
+	for i := range n {
+		p, err := New(testPeerConfig(t, url, tid, i+1, log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		peers[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(ctx); err != nil {
+				t.Errorf("peer %d: %v", i, err)
+			}
+		}()
+		time.Sleep(150 * time.Millisecond)
+	}
+	defer func() {
+		cancel()
+		wg.Wait()
+		if t.Failed() {
+			log.dump(t)
+		}
+	}()
+	start := time.Now()
+	statuses := func() []Status {
+		out := make([]Status, n)
+		for i, p := range peers {
+			out[i] = p.Status()
+		}
+		return out
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sts := statuses()
+		diff := checkOverlay(sts, DefaultConfig().Overlay.Spaces)
+		conns := true
+		for _, s := range sts {
+			conns = conns && slices.Equal(s.Connections, s.Neighbors)
+		}
+		if diff == "" && conns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("overlay not correct after 30 s: %s (connections match neighbours: %v)", diff, conns)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("%d peers correct in %v", n, time.Since(start).Round(time.Millisecond))
+	for _, s := range statuses() {
+		if s.RTC.Refused() != 0 || s.OverlayRefused != 0 {
+			t.Errorf("%s: refused %d frames, %d overlay messages", s.ID[:8], s.RTC.Refused(), s.OverlayRefused)
+		}
+	}
+}
+
+func TestRunFailsWithoutServer(t *testing.T) {
+	cfg := testPeerConfig(t, "ws://127.0.0.1:1/signal", [32]byte{1}, 1, nil)
+	cfg.Signal.HandshakeTimeout = time.Second
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(context.Background()); !errors.Is(err, ErrBootstrap) {
+		t.Fatalf("Run: %v, want ErrBootstrap", err)
+	}
+	if err := p.Run(context.Background()); !errors.Is(err, ErrState) {
+		t.Fatalf("second Run: %v, want ErrState", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg := testPeerConfig(t, "ws://127.0.0.1:1/signal", [32]byte{1}, 1, nil)
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mut := range map[string]func(*Config){
+		"no url":        func(c *Config) { c.SignalURL = "" },
+		"no task":       func(c *Config) { c.Task = [32]byte{} },
+		"tick":          func(c *Config) { c.Tick = 0 },
+		"public status": func(c *Config) { c.StatusAddr = "0.0.0.0:0" },
+		"bad status":    func(c *Config) { c.StatusAddr = "nonsense" },
+		"rtc":           func(c *Config) { c.RTC.QueueFrames = 0 },
+	} {
+		c := cfg
+		mut(&c)
+		if err := c.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
