@@ -1,0 +1,289 @@
+package netpeer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// End-to-end tests with separate processes: cmd/signalserver and
+// `peerlearn peer`, built from this checkout, talking real WebRTC over
+// 127.0.0.1. Skipped with -short.
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds cmd/peerlearn and cmd/signalserver once per test run.
+func binaries(t *testing.T) (peerlearn, signalserver string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("separate-process test (-short)")
+	}
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "netpeer-e2e-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "../cmd/peerlearn", "../cmd/signalserver")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "peerlearn"), filepath.Join(binDir, "signalserver")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// proc is a started process with its stderr in a file.
+type proc struct {
+	name   string
+	cmd    *exec.Cmd
+	status string // peers: the status URL
+	id     string // peers: the hex ID
+	log    string
+	done   chan struct{}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs bin with args; stdout lines go to lines (if not nil).
+func start(t *testing.T, name, bin string, args []string, lines chan<- string) *proc {
+	t.Helper()
+	logFile := filepath.Join(t.TempDir(), name+".log")
+	f, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = f
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if lines != nil {
+				select {
+				case lines <- sc.Text():
+				default:
+				}
+			}
+		}
+		cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile); err == nil {
+				s := string(b)
+				if len(s) > 6000 {
+					s = "..." + s[len(s)-6000:]
+				}
+				t.Logf("--- %s stderr:\n%s", name, s)
+			}
+		}
+	})
+	return p
+}
+
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+	default:
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// stop sends SIGTERM and waits up to 10 s.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s did not stop on SIGTERM", p.name)
+		p.kill()
+	}
+}
+
+// startPeer starts `peerlearn peer` and waits for its first line.
+func startPeer(t *testing.T, bin, name, sigURL string, extra ...string) *proc {
+	t.Helper()
+	lines := make(chan string, 16)
+	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v"}, extra...)
+	p := start(t, name, bin, args, lines)
+	select {
+	case l := <-lines:
+		for _, f := range strings.Fields(l) {
+			if v, ok := strings.CutPrefix(f, "status="); ok {
+				p.status = v
+			}
+			if v, ok := strings.CutPrefix(f, "id="); ok {
+				p.id = v
+			}
+		}
+	case <-p.done:
+		t.Fatalf("%s exited at start", name)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s printed nothing", name)
+	}
+	if p.status == "" || p.id == "" {
+		t.Fatalf("%s: no status URL or ID", name)
+	}
+	return p
+}
+
+func fetchStatus(url string) (Status, error) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return Status{}, err
+	}
+	defer resp.Body.Close()
+	var s Status
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// waitCorrect polls the peers' status until their neighbour sets are the
+// correct ones for exactly these peers and their open connections equal
+// their neighbours; it returns the statuses.
+func waitCorrect(t *testing.T, peers []*proc, spaces int, timeout time.Duration) []Status {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var why string
+	for {
+		sts := make([]Status, len(peers))
+		var err error
+		for i, p := range peers {
+			if sts[i], err = fetchStatus(p.status); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			why = checkOverlay(sts, spaces)
+			if why == "" {
+				for _, s := range sts {
+					if !slices.Equal(s.Connections, s.Neighbors) {
+						why = fmt.Sprintf("%s: %d connections for %d neighbours", s.ID[:8], len(s.Connections), len(s.Neighbors))
+						break
+					}
+				}
+			}
+			if why == "" {
+				return sts
+			}
+		} else {
+			why = err.Error()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("overlay not correct after %v: %s", timeout, why)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// TestE2EOverlayBootstrapKillAndLeave runs the signalling server and N
+// peers as processes: (a) they bootstrap through the server and form the
+// correct overlay (neighbour sets = overlay.ExpectedTables of all IDs,
+// connections = neighbours); (b) the server is stopped and a peer is
+// SIGKILLed: its ring neighbours connect to each other through the
+// overlay's signalling and the overlay is correct again; (c) a peer
+// leaves on SIGTERM and the rest is correct again.
+func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
+	peerBin, sigBin := binaries(t)
+	const n, spaces = 10, 3
+	addr := freePort(t)
+	srv := start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	url := "ws://" + addr + "/signal"
+	waitFor := func(cond func() bool) {
+		for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+
+	t0 := time.Now()
+	var peers []*proc
+	for i := range n {
+		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-spaces", fmt.Sprint(spaces)))
+		time.Sleep(100 * time.Millisecond)
+	}
+	sts := waitCorrect(t, peers, spaces, 40*time.Second)
+	t.Logf("(a) %d peers bootstrapped into a correct overlay in %v", n, time.Since(t0).Round(time.Millisecond))
+
+	srv.stop(t)
+	victim := peers[3]
+	victim.kill()
+	t1 := time.Now()
+	rest := slices.Delete(slices.Clone(peers), 3, 4)
+	before := map[string]uint64{}
+	for _, s := range sts {
+		before[s.ID] = s.RTC.SignalsDelivered
+	}
+	sts = waitCorrect(t, rest, spaces, 40*time.Second)
+	var routed uint64
+	for _, s := range sts {
+		routed += s.RTC.SignalsDelivered - before[s.ID]
+		if slices.Contains(s.Neighbors, victim.id) {
+			t.Errorf("%s still lists the killed peer", s.ID[:8])
+		}
+	}
+	t.Logf("(b) server stopped, %s killed: correct again in %v; %d sessions delivered through the overlay since",
+		victim.id[:8], time.Since(t1).Round(time.Millisecond), routed)
+	if routed == 0 {
+		t.Errorf("no connection was signalled through the overlay after the kill")
+	}
+
+	leaver := rest[0]
+	t2 := time.Now()
+	leaver.stop(t)
+	rest = rest[1:]
+	waitCorrect(t, rest, spaces, 40*time.Second)
+	t.Logf("(c) %s left gracefully: correct again in %v", leaver.id[:8], time.Since(t2).Round(time.Millisecond))
+}
