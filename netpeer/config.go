@@ -35,6 +35,8 @@ type Config struct {
 	// LeaveLinger: after a graceful leave the Leave messages get this long
 	// to reach the neighbours before the connections close.
 	LeaveLinger time.Duration
+	// Learn, if not nil, makes the peer train and exchange models.
+	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
 	// and the transport's: safe for concurrent use, must not block.
 	Logf func(format string, args ...any)
@@ -52,6 +54,7 @@ func DefaultConfig() Config {
 		Signal:      signal.DefaultClientConfig(), // matches the server's defaults
 		StatusAddr:  "",                           // no status endpoint
 		LeaveLinger: 500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
+		Learn:       nil,                          // overlay only
 		Logf:        nil,                          // silent
 	}
 }
@@ -94,6 +97,11 @@ func (c Config) Validate() error {
 	}
 	if err := c.Signal.Validate(); err != nil {
 		return bad("signal: %v", err)
+	}
+	if c.Learn != nil {
+		if err := c.Learn.validate(); err != nil {
+			return bad("learn: %v", err)
+		}
 	}
 	return nil
 }

@@ -39,10 +39,13 @@ func (l *testLog) dump(t *testing.T) {
 }
 
 // startSignal serves a one-task signalling server on 127.0.0.1.
-func startSignal(t *testing.T, name string) (url string, tid task.ID, stop func()) {
+func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid task.ID, stop func()) {
 	t.Helper()
 	spec := task.DefaultSpec()
 	spec.Name = name
+	for _, m := range mutate {
+		m(&spec)
+	}
 	tid, err := spec.ID()
 	if err != nil {
 		t.Fatal(err)

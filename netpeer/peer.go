@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/peerlearn/peerlearn/learn"
 	"github.com/peerlearn/peerlearn/overlay"
 	"github.com/peerlearn/peerlearn/rtc"
 	"github.com/peerlearn/peerlearn/signal"
@@ -31,6 +32,7 @@ type Peer struct {
 	// Owned by Run's loop.
 	mgr     *rtc.Manager
 	client  *signal.Client
+	learner *learner // nil: overlay only
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr uint64 // overlay sends the transport refused
@@ -64,6 +66,8 @@ type Status struct {
 	SendErrors     uint64 `json:"send_errors"`
 	// RTC is the transport's counters.
 	RTC rtc.Stats `json:"rtc"`
+	// Learn is the learning progress (nil for an overlay-only peer).
+	Learn *LearnStatus `json:"learn,omitempty"`
 }
 
 // AdjacentHex is one ring space's predecessor and successor.
@@ -155,6 +159,22 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.mgr = mgr
 	defer mgr.Close()
 	mgr.AttachSignal(client)
+	var workDone chan *learn.Work
+	var evalDone chan evalResult
+	if lc := p.cfg.Learn; lc != nil {
+		lp, test, err := lc.Build(w.Task, p.id)
+		if err != nil {
+			return fmt.Errorf("%w: learning peer: %w", ErrConfig, err)
+		}
+		if lp.Config().ID != p.id {
+			return fmt.Errorf("%w: learning peer %v is not peer %v", ErrConfig, lp.Config().ID, p.id)
+		}
+		if p.learner, err = newLearner(*lc, lp, test, mgr, p.logf); err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		workDone, evalDone = p.learner.workDone, p.learner.evalDone
+		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
+	}
 	if len(w.Contacts) > 0 {
 		via := overlay.ID(w.Contacts[0])
 		p.logf("joining through %v (%d contacts)", via, len(w.Contacts))
@@ -176,6 +196,13 @@ func (p *Peer) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 			p.node.Tick()
+			if p.learner != nil {
+				p.learner.tick()
+			}
+		case wk := <-workDone:
+			p.learner.finish(wk)
+		case r := <-evalDone:
+			p.learner.evaluated(r)
 		case ev := <-mgr.Events():
 			p.handle(ev)
 			// Take what else has arrived before flushing.
@@ -217,9 +244,21 @@ func (p *Peer) leave() {
 func (p *Peer) handle(ev rtc.Event) {
 	switch ev.Type {
 	case rtc.EventMessage:
-		if ev.Kind == rtc.KindOverlay {
+		switch {
+		case ev.Kind == rtc.KindOverlay:
 			p.onOverlay(ev.Peer, ev.Data)
+		case ev.Kind == rtc.KindApp && p.learner != nil:
+			p.learner.onApp(ev.Peer, ev.Data)
 		}
+	case rtc.EventTransfer:
+		if p.learner != nil {
+			p.learner.onTransfer(ev.Peer, ev.Manifest, ev.Data)
+		}
+	case rtc.EventSendFailed:
+		if p.learner != nil {
+			p.learner.st.TransfersFailed++
+		}
+		p.logf("transfer to %v failed: %v", ev.Peer, ev.Err)
 	case rtc.EventUp:
 		p.logf("connection to %v open", ev.Peer)
 	case rtc.EventDown:
@@ -258,6 +297,9 @@ func (p *Peer) rateLogf(format string, args ...any) {
 // flush hands the node's messages to the transport and tells it the
 // neighbour set when that changed.
 func (p *Peer) flush() {
+	if p.learner != nil {
+		defer p.learner.flush()
+	}
 	if !p.node.HasReady() {
 		return
 	}
@@ -269,6 +311,9 @@ func (p *Peer) flush() {
 	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
 		nb := p.node.Neighbors()
 		p.mgr.SetNeighbors(nb)
+		if p.learner != nil {
+			p.learner.setNeighbors(nb)
+		}
 		p.logf("neighbours: +%d -%d = %d", len(rd.Added), len(rd.Removed), len(nb))
 	}
 }
@@ -293,6 +338,10 @@ func (p *Peer) publish() {
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
 	st.RTC = p.mgr.Stats()
+	if p.learner != nil {
+		ls := p.learner.status()
+		st.Learn = &ls
+	}
 	p.smu.Lock()
 	p.status = st
 	p.smu.Unlock()
