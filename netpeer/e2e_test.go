@@ -150,7 +150,7 @@ func (p *proc) stop(t *testing.T) {
 func startPeer(t *testing.T, bin, name, sigURL string, extra ...string) *proc {
 	t.Helper()
 	lines := make(chan string, 16)
-	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v"}, extra...)
+	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v", "-learn=false"}, extra...)
 	p := start(t, name, bin, args, lines)
 	select {
 	case l := <-lines:
