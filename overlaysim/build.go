@@ -1,17 +1,12 @@
 package overlaysim
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -43,77 +38,51 @@ func (b Build) HeartbeatsPerNode() float64 {
 // correct again after the previous join. The periodic repair is off (see
 // the package documentation).
 func BuildOverlay(ctx context.Context, p Params, n int) (Build, error) {
-	bar := p.bar(fmt.Sprintf("build %d nodes one at a time", n), n)
-	defer bar.Finish()
-	return buildOne(ctx, p, n, bar)
-}
-
-// Sweep runs BuildOverlay for each size in ns (Fig. 8c), each from
-// scratch with the same seed, on up to GOMAXPROCS goroutines (each build
-// is one deterministic simulation, so the results do not depend on
-// scheduling). The builds come back in the order of ns.
-func Sweep(ctx context.Context, p Params, ns []int) ([]Build, error) {
-	total := 0
-	for _, n := range ns {
-		total += n
-	}
-	bar := p.bar(fmt.Sprintf("build %d overlays one join at a time", len(ns)), total)
-	defer bar.Finish()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// Largest first: the last to finish is then a small one.
-	order := make([]int, len(ns))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ns[b], ns[a]) })
-	out := make([]Build, len(ns))
-	errs := make([]error, len(ns))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ns)) {
-		wg.Go(func() {
-			for i := range next {
-				if out[i], errs[i] = buildOne(ctx, p, ns[i], bar); errs[i] != nil {
-					cancel()
-				}
-			}
-		})
-	}
-	for _, i := range order {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, fmt.Errorf("n=%d: %w", ns[i], err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func buildOne(ctx context.Context, p Params, n int, bar *progress.Bar) (Build, error) {
-	if n < 2 {
-		return Build{}, fmt.Errorf("%w: build of %d nodes, want >= 2", ErrInvalid, n)
-	}
-	c, err := p.newCluster(false)
+	bs, err := Sweep(ctx, p, []int{n})
 	if err != nil {
 		return Build{}, err
 	}
+	return bs[0], nil
+}
+
+// Sweep measures BuildOverlay for each size in ns (Fig. 8c). It grows one
+// overlay to the largest size and takes each measure when the overlay
+// reaches that size: the simulation is deterministic and the first k
+// joins of a larger build are those of a build of k nodes, so each
+// measure is exactly what BuildOverlay(k) returns, for the cost of one
+// build. The builds come back in the order of ns.
+func Sweep(ctx context.Context, p Params, ns []int) ([]Build, error) {
+	if len(ns) == 0 || slices.Min(ns) < 2 {
+		return nil, fmt.Errorf("%w: build sizes %v, want each >= 2", ErrInvalid, ns)
+	}
+	top := slices.Max(ns)
+	c, err := p.newCluster(false)
+	if err != nil {
+		return nil, err
+	}
+	bar := p.bar(fmt.Sprintf("build %d nodes one at a time", top), top)
+	defer bar.Finish()
+	at := map[int]Build{}
 	g := grower{
 		c: c, rng: rand.New(rand.NewPCG(p.Seed, 0x8c)),
 		batch: func(int) int { return 1 },
 		every: p.Every, limit: p.Limit, bar: bar,
 	}
-	if err := g.grow(ctx, p.ids("build", n)); err != nil {
-		return Build{}, err
+	g.afterBatch = func() error {
+		if n := len(c.Live()); slices.Contains(ns, n) {
+			at[n] = Build{N: n, Correctness: g.k.check(), Sent: c.Sent(), Virtual: c.Now()}
+		}
+		return nil
+	}
+	if err := g.grow(ctx, p.ids("build", top)); err != nil {
+		return nil, err
 	}
 	if err := clusterErrors(c); err != nil {
-		return Build{}, err
+		return nil, err
 	}
-	return Build{N: n, Correctness: c.Correctness(), Sent: c.Sent(), Virtual: c.Now()}, nil
+	out := make([]Build, len(ns))
+	for i, n := range ns {
+		out[i] = at[n]
+	}
+	return out, nil
 }

@@ -2,6 +2,8 @@ package overlaysim
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/peerlearn/peerlearn/overlay"
@@ -40,14 +42,18 @@ func (r ScaleRun) Line() string {
 		r.N, frac(c), r.BuildWall.Seconds(), secs(r.Recovery.Took, r.Recovery.Correct), float64(r.PeakMem())/(1<<20))
 }
 
-// frac formats a correctness with 3 decimals; it shows 1.000 only when
-// the overlay is exactly correct (0.9996 would round up).
-func frac(c overlay.Correctness) string {
-	f := c.Fraction()
-	if !c.OK() && f > 0.9995 {
-		return "0.999"
+// frac formats a correctness with 3 decimals.
+func frac(c overlay.Correctness) string { return fracN(c, 3) }
+
+// fracN formats a correctness with d decimals, rounding down rather than
+// up to 1: it shows 1.000 only when the overlay is exactly correct
+// (0.9996 would round up).
+func fracN(c overlay.Correctness, d int) string {
+	s := strconv.FormatFloat(c.Fraction(), 'f', d, 64)
+	if !c.OK() && strings.HasPrefix(s, "1") {
+		s = "0." + strings.Repeat("9", d)
 	}
-	return fmt.Sprintf("%.3f", f)
+	return s
 }
 
 func secs(d time.Duration, ok bool) string {

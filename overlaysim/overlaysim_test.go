@@ -77,12 +77,22 @@ func TestBuildAndSweep(t *testing.T) {
 	if b.Sent[overlay.MsgRepair] > b.Sent[overlay.MsgDiscover] {
 		t.Errorf("more repairs than discoveries with the periodic repair off: %v", b.Sent)
 	}
-	bs, err := Sweep(context.Background(), p, []int{12, 24})
+	// The sweep takes its n=12 point from a build grown on to 24: it must
+	// be exactly the build of 12.
+	b12, err := BuildOverlay(context.Background(), p, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 2 || bs[0].N != 12 || bs[1].Line() != b.Line() || bs[1].Sent != b.Sent {
-		t.Errorf("the sweep's n=24 differs from the build's:\n%s %v\n%s %v", bs[1].Line(), bs[1].Sent, b.Line(), b.Sent)
+	bs, err := Sweep(context.Background(), p, []int{24, 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 2 || bs[0] != b || bs[1] != b12 {
+		t.Errorf("sweep differs from separate builds:\n%s %v\n%s %v\nwant\n%s %v\n%s %v",
+			bs[0].Line(), bs[0].Sent, bs[1].Line(), bs[1].Sent, b.Line(), b.Sent, b12.Line(), b12.Sent)
+	}
+	if _, err := Sweep(context.Background(), p, []int{1, 12}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("sweep with n=1: %v", err)
 	}
 }
 

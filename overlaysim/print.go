@@ -39,16 +39,16 @@ func printTrace(w io.Writer, tr Trace, every time.Duration) {
 	stride := max(1, int(every/max(tr.stride(), 1)))
 	for i, s := range tr.Samples {
 		if i%stride == 0 || i == len(tr.Samples)-1 {
-			fmt.Fprintf(w, "%7.2f %11.4f %11d %6d %6d %12d %10d\n",
-				s.T.Seconds(), s.Fraction(), s.WrongSlots, s.Extra, s.Live, s.Control, s.Heartbeats)
+			fmt.Fprintf(w, "%7.2f %11s %11d %6d %6d %12d %10d\n",
+				s.T.Seconds(), fracN(s.Correctness, 4), s.WrongSlots, s.Extra, s.Live, s.Control, s.Heartbeats)
 		}
 	}
 	m := tr.Min()
-	fmt.Fprintf(w, "lowest correctness %.4f at t=%.2f s; ", m.Fraction(), m.T.Seconds())
+	fmt.Fprintf(w, "lowest correctness %s at t=%.2f s; ", fracN(m.Correctness, 4), m.T.Seconds())
 	if tr.Correct {
 		fmt.Fprintf(w, "exactly correct again at t=%.2f s\n", tr.Took.Seconds())
 	} else {
-		fmt.Fprintf(w, "NOT correct within %.1f s (final %.4f, %d wrong slots)\n", tr.Took.Seconds(), tr.Final().Fraction(), tr.Final().WrongSlots)
+		fmt.Fprintf(w, "NOT correct within %.1f s (final %s, %d wrong slots)\n", tr.Took.Seconds(), fracN(tr.Final().Correctness, 4), tr.Final().WrongSlots)
 	}
 }
 
@@ -86,7 +86,7 @@ func PrintBuilds(w io.Writer, p Params, bs []Build) {
 	}
 	fmt.Fprintf(w, " %9s %9s\n", "hb/node", "virtual_s")
 	for _, b := range bs {
-		fmt.Fprintf(w, "%6d %11.4f %9.2f", b.N, b.Fraction(), b.MsgsPerNode())
+		fmt.Fprintf(w, "%6d %11s %9.2f", b.N, fracN(b.Correctness, 4), b.MsgsPerNode())
 		for _, t := range buildTypes {
 			fmt.Fprintf(w, " %8.2f", float64(b.Sent[t])/float64(b.N))
 		}
