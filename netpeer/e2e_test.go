@@ -287,3 +287,72 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	waitCorrect(t, rest, spaces, 40*time.Second)
 	t.Logf("(c) %s left gracefully: correct again in %v", leaver.id[:8], time.Since(t2).Round(time.Millisecond))
 }
+
+// dataDir returns the directory with the MNIST files ($PEERLEARN_DATA, else
+// the checkout's .data), or skips the test.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PEERLEARN_DATA")
+	if dir == "" {
+		dir, _ = filepath.Abs("../.data")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnist")); err != nil {
+		t.Skipf("no MNIST under %s (make data)", dir)
+	}
+	return dir
+}
+
+// TestE2ETrain12 runs 12 peers as processes on MNIST, Dirichlet(0.5)
+// label skew, one shard each: FedLay's MEP over the real overlay until
+// the peers' mean test accuracy reaches 85%.
+func TestE2ETrain12(t *testing.T) {
+	peerBin, sigBin := binaries(t)
+	dir := dataDir(t)
+	const n = 12
+	spec := `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
+		`"local_epochs":0,"local_steps":50,"max_peers":100,"max_rounds":0,"name":"e2e-mnist-12",` +
+		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":12,"seed":1,"spec":"dirichlet:0.5"},` +
+		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.85,"tiers":false,"version":1}`
+	taskFile := filepath.Join(t.TempDir(), "task.json")
+	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
+	time.Sleep(300 * time.Millisecond)
+	url := "ws://" + addr + "/signal"
+	t0 := time.Now()
+	var peers []*proc
+	for i := range n {
+		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-learn", "-task", taskFile, "-data", dir,
+			"-shard", fmt.Sprintf("%d/%d", i, n), "-eval-every", "3s", "-eval-samples", "2000"))
+	}
+	deadline := t0.Add(150 * time.Second)
+	for {
+		time.Sleep(time.Second)
+		var accs []float64
+		var sum float64
+		var rounds, models int
+		for _, p := range peers {
+			s, err := fetchStatus(p.status)
+			if err != nil || s.Learn == nil || s.Learn.Evals == 0 {
+				continue
+			}
+			accs = append(accs, s.Learn.Accuracy)
+			sum += s.Learn.Accuracy
+			rounds += s.Learn.Rounds
+			models += int(s.Learn.ModelsReceived)
+		}
+		if len(accs) == n && sum/n >= 0.85 {
+			t.Logf("%d peers: mean accuracy %.4f (min %.4f) after %v, %.1f rounds and %.1f models received per peer",
+				n, sum/n, slices.Min(accs), time.Since(t0).Round(time.Second), float64(rounds)/n, float64(models)/n)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: accuracies %.3f", time.Since(t0).Round(time.Second), accs)
+		}
+	}
+	for _, p := range peers {
+		p.stop(t)
+	}
+}
