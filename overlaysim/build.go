@@ -60,12 +60,15 @@ func Sweep(ctx context.Context, p Params, ns []int) ([]Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	bar := p.bar(fmt.Sprintf("build %d nodes one at a time", top), top)
+	// Each join costs about the size of the overlay in simulated
+	// heartbeats: the bar counts joins weighted by size, so its ETA holds.
+	bar := p.bar(fmt.Sprintf("build %d nodes one at a time (joins × size)", top), top*(top-1)/2)
 	defer bar.Finish()
 	at := map[int]Build{}
 	g := grower{
 		c: c, rng: rand.New(rand.NewPCG(p.Seed, 0x8c)),
 		batch: func(int) int { return 1 },
+		work:  func(live, k int) int64 { return int64(live * k) },
 		every: p.Every, limit: p.Limit, bar: bar,
 	}
 	g.afterBatch = func() error {

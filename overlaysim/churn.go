@@ -79,7 +79,7 @@ func base(ctx context.Context, p Params, n int) (*simnet.Cluster, time.Duration,
 	if err != nil {
 		return nil, 0, err
 	}
-	bar := p.bar(fmt.Sprintf("build %d nodes", n), n)
+	bar := p.bar(fmt.Sprintf("build %d nodes (joins)", n), n-1)
 	g := grower{
 		c: c, rng: rand.New(rand.NewPCG(p.Seed, 0xba5e)),
 		batch: func(live int) int { return min(live, 50) },

@@ -54,7 +54,7 @@ func WriteBuilds(dir string, bs []Build) ([]string, error) {
 		return []string{csv}, nil
 	}
 	png := filepath.Join(dir, "fig8c.png")
-	lp := report.LinePlot{Title: "Fig. 8c: NDMP messages per node to build the overlay", XLabel: "number of nodes", YLabel: "messages per node (no heartbeats)", LegendTop: true, LegendLeft: true}
+	lp := report.LinePlot{Title: "Fig. 8c: NDMP messages per node to build the overlay", XLabel: "number of nodes", YLabel: "messages per node (no heartbeats)"}
 	lp.Add("FedLay (NDMP)", xs, ys)
 	if err := lp.Save(png); err != nil {
 		return nil, err

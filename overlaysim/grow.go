@@ -22,7 +22,10 @@ type grower struct {
 	// every is the correctness sampling period while waiting; limit the
 	// longest wait for one batch.
 	every, limit time.Duration
-	bar          *progress.Bar // nil: none
+	bar          *progress.Bar
+	// work, if set, is the progress a batch of k joins into live nodes
+	// makes (default k).
+	work func(live, k int) int64
 	// afterBatch, if set, runs once the overlay is correct after each
 	// batch (for per-size measurements).
 	afterBatch func() error
@@ -38,7 +41,6 @@ func (g *grower) grow(ctx context.Context, ids []overlay.ID) error {
 			return err
 		}
 		ids = ids[1:]
-		g.bar.Add(1)
 	}
 	for len(ids) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -62,7 +64,11 @@ func (g *grower) grow(ctx context.Context, ids []overlay.ID) error {
 				return err
 			}
 		}
-		g.bar.Add(int64(k))
+		if g.work != nil {
+			g.bar.Add(g.work(len(live), k))
+		} else {
+			g.bar.Add(int64(k))
+		}
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func scale(ctx context.Context, p Params, r *ScaleRun) error {
 		return err
 	}
 	start := time.Now()
-	bar := p.bar(fmt.Sprintf("build %d nodes", r.N), r.N)
+	bar := p.bar(fmt.Sprintf("build %d nodes (joins)", r.N), r.N-1)
 	g := grower{
 		c: c, rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)),
 		batch: func(live int) int { return live },
