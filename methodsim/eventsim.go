@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/peerlearn/peerlearn/learn"
 	"github.com/peerlearn/peerlearn/simnet"
 )
 
@@ -90,7 +89,7 @@ func (s *eventSim) next(i int) {
 			fut.Wait()
 			s.busy[i] = false
 			var trained []float32
-			if err := finish(p, w); err != nil {
+			if err := p.Finish(w); err != nil {
 				s.failed++
 			} else {
 				trained = p.Published()
@@ -105,9 +104,6 @@ func (s *eventSim) next(i int) {
 // wait waits for every training handed to the pool (those still
 // running when a run ends are discarded, but must not outlive it).
 func (s *eventSim) wait() { WaitAll(s.futs) }
-
-// finish hands a run work back to its peer.
-func finish(p *learn.Peer, w *learn.Work) error { return p.Finish(w) }
 
 // every runs fn every period of virtual time, from period on, until fn
 // returns false.

@@ -118,7 +118,6 @@ func (r GossipRun) Run() (*GossipResult, error) {
 					runErr = fmt.Errorf("%w: gossip message to an unknown peer", ErrRun)
 					return
 				}
-				m := m
 				sim.send(i, to, gossip.WireBytes(m), true, func() {
 					if err := nodes[to].Step(m); err != nil {
 						res.StepErrors++

@@ -130,7 +130,6 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 					runErr = fmt.Errorf("%w: plexus message to an unknown peer", ErrRun)
 					return
 				}
-				m := m
 				sim.send(i, to, plexus.WireBytes(m), m.Type != plexus.MsgAggregated, func() {
 					if err := plx[to].Step(m); err != nil {
 						res.StepErrors++
