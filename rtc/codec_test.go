@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/overlay"
 	"github.com/peerlearn/peerlearn/signal"
@@ -351,5 +352,40 @@ func TestConfigValidate(t *testing.T) {
 		if err := d.Validate(); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+func TestPacer(t *testing.T) {
+	c := DefaultConfig()
+	now := time.Unix(0, 0)
+	p := newPacer(c)
+	p.start, p.now = now, func() time.Time { return now }
+	if got := p.limit(0); got != float64(c.LowWater) {
+		t.Fatalf("initial limit %v, want LowWater", got)
+	}
+	// Fast: 40 MB drained in a second: limited by HighWater.
+	p.sent(40e6 + 1<<20)
+	now = now.Add(time.Second)
+	if got := p.limit(1 << 20); got != float64(c.HighWater) {
+		t.Errorf("fast limit %v, want HighWater", got)
+	}
+	// Slow: 1 MB drained in a second: a quarter second's worth.
+	q := newPacer(c)
+	q.start, q.now = now, func() time.Time { return now }
+	q.sent(1e6 + 512<<10)
+	now = now.Add(time.Second)
+	if got, want := q.limit(512<<10), 1e6*c.MaxQueueDelay.Seconds(); got != want {
+		t.Errorf("slow limit %v, want %v", got, want)
+	}
+	if !q.wait(512<<10) || q.wait(200<<10) {
+		t.Errorf("slow wait wrong")
+	}
+	// Starved: nearly nothing drained: two chunks.
+	r := newPacer(c)
+	r.start, r.now = now, func() time.Time { return now }
+	r.sent(1<<20 + 1000)
+	now = now.Add(time.Second)
+	if got := r.limit(1 << 20); got != float64(2*c.ChunkSize) {
+		t.Errorf("starved limit %v, want two chunks", got)
 	}
 }

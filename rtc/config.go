@@ -60,6 +60,12 @@ type Config struct {
 	LowWater int
 	// HighWater: a transfer pauses while more than this is buffered.
 	HighWater int
+	// MaxQueueDelay paces transfers below HighWater when the channel
+	// drains slowly: a transfer pauses while the buffer holds more than
+	// this much time's worth of sending at the rate measured so far (at
+	// least two chunks). Control frames (heartbeats) queue behind those
+	// bytes, so this bounds their extra delay on a slow or starved link.
+	MaxQueueDelay time.Duration
 	// MaxBuffered: a control frame is dropped (counted) rather than
 	// queued behind more than this in the channel's buffer.
 	MaxBuffered int
@@ -113,6 +119,7 @@ func DefaultConfig() Config {
 		ChunkSize:              64 << 10,                       // 64 KiB chunks (BRIEF: messages <= 256 KiB)
 		LowWater:               1 << 20,                        // BufferedAmountLowThreshold 1 MiB
 		HighWater:              4 << 20,                        // pause above 4 MiB buffered
+		MaxQueueDelay:          250 * time.Millisecond,         // a sixth of the overlay's failure timeout
 		MaxBuffered:            16 << 20,                       // control frames give up behind 16 MiB
 		MaxTransferBytes:       64 << 20,                       // 16M float32 parameters
 		MaxIncoming:            2,                              // a model and its successor
@@ -154,6 +161,8 @@ func (c Config) Validate() error {
 		return bad("ChunkSize = %d, want 1024..%d", c.ChunkSize, MaxFrameSize-chunkHeader)
 	case c.LowWater < c.ChunkSize || c.HighWater <= c.LowWater || c.MaxBuffered < c.HighWater:
 		return bad("want ChunkSize <= LowWater < HighWater <= MaxBuffered, got %d, %d, %d, %d", c.ChunkSize, c.LowWater, c.HighWater, c.MaxBuffered)
+	case c.MaxQueueDelay <= 0:
+		return bad("MaxQueueDelay = %v", c.MaxQueueDelay)
 	case c.MaxTransferBytes < 1:
 		return bad("MaxTransferBytes = %d", c.MaxTransferBytes)
 	case c.MaxIncoming < 1:

@@ -807,11 +807,12 @@ func (m *Manager) attempt(c *conn, t *outTransfer) error {
 	if err != nil {
 		return err
 	}
-	poll := time.NewTicker(50 * time.Millisecond) // backs up OnBufferedAmountLow
+	poll := time.NewTicker(20 * time.Millisecond) // backs up OnBufferedAmountLow, which fires only below LowWater
 	defer poll.Stop()
+	pace := newPacer(m.cfg)
 	for off := 0; off < len(t.data); off += m.cfg.ChunkSize {
 		stallSince := time.Now()
-		for c.dc.BufferedAmount() > uint64(m.cfg.HighWater) {
+		for pace.wait(c.dc.BufferedAmount()) {
 			select {
 			case <-c.low:
 			case <-poll.C:
@@ -836,6 +837,7 @@ func (m *Manager) attempt(c *conn, t *outTransfer) error {
 		if err := m.write(c, frame, false); err != nil {
 			return err
 		}
+		pace.sent(len(frame))
 	}
 	timer := time.NewTimer(m.cfg.TransferTimeout)
 	defer timer.Stop()

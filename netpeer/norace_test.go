@@ -1,0 +1,5 @@
+//go:build !race
+
+package netpeer
+
+const raceEnabled = false
