@@ -98,9 +98,9 @@ func PrintBuilds(w io.Writer, p Params, bs []Build) {
 // PrintScale writes the scale run's phases.
 func PrintScale(w io.Writer, p Params, r ScaleRun, every time.Duration) {
 	fmt.Fprintf(w, "scale: %d nodes built by doubling batches of concurrent joins, then %d fail at once (%s)\n", r.N, r.Fails, p.Describe())
-	fmt.Fprintf(w, "build: %.1f s wall, %.1f s virtual, %d events (%.2f µs/event)\n",
-		r.BuildWall.Seconds(), r.BuildVirtual.Seconds(), r.BuildEvents, float64(r.BuildWall.Microseconds())/float64(max(r.BuildEvents, 1)))
-	fmt.Fprintf(w, "churn: %d crashes, %.1f s wall\n", r.Fails, r.ChurnWall.Seconds())
+	fmt.Fprintf(w, "build: %.1f s wall (%.1f s CPU), %.1f s virtual, %d events (%.2f µs CPU/event)\n",
+		r.BuildWall.Seconds(), r.BuildCPU.Seconds(), r.BuildVirtual.Seconds(), r.BuildEvents, float64(r.BuildCPU.Microseconds())/float64(max(r.BuildEvents, 1)))
+	fmt.Fprintf(w, "churn: %d crashes, recovery simulated in %.1f s wall (%.1f s CPU)\n", r.Fails, r.ChurnWall.Seconds(), r.ChurnCPU.Seconds())
 	printTrace(w, r.Recovery, every)
 	fmt.Fprintf(w, "peak memory: maxrss %.0f MiB, runtime Sys %.0f MiB\n", float64(r.PeakRSS)/(1<<20), float64(r.PeakSys)/(1<<20))
 }

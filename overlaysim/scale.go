@@ -19,6 +19,10 @@ type ScaleRun struct {
 	// took; Events the simulation events it ran.
 	BuildWall, BuildVirtual time.Duration
 	BuildEvents             uint64
+	// BuildCPU and ChurnCPU are the process CPU time (user + system) of
+	// the phases (Linux; 0 elsewhere): with all cores busy elsewhere the
+	// wall time overstates the work.
+	BuildCPU, ChurnCPU time.Duration
 	// Recovery traces the overlay after the Fails crashes; ChurnWall is
 	// its wall time.
 	Recovery  Trace
@@ -58,7 +62,7 @@ func scale(ctx context.Context, p Params, r *ScaleRun) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	bar := p.bar(fmt.Sprintf("build %d nodes (joins)", r.N), r.N-1)
 	g := grower{
 		c: c, rng: rand.New(rand.NewPCG(p.Seed, 0x5ca1e)),
@@ -71,13 +75,14 @@ func scale(ctx context.Context, p Params, r *ScaleRun) error {
 		return err
 	}
 	r.BuildWall, r.BuildVirtual, r.BuildEvents = time.Since(start), c.Now(), c.Scheduler().Executed()
+	r.BuildCPU = cpuTime() - cpu0
 
-	start = time.Now()
+	start, cpu0 = time.Now(), cpuTime()
 	if err := crash(c, r.Fails, rand.New(rand.NewPCG(p.Seed, 0xfa11))); err != nil {
 		return err
 	}
 	r.Recovery = recovery(ctx, p, g.k, fmt.Sprintf("fail=%d", r.Fails))
-	r.ChurnWall = time.Since(start)
+	r.ChurnWall, r.ChurnCPU = time.Since(start), cpuTime()-cpu0
 	if err := ctx.Err(); err != nil {
 		return err
 	}
