@@ -18,6 +18,10 @@
 // its adjacent node, no extra neighbour), not merely a fraction that
 // rounds to 1.000.
 //
+// Degree. Fig. 8a plots d = 6, 8, 10, 12 (L = 3..6); Figs. 8b and 8c do
+// not say, and the paper's default elsewhere is d = 10, so L = 5 is the
+// default (Params.Spaces).
+//
 // Latency. The paper gives only the mean one-way latency (350 ms in Fig.
 // 8) and no distribution, so the distribution is a parameter (Params.Dist):
 // "uniform" on [mean/2, 3·mean/2] (the default), "exp" (a floor of mean/5

@@ -42,8 +42,9 @@ func (t Trace) Min() Sample {
 	return m
 }
 
-// trace samples k's cluster's correctness every `every`, starting now (the event
-// instant), until it is exactly correct or limit has passed.
+// trace samples the correctness of k's cluster every `every`, starting
+// now (the event instant), until it is exactly correct or limit has
+// passed.
 func trace(ctx context.Context, k *checker, every, limit time.Duration, bar *progress.Bar) Trace {
 	c := k.c
 	start, sent0 := c.Now(), c.Sent()
