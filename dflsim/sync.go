@@ -12,7 +12,8 @@ import (
 )
 
 // SyncRun runs synchronous rounds on a static graph: round 0 is every
-// peer's first local training (no communication); each of the Rounds
+// peer's first local training (no communication), or, with
+// AggregateFirst, the untrained initial models; each of the Rounds
 // communication rounds after it aggregates the neighbours' models of the
 // previous round and trains again.
 type SyncRun struct {
@@ -20,7 +21,10 @@ type SyncRun struct {
 	// Graph gives the neighbours: node i is Peers[i].
 	Graph  *topology.Graph
 	Rounds int
-	Eval   Eval
+	// AggregateFirst publishes the initial models untrained (round 0), so
+	// that the first aggregation precedes any training.
+	AggregateFirst bool
+	Eval           Eval
 	// EvalEvery measures after every EvalEvery-th round (and round 0 and
 	// the last); 0 means 1.
 	EvalEvery int
@@ -49,7 +53,13 @@ func (r SyncRun) Run() ([]Point, error) {
 		if err := ctxErr(r.Ctx); err != nil {
 			return points, err
 		}
-		if err := r.round(); err != nil {
+		if round == 0 && r.AggregateFirst {
+			for i, p := range r.Peers {
+				if err := p.PublishInitial(); err != nil {
+					return nil, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
+				}
+			}
+		} else if err := r.round(); err != nil {
 			return points, fmt.Errorf("round %d: %w", round, err)
 		}
 		bar.Add(1)

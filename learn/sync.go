@@ -51,3 +51,23 @@ func (p *Peer) TrainFrom(params []float32) (*Work, error) {
 	p.metrics.ModelsReceived++
 	return p.newWork(&Work{kind: workFrom, start: params}), nil
 }
+
+// PublishInitial publishes the initial model as it is, untrained, so that
+// the first synchronous round aggregates the neighbours' initial models
+// before any local training (the order of the initialisation-gain
+// authors' code; DecHW's Algorithm 1 trains first instead). Only before
+// the first round.
+func (p *Peer) PublishInitial() error {
+	if err := p.setMode(modeSync); err != nil {
+		return fmt.Errorf("%w: PublishInitial on an asynchronous peer", err)
+	}
+	if p.work != nil {
+		return ErrBusy
+	}
+	if p.published != nil {
+		return fmt.Errorf("%w: a model is already published", ErrConfig)
+	}
+	p.published = slices.Clone(p.model.Params())
+	p.mixed = p.published
+	return nil
+}
