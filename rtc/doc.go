@@ -1,0 +1,62 @@
+// Package rtc is PeerLearn's WebRTC transport: one pion data channel per
+// peer, signed and replay-checked control frames, chunked model transfers
+// under flow control, and connection signalling through the signalling
+// server (first connection only) or through the peers themselves.
+//
+// # Frames
+//
+// Every data channel message is a frame (frame.go): a signed control
+// frame (overlay messages, application/MEP messages, routed signalling,
+// transfer manifests and results) or an unsigned chunk of a transfer. A
+// control frame carries a sequence number and an ed25519 signature over a
+// domain tag, sender ID, receiver ID and every byte before the signature.
+// The receiver refuses, counts (Stats) and logs frames that are too large,
+// of an unknown version, type or kind, malformed, badly signed, or
+// replayed (a sequence number seen before or older than ReplayWindow
+// below the highest seen: a window rather than "greater than the last"
+// because a browser hands over messages on one goroutine each, not
+// strictly in order); the connection stays up.
+//
+// # Transfers
+//
+// A model goes as a signed Manifest (size, chunk size, SHA-256, model
+// fingerprint, task hash, application metadata), then chunks of
+// Config.ChunkSize bytes (64 KiB; every message is far under the 256 KiB
+// data channel limit) at their offsets. The sender pauses while the
+// channel's buffer is above HighWater (4 MiB) or above MaxQueueDelay
+// worth of the measured drain rate, resuming on BufferedAmountLow
+// (LowWater, 1 MiB) or a short poll. The receiver hands the bytes up only
+// when every chunk is in and the hash matches, and answers with a signed
+// Result; a transfer that stalls (TransferTimeout), fails its hash, or
+// loses its connection is dropped whole. The sender retries a failed
+// attempt (TransferRetries) with a new transfer ID and reports the
+// outcome (EventSent, EventSendFailed).
+//
+// # Connections and signalling
+//
+// Manager implements overlay.Transport. Sending to a peer without a
+// connection creates one: the offer (non-trickle: ICE gathering runs to
+// completion, every candidate in the SDP) is a Session signed with the
+// peer's key, binding the DTLS fingerprint to its ID. It travels through
+// the signalling server when the peer is a bootstrap contact and this
+// peer's bootstrap window is open (AttachSignal), else as an Envelope hop
+// by hop over open data channels towards the target (route.go: direct,
+// source route back along an offer's path, crumbs left by the overlay's
+// routed messages, then greedy by ring coordinates); the answer comes
+// back the same way. Frames queue (bounded) until the channel opens. When
+// two peers offer to each other at once, the smaller ID's offer wins. A
+// failed attempt backs off (RetryBackoff doubling to MaxRetryBackoff).
+// Connections to peers that are not overlay neighbours (SetNeighbors) are
+// closed after Grace. Native peers take loopback-only settings from
+// Config.LoopbackOnly (settings_other.go); under GOOS=js the browser's
+// RTCPeerConnection is used through pion's wrapper (settings_js.go), with
+// the same code otherwise.
+//
+// # Concurrency
+//
+// Manager's methods are safe for concurrent use and do not block on the
+// network. Everything it reports arrives on Events (messages, transfers,
+// connections up and down), which the owner must drain; Logf is called
+// from many goroutines. The pure codecs (frames, sessions, envelopes,
+// manifests) have no state.
+package rtc
