@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ func init() {
 // engine in one process, interleaved, keeping each one's best run, and
 // prints one line per engine and architecture and one ratio line each:
 //
-//	companion arch=mlp engine=torch device=cpu threads=1 batch=64 sps=12345.6 libtorch=1.13.0
+//	companion arch=mlp engine=torch device=cpu threads=1 batch=64 sps=12345.6 libtorch=1.13.0 blas=openblas
 //	companion arch=mlp engine=go threads=1 accel=true batch=64 sps=12345.6
 //	companion arch=mlp torch_vs_go=1.23
 func runBenchCompanion(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
@@ -60,8 +61,8 @@ func runBenchCompanion(ctx context.Context, args []string, stdout io.Writer, log
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
-		fmt.Fprintf(stdout, "companion arch=%s engine=torch device=%s threads=%d batch=%d sps=%.1f libtorch=%s\n",
-			a.Name, dev, gpu.Threads(), *batch, torchSps, gpu.Version())
+		fmt.Fprintf(stdout, "companion arch=%s engine=torch device=%s threads=%d batch=%d sps=%.1f libtorch=%s blas=%s\n",
+			a.Name, dev, gpu.Threads(), *batch, torchSps, gpu.Version(), loadedBLAS())
 		fmt.Fprintf(stdout, "companion arch=%s engine=go threads=%d accel=%v batch=%d sps=%.1f\n",
 			a.Name, f32.Threads(), f32.Accelerated(), *batch, goSps)
 		fmt.Fprintf(stdout, "companion arch=%s torch_vs_go=%.2f\n", a.Name, torchSps/goSps)
@@ -151,4 +152,23 @@ func benchPair(ctx context.Context, a nn.Arch, batch, threads int, device string
 		}
 	}
 	return goSps, torchSps, tb.Device(), nil
+}
+
+// loadedBLAS names the BLAS library mapped into this process (Linux), as
+// scripts/bench_torch.py does: without OpenBLAS, libtorch runs the
+// reference BLAS, about 20 times slower, and the comparison means nothing.
+func loadedBLAS() string {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return "unknown"
+	}
+	for _, name := range []string{"openblas", "mkl", "blis"} {
+		if strings.Contains(string(maps), "lib"+name) {
+			return name
+		}
+	}
+	if strings.Contains(string(maps), "libblas.so") {
+		return "reference"
+	}
+	return "none"
 }
