@@ -93,9 +93,11 @@ type Point struct {
 	// yet are skipped).
 	Peers int
 	// ModelBytes and ControlBytes are the mean bytes sent per peer so far
-	// (model payloads; control messages). Samples is the mean number of
-	// samples trained per peer so far.
+	// (model payloads; control messages), ModelBytesIn and ControlBytesIn
+	// those received. Samples is the mean number of samples trained per
+	// peer so far.
 	ModelBytes, ControlBytes, Samples float64
+	ModelBytesIn, ControlBytesIn      float64
 }
 
 // probe is a Point whose evaluations are under way.
@@ -143,7 +145,7 @@ func (pr *probe) add(pool *Pool, arch nn.Arch, params []float32, ev Eval) {
 
 // counters fills pt's per-peer means of the traffic and training counters.
 func counters(peers []*learn.Peer, pt *Point) {
-	var mb, cb, sm float64
+	var mb, cb, sm, mi, ci float64
 	live := 0
 	for _, p := range peers {
 		if p == nil {
@@ -154,9 +156,13 @@ func counters(peers []*learn.Peer, pt *Point) {
 		mb += float64(m.ModelBytesSent)
 		cb += float64(m.ControlBytesSent)
 		sm += float64(m.SamplesTrained)
+		mi += float64(m.ModelBytesReceived)
+		ci += float64(m.ControlBytesReceived)
 	}
 	if live > 0 {
-		pt.ModelBytes, pt.ControlBytes, pt.Samples = mb/float64(live), cb/float64(live), sm/float64(live)
+		n := float64(live)
+		pt.ModelBytes, pt.ControlBytes, pt.Samples = mb/n, cb/n, sm/n
+		pt.ModelBytesIn, pt.ControlBytesIn = mi/n, ci/n
 	}
 }
 

@@ -10,15 +10,18 @@ type Series struct {
 	Points []Point
 }
 
-// WriteCSV writes the series to path, one row per point.
+// WriteCSV writes the series to path, one row per point: losses and
+// accuracies (mean, min, max across the measured peers) and the per-peer
+// means of the traffic and training counters.
 func WriteCSV(path string, series []Series) error {
 	header := []string{"series", "round", "time_s", "peers", "loss_mean", "loss_min", "loss_max",
-		"acc_mean", "acc_min", "acc_max", "model_bytes_sent", "control_bytes_sent", "samples_trained"}
+		"acc_mean", "acc_min", "acc_max", "model_bytes_sent", "control_bytes_sent", "model_bytes_received",
+		"control_bytes_received", "samples_trained"}
 	var rows [][]any
 	for _, s := range series {
 		for _, p := range s.Points {
 			rows = append(rows, []any{s.Name, p.Round, p.Time, p.Peers, p.Loss.Mean, p.Loss.Min, p.Loss.Max,
-				p.Acc.Mean, p.Acc.Min, p.Acc.Max, p.ModelBytes, p.ControlBytes, p.Samples})
+				p.Acc.Mean, p.Acc.Min, p.Acc.Max, p.ModelBytes, p.ControlBytes, p.ModelBytesIn, p.ControlBytesIn, p.Samples})
 		}
 	}
 	return report.WriteCSV(path, header, rows)

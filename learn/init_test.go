@@ -107,3 +107,35 @@ func TestTrainFrom(t *testing.T) {
 		}
 	}
 }
+
+// With PublishInitial the first synchronous round averages the untrained
+// initial models: from a common seed the average is the initial model
+// itself; the round's Mixed model is that average, before training.
+func TestPublishInitial(t *testing.T) {
+	tk := newTask(t, 3, 30, 12)
+	peers := newPeers(t, tk, func(_ int, c *Config) { c.Aggregator = "decavg"; c.Init = Init{Mode: InitCommon, CommonSeed: 3} })
+	init0, err := peers[0].Params()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range peers {
+		if err := p.PublishInitial(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := peers[0].PublishInitial(); !errors.Is(err, ErrConfig) {
+		t.Fatalf("second PublishInitial: %v, want ErrConfig", err)
+	}
+	syncRounds(t, peers, [][]int{{1, 2}, {0, 2}, {0, 1}}, 1, false)
+	mixed, trained := peers[0].Mixed(), peers[0].Published()
+	moved := false
+	for i := range init0 {
+		if d := math.Abs(float64(mixed[i] - init0[i])); d > 1e-6 {
+			t.Fatalf("parameter %d: average of equal models %v, initial %v", i, mixed[i], init0[i])
+		}
+		moved = moved || trained[i] != mixed[i]
+	}
+	if !moved || peers[0].Metrics().Rounds != 1 {
+		t.Fatalf("training did not move the model (rounds %d)", peers[0].Metrics().Rounds)
+	}
+}
