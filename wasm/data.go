@@ -1,0 +1,207 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// httpFS is a read-only fs.FS over HTTP: Open(name) fetches base+name
+// with the browser's fetch. It lets the browser read a dataset with the
+// very loader native peers use (data.Load over os.DirFS), so a tab trains
+// on exactly the shard a native peer with its ID would.
+type httpFS struct {
+	base     string                   // absolute URL ending in "/"
+	progress func(name string, n int) // called after each file, may be nil
+}
+
+func (h httpFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	b, err := fetchBytes(h.base + name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if h.progress != nil {
+		h.progress(name, len(b))
+	}
+	return &memFile{name: name, r: bytes.NewReader(b), size: int64(len(b))}, nil
+}
+
+// errHTTPNotFound wraps fs.ErrNotExist so that data.Load says how to get
+// the files.
+var errHTTPNotFound = fmt.Errorf("HTTP 404: %w", fs.ErrNotExist)
+
+// fetchBytes GETs url and returns the body. It blocks the calling
+// goroutine (never call it from a js.FuncOf callback).
+func fetchBytes(url string) ([]byte, error) {
+	resp, err := await(js.Global().Call("fetch", url))
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %v", url, err)
+	}
+	if st := resp.Get("status").Int(); st != 200 {
+		if st == 404 {
+			return nil, errHTTPNotFound
+		}
+		return nil, fmt.Errorf("fetch %s: HTTP %d", url, st)
+	}
+	buf, err := await(resp.Call("arrayBuffer"))
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %v", url, err)
+	}
+	arr := js.Global().Get("Uint8Array").New(buf)
+	b := make([]byte, arr.Get("length").Int())
+	js.CopyBytesToGo(b, arr)
+	return b, nil
+}
+
+type memFile struct {
+	name string
+	r    *bytes.Reader
+	size int64
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return memInfo{f}, nil }
+func (f *memFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *memFile) Close() error               { return nil }
+
+type memInfo struct{ f *memFile }
+
+func (i memInfo) Name() string       { return i.f.name[strings.LastIndexByte(i.f.name, '/')+1:] }
+func (i memInfo) Size() int64        { return i.f.size }
+func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }
+
+var _ io.Reader = (*memFile)(nil)
+
+// dataSet is what a tab trains and evaluates on.
+type dataSet struct {
+	source  string        // "server" or "own"
+	local   *data.Dataset // the training shard
+	test    *data.Dataset // the evaluation set (may be nil)
+	shard   string        // "K/N of SPEC" for a server shard
+	hist    []int         // label counts of local
+	dataset string        // the dataset name the set was loaded for
+}
+
+// serverShard loads spec's dataset from base over HTTP and cuts the
+// shard a native `peerlearn peer` with this ID would train on: shard
+// (k, n) if n > 0, else the task's partition with the shard drawn from
+// the ID (cmd/peerlearn's buildLearner does the same).
+func serverShard(base string, spec task.Spec, id overlay.ID, k, n int, progress func(string)) (*dataSet, error) {
+	progress(fmt.Sprintf("fetching %s from %s", spec.Dataset, base))
+	fsys := httpFS{base: base, progress: func(name string, size int) {
+		progress(fmt.Sprintf("fetched %s (%.1f MB)", name, float64(size)/1e6))
+	}}
+	t0 := time.Now()
+	train, test, err := data.Load(fsys, spec.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	partition := spec.Partition.Spec
+	if n == 0 {
+		n = spec.Partition.Parts
+		k = int(binary.BigEndian.Uint64(id[:8]) % uint64(n))
+	}
+	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
+	if err != nil {
+		return nil, err
+	}
+	local, err := train.Subset(shards[k].Indices)
+	if err != nil {
+		return nil, err
+	}
+	progress(fmt.Sprintf("shard %d/%d of %s %s: %d samples (%v)", k, n, spec.Dataset, partition, local.Len(), time.Since(t0).Round(time.Millisecond)))
+	return &dataSet{
+		source: "server", local: local, test: test, dataset: spec.Dataset,
+		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local),
+	}, nil
+}
+
+// ownData builds the training set from the volunteer's images, decoded by
+// the page to grey levels in [0, 1] at the dataset's shape; they never
+// leave the tab. The test set comes from the server when it has one for
+// the task's dataset; otherwise every fifth image is held out.
+func ownData(x []float32, y []int32, shape [3]int, classes int, base, dataset string, progress func(string)) (*dataSet, error) {
+	d := &data.Dataset{Name: "own", X: x, Y: y, Shape: shape, Classes: classes}
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("own images: %w", err)
+	}
+	if d.Len() == 0 {
+		return nil, errors.New("own images: none chosen")
+	}
+	ds := &dataSet{source: "own", local: d, dataset: dataset, shard: fmt.Sprintf("%d own images", d.Len())}
+	if base != "" {
+		progress("fetching the " + dataset + " test set for evaluation")
+		if test, err := loadTest(base, dataset); err == nil && test.Features() == d.Features() {
+			ds.test = test
+		} else if err != nil {
+			progress(fmt.Sprintf("no server test set (%v): holding out every fifth image", err))
+		}
+	}
+	if ds.test == nil && d.Len() >= 5 {
+		var tr, te []int
+		for i := range d.Len() {
+			if i%5 == 4 {
+				te = append(te, i)
+			} else {
+				tr = append(tr, i)
+			}
+		}
+		var err error
+		if ds.local, err = d.Subset(tr); err != nil {
+			return nil, err
+		}
+		if ds.test, err = d.Subset(te); err != nil {
+			return nil, err
+		}
+		ds.shard = fmt.Sprintf("%d own images (+%d held out)", len(tr), len(te))
+	}
+	ds.hist = labelHist(ds.local)
+	return ds, nil
+}
+
+// loadTest fetches only the test split of a dataset laid out as
+// scripts/fetch-data.sh lays it out (raw or .gz).
+func loadTest(base, dataset string) (*data.Dataset, error) {
+	dir := map[string]string{"mnist": "mnist/t10k-", "fashion-mnist": "fashion-mnist/t10k-"}[dataset]
+	if dir == "" {
+		return nil, fmt.Errorf("unknown dataset %q", dataset)
+	}
+	suffix := ""
+	if dataset == "fashion-mnist" {
+		suffix = ".gz"
+	}
+	img, err := fetchBytes(base + dir + "images-idx3-ubyte" + suffix)
+	if err != nil {
+		return nil, err
+	}
+	lbl, err := fetchBytes(base + dir + "labels-idx1-ubyte" + suffix)
+	if err != nil {
+		return nil, err
+	}
+	return data.ReadIDXClasses(img, lbl, 10)
+}
+
+func labelHist(d *data.Dataset) []int {
+	h := make([]int, d.Classes)
+	for _, y := range d.Y {
+		h[y]++
+	}
+	return h
+}

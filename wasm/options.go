@@ -1,0 +1,199 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// options are newPeer's options, read from a JavaScript object:
+//
+//	signalURL    ws(s)://host/signal (required)
+//	task         the task's 64-hex-digit ID, or its spec as JSON; "" = the
+//	             signalling server's default task (mnist-fedlay)
+//	dataURL      absolute URL of the data directory laid out as `make data`
+//	             lays out .data (mnist/train-images-idx3-ubyte, ...)
+//	shard        "K/N": train on shard K of N (default: the task's partition,
+//	             the shard drawn from the peer ID, as native peers do)
+//	images       Float32Array of the volunteer's own images (n*784 grey
+//	             levels in [0,1], MNIST's white-on-black), with labels
+//	             (Int32Array or array of n labels): train on these instead
+//	seed         64 hex digits: the peer's key seed (default: a fresh key)
+//	evalEveryMS  evaluate the model this often (default 3000)
+//	evalSamples  test samples per evaluation (default 2000)
+//	spaces       overlay ring spaces L (default 5; every peer of a task must
+//	             use the same)
+//	tickMS       overlay tick (default 100)
+//	maxRoundMS   longest local round this tab accepts (default 600): rounds
+//	             run without yielding, so a longer one is cut to fewer steps
+type options struct {
+	SignalURL   string
+	Task        task.ID
+	TaskName    string // for display before the welcome
+	DataURL     string
+	ShardK      int
+	ShardN      int
+	Images      []float32
+	Labels      []int32
+	Seed        []byte
+	EvalEvery   time.Duration
+	EvalSamples int
+	Spaces      int
+	Tick        time.Duration
+	MaxRound    time.Duration
+}
+
+func parseOptions(o js.Value) (options, error) {
+	opt := options{
+		EvalEvery: 3 * time.Second, EvalSamples: 2000, Spaces: 5,
+		Tick: 100 * time.Millisecond, MaxRound: 600 * time.Millisecond, ShardK: -1,
+	}
+	if o.Type() != js.TypeObject {
+		return opt, fmt.Errorf("newPeer: options must be an object")
+	}
+	str := func(k string) string {
+		v := o.Get(k)
+		if v.Type() == js.TypeString {
+			return strings.TrimSpace(v.String())
+		}
+		return ""
+	}
+	num := func(k string, def int) (int, error) {
+		v := o.Get(k)
+		switch v.Type() {
+		case js.TypeUndefined, js.TypeNull:
+			return def, nil
+		case js.TypeNumber:
+			return v.Int(), nil
+		case js.TypeString:
+			if v.String() == "" {
+				return def, nil
+			}
+			return strconv.Atoi(v.String())
+		}
+		return 0, fmt.Errorf("%s: not a number", k)
+	}
+	opt.SignalURL = str("signalURL")
+	if opt.SignalURL == "" {
+		return opt, fmt.Errorf("newPeer: no signalURL")
+	}
+	if err := opt.parseTask(str("task")); err != nil {
+		return opt, err
+	}
+	opt.DataURL = str("dataURL")
+	if opt.DataURL != "" && !strings.HasSuffix(opt.DataURL, "/") {
+		opt.DataURL += "/"
+	}
+	if s := str("shard"); s != "" {
+		ks, ns, ok := strings.Cut(s, "/")
+		k, err1 := strconv.Atoi(ks)
+		n, err2 := strconv.Atoi(ns)
+		if !ok || err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
+			return opt, fmt.Errorf("shard %q: want K/N with 0 <= K < N", s)
+		}
+		opt.ShardK, opt.ShardN = k, n
+	}
+	if s := str("seed"); s != "" {
+		b, err := hex.DecodeString(s)
+		if err != nil || len(b) != 32 {
+			return opt, fmt.Errorf("seed: want 64 hex digits")
+		}
+		opt.Seed = b
+	}
+	if im := o.Get("images"); im.Truthy() {
+		n := im.Get("length").Int()
+		f32 := js.Global().Get("Float32Array").New(im)
+		b := js.Global().Get("Uint8Array").New(f32.Get("buffer"), f32.Get("byteOffset"), 4*n)
+		raw := make([]byte, 4*n)
+		js.CopyBytesToGo(raw, b)
+		opt.Images = bytesToFloat32(raw)
+		lb := o.Get("labels")
+		if !lb.Truthy() {
+			return opt, fmt.Errorf("images without labels")
+		}
+		m := lb.Get("length").Int()
+		opt.Labels = make([]int32, m)
+		for i := range m {
+			opt.Labels[i] = int32(lb.Index(i).Int())
+		}
+	}
+	var err error
+	ms := func(k string, def time.Duration) (time.Duration, error) {
+		v, err := num(k, int(def/time.Millisecond))
+		return time.Duration(v) * time.Millisecond, err
+	}
+	if opt.EvalEvery, err = ms("evalEveryMS", opt.EvalEvery); err != nil {
+		return opt, err
+	}
+	if opt.Tick, err = ms("tickMS", opt.Tick); err != nil {
+		return opt, err
+	}
+	if opt.MaxRound, err = ms("maxRoundMS", opt.MaxRound); err != nil {
+		return opt, err
+	}
+	if opt.EvalSamples, err = num("evalSamples", opt.EvalSamples); err != nil {
+		return opt, err
+	}
+	if opt.Spaces, err = num("spaces", opt.Spaces); err != nil {
+		return opt, err
+	}
+	switch {
+	case opt.EvalEvery < 100*time.Millisecond:
+		return opt, fmt.Errorf("evalEveryMS %d: want >= 100", opt.EvalEvery.Milliseconds())
+	case opt.Tick < 10*time.Millisecond:
+		return opt, fmt.Errorf("tickMS %d: want >= 10", opt.Tick.Milliseconds())
+	case opt.MaxRound < 50*time.Millisecond:
+		return opt, fmt.Errorf("maxRoundMS %d: want >= 50", opt.MaxRound.Milliseconds())
+	case opt.EvalSamples < 0 || opt.Spaces < 1:
+		return opt, fmt.Errorf("evalSamples %d, spaces %d", opt.EvalSamples, opt.Spaces)
+	}
+	return opt, nil
+}
+
+// parseTask reads a hex ID, a spec as JSON, or "" (the default task).
+func (o *options) parseTask(s string) error {
+	switch {
+	case s == "":
+		spec := task.DefaultSpec()
+		spec.Name = "mnist-fedlay" // cmd/signalserver's default task
+		id, err := spec.ID()
+		if err != nil {
+			return err
+		}
+		o.Task, o.TaskName = id, spec.Name
+	case strings.HasPrefix(s, "{"):
+		spec, err := task.Parse([]byte(s))
+		if err != nil {
+			return fmt.Errorf("task spec: %w", err)
+		}
+		id, err := spec.ID()
+		if err != nil {
+			return fmt.Errorf("task spec: %w", err)
+		}
+		o.Task, o.TaskName = id, spec.Name
+	default:
+		id, err := task.ParseID(s)
+		if err != nil {
+			return fmt.Errorf("task: %w", err)
+		}
+		o.Task = id
+	}
+	return nil
+}
+
+func bytesToFloat32(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		u := uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
+		out[i] = math.Float32frombits(u)
+	}
+	return out
+}

@@ -1,0 +1,361 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/learn"
+	"github.com/peerlearn/peerlearn/netpeer"
+	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/task"
+)
+
+// browserPeer is one peer in a tab: netpeer.Peer (the FedLay overlay
+// over the browser's WebRTC, MEP learning) plus what the page shows.
+//
+// Concurrency: js/wasm runs one goroutine at a time and switches only
+// when one blocks, and mu guards this struct's fields anyway. The
+// learn.Peer belongs to netpeer's loop; the status and evaluation
+// goroutines read a few of its fields (Published, Mixed, Metrics) between
+// the loop's steps, which is consistent only because of that scheduling:
+// this file builds for js/wasm only.
+type browserPeer struct {
+	opts  options
+	ident signal.Identity
+	id    overlay.ID
+
+	mu       sync.Mutex
+	handler  js.Value // the page's onEvent callback, or undefined
+	state    string   // idle, loading, starting, joining, member, leaving, left, failed
+	lastErr  string
+	logs     []string // not yet sent to the page
+	np       *netpeer.Peer
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the current Run returns
+	started  time.Time
+	spec     *task.Spec
+	ds       *dataSet // cached across joins of the same dataset
+	lp       *learn.Peer
+	lcfg     learn.Config
+	spr      int     // samples per round
+	capped   string  // why the round was cut, or ""
+	trainSPS float64 // calibrated training speed
+	hist     history
+	lastRnd  int
+	seq      uint64 // joins, to tell runs apart
+}
+
+func newBrowserPeer(opts options) (*browserPeer, error) {
+	var (
+		ident signal.Identity
+		err   error
+	)
+	if opts.Seed != nil {
+		ident, err = signal.IdentityFromSeed(opts.Seed)
+	} else {
+		ident, err = signal.NewIdentity(nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &browserPeer{opts: opts, ident: ident, id: overlay.ID(ident.ID()), state: "idle"}, nil
+}
+
+// jsObject is the object newPeer returns.
+func (b *browserPeer) jsObject() js.Value {
+	obj := js.Global().Get("Object").New()
+	report := b.reportError
+	obj.Set("id", b.ident.ID().Hex())
+	obj.Set("join", jsFunc("join", report, func(js.Value, []js.Value) any {
+		return promise("join", report, func() (any, error) { return nil, b.join() })
+	}))
+	obj.Set("leave", jsFunc("leave", report, func(js.Value, []js.Value) any {
+		return promise("leave", report, func() (any, error) { return nil, b.leave() })
+	}))
+	obj.Set("status", jsFunc("status", report, func(js.Value, []js.Value) any {
+		return toJS(b.status())
+	}))
+	obj.Set("onEvent", jsFunc("onEvent", report, func(_ js.Value, args []js.Value) any {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if len(args) > 0 && args[0].Type() == js.TypeFunction {
+			b.handler = args[0]
+		} else {
+			b.handler = js.Undefined()
+		}
+		return nil
+	}))
+	obj.Set("downloadModel", jsFunc("downloadModel", report, func(js.Value, []js.Value) any {
+		name, enc, err := b.model()
+		if err != nil {
+			return js.Global().Get("Promise").Call("reject", jsError(err))
+		}
+		return js.Global().Get("Promise").Call("resolve", js.ValueOf(map[string]any{"name": name, "bytes": bytesToJS(enc)}))
+	}))
+	return obj
+}
+
+// emit sends an event to the page's handler; a throwing handler is
+// logged to the console, never propagated into Go.
+func (b *browserPeer) emit(ev map[string]any) {
+	b.mu.Lock()
+	h := b.handler
+	b.mu.Unlock()
+	if h.Type() != js.TypeFunction {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			js.Global().Get("console").Call("error", fmt.Sprintf("PeerLearn: onEvent handler threw: %v", r))
+		}
+	}()
+	h.Invoke(toJS(ev))
+}
+
+func (b *browserPeer) reportError(err error) {
+	b.mu.Lock()
+	b.lastErr = err.Error()
+	b.mu.Unlock()
+	js.Global().Get("console").Call("error", "PeerLearn: "+err.Error())
+	b.emit(map[string]any{"type": "error", "message": err.Error()})
+}
+
+func (b *browserPeer) setState(s string) {
+	b.mu.Lock()
+	changed := b.state != s
+	b.state = s
+	b.mu.Unlock()
+	if changed {
+		b.emit(map[string]any{"type": "state", "state": s})
+	}
+}
+
+// logf is netpeer's Logf: it must not block, so lines are queued and
+// the status goroutine hands them to the page.
+func (b *browserPeer) logf(format string, args ...any) {
+	line := time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...)
+	b.mu.Lock()
+	if len(b.logs) < 500 {
+		b.logs = append(b.logs, line)
+	}
+	b.mu.Unlock()
+}
+
+func (b *browserPeer) progress(msg string) {
+	b.logf("%s", msg)
+	b.emit(map[string]any{"type": "progress", "message": msg})
+}
+
+// join starts the peer and returns once it has bootstrapped (state
+// joining or member), or with the reason it could not.
+func (b *browserPeer) join() error {
+	b.mu.Lock()
+	if b.done != nil {
+		b.mu.Unlock()
+		return errors.New("already joined: leave first")
+	}
+	b.seq++
+	b.lastErr = ""
+	b.mu.Unlock()
+
+	cfg := netpeer.DefaultConfig()
+	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, b.ident
+	cfg.Tick = b.opts.Tick
+	cfg.Overlay.Spaces, cfg.RTC.Spaces = b.opts.Spaces, b.opts.Spaces
+	cfg.Logf = b.logf
+	// Evaluation runs here (evaluator.go), yielding to the page between
+	// batches; netpeer's own would not.
+	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
+	np, err := netpeer.New(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	runErr := make(chan error, 1)
+	b.mu.Lock()
+	b.np, b.cancel, b.done, b.started = np, cancel, done, time.Now()
+	b.lp, b.hist, b.lastRnd = nil, history{}, 0
+	b.mu.Unlock()
+	b.setState("starting")
+	b.progress("connecting to " + b.opts.SignalURL)
+
+	goSafe("peer", b.fail, func() {
+		defer close(done)
+		err := np.Run(ctx)
+		if err != nil {
+			runErr <- err
+			b.fail(err)
+		} else {
+			b.setState("left")
+		}
+		b.mu.Lock()
+		b.done, b.cancel = nil, nil
+		b.mu.Unlock()
+		b.pushStatus()
+	})
+	goSafe("status", b.reportError, func() { b.statusLoop(done) })
+	goSafe("evaluation", b.reportError, func() { b.evalLoop(done) })
+
+	for {
+		select {
+		case err := <-runErr:
+			return err
+		case <-done:
+			return errors.New("the peer stopped while joining")
+		case <-time.After(100 * time.Millisecond):
+		}
+		if st := np.Status().State; st == "joining" || st == "member" {
+			return nil
+		}
+	}
+}
+
+func (b *browserPeer) fail(err error) {
+	b.setState("failed")
+	b.reportError(err)
+}
+
+// leave runs NDMP's leave and waits for the peer to stop.
+func (b *browserPeer) leave() error {
+	b.mu.Lock()
+	cancel, done := b.cancel, b.done
+	b.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	b.setState("leaving")
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("leave: the peer did not stop within 10 s")
+	}
+}
+
+// build is netpeer's LearnConfig.Build: it runs on the peer's loop once
+// the welcome has brought the task spec. It loads the data (once per
+// dataset), sizes the local round for this tab and builds the learning
+// peer exactly as a native peer would, but for the round cap.
+func (b *browserPeer) build(spec task.Spec, id overlay.ID) (*learn.Peer, *data.Dataset, error) {
+	b.mu.Lock()
+	b.spec = &spec
+	ds := b.ds
+	b.mu.Unlock()
+	b.setState("loading")
+	if ds == nil || ds.dataset != spec.Dataset {
+		var err error
+		switch {
+		case b.opts.Images != nil:
+			shape := [3]int{28, 28, 1}
+			ds, err = ownData(b.opts.Images, b.opts.Labels, shape, 10, b.opts.DataURL, spec.Dataset, b.progress)
+		case b.opts.DataURL != "":
+			ds, err = serverShard(b.opts.DataURL, spec, id, b.opts.ShardK, b.opts.ShardN, b.progress)
+		default:
+			err = errors.New("no data: give dataURL or images")
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("data: %w", err)
+		}
+	}
+	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
+	if err != nil {
+		return nil, nil, err
+	}
+	sps, err := calibrate(cfg, ds.local)
+	if err != nil {
+		return nil, nil, err
+	}
+	spr := cfg.LocalSteps * cfg.Batch
+	if cfg.LocalSteps == 0 {
+		spr = cfg.LocalEpochs * ds.local.Len()
+	}
+	capped := ""
+	if est := time.Duration(float64(spr) / sps * float64(time.Second)); est > b.opts.MaxRound {
+		steps := max(1, int(b.opts.MaxRound.Seconds()*sps)/cfg.Batch)
+		capped = fmt.Sprintf("a round of %d samples would block this tab for ~%v: cut to %d steps of %d (learn runs a round without yielding)",
+			spr, est.Round(10*time.Millisecond), steps, cfg.Batch)
+		cfg.LocalSteps, cfg.LocalEpochs = steps, 0
+		spr = steps * cfg.Batch
+		b.progress(capped)
+	}
+	lp, err := learn.NewPeer(cfg, ds.local)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.mu.Lock()
+	b.ds, b.lp, b.lcfg, b.spr, b.capped, b.trainSPS = ds, lp, cfg, spr, capped, sps
+	b.mu.Unlock()
+	b.progress(fmt.Sprintf("learning %s: %s, %d parameters, %d samples a round, ~%.0f samples/s here", spec.Name, lp.ArchTag(), lp.NumParams(), spr, sps))
+	b.setState("joining")
+	return lp, ds.test, nil
+}
+
+// calibrate measures this tab's training speed on a scratch copy of the
+// model (a few batches of the local data), yielding between batches.
+func calibrate(cfg learn.Config, local *data.Dataset) (float64, error) {
+	m, err := nn.NewModel(cfg.Arch)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.Init(rand.New(rand.NewPCG(1, 2)), nn.HeNormal, nil); err != nil {
+		return 0, err
+	}
+	opt, err := cfg.Optimizer.New()
+	if err != nil {
+		return 0, err
+	}
+	tr, err := nn.NewTrainer(m, opt)
+	if err != nil {
+		return 0, err
+	}
+	y := newYielder(10 * time.Millisecond)
+	f, bs := local.Features(), min(cfg.Batch, local.Len())
+	x, lb := local.X[:bs*f], local.Y[:bs]
+	if _, err := tr.TrainBatch(x, lb); err != nil { // warm-up
+		return 0, err
+	}
+	var spent time.Duration
+	n := 0
+	for spent < 150*time.Millisecond || n < 3 {
+		y.Yield()
+		t0 := time.Now()
+		if _, err := tr.TrainBatch(x, lb); err != nil {
+			return 0, err
+		}
+		spent += time.Since(t0)
+		n += bs
+	}
+	return float64(n) / spent.Seconds(), nil
+}
+
+// model encodes the last published model in nn's versioned format.
+func (b *browserPeer) model() (string, []byte, error) {
+	b.mu.Lock()
+	lp, cfg, spec := b.lp, b.lcfg, b.spec
+	b.mu.Unlock()
+	if lp == nil || lp.Published() == nil {
+		return "", nil, errors.New("no model yet: join and wait for the first round")
+	}
+	sum, err := cfg.Arch.ShapeChecksum()
+	if err != nil {
+		return "", nil, err
+	}
+	enc, err := nn.AppendEncoded(nil, cfg.Arch.Name, sum, lp.Published())
+	if err != nil {
+		return "", nil, err
+	}
+	name := fmt.Sprintf("peerlearn-%s-%s-round%d.plnn", spec.Name, b.id, lp.Metrics().Rounds)
+	return name, enc, nil
+}

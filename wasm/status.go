@@ -1,0 +1,327 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/hex"
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/learn"
+	"github.com/peerlearn/peerlearn/netpeer"
+	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/rtc"
+)
+
+// pageStatus is what the page shows; peer.status() returns it and a
+// "status" event carries it twice a second.
+type pageStatus struct {
+	ID       string    `json:"id"`
+	Short    string    `json:"short"`
+	Task     string    `json:"task"`
+	TaskName string    `json:"task_name"`
+	State    string    `json:"state"`
+	Error    string    `json:"error,omitempty"`
+	UptimeS  float64   `json:"uptime_s"`
+	Spaces   int       `json:"spaces"`
+	Coords   []float64 `json:"coords"` // this peer's ring coordinates in [0,1)
+	// Neighbors are the overlay neighbours, with their coordinates and
+	// the ring spaces in which each is this peer's predecessor or successor.
+	Neighbors   []neighborView    `json:"neighbors"`
+	Connections int               `json:"connections"`
+	BytesIn     uint64            `json:"bytes_in"`
+	BytesOut    uint64            `json:"bytes_out"`
+	RTC         rtc.Stats         `json:"rtc"`
+	OverlaySent map[string]uint64 `json:"overlay_sent,omitempty"`
+	OverlayRecv map[string]uint64 `json:"overlay_received,omitempty"`
+	Data        *dataView         `json:"data,omitempty"`
+	Learn       *learnView        `json:"learn,omitempty"`
+	History     *history          `json:"history,omitempty"`
+}
+
+type neighborView struct {
+	ID        string    `json:"id"`
+	Short     string    `json:"short"`
+	Coords    []float64 `json:"coords"`
+	Connected bool      `json:"connected"`
+	PredOf    []int     `json:"pred_in"` // ring spaces where it is the predecessor
+	SuccOf    []int     `json:"succ_in"` // ... the successor
+}
+
+type dataView struct {
+	Source  string `json:"source"`
+	Dataset string `json:"dataset"`
+	Shard   string `json:"shard"`
+	Samples int    `json:"samples"`
+	Test    int    `json:"test_samples"`
+	Hist    []int  `json:"labels"`
+}
+
+type learnView struct {
+	Arch            string  `json:"arch"`
+	Params          int     `json:"params"`
+	Rounds          int     `json:"rounds"`
+	TrainLoss       float64 `json:"train_loss"`
+	SamplesTrained  int64   `json:"samples_trained"`
+	SamplesPerRound int     `json:"samples_per_round"`
+	Batch           int     `json:"batch"`
+	Epoch           float64 `json:"epoch"`          // passes over the local shard so far
+	EpochProgress   float64 `json:"epoch_progress"` // fraction of the current pass done
+	PeriodMS        int64   `json:"period_ms"`
+	Capped          string  `json:"capped,omitempty"`
+	TrainSPS        float64 `json:"train_sps"`
+	ModelsSent      uint64  `json:"models_sent"`
+	ModelsReceived  uint64  `json:"models_received"`
+	ModelsRejected  uint64  `json:"models_rejected"`
+	TransfersFailed int     `json:"transfers_failed"`
+	ModelBytesIn    int64   `json:"model_bytes_in"`
+	ModelBytesOut   int64   `json:"model_bytes_out"`
+	// The latest evaluations on the test sample: the published model and
+	// the neighbourhood model (the aggregate of the neighbours' models
+	// the last round started from).
+	Accuracy      float64 `json:"accuracy"`
+	Loss          float64 `json:"loss"`
+	MixedAccuracy float64 `json:"neighbors_accuracy"`
+	EvalRound     int     `json:"eval_round"`
+	Evals         int     `json:"evals"`
+	EvalMS        float64 `json:"eval_ms"`
+}
+
+// history holds the chart series (at most histCap points each).
+type history struct {
+	T         []float64 `json:"t"` // seconds since join
+	Accuracy  []float64 `json:"accuracy"`
+	Loss      []float64 `json:"loss"`
+	Neighbors []float64 `json:"neighbors_accuracy"`
+	RoundT    []float64 `json:"round_t"`
+	TrainLoss []float64 `json:"train_loss"`
+	lastAcc   float64
+	lastLoss  float64
+	lastMixed float64
+	evals     int
+	evalRound int
+	evalMS    float64
+}
+
+const histCap = 600
+
+func push(s []float64, v float64) []float64 {
+	if len(s) >= histCap {
+		s = s[1:]
+	}
+	return append(s, v)
+}
+
+// clone copies s, never nil (the page gets [] rather than null).
+func clone(s []float64) []float64 { return append([]float64{}, s...) }
+
+func coords(id overlay.ID, spaces int) []float64 {
+	c := make([]float64, spaces)
+	for i := range c {
+		c[i] = overlay.Coordinate(id, i).Float()
+	}
+	return c
+}
+
+func parseID(s string) overlay.ID {
+	var id overlay.ID
+	b, _ := hex.DecodeString(s)
+	copy(id[:], b)
+	return id
+}
+
+// status builds the page's snapshot.
+func (b *browserPeer) status() pageStatus {
+	b.mu.Lock()
+	np, lp, ds, spec, state := b.np, b.lp, b.ds, b.spec, b.state
+	ps := pageStatus{
+		ID: b.ident.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
+		State: state, Error: b.lastErr, Spaces: b.opts.Spaces, Coords: coords(b.id, b.opts.Spaces),
+		Neighbors: []neighborView{},
+	}
+	if !b.started.IsZero() {
+		ps.UptimeS = time.Since(b.started).Seconds()
+	}
+	h := b.hist
+	h.T, h.Accuracy, h.Loss, h.Neighbors = clone(h.T), clone(h.Accuracy), clone(h.Loss), clone(h.Neighbors)
+	h.RoundT, h.TrainLoss = clone(h.RoundT), clone(h.TrainLoss)
+	spr, capped, sps, lcfg := b.spr, b.capped, b.trainSPS, b.lcfg
+	b.mu.Unlock()
+	ps.History = &h
+	if spec != nil {
+		ps.TaskName = spec.Name
+	}
+	if ds != nil {
+		ps.Data = &dataView{Source: ds.source, Dataset: ds.dataset, Shard: ds.shard, Samples: ds.local.Len(), Hist: ds.hist}
+		if ds.test != nil {
+			ps.Data.Test = ds.test.Len()
+		}
+	}
+	if np == nil {
+		return ps
+	}
+	st := np.Status()
+	ps.Connections = len(st.Connections)
+	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
+	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
+	for _, n := range st.Neighbors {
+		id := parseID(n)
+		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, b.opts.Spaces), Connected: slices.Contains(st.Connections, n)}
+		for i, a := range st.Table {
+			if a.Pred == n {
+				nv.PredOf = append(nv.PredOf, i)
+			}
+			if a.Succ == n {
+				nv.SuccOf = append(nv.SuccOf, i)
+			}
+		}
+		ps.Neighbors = append(ps.Neighbors, nv)
+	}
+	if lp != nil {
+		ps.Learn = learnStatus(lp, lcfg, st.Learn, spr, ds.local.Len(), capped, sps, b.opts.Tick)
+		ps.Learn.Accuracy, ps.Learn.Loss, ps.Learn.MixedAccuracy = h.lastAcc, h.lastLoss, h.lastMixed
+		ps.Learn.EvalRound, ps.Learn.Evals, ps.Learn.EvalMS = h.evalRound, h.evals, h.evalMS
+	}
+	return ps
+}
+
+func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr, shard int, capped string, sps float64, tick time.Duration) *learnView {
+	mt := lp.Metrics()
+	lv := &learnView{
+		Arch: lp.ArchTag(), Params: lp.NumParams(), Rounds: mt.Rounds, TrainLoss: mt.TrainLoss,
+		SamplesTrained: mt.SamplesTrained, SamplesPerRound: spr, Batch: cfg.Batch,
+		PeriodMS: (time.Duration(cfg.MEP.Period) * tick).Milliseconds(),
+		Capped:   capped, TrainSPS: sps,
+		ModelsSent: mt.ModelsSent, ModelsReceived: mt.ModelsReceived, ModelsRejected: mt.ModelsRejected,
+		ModelBytesIn: mt.ModelBytesReceived, ModelBytesOut: mt.ModelBytesSent,
+	}
+	if ls != nil {
+		lv.TransfersFailed = ls.TransfersFailed
+	}
+	if shard > 0 {
+		lv.Epoch = float64(mt.SamplesTrained) / float64(shard)
+		done := mt.SamplesTrained % int64(shard)
+		lv.EpochProgress = float64(done) / float64(shard)
+		if done == 0 && mt.SamplesTrained > 0 {
+			lv.EpochProgress = 1 // a pass has just ended
+		}
+	}
+	return lv
+}
+
+// statusLoop follows the netpeer state, records the training loss of
+// each round, and sends the page a status (and the queued log lines)
+// twice a second until done closes.
+func (b *browserPeer) statusLoop(done <-chan struct{}) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		b.mu.Lock()
+		np, lp, state := b.np, b.lp, b.state
+		b.mu.Unlock()
+		if np != nil && state != "leaving" && state != "failed" {
+			if s := np.Status().State; s == "member" || s == "left" || (s == "joining" && state != "loading") {
+				b.setState(s)
+			}
+		}
+		if lp != nil {
+			mt := lp.Metrics()
+			b.mu.Lock()
+			if mt.Rounds != b.lastRnd {
+				b.lastRnd = mt.Rounds
+				b.hist.RoundT = push(b.hist.RoundT, time.Since(b.started).Seconds())
+				b.hist.TrainLoss = push(b.hist.TrainLoss, mt.TrainLoss)
+			}
+			b.mu.Unlock()
+		}
+		b.pushStatus()
+	}
+}
+
+func (b *browserPeer) pushStatus() {
+	b.mu.Lock()
+	logs := b.logs
+	b.logs = nil
+	b.mu.Unlock()
+	if len(logs) > 0 {
+		b.emit(map[string]any{"type": "log", "lines": logs})
+	}
+	b.emit(map[string]any{"type": "status", "status": b.status()})
+}
+
+// evalLoop evaluates the published model and the neighbourhood model on
+// the first evalSamples test samples every evalEvery, yielding to the
+// page every few milliseconds (nn.Model.Evaluate's yield hook).
+func (b *browserPeer) evalLoop(done <-chan struct{}) {
+	t := time.NewTicker(b.opts.EvalEvery)
+	defer t.Stop()
+	var model *nn.Model
+	var lastPub, lastMixed []float32
+	y := newYielder(8 * time.Millisecond)
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		b.mu.Lock()
+		lp, ds, cfg := b.lp, b.ds, b.lcfg
+		b.mu.Unlock()
+		if lp == nil || ds == nil || ds.test == nil || lp.Published() == nil {
+			continue
+		}
+		pub, mixed, round := lp.Published(), lp.Mixed(), lp.Metrics().Rounds
+		if sameSlice(pub, lastPub) && sameSlice(mixed, lastMixed) {
+			continue
+		}
+		if model == nil {
+			var err error
+			if model, err = nn.NewModel(cfg.Arch); err != nil {
+				b.reportError(err)
+				return
+			}
+		}
+		n := ds.test.Len()
+		if b.opts.EvalSamples > 0 {
+			n = min(n, b.opts.EvalSamples)
+		}
+		x, lb := ds.test.X[:n*ds.test.Features()], ds.test.Y[:n]
+		t0 := time.Now()
+		y.Yield()
+		eval := func(params []float32) (nn.Metrics, bool) {
+			if params == nil || model.SetParams(params) != nil {
+				return nn.Metrics{}, false
+			}
+			m, err := model.Evaluate(x, lb, 64, y.Maybe)
+			return m, err == nil
+		}
+		mp, ok := eval(pub)
+		if !ok {
+			continue
+		}
+		mm, okm := eval(mixed)
+		lastPub, lastMixed = pub, mixed
+		b.mu.Lock()
+		h := &b.hist
+		h.T = push(h.T, time.Since(b.started).Seconds())
+		h.Accuracy, h.Loss = push(h.Accuracy, mp.Accuracy), push(h.Loss, mp.Loss)
+		h.lastAcc, h.lastLoss, h.evalRound, h.evalMS = mp.Accuracy, mp.Loss, round, float64(time.Since(t0).Microseconds())/1000
+		if okm {
+			h.lastMixed = mm.Accuracy
+		}
+		h.Neighbors = push(h.Neighbors, h.lastMixed)
+		h.evals++
+		b.mu.Unlock()
+		b.emit(map[string]any{"type": "eval", "accuracy": mp.Accuracy, "loss": mp.Loss, "neighbors_accuracy": h.lastMixed, "round": round})
+	}
+}
+
+func sameSlice(a, b []float32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

@@ -1,0 +1,396 @@
+// PeerLearn browser peer page: loads the Go-wasm peer (/wasm/peer.wasm),
+// drives it (join, leave, download) and shows its status.
+//
+// URL parameters (all optional): task, shard (K/N), signal (ws URL), data
+// (data directory URL), spaces, tick, evalEvery (ms), evalSamples,
+// maxRoundMS, autojoin=1.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const page = { peer: null, status: null, ready: false, errors: [], logLines: [] };
+window.peerlearnPage = page; // for tests and the console
+
+// ---- main-thread responsiveness: requestAnimationFrame deltas ----
+const perf = {
+  frames: 0, maxFrameMS: 0, over50: 0, deltas: [], longTasks: 0, maxLongTaskMS: 0, last: 0,
+  reset() { this.frames = 0; this.maxFrameMS = 0; this.over50 = 0; this.deltas = []; this.longTasks = 0; this.maxLongTaskMS = 0; this.last = 0; },
+  snapshot() {
+    const d = this.deltas.slice().sort((a, b) => a - b);
+    const q = (p) => (d.length ? d[Math.min(d.length - 1, Math.floor(p * d.length))] : 0);
+    return { frames: this.frames, maxFrameMS: this.maxFrameMS, p50FrameMS: q(0.5), p99FrameMS: q(0.99),
+      over50: this.over50, longTasks: this.longTasks, maxLongTaskMS: this.maxLongTaskMS };
+  },
+};
+window.peerlearnPerf = perf;
+function frame(t) {
+  if (perf.last) {
+    const dt = t - perf.last;
+    perf.frames++;
+    perf.deltas.push(dt);
+    if (perf.deltas.length > 20000) perf.deltas.splice(0, 10000);
+    if (dt > perf.maxFrameMS) perf.maxFrameMS = dt;
+    if (dt > 50) perf.over50++;
+  }
+  perf.last = t;
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      perf.longTasks++;
+      if (e.duration > perf.maxLongTaskMS) perf.maxLongTaskMS = e.duration;
+    }
+  }).observe({ type: "longtask", buffered: false });
+} catch (_) { /* no Long Tasks API */ }
+
+// ---- errors ----
+function showError(msg) {
+  msg = String(msg);
+  page.errors.push(msg);
+  const li = document.createElement("li");
+  li.textContent = msg;
+  $("error-list").appendChild(li);
+  $("errors").hidden = false;
+}
+$("errors-clear").addEventListener("click", () => {
+  $("error-list").replaceChildren();
+  $("errors").hidden = true;
+});
+window.addEventListener("error", (e) => showError("Page error: " + e.message));
+window.addEventListener("unhandledrejection", (e) => showError("Page error: " + (e.reason && e.reason.message || e.reason)));
+
+function setState(s) {
+  $("state").textContent = s;
+  $("state").dataset.state = s;
+  const running = ["starting", "loading", "joining", "member"].includes(s);
+  $("join").disabled = !page.ready || running || s === "leaving";
+  $("leave").disabled = !running;
+}
+
+// ---- loading the Go-wasm peer ----
+async function loadWasm() {
+  if (typeof Go !== "function") throw new Error("wasm_exec.js did not load from /wasm/ (is the signalling server run with -wasm?)");
+  const go = new Go();
+  const url = "/wasm/peer.wasm";
+  let inst;
+  try {
+    inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+  } catch (e) {
+    const resp = await fetch(url);
+    if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status} (build it: make wasm)`);
+    inst = (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
+  }
+  go.run(inst).then(() => showError("The Go runtime exited."), (e) => showError("The Go runtime crashed: " + e));
+  if (!window.PeerLearn) throw new Error("peer.wasm did not export PeerLearn");
+}
+
+// ---- own images: decoded to 28x28 grey levels, MNIST-style white on black ----
+let own = null;
+function labelOf(file) {
+  const base = file.name.match(/\d/);
+  if (base) return +base[0];
+  const dir = (file.webkitRelativePath || "").split("/").slice(-2, -1)[0] || "";
+  const d = dir.match(/\d/);
+  return d ? +d[0] : -1;
+}
+async function decodeImages(files) {
+  const n = files.length, x = new Float32Array(n * 784), labels = [];
+  const canvas = new OffscreenCanvas(28, 28), ctx = canvas.getContext("2d", { willReadFrequently: true });
+  let k = 0, skipped = 0;
+  for (const f of files) {
+    const y = labelOf(f);
+    if (y < 0 || y > 9) { skipped++; continue; }
+    let bmp;
+    try { bmp = await createImageBitmap(f); } catch (_) { skipped++; continue; }
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, 28, 28);
+    const s = 20 / Math.max(bmp.width, bmp.height); // MNIST: the digit fits a 20x20 box
+    const w = bmp.width * s, h = bmp.height * s;
+    ctx.drawImage(bmp, (28 - w) / 2, (28 - h) / 2, w, h);
+    bmp.close();
+    const px = ctx.getImageData(0, 0, 28, 28).data;
+    let border = 0;
+    for (let i = 0; i < 28; i++) border += px[4 * i] + px[4 * (27 * 28 + i)];
+    const invert = border / (56 * 255) > 0.5; // dark ink on a light background
+    for (let i = 0; i < 784; i++) {
+      const g = (px[4 * i] + px[4 * i + 1] + px[4 * i + 2]) / (3 * 255);
+      x[k * 784 + i] = invert ? 1 - g : g;
+    }
+    labels.push(y);
+    k++;
+    if (k % 50 === 0) await new Promise((r) => setTimeout(r, 0));
+  }
+  return { images: x.subarray(0, k * 784), labels: Int32Array.from(labels), skipped };
+}
+document.querySelectorAll('input[name="source"]').forEach((r) => r.addEventListener("change", () => {
+  $("own-box").hidden = document.querySelector('input[name="source"]:checked').value !== "own";
+}));
+$("own-files").addEventListener("change", async (e) => {
+  $("own-summary").textContent = "Decoding…";
+  try {
+    own = await decodeImages([...e.target.files]);
+    const h = new Array(10).fill(0);
+    own.labels.forEach((y) => h[y]++);
+    $("own-summary").textContent = `${own.labels.length} images (per label ${h.join(" ")})` +
+      (own.skipped ? `, ${own.skipped} skipped (no digit label or not an image)` : "") + ". Kept in this tab only.";
+  } catch (err) {
+    own = null;
+    showError("Could not read the images: " + err.message);
+  }
+});
+
+// ---- join / leave / download ----
+function peerOptions() {
+  const wsProto = location.protocol === "https:" ? "wss:" : "ws:";
+  const o = {
+    signalURL: params.get("signal") || `${wsProto}//${location.host}/signal`,
+    task: $("task").value.trim(),
+    dataURL: params.get("data") || `${location.origin}/wasm/data/`,
+    shard: params.get("shard") || "",
+    seed: tabSeed(),
+  };
+  for (const [k, p] of [["spaces", "spaces"], ["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
+    if (params.get(p)) o[k] = +params.get(p);
+  }
+  if (document.querySelector('input[name="source"]:checked').value === "own") {
+    if (!own || own.labels.length === 0) throw new Error("Choose some labelled images first.");
+    o.images = own.images;
+    o.labels = own.labels;
+  }
+  return o;
+}
+// One key per tab (sessionStorage): a reload keeps the peer's ID, two tabs differ.
+function tabSeed() {
+  let s = sessionStorage.getItem("peerlearn-seed");
+  if (!s) {
+    const b = crypto.getRandomValues(new Uint8Array(32));
+    s = Array.from(b, (v) => v.toString(16).padStart(2, "0")).join("");
+    sessionStorage.setItem("peerlearn-seed", s);
+  }
+  return s;
+}
+
+async function join() {
+  setState("starting");
+  let peer;
+  try {
+    peer = PeerLearn.newPeer(peerOptions());
+    if (peer instanceof Error) throw peer;
+  } catch (e) {
+    showError(e.message);
+    setState("idle");
+    return;
+  }
+  page.peer = peer;
+  window.peerlearnPeer = peer;
+  $("peer-id").textContent = peer.id;
+  peer.onEvent(onEvent);
+  try {
+    await peer.join();
+  } catch (e) {
+    showError("Join failed: " + e.message);
+    setState("failed");
+  }
+}
+$("join-form").addEventListener("submit", (e) => { e.preventDefault(); join(); });
+$("leave").addEventListener("click", async () => {
+  if (!page.peer) return;
+  try { await page.peer.leave(); } catch (e) { showError("Leave: " + e.message); }
+});
+$("download").addEventListener("click", async () => {
+  try {
+    const m = await page.peer.downloadModel();
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([m.bytes], { type: "application/octet-stream" }));
+    a.download = m.name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  } catch (e) { showError("Download: " + e.message); }
+});
+
+function onEvent(ev) {
+  switch (ev.type) {
+    case "status": render(ev.status); break;
+    case "state": setState(ev.state); break;
+    case "error": showError(ev.message); break;
+    case "progress": $("data-summary").textContent = ev.message; break;
+    case "log": appendLog(ev.lines); break;
+  }
+}
+function appendLog(lines) {
+  page.logLines.push(...lines);
+  if (page.logLines.length > 400) page.logLines.splice(0, page.logLines.length - 400);
+  const el = $("log");
+  const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
+  el.textContent = page.logLines.join("\n");
+  if (atEnd) el.scrollTop = el.scrollHeight;
+}
+
+// ---- rendering ----
+const pct = (v) => (100 * v).toFixed(1) + "%";
+function bytes(n) {
+  const u = ["B", "kB", "MB", "GB"];
+  let i = 0;
+  while (n >= 1000 && i < u.length - 1) { n /= 1000; i++; }
+  return (i ? n.toFixed(1) : n) + " " + u[i];
+}
+function render(s) {
+  page.status = s;
+  setState(s.state);
+  $("peer-id").textContent = s.id;
+  $("task-name").textContent = s.task_name || "–";
+  $("task-id").textContent = s.task;
+  $("coords").textContent = (s.coords || []).map((c) => c.toFixed(4)).join("  ");
+  $("connections").textContent = s.connections;
+  $("bytes-in").textContent = bytes(s.bytes_in);
+  $("bytes-out").textContent = bytes(s.bytes_out);
+  const L = s.learn;
+  if (L) {
+    $("rounds").textContent = L.rounds;
+    $("models").textContent = `${L.models_received} / ${L.models_sent}`;
+    $("train-loss").textContent = L.rounds ? L.train_loss.toFixed(3) : "–";
+    $("accuracy").textContent = L.evals ? pct(L.accuracy) : "–";
+    $("neighbors-accuracy").textContent = L.evals && L.neighbors_accuracy ? pct(L.neighbors_accuracy) : "–";
+    $("epoch-progress").value = L.epoch_progress;
+    $("epoch-label").textContent = `Local epoch ${Math.floor(L.epoch) + (L.epoch_progress < 1 ? 1 : 0)}: ${pct(L.epoch_progress)} of the shard ` +
+      `(${L.samples_per_round} samples a round every ${(L.period_ms / 1000).toFixed(1)} s, ~${Math.round(L.train_sps)} samples/s here)`;
+    $("capped").hidden = !L.capped;
+    $("capped").textContent = L.capped ? "Note: " + L.capped : "";
+    $("download").disabled = L.rounds === 0;
+  }
+  if (s.data) {
+    $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
+      `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples.`;
+  }
+  renderNeighbors(s);
+  drawRings(s);
+  const h = s.history;
+  if (h) {
+    for (const k of ["t", "accuracy", "loss", "neighbors_accuracy", "round_t", "train_loss"]) h[k] = h[k] || [];
+    drawChart($("chart-accuracy"), [
+      { x: h.t, y: h.accuracy, color: cssVar("--accent") },
+      { x: h.t, y: h.neighbors_accuracy, color: cssVar("--accent2") },
+    ], { ymin: 0, ymax: 1, fmt: (v) => pct(v).replace(".0%", "%") });
+    drawChart($("chart-loss"), [
+      { x: h.round_t, y: h.train_loss, color: cssVar("--accent") },
+      { x: h.t, y: h.loss, color: cssVar("--accent3") },
+    ], { ymin: 0, fmt: (v) => v.toFixed(2) });
+  }
+  const p = perf.snapshot();
+  $("frame-max").textContent = p.maxFrameMS.toFixed(0);
+  $("frame-slow").textContent = p.over50;
+}
+function renderNeighbors(s) {
+  $("neighbor-count").textContent = s.neighbors ? s.neighbors.length : 0;
+  const rows = (s.neighbors || []).map((n) => {
+    const tr = document.createElement("tr");
+    const td = (t) => { const c = document.createElement("td"); c.textContent = t; tr.appendChild(c); return c; };
+    td(n.short).title = n.id;
+    const link = td(n.connected ? "open" : "connecting");
+    const dot = document.createElement("span");
+    dot.className = "dot" + (n.connected ? " up" : "");
+    link.prepend(dot);
+    td(n.pred_in ? n.pred_in.join(", ") : "");
+    td(n.succ_in ? n.succ_in.join(", ") : "");
+    return tr;
+  });
+  document.querySelector("#neighbors tbody").replaceChildren(...rows);
+}
+
+const cssVar = (v) => getComputedStyle(document.documentElement).getPropertyValue(v).trim();
+function sizeCanvas(c) {
+  const r = window.devicePixelRatio || 1, w = c.clientWidth, h = c.clientHeight;
+  if (c.width !== Math.round(w * r) || c.height !== Math.round(h * r)) { c.width = Math.round(w * r); c.height = Math.round(h * r); }
+  const ctx = c.getContext("2d");
+  ctx.setTransform(r, 0, 0, r, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  return [ctx, w, h];
+}
+function drawChart(c, series, opt) {
+  const [ctx, w, h] = sizeCanvas(c);
+  const padL = 44, padB = 22, padT = 8, padR = 8;
+  let xmax = 1, ymax = opt.ymax;
+  for (const s of series) for (let i = 0; i < s.x.length; i++) {
+    xmax = Math.max(xmax, s.x[i]);
+    if (opt.ymax === undefined && isFinite(s.y[i])) ymax = Math.max(ymax || 0, s.y[i]);
+  }
+  ymax = ymax || 1;
+  const X = (v) => padL + (v / xmax) * (w - padL - padR), Y = (v) => h - padB - ((v - opt.ymin) / (ymax - opt.ymin)) * (h - padB - padT);
+  ctx.strokeStyle = cssVar("--line");
+  ctx.fillStyle = cssVar("--muted");
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.lineWidth = 1;
+  for (let i = 0; i <= 4; i++) {
+    const v = opt.ymin + (ymax - opt.ymin) * i / 4, y = Y(v);
+    ctx.beginPath(); ctx.moveTo(padL, y); ctx.lineTo(w - padR, y); ctx.stroke();
+    ctx.fillText(opt.fmt(v), 2, y + 4);
+  }
+  ctx.fillText("0 s", padL, h - 6);
+  const xl = Math.round(xmax) + " s";
+  ctx.fillText(xl, w - padR - ctx.measureText(xl).width, h - 6);
+  ctx.lineWidth = 2;
+  for (const s of series) {
+    if (!s.x.length) continue;
+    ctx.strokeStyle = s.color;
+    ctx.beginPath();
+    s.x.forEach((x, i) => (i ? ctx.lineTo(X(x), Y(s.y[i])) : ctx.moveTo(X(x), Y(s.y[i]))));
+    ctx.stroke();
+    if (s.x.length === 1) { ctx.fillStyle = s.color; ctx.fillRect(X(s.x[0]) - 2, Y(s.y[0]) - 2, 4, 4); }
+  }
+}
+// The overlay's L rings as concentric circles: this peer (filled) and
+// each neighbour at its coordinate on every ring; the ring's predecessor
+// and successor are joined to this peer.
+function drawRings(s) {
+  const [ctx, w, h] = sizeCanvas($("rings"));
+  const cx = w / 2, cy = h / 2, L = s.spaces, R = Math.min(w, h) / 2 - 10;
+  const at = (ring, c) => {
+    const r = R * (0.35 + 0.65 * (ring + 1) / L), a = 2 * Math.PI * c - Math.PI / 2;
+    return [cx + r * Math.cos(a), cy + r * Math.sin(a)];
+  };
+  ctx.lineWidth = 1;
+  for (let i = 0; i < L; i++) {
+    ctx.strokeStyle = cssVar("--line");
+    ctx.beginPath(); ctx.arc(cx, cy, R * (0.35 + 0.65 * (i + 1) / L), 0, 2 * Math.PI); ctx.stroke();
+  }
+  for (const n of s.neighbors || []) {
+    for (let i = 0; i < L; i++) {
+      const [x, y] = at(i, n.coords[i]);
+      const adj = (n.pred_in || []).includes(i) || (n.succ_in || []).includes(i);
+      if (adj) {
+        const [sx, sy] = at(i, s.coords[i]);
+        ctx.strokeStyle = n.connected ? cssVar("--accent3") : cssVar("--accent2");
+        ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(x, y); ctx.stroke();
+      }
+      ctx.fillStyle = adj ? (n.connected ? cssVar("--accent3") : cssVar("--accent2")) : "#aab1bd";
+      ctx.beginPath(); ctx.arc(x, y, adj ? 4 : 2.5, 0, 2 * Math.PI); ctx.fill();
+    }
+  }
+  ctx.fillStyle = cssVar("--accent");
+  for (let i = 0; i < L; i++) {
+    const [x, y] = at(i, s.coords[i]);
+    ctx.beginPath(); ctx.arc(x, y, 5.5, 0, 2 * Math.PI); ctx.fill();
+  }
+  ctx.fillStyle = cssVar("--muted");
+  ctx.font = "12px system-ui, sans-serif";
+  const t = `${L} rings, ${(s.neighbors || []).length} neighbours`;
+  ctx.fillText(t, cx - ctx.measureText(t).width / 2, cy + 4);
+}
+window.addEventListener("resize", () => page.status && render(page.status));
+
+// ---- start ----
+(async () => {
+  if (params.get("task")) $("task").value = params.get("task");
+  setState("loading");
+  try {
+    await loadWasm();
+    page.ready = true;
+    setState("idle");
+    if (params.get("autojoin") === "1") join();
+  } catch (e) {
+    showError(e.message);
+    setState("failed");
+  }
+})();
