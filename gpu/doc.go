@@ -32,6 +32,15 @@
 // ErrTorch; an unavailable device is ErrDevice; a closed Backend ErrClosed.
 // A failed TrainBatch leaves parameters and optimiser state unchanged.
 //
+// # Peers on libtorch
+//
+// Factory returns New in the shape of a peer's training hook,
+// func(nn.Arch, nn.Optimizer) (nn.Backend, error): a peer keeps its
+// nn.Model as the parameter store (initialisation, aggregation,
+// publishing) and, around each round's local training, copies the
+// parameters into the backend (SetParams) and back (Params). Such a peer's
+// models average with pure-Go and browser peers' as they are.
+//
 // # Threads and devices
 //
 // Config.Threads sets libtorch's intra-op threads (torch::set_num_threads)

@@ -30,4 +30,8 @@ func TestNotBuilt(t *testing.T) {
 	if _, err := nb.TrainBatch(nil, nil); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("TrainBatch: %v", err)
 	}
+	nf, err := Factory(Config{})(a, opt)
+	if nf != nil || !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("Factory: %v, %v; want a nil Backend and ErrNotBuilt", nf, err)
+	}
 }

@@ -460,3 +460,25 @@ func TestDevice(t *testing.T) {
 	}
 	t.Logf("libtorch %s, %d CUDA devices, auto device %s, %d threads", Version(), CUDADevices(), b.Device(), Threads())
 }
+
+// TestFactory: the hook-shaped constructor builds working backends and
+// returns a nil interface on error.
+func TestFactory(t *testing.T) {
+	a := mustArch("fedlay-mlp")
+	nb, err := Factory(Config{Device: "cpu"})(a, mustSGD(0.1, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.(*Backend).Close()
+	if nb.NumParams() != 62020 || nb.Arch().Name != "fedlay-mlp" {
+		t.Errorf("factory backend: %d parameters, arch %q", nb.NumParams(), nb.Arch().Name)
+	}
+	x, y := synthetic(3, a, 4)
+	if _, err := nb.TrainBatch(x, y); err != nil {
+		t.Error(err)
+	}
+	bad, err := Factory(Config{Device: "tpu"})(a, mustSGD(0.1, 0, 0))
+	if bad != nil || !errors.Is(err, nn.ErrConfig) {
+		t.Errorf("bad device: %v, %v; want a nil Backend and nn.ErrConfig", bad, err)
+	}
+}
