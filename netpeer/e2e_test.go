@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"bufio"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/overlay"
 )
 
 // End-to-end tests with separate processes: cmd/signalserver and
@@ -258,10 +261,11 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	t.Logf("(a) %d peers bootstrapped into a correct overlay in %v", n, time.Since(t0).Round(time.Millisecond))
 
 	srv.stop(t)
-	victim := peers[3]
+	k := victimNeedingNewLinks(t, sts, spaces)
+	victim := peers[k]
 	victim.kill()
 	t1 := time.Now()
-	rest := slices.Delete(slices.Clone(peers), 3, 4)
+	rest := slices.Delete(slices.Clone(peers), k, k+1)
 	before := map[string]uint64{}
 	for _, s := range sts {
 		before[s.ID] = s.RTC.SignalsDelivered
@@ -355,4 +359,29 @@ func TestE2ETrain12(t *testing.T) {
 	for _, p := range peers {
 		p.stop(t)
 	}
+}
+
+// victimNeedingNewLinks picks a peer whose failure makes two others
+// neighbours that are not neighbours now (so not connected: the repair
+// needs a new connection, signalled through the overlay).
+func victimNeedingNewLinks(t *testing.T, sts []Status, spaces int) int {
+	t.Helper()
+	ids := make([]overlay.ID, len(sts))
+	for i, s := range sts {
+		b, _ := hex.DecodeString(s.ID)
+		copy(ids[i][:], b)
+	}
+	now := overlay.ExpectedTables(ids, spaces)
+	for k := range ids {
+		rest := slices.Delete(slices.Clone(ids), k, k+1)
+		for id, tb := range overlay.ExpectedTables(rest, spaces) {
+			for _, nb := range tb.Neighbors() {
+				if !slices.Contains(now[id].Neighbors(), nb) {
+					return k
+				}
+			}
+		}
+	}
+	t.Fatal("no peer's failure needs a new link")
+	return 0
 }
