@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peerlearn/peerlearn/data"
@@ -18,6 +20,7 @@ import (
 	"github.com/peerlearn/peerlearn/netpeer"
 	"github.com/peerlearn/peerlearn/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server"
 	"github.com/peerlearn/peerlearn/task"
 )
 
@@ -26,6 +29,11 @@ func init() {
 		name:    "peer",
 		summary: "run one real peer: bootstrap via the signalling server, join the overlay over WebRTC, leave on SIGINT/SIGTERM",
 		run:     runPeer,
+	})
+	register(&command{
+		name:    "peer demo",
+		summary: "N real peers in one process (own WebRTC stacks, 127.0.0.1) and a signalling server train MNIST together to a target accuracy",
+		run:     runPeerDemo,
 	})
 }
 
@@ -147,6 +155,12 @@ func buildLearner(spec task.Spec, id overlay.ID, dir, partition string, k, n int
 	if err != nil {
 		return nil, nil, fmt.Errorf("-data %s: %w", dir, err)
 	}
+	return learnerOn(spec, id, train, test, partition, k, n, tick, logf)
+}
+
+// learnerOn builds the learning peer on shard k of n of train (see
+// buildLearner); train is only read.
+func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partition string, k, n int, tick time.Duration, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	if partition == "" {
 		partition = spec.Partition.Spec
 	}
@@ -218,4 +232,136 @@ func loadIdentity(file string) (signal.Identity, error) {
 		return signal.Identity{}, fmt.Errorf("%s: %w", file, err)
 	}
 	return signal.IdentityFromSeed(seed)
+}
+
+// runPeerDemo starts a signalling server and N peers in this process (each
+// with its own pion WebRTC stack, over 127.0.0.1), trains the task until
+// the peers' mean test accuracy reaches -target or -limit passes, and
+// ends with one summary line:
+//
+//	peer demo peers=8 reached=true acc_mean=0.8612 acc_min=0.8290 time=38s rounds=18.0 models_in=97.5
+func runPeerDemo(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
+	fs := newFlags("peer demo")
+	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data` (default $PEERLEARN_DATA, else .data)")
+	n := fs.Int("peers", 8, "number of peers")
+	partition := fs.String("partition", "dirichlet:0.5", "partition of the MNIST train set across the peers")
+	target := fs.Float64("target", 0.85, "stop when the peers' mean test accuracy reaches this")
+	limit := fs.Duration("limit", 3*time.Minute, "give up after this long")
+	steps := fs.Int("steps", 50, "local SGD steps per round")
+	period := fs.Duration("period", 2*time.Second, "MEP round period")
+	verbose := fs.Bool("v", false, "log every peer's connections and neighbour changes to stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *n < 2 || *target <= 0 || *target > 1 || *steps < 1 {
+		return fmt.Errorf("%w: want -peers >= 2, 0 < -target <= 1, -steps >= 1", errUsage)
+	}
+	spec := task.DefaultSpec()
+	spec.Name, spec.LocalEpochs, spec.LocalSteps = "peer-demo", 0, *steps
+	spec.PeriodMS, spec.TargetAccuracy = int(period.Milliseconds()), *target
+	spec.Partition = task.Partition{Parts: *n, Seed: 1, Spec: *partition}
+	tid, err := spec.ID()
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	train, test, err := data.Load(os.DirFS(*dir), spec.Dataset)
+	if err != nil {
+		return fmt.Errorf("-data %s: %w", *dir, err)
+	}
+	scfg := server.DefaultConfig()
+	scfg.Tasks = []task.Spec{spec}
+	srv, err := server.New(scfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	defer f32.SetThreads(f32.SetThreads(1))
+
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop() // runs before wg.Wait: peers leave, then we wait
+	peers := make([]*netpeer.Peer, *n)
+	fmt.Fprintf(stdout, "peer demo: %d peers, MNIST %s, MLP, %d steps per %v round, signalling on ws://%s/signal\n",
+		*n, *partition, *steps, *period, ln.Addr())
+	for i := range *n {
+		id, err := signal.NewIdentity(nil)
+		if err != nil {
+			return err
+		}
+		cfg := netpeer.DefaultConfig()
+		cfg.SignalURL, cfg.Task, cfg.Identity = "ws://"+ln.Addr().String()+"/signal", tid, id
+		cfg.RTC.LoopbackOnly = true
+		if *verbose {
+			cfg.Logf = logf
+		}
+		cfg.Learn = &netpeer.LearnConfig{
+			Build: func(spec task.Spec, pid overlay.ID) (*learn.Peer, *data.Dataset, error) {
+				return learnerOn(spec, pid, train, test, "", i, *n, cfg.Tick, func(string, ...any) {})
+			},
+			EvalEvery: 3 * time.Second, EvalSamples: 2000,
+		}
+		p, err := netpeer.New(cfg)
+		if err != nil {
+			return err
+		}
+		peers[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(pctx); err != nil {
+				logf("peer demo: peer %d: %v", i, err)
+			}
+		}()
+		time.Sleep(100 * time.Millisecond)
+	}
+	t0 := time.Now()
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		var accs []float64
+		var nbrs, rounds, models float64
+		for _, p := range peers {
+			s := p.Status()
+			nbrs += float64(len(s.Neighbors))
+			if l := s.Learn; l != nil && l.Evals > 0 {
+				accs = append(accs, l.Accuracy)
+				rounds += float64(l.Rounds)
+				models += float64(l.ModelsReceived)
+			}
+		}
+		mean, lo := 0.0, 1.0
+		for _, a := range accs {
+			mean += a / float64(len(accs))
+			lo = min(lo, a)
+		}
+		k := float64(max(len(accs), 1))
+		reached := len(accs) == *n && mean >= *target
+		el := time.Since(t0).Round(time.Second)
+		if reached || el >= *limit {
+			fmt.Fprintf(stdout, "peer demo peers=%d reached=%v acc_mean=%.4f acc_min=%.4f time=%v rounds=%.1f models_in=%.1f\n",
+				*n, reached, mean, lo, el, rounds/k, models/k)
+			if !reached {
+				return fmt.Errorf("mean accuracy %.4f after %v, target %.2f", mean, el, *target)
+			}
+			return nil
+		}
+		fmt.Fprintf(stdout, "peer demo t=%v neighbors=%.1f evaluated=%d acc_mean=%.4f acc_min=%.4f rounds=%.1f models_in=%.1f\n",
+			el, nbrs/float64(*n), len(accs), mean, lo, rounds/k, models/k)
+	}
 }
