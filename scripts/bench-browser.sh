@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Training throughput in headless Chromium (Debian's chromium): PeerLearn's
+# Go-wasm engine (package nn, built from wasm/bench) against TensorFlow.js
+# 4.22 (@tensorflow/tfjs + @tensorflow/tfjs-backend-wasm, installed with
+# `npm ci` from web/bench/package-lock.json), batch 64, SGD with momentum,
+# on real MNIST batches (the first 4096 training images, cycled):
+#
+#   MLP 784-128-10   go-wasm, tfjs wasm (SIMD; its threads are capped at half
+#                    the cores), tfjs webgl (SwiftShader), tfjs cpu
+#   small CNN        the same engines; TF.js's wasm backend cannot train it
+#                    (Conv2DBackpropFilter is not registered for 'wasm'), so
+#                    it is compared with TF.js's best working backend
+#
+# The page checks tf.getBackend() after every setBackend (a failed backend
+# silently falls back). Each configuration runs BENCH_REPEAT times for
+# BENCH_MS milliseconds and keeps its best run. The driver is
+# browsertest.TestBenchBrowser (chromedp). The last line is machine-readable:
+#
+#   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R     (R = X/Y)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+export PEERLEARN_DATA=${PEERLEARN_DATA:-$PWD/.data}
+export PEERLEARN_BENCH_BROWSER=1
+export PEERLEARN_BENCH_MS=${BENCH_MS:-3000}
+export PEERLEARN_BENCH_REPEAT=${BENCH_REPEAT:-2}
+
+if [ ! -f "$PEERLEARN_DATA/mnist/train-images-idx3-ubyte" ]; then
+	scripts/fetch-data.sh "$PEERLEARN_DATA"
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "bench-browser: installing chromium" >&2
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y --no-install-recommends chromium >&2 ||
+		{ $sudo apt-get update -qq >&2 && $sudo apt-get install -y --no-install-recommends chromium >&2; }
+fi
+(cd web/bench && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! $GO test -count=1 -v -timeout 20m -run '^TestBenchBrowser$' ./browsertest >"$log" 2>&1; then
+	cat "$log" >&2
+	echo "bench-browser: FAILED" >&2
+	exit 1
+fi
+grep -v '^bench-browser' "$log" >&2 || true
+grep '^bench-browser' "$log" | grep -v '^bench-browser go_wasm_sps=' || true
+grep '^bench-browser go_wasm_sps=' "$log"

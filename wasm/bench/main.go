@@ -1,0 +1,126 @@
+//go:build js && wasm
+
+// Command bench is the Go-wasm side of scripts/bench-browser.sh: it
+// exports PeerLearnBench.train(arch, images, labels, batch, ms), which
+// trains PeerLearn's pure-Go engine (package nn, the code the browser peer
+// trains with) on the given samples for about ms milliseconds and
+// resolves to {sps, steps, samples, loss, ms}.
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"syscall/js"
+	"time"
+
+	"github.com/peerlearn/peerlearn/nn"
+)
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("train", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 5 {
+			return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New("train(arch, images, labels, batch, ms)"))
+		}
+		arch, batch, ms := args[0].String(), args[3].Int(), args[4].Int()
+		x := floats(args[1])
+		y := ints(args[2])
+		var executor js.Func
+		executor = js.FuncOf(func(_ js.Value, pa []js.Value) any {
+			resolve, reject := pa[0], pa[1]
+			go func() {
+				defer func() {
+					if r := recover(); r != nil {
+						reject.Invoke(js.Global().Get("Error").New(fmt.Sprint("panic: ", r)))
+					}
+				}()
+				res, err := train(arch, x, y, batch, time.Duration(ms)*time.Millisecond)
+				if err != nil {
+					reject.Invoke(js.Global().Get("Error").New(err.Error()))
+					return
+				}
+				resolve.Invoke(js.ValueOf(res))
+			}()
+			return nil
+		})
+		defer executor.Release()
+		return js.Global().Get("Promise").New(executor)
+	}))
+	js.Global().Set("PeerLearnBench", api)
+	select {}
+}
+
+func floats(v js.Value) []float32 {
+	n := v.Get("length").Int()
+	b := js.Global().Get("Uint8Array").New(v.Get("buffer"), v.Get("byteOffset"), 4*n)
+	raw := make([]byte, 4*n)
+	js.CopyBytesToGo(raw, b)
+	out := make([]float32, n)
+	for i := range out {
+		u := uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24
+		out[i] = math.Float32frombits(u)
+	}
+	return out
+}
+
+func ints(v js.Value) []int32 {
+	n := v.Get("length").Int()
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(v.Index(i).Int())
+	}
+	return out
+}
+
+// train runs SGD (lr 0.05, momentum 0.9) on consecutive batches of (x, y),
+// cycling, after 5 warm-up steps.
+func train(arch string, x []float32, y []int32, batch int, d time.Duration) (map[string]any, error) {
+	a, err := nn.NewArch(arch)
+	if err != nil {
+		return nil, err
+	}
+	m, err := nn.NewModel(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Init(rand.New(rand.NewPCG(1, 2)), nn.HeNormal, nil); err != nil {
+		return nil, err
+	}
+	opt, err := nn.NewSGD(0.05, 0.9, 0)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := nn.NewTrainer(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	f := 784
+	n := len(y) / batch
+	if n == 0 || len(x) != len(y)*f {
+		return nil, fmt.Errorf("%d labels, %d values: want at least a batch of %d samples of %d", len(y), len(x), batch, f)
+	}
+	step := func(i int) (float32, error) {
+		j := i % n
+		return tr.TrainBatch(x[j*batch*f:(j+1)*batch*f], y[j*batch:(j+1)*batch])
+	}
+	for i := range 5 {
+		if _, err := step(i); err != nil {
+			return nil, err
+		}
+	}
+	var loss float32
+	steps := 0
+	t0 := time.Now()
+	for time.Since(t0) < d {
+		if loss, err = step(steps); err != nil {
+			return nil, err
+		}
+		steps++
+	}
+	el := time.Since(t0)
+	return map[string]any{
+		"sps": float64(steps*batch) / el.Seconds(), "steps": steps, "samples": steps * batch,
+		"loss": float64(loss), "ms": float64(el.Microseconds()) / 1000, "params": m.NumParams(),
+	}, nil
+}
