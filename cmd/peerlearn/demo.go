@@ -2,25 +2,56 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/peerlearn/peerlearn/demo"
 )
 
 func init() {
 	register(&command{
 		name:    "demo",
-		summary: "the main job of `make demo`: the most complete PeerLearn run available here",
+		summary: "the main job of `make demo`: a signalling server and 8 native peers training MNIST over WebRTC",
 		run:     runDemo,
 	})
 }
 
-// runDemo is what `make demo` runs. Until peers train together over the
-// network it is a local training run with live progress.
 func runDemo(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
+	cfg := demo.DefaultConfig()
 	fs := newFlags("demo")
-	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
+	fs.StringVar(&cfg.DataDir, "data", defaultDataDir(), "data directory filled by `make data`")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "signalling server address (serves the page too)")
+	fs.StringVar(&cfg.WebDir, "web", cfg.WebDir, "page directory the server serves (empty: none)")
+	fs.StringVar(&cfg.WasmDir, "wasm", cfg.WasmDir, "browser peer build directory the server serves (empty: none)")
+	fs.IntVar(&cfg.Peers, "peers", cfg.Peers, "native peer processes")
+	fs.IntVar(&cfg.Spaces, "spaces", cfg.Spaces, "overlay ring spaces L")
+	fs.Float64Var(&cfg.Target, "target", cfg.Target, "stop at this mean test accuracy")
+	fs.DurationVar(&cfg.Limit, "limit", cfg.Limit, "stop after this long anyway")
+	fs.DurationVar(&cfg.Every, "every", cfg.Every, "period of the live table")
+	fs.StringVar(&cfg.OutDir, "out", cfg.OutDir, "folder for demo.csv, demo.png and the processes' logs")
+	signalBin := fs.String("signalserver", "", "signalserver binary (default: beside this one)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	logf("demo: training the MNIST MLP on one node (peers over the overlay come with the simulator and network work)")
-	return runTrain(ctx, []string{"-data", *dir, "-arch", "mlp", "-epochs", "2"}, stdout, logf)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cfg.PeerBin = self
+	cfg.SignalBin = *signalBin
+	if cfg.SignalBin == "" {
+		cfg.SignalBin = filepath.Join(filepath.Dir(self), "signalserver")
+	}
+	if _, err := os.Stat(cfg.SignalBin); err != nil {
+		return fmt.Errorf("%w: no signalserver binary at %s (make build, or -signalserver)", errUsage, cfg.SignalBin)
+	}
+	cfg.Stdout, cfg.Logf = stdout, logf
+	r, err := demo.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, r.Line())
+	return err
 }
