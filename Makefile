@@ -16,12 +16,13 @@ CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain
              evalreq selection plexus gossip
 CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
 
-.PHONY: all build data deps test test-native test-wasm demo bench bench-train clean
+.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
+        companion bench-companion clean
 
 all: build
 
 deps:
-	@scripts/deps.sh test
+	@scripts/deps.sh test companion
 
 data: $(DATA_DIR)/.ok
 
@@ -32,7 +33,7 @@ $(DATA_DIR)/.ok: scripts/fetch-data.sh
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-test: deps data test-native test-wasm
+test: deps data test-native test-wasm test-companion
 
 test-native:
 	$(GO) vet ./...
@@ -42,10 +43,22 @@ test-native:
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(CORE_PKGS)
 
+# The GPU companion: the same tests against libtorch (Debian libtorch-dev,
+# CPU; see README for a CUDA build).
+test-companion: deps data
+	$(GO) vet -tags torch ./gpu/
+	$(GO) test -tags torch -count=1 -timeout 10m ./gpu/
+
+companion: deps
+	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn
+
+bench-companion: deps
+	scripts/bench-companion.sh
+
 demo: deps data build
 	$(BIN)/peerlearn demo -data $(DATA_DIR)
 
-bench: bench-train
+bench: bench-train bench-companion
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./nn/...
 
 bench-train: deps data build
