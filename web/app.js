@@ -95,27 +95,46 @@ function labelOf(file) {
   const d = dir.match(/\d/);
   return d ? +d[0] : -1;
 }
+// MNIST's preprocessing, roughly: find the ink's bounding box (pixels far
+// from the border's grey), scale it into a 20x20 box centred in 28x28, and
+// make the ink white on black.
 async function decodeImages(files) {
   const n = files.length, x = new Float32Array(n * 784), labels = [];
-  const canvas = new OffscreenCanvas(28, 28), ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const big = new OffscreenCanvas(1, 1), bctx = big.getContext("2d", { willReadFrequently: true });
+  const small = new OffscreenCanvas(28, 28), sctx = small.getContext("2d", { willReadFrequently: true });
   let k = 0, skipped = 0;
   for (const f of files) {
     const y = labelOf(f);
     if (y < 0 || y > 9) { skipped++; continue; }
     let bmp;
     try { bmp = await createImageBitmap(f); } catch (_) { skipped++; continue; }
-    ctx.fillStyle = "#fff";
-    ctx.fillRect(0, 0, 28, 28);
-    const s = 20 / Math.max(bmp.width, bmp.height); // MNIST: the digit fits a 20x20 box
-    const w = bmp.width * s, h = bmp.height * s;
-    ctx.drawImage(bmp, (28 - w) / 2, (28 - h) / 2, w, h);
+    const r = Math.min(1, 256 / Math.max(bmp.width, bmp.height));
+    const W = Math.max(1, Math.round(bmp.width * r)), H = Math.max(1, Math.round(bmp.height * r));
+    big.width = W; big.height = H;
+    bctx.fillStyle = "#fff";
+    bctx.fillRect(0, 0, W, H);
+    bctx.drawImage(bmp, 0, 0, W, H);
     bmp.close();
-    const px = ctx.getImageData(0, 0, 28, 28).data;
-    let border = 0;
-    for (let i = 0; i < 28; i++) border += px[4 * i] + px[4 * (27 * 28 + i)];
-    const invert = border / (56 * 255) > 0.5; // dark ink on a light background
+    const px = bctx.getImageData(0, 0, W, H).data;
+    const grey = (i) => (px[4 * i] + px[4 * i + 1] + px[4 * i + 2]) / 765;
+    let bg = 0, nb = 0;
+    for (let i = 0; i < W; i++) { bg += grey(i) + grey((H - 1) * W + i); nb += 2; }
+    for (let j = 0; j < H; j++) { bg += grey(j * W) + grey(j * W + W - 1); nb += 2; }
+    bg /= nb;
+    let x0 = W, y0 = H, x1 = -1, y1 = -1;
+    for (let j = 0; j < H; j++) for (let i = 0; i < W; i++) {
+      if (Math.abs(grey(j * W + i) - bg) > 0.3) { x0 = Math.min(x0, i); x1 = Math.max(x1, i); y0 = Math.min(y0, j); y1 = Math.max(y1, j); }
+    }
+    if (x1 < 0) { x0 = 0; y0 = 0; x1 = W - 1; y1 = H - 1; }
+    const bw = x1 - x0 + 1, bh = y1 - y0 + 1, s = 20 / Math.max(bw, bh);
+    const c = Math.round(bg * 255);
+    sctx.fillStyle = `rgb(${c},${c},${c})`;
+    sctx.fillRect(0, 0, 28, 28);
+    sctx.drawImage(big, x0, y0, bw, bh, (28 - bw * s) / 2, (28 - bh * s) / 2, bw * s, bh * s);
+    const sp = sctx.getImageData(0, 0, 28, 28).data;
+    const invert = bg > 0.5; // dark ink on a light background
     for (let i = 0; i < 784; i++) {
-      const g = (px[4 * i] + px[4 * i + 1] + px[4 * i + 2]) / (3 * 255);
+      const g = (sp[4 * i] + sp[4 * i + 1] + sp[4 * i + 2]) / 765;
       x[k * 784 + i] = invert ? 1 - g : g;
     }
     labels.push(y);
