@@ -7,7 +7,7 @@ import (
 	"github.com/peerlearn/peerlearn/aggregate"
 )
 
-// Finish applies a Work that has run: on success the new model is
+// Finish applies a Work whose Run has returned: on success the new model is
 // published (offered to neighbours from now on, in asynchronous mode);
 // on failure the peer keeps its previous model and Finish returns the
 // Work's error (wrapping ErrTrain). Refused contributions are counted and
@@ -45,9 +45,10 @@ func (p *Peer) Finish(w *Work) error {
 	return nil
 }
 
-// Abort drops the outstanding Work without applying it (run or not; a
-// run Work must not be Finished afterwards). The peer keeps its model;
-// in asynchronous mode the next round comes at its usual time.
+// Abort drops the outstanding Work without applying it: one never run,
+// or one whose Run has returned (never while Run is under way); it must
+// not be Finished afterwards. The peer keeps its model; in asynchronous
+// mode the next round comes at its usual time.
 func (p *Peer) Abort(w *Work) error {
 	if w == nil || w != p.work {
 		return ErrWork
