@@ -191,6 +191,10 @@ func TestBrowserPeers(t *testing.T) {
 			tb.name, fs.Frames, fs.MaxFrameMS, fs.P50FrameMS, fs.P99FrameMS, fs.Over50, fs.LongTasks, fs.MaxLongTaskMS, ls)
 	}
 
+	if os.Getenv("PEERLEARN_PROFILE") == "1" {
+		profileStalls(t, tabs[0], 10*time.Second)
+	}
+
 	// (c) screenshots and the DOM.
 	checkPage(t, tabs[0])
 
