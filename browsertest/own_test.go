@@ -25,8 +25,8 @@ import (
 // decodes them (the form's file input), and the tab joins a native peer
 // with them. It trains and exchanges models up to 70% test accuracy, the
 // downloaded model decodes in nn's versioned format and scores above 60%
-// natively, and
-// the Leave button leaves the overlay gracefully.
+// natively, and the Leave button leaves the overlay gracefully. A bad
+// task ID and a join without images show in the error panel.
 func TestBrowserOwnImages(t *testing.T) {
 	bin := chromium(t)
 	dir := dataDir(t)
@@ -76,8 +76,34 @@ func TestBrowserOwnImages(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
 	defer cancel()
+	// A bad task ID: the error panel says why.
 	if err := chromedp.Do(ctx,
+		chromedp.SetValue("#task", "not-a-task"),
+		chromedp.Click("#join"),
+		chromedp.WaitVisible("#errors"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := chromedp.Run(ctx, chromedp.Text("#error-list"))
+	if err != nil || !strings.Contains(msg, "task") {
+		t.Fatalf("error panel: %q, %v", msg, err)
+	}
+	t.Logf("error panel: %q", msg)
+	// Own images without any chosen: refused with a message too.
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#errors-clear"),
+		chromedp.SetValue("#task", tid.Hex()),
 		chromedp.Click(`input[name="source"][value="own"]`),
+		chromedp.Click("#join"),
+		chromedp.WaitVisible("#errors"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ = chromedp.Run(ctx, chromedp.Text("#error-list")); !strings.Contains(msg, "images") {
+		t.Fatalf("error panel: %q", msg)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#errors-clear"),
 		chromedp.WaitVisible("#own-files"),
 		chromedp.SetUploadFiles("#own-files", files),
 	); err != nil {

@@ -182,7 +182,7 @@ func (o *options) parseTask(s string) error {
 	default:
 		id, err := task.ParseID(s)
 		if err != nil {
-			return fmt.Errorf("task: %w", err)
+			return err // "task: malformed task ID: ..."
 		}
 		o.Task = id
 	}

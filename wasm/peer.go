@@ -182,7 +182,7 @@ func (b *browserPeer) join() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	runErr := make(chan error, 1)
+	runErr := make(chan error) // unbuffered: received only while join waits
 	b.mu.Lock()
 	b.np, b.cancel, b.done, b.started = np, cancel, done, time.Now()
 	b.lp, b.hist, b.lastRnd = nil, history{}, 0
@@ -194,8 +194,15 @@ func (b *browserPeer) join() error {
 		defer close(done)
 		err := np.Run(ctx)
 		if err != nil {
-			runErr <- err
-			b.fail(err)
+			select {
+			case runErr <- err: // join is waiting: its promise reports the error
+				b.setState("failed")
+				b.mu.Lock()
+				b.lastErr = err.Error()
+				b.mu.Unlock()
+			default: // the peer failed later: tell the page
+				b.fail(err)
+			}
 		} else {
 			b.setState("left")
 		}
