@@ -17,7 +17,7 @@ CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain
 CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
-        companion bench-companion clean
+        companion bench-companion wasm serve-web bench-browser clean
 
 all: build
 
@@ -33,6 +33,20 @@ $(DATA_DIR)/.ok: scripts/fetch-data.sh
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# The browser peer: peer.wasm and wasm_exec.js, served by the signalling
+# server under /wasm/ (with the datasets under /wasm/data/).
+WEB_OUT := $(BIN)/web
+wasm:
+	@mkdir -p $(WEB_OUT)
+	GOOS=js GOARCH=wasm $(GO) build -o $(WEB_OUT)/peer.wasm ./wasm
+	cp $(GOROOT)/lib/wasm/wasm_exec.js $(WEB_OUT)/
+	ln -sfn $(DATA_DIR) $(WEB_OUT)/data
+	@ls -l $(WEB_OUT)/peer.wasm | awk '{printf "wasm: peer.wasm %.1f MB\n", $$5/1e6}'
+
+# A signalling server with the page, for trying the browser peer by hand.
+serve-web: deps data build wasm
+	$(BIN)/signalserver -web web -wasm $(WEB_OUT)
+
 test: deps data test-native test-wasm test-companion
 
 test-native:
@@ -41,6 +55,7 @@ test-native:
 
 # node runs the core packages' tests through go_js_wasm_exec.
 test-wasm:
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(CORE_PKGS)
 
 # The GPU companion: the same tests against libtorch (Debian libtorch-dev,
@@ -55,10 +70,13 @@ companion: deps
 bench-companion: deps
 	scripts/bench-companion.sh
 
-demo: deps data build
-	$(BIN)/peerlearn demo -data $(DATA_DIR)
+bench-browser: deps data
+	scripts/bench-browser.sh
 
-bench: bench-train bench-companion
+demo: deps data build wasm
+	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
+
+bench: bench-train bench-companion bench-browser
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./nn/...
 
 bench-train: deps data build

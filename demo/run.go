@@ -72,6 +72,11 @@ func Spec(peers int, target float64) task.Spec {
 	return s
 }
 
+// JoinURL is the page a browser opens to join the demo's task.
+func JoinURL(addr string, tid task.ID) string {
+	return "http://" + addr + "/?task=" + tid.Hex()
+}
+
 // Result is what the demo measured at its end.
 type Result struct {
 	Peers                   int
@@ -116,6 +121,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	tid, err := spec.ID()
+	if err != nil {
+		return Result{}, err
+	}
 	taskFile := filepath.Join(cfg.OutDir, "task.json")
 	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
 		return Result{}, err
@@ -138,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := waitListening(ctx, cfg.Addr, 10*time.Second); err != nil {
 		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
 	}
-	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open http://%s/ in a browser to join the training\n", cfg.Addr, cfg.Addr)
+	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid))
 
 	peers := make([]*proc, 0, cfg.Peers)
 	defer func() {
