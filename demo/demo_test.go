@@ -36,19 +36,25 @@ func statuses(t *testing.T, n, spaces int) ([]netpeer.Status, []overlay.ID) {
 
 func TestCorrectnessIsOneOnlyForTheExpectedSets(t *testing.T) {
 	sts, _ := statuses(t, 8, 3)
-	c, err := correctness(sts, 3)
-	if err != nil || c != 1 {
-		t.Fatalf("correct overlay: correctness %v, %v; want 1", c, err)
+	c, others, err := correctness(sts, 3)
+	if err != nil || c != 1 || others != 0 {
+		t.Fatalf("correct overlay: correctness %v (%d others), %v; want 1", c, others, err)
+	}
+	// A member the demo does not run (a browser) counts: the peers'
+	// sets are judged against the overlay with it in.
+	c, others, err = correctness(sts[1:], 3)
+	if err != nil || others != 1 || c != 1 {
+		t.Fatalf("with an outside member: correctness %v (%d others), %v; want 1 with 1 other", c, others, err)
 	}
 	// One missing neighbour and one wrong extra: below 1.
 	sts[0].Neighbors = sts[0].Neighbors[1:]
 	sts[1].Neighbors = append(sts[1].Neighbors, sts[1].ID)
-	c, err = correctness(sts, 3)
+	c, _, err = correctness(sts, 3)
 	if err != nil || c >= 1 || c <= 0.8 {
 		t.Fatalf("damaged overlay: correctness %v, %v; want a little under 1", c, err)
 	}
 	sts[2].ID = "zz"
-	if _, err := correctness(sts, 3); err == nil {
+	if _, _, err := correctness(sts, 3); err == nil {
 		t.Fatal("malformed ID accepted")
 	}
 }

@@ -73,8 +73,8 @@ func Spec(peers int, target float64) task.Spec {
 }
 
 // JoinURL is the page a browser opens to join the demo's task.
-func JoinURL(addr string, tid task.ID) string {
-	return "http://" + addr + "/?task=" + tid.Hex()
+func JoinURL(addr string, tid task.ID, spaces int) string {
+	return fmt.Sprintf("http://%s/?task=%s&spaces=%d", addr, tid.Hex(), spaces)
 }
 
 // Result is what the demo measured at its end.
@@ -147,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := waitListening(ctx, cfg.Addr, 10*time.Second); err != nil {
 		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
 	}
-	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid))
+	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid, cfg.Spaces))
 
 	peers := make([]*proc, 0, cfg.Peers)
 	defer func() {
@@ -180,6 +180,7 @@ type sample struct {
 	accMean, accMin, accMax float64
 	evaluated               int
 	correctness             float64
+	others                  int // overlay members that are not the demo's peers (browsers)
 	bytes                   uint64
 }
 
@@ -187,14 +188,15 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 	client := &http.Client{Timeout: 2 * time.Second}
 	start := time.Now()
 	var rows []sample
-	fmt.Fprintf(cfg.Stdout, "%7s  %8s %8s %8s  %5s  %11s  %9s\n", "time_s", "acc_mean", "acc_min", "acc_max", "evals", "correctness", "MB_moved")
+	fmt.Fprintf(cfg.Stdout, "%7s  %8s %8s %8s  %5s  %11s  %9s  %8s\n", "time_s", "acc_mean", "acc_min", "acc_max", "evals", "correctness", "MB_moved", "browsers")
 	tick := time.NewTicker(cfg.Every)
 	defer tick.Stop()
 	var last sample
 	for {
 		select {
 		case <-ctx.Done():
-			return finish(cfg, rows, last, start, false), ctx.Err()
+			// Interrupted (Ctrl-C, SIGTERM): report what was reached.
+			return finish(cfg, rows, last, start, false, "interrupted"), nil
 		case <-tick.C:
 		}
 		for _, p := range peers {
@@ -214,15 +216,18 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 			continue
 		}
 		s := summarize(time.Since(start), sts)
-		if s.correctness, err = correctness(sts, cfg.Spaces); err != nil {
+		if s.correctness, s.others, err = correctness(sts, cfg.Spaces); err != nil {
 			return Result{}, err
 		}
 		rows, last = append(rows, s), s
-		fmt.Fprintf(cfg.Stdout, "%7.1f  %8.4f %8.4f %8.4f  %2d/%-2d  %11.3f  %9.1f\n",
-			s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, len(peers), floorTo3(s.correctness), float64(s.bytes)/1e6)
+		fmt.Fprintf(cfg.Stdout, "%7.1f  %8.4f %8.4f %8.4f  %2d/%-2d  %11.3f  %9.1f  %8d\n",
+			s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, len(peers), floorTo3(s.correctness), float64(s.bytes)/1e6, s.others)
 		done := s.evaluated == len(peers) && s.accMean >= cfg.Target && s.correctness == 1
-		if done || time.Since(start) >= cfg.Limit {
-			return finish(cfg, rows, last, start, done), nil
+		if done {
+			return finish(cfg, rows, last, start, true, "target reached"), nil
+		}
+		if time.Since(start) >= cfg.Limit {
+			return finish(cfg, rows, last, start, false, fmt.Sprintf("stopped at the %v limit before the target", cfg.Limit)), nil
 		}
 	}
 }
@@ -248,17 +253,13 @@ func summarize(t time.Duration, sts []netpeer.Status) sample {
 	return s
 }
 
-func finish(cfg Config, rows []sample, last sample, start time.Time, reached bool) Result {
+func finish(cfg Config, rows []sample, last sample, start time.Time, reached bool, how string) Result {
 	r := Result{
 		Peers: cfg.Peers, AccMean: last.accMean, AccMin: last.accMin, AccMax: last.accMax,
 		Correctness: last.correctness, BytesMoved: last.bytes, Elapsed: time.Since(start), ReachedTarget: reached,
 	}
 	if err := writeOutputs(cfg.OutDir, rows); err != nil {
 		cfg.Logf("demo: %v", err)
-	}
-	how := "target reached"
-	if !reached {
-		how = fmt.Sprintf("stopped at the %v limit before the target", cfg.Limit)
 	}
 	fmt.Fprintf(cfg.Stdout, "demo: %s after %.0f s: %d peers, mean accuracy %.4f (min %.4f, max %.4f), overlay correctness %.3f, %.1f MB moved; plot in %s\n",
 		how, r.Elapsed.Seconds(), r.Peers, r.AccMean, r.AccMin, r.AccMax, floorTo3(r.Correctness), float64(r.BytesMoved)/1e6, filepath.Join(cfg.OutDir, "demo.png"))

@@ -32,18 +32,43 @@ func fetchStatus(ctx context.Context, client *http.Client, url string) (netpeer.
 
 // correctness is the FedLay paper's Fig. 8 measure over the peers'
 // reported neighbour sets: correct neighbours / (expected + wrong extras),
-// against the sets computed from all the peers' IDs. 1 exactly when every
-// peer has exactly its adjacent nodes.
-func correctness(sts []netpeer.Status, spaces int) (float64, error) {
-	ids := make([]overlay.ID, len(sts))
-	for i, s := range sts {
-		b, err := hex.DecodeString(s.ID)
-		if err != nil || len(b) != len(overlay.ID{}) {
-			return 0, fmt.Errorf("peer reports a malformed ID %q", s.ID)
+// against the sets computed from the IDs of every member: the demo's
+// peers and the others they name as neighbours (browsers that joined).
+// 1 exactly when every peer has exactly its adjacent nodes. It also
+// returns how many members are not the demo's own peers.
+func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
+	parse := func(h string) (overlay.ID, error) {
+		var id overlay.ID
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != len(id) {
+			return id, fmt.Errorf("peer reports a malformed ID %q", h)
 		}
-		copy(ids[i][:], b)
+		copy(id[:], b)
+		return id, nil
 	}
-	want := overlay.ExpectedTables(ids, spaces)
+	ids := make([]overlay.ID, len(sts))
+	members := map[overlay.ID]bool{}
+	for i, s := range sts {
+		id, err := parse(s.ID)
+		if err != nil {
+			return 0, 0, err
+		}
+		ids[i], members[id] = id, true
+	}
+	all := slices.Clone(ids)
+	for _, s := range sts {
+		for _, nb := range s.Neighbors {
+			id, err := parse(nb)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !members[id] {
+				members[id] = true
+				all = append(all, id)
+			}
+		}
+	}
+	want := overlay.ExpectedTables(all, spaces)
 	var correct, expected, extra int
 	for i, s := range sts {
 		w := want[ids[i]].Neighbors()
@@ -60,8 +85,9 @@ func correctness(sts []netpeer.Status, spaces int) (float64, error) {
 			}
 		}
 	}
+	others := len(all) - len(ids)
 	if expected+extra == 0 {
-		return 1, nil
+		return 1, others, nil
 	}
-	return float64(correct) / float64(expected+extra), nil
+	return float64(correct) / float64(expected+extra), others, nil
 }
