@@ -17,7 +17,7 @@ CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain
 CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
-        companion bench-companion wasm serve-web bench-browser clean
+        companion bench-companion wasm serve-web bench-browser bench-transfer clean
 
 all: build
 
@@ -73,10 +73,13 @@ bench-companion: deps
 bench-browser: deps data
 	scripts/bench-browser.sh
 
+bench-transfer:
+	scripts/bench-transfer.sh
+
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-train bench-companion bench-browser
+bench: bench-train bench-companion bench-browser bench-transfer
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./nn/...
 
 bench-train: deps data build
