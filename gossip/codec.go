@@ -1,8 +1,9 @@
 package gossip
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
 // Wire format of a message header, big-endian, version CodecVersion:
@@ -42,12 +43,15 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 	if err := checkFields(&m); err != nil {
 		return b, err
 	}
-	b = append(b, CodecVersion, byte(m.Type))
-	b = append(b, m.From[:]...)
-	b = binary.BigEndian.AppendUint64(b, m.Age)
-	b = append(b, byte(len(m.Arch)))
-	b = append(b, m.Arch...)
-	return binary.BigEndian.AppendUint32(b, m.NumParams), nil
+	w := wire.Writer{B: b}
+	w.U8(CodecVersion)
+	w.U8(byte(m.Type))
+	w.Bytes(m.From[:])
+	w.U64(m.Age)
+	w.U8(byte(len(m.Arch)))
+	w.String(m.Arch)
+	w.U32(m.NumParams)
+	return w.B, nil
 }
 
 // EncodedSize returns len(Encode(m)) for a valid m, without encoding.
@@ -63,30 +67,30 @@ func Decode(b []byte) (Message, error) {
 	if len(b) > MaxMessageSize {
 		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
 	}
-	r := reader{b: b, ok: true}
-	if v := r.u8(); r.ok && v != CodecVersion {
+	r := wire.NewReader(b)
+	if v := r.U8(); r.OK() && v != CodecVersion {
 		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
 	}
-	m.Type = MsgType(r.u8())
-	if r.ok && !m.Type.known() {
+	m.Type = MsgType(r.U8())
+	if r.OK() && !m.Type.known() {
 		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
 	}
-	r.bytes(m.From[:])
-	m.Age = r.u64()
-	n := int(r.u8())
-	if r.ok && n == 0 {
+	r.Fill(m.From[:])
+	m.Age = r.U64()
+	n := int(r.U8())
+	if r.OK() && n == 0 {
 		return Message{}, fmt.Errorf("%w: empty arch tag", ErrField)
 	}
-	if r.ok && n > MaxArchLen {
+	if r.OK() && n > MaxArchLen {
 		return Message{}, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
 	}
-	m.Arch = string(r.next(n))
-	m.NumParams = r.u32()
-	if !r.ok {
+	m.Arch = r.String(n)
+	m.NumParams = r.U32()
+	if !r.OK() {
 		return Message{}, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
 	}
-	if len(r.b) != 0 {
-		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, len(r.b))
+	if r.Len() != 0 {
+		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -112,25 +116,3 @@ func checkFields(m *Message) error {
 	}
 	return nil
 }
-
-// reader consumes b; after the first short read ok is false and every
-// later read returns zeros.
-type reader struct {
-	b  []byte
-	ok bool
-}
-
-func (r *reader) next(n int) []byte {
-	if !r.ok || len(r.b) < n {
-		r.ok = false
-		return make([]byte, n)
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) u8() uint8      { return r.next(1)[0] }
-func (r *reader) u32() uint32    { return binary.BigEndian.Uint32(r.next(4)) }
-func (r *reader) u64() uint64    { return binary.BigEndian.Uint64(r.next(8)) }
-func (r *reader) bytes(p []byte) { copy(p, r.next(len(p))) }

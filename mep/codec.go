@@ -1,9 +1,9 @@
 package mep
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
+
+	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
 // Wire format of a control message, big-endian, version CodecVersion:
@@ -53,27 +53,29 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 	if err := checkFields(&m); err != nil {
 		return b, err
 	}
-	b = append(b, CodecVersion, byte(m.Type))
-	b = append(b, m.From[:]...)
-	b = binary.BigEndian.AppendUint64(b, m.Version)
-	b = append(b, m.Fingerprint[:]...)
+	w := wire.Writer{B: b}
+	w.U8(CodecVersion)
+	w.U8(byte(m.Type))
+	w.Bytes(m.From[:])
+	w.U64(m.Version)
+	w.Bytes(m.Fingerprint[:])
 	if m.Type != MsgModel {
-		return b, nil
+		return w.B, nil
 	}
 	h := &m.Model
-	b = append(b, h.Task[:]...)
-	b = append(b, byte(len(h.Arch)))
-	b = append(b, h.Arch...)
-	b = binary.BigEndian.AppendUint32(b, h.NumParams)
+	w.Bytes(h.Task[:])
+	w.U8(byte(len(h.Arch)))
+	w.String(h.Arch)
+	w.U32(h.NumParams)
 	var flags byte
 	if h.HasHessian {
 		flags = 1
 	}
-	b = append(b, flags)
-	b = binary.BigEndian.AppendUint64(b, h.DataSize)
-	b = binary.BigEndian.AppendUint32(b, h.Period)
-	b = binary.BigEndian.AppendUint64(b, math.Float64bits(h.DataConf))
-	return b, nil
+	w.U8(flags)
+	w.U64(h.DataSize)
+	w.U32(h.Period)
+	w.F64(h.DataConf)
+	return w.B, nil
 }
 
 // Decode parses one control message. The result has no To, Params or
@@ -84,43 +86,43 @@ func Decode(b []byte) (Message, error) {
 	if len(b) > MaxMessageSize {
 		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
 	}
-	r := reader{b: b, ok: true}
-	if v := r.u8(); r.ok && v != CodecVersion {
+	r := wire.NewReader(b)
+	if v := r.U8(); r.OK() && v != CodecVersion {
 		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
 	}
-	m.Type = MsgType(r.u8())
-	if r.ok && !m.Type.known() {
+	m.Type = MsgType(r.U8())
+	if r.OK() && !m.Type.known() {
 		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
 	}
-	r.bytes(m.From[:])
-	m.Version = r.u64()
-	r.bytes(m.Fingerprint[:])
+	r.Fill(m.From[:])
+	m.Version = r.U64()
+	r.Fill(m.Fingerprint[:])
 	if m.Type == MsgModel {
 		h := &m.Model
-		r.bytes(h.Task[:])
-		n := int(r.u8())
-		if r.ok && n == 0 {
+		r.Fill(h.Task[:])
+		n := int(r.U8())
+		if r.OK() && n == 0 {
 			return m, fmt.Errorf("%w: empty arch tag", ErrField)
 		}
-		if r.ok && n > MaxArchLen {
+		if r.OK() && n > MaxArchLen {
 			return m, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
 		}
-		h.Arch = string(r.next(n))
-		h.NumParams = r.u32()
-		flags := r.u8()
-		if r.ok && flags > 1 {
+		h.Arch = r.String(n)
+		h.NumParams = r.U32()
+		flags := r.U8()
+		if r.OK() && flags > 1 {
 			return m, fmt.Errorf("%w: flags %#x", ErrField, flags)
 		}
 		h.HasHessian = flags == 1
-		h.DataSize = r.u64()
-		h.Period = r.u32()
-		h.DataConf = math.Float64frombits(r.u64())
+		h.DataSize = r.U64()
+		h.Period = r.U32()
+		h.DataConf = r.F64()
 	}
-	if !r.ok {
+	if !r.OK() {
 		return m, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
 	}
-	if len(r.b) != 0 {
-		return m, fmt.Errorf("%w: %d", ErrTrailing, len(r.b))
+	if r.Len() != 0 {
+		return m, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -161,25 +163,3 @@ func checkFields(m *Message) error {
 	}
 	return nil
 }
-
-// reader consumes b; after the first short read ok is false and every
-// later read returns zeros.
-type reader struct {
-	b  []byte
-	ok bool
-}
-
-func (r *reader) next(n int) []byte {
-	if !r.ok || len(r.b) < n {
-		r.ok = false
-		return make([]byte, n)
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) u8() uint8      { return r.next(1)[0] }
-func (r *reader) u32() uint32    { return binary.BigEndian.Uint32(r.next(4)) }
-func (r *reader) u64() uint64    { return binary.BigEndian.Uint64(r.next(8)) }
-func (r *reader) bytes(p []byte) { copy(p, r.next(len(p))) }

@@ -1,8 +1,9 @@
 package plexus
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
 // Wire format of a message header, big-endian, version CodecVersion:
@@ -48,25 +49,27 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 	if err := checkFields(&m); err != nil {
 		return b, err
 	}
-	b = append(b, CodecVersion, byte(m.Type))
-	b = append(b, m.From[:]...)
-	b = binary.BigEndian.AppendUint64(b, m.Round)
-	b = binary.BigEndian.AppendUint64(b, m.Bandwidth)
+	w := wire.Writer{B: b}
+	w.U8(CodecVersion)
+	w.U8(byte(m.Type))
+	w.Bytes(m.From[:])
+	w.U64(m.Round)
+	w.U64(m.Bandwidth)
 	switch m.Type {
 	case MsgTrain, MsgTrained:
 		if m.Type == MsgTrained {
-			b = append(b, m.Attempt)
+			w.U8(m.Attempt)
 		}
-		b = append(b, byte(len(m.Model.Arch)))
-		b = append(b, m.Model.Arch...)
-		b = binary.BigEndian.AppendUint32(b, m.Model.NumParams)
+		w.U8(byte(len(m.Model.Arch)))
+		w.String(m.Model.Arch)
+		w.U32(m.Model.NumParams)
 		if m.Type == MsgTrained {
-			b = binary.BigEndian.AppendUint64(b, m.Model.DataSize)
+			w.U64(m.Model.DataSize)
 		}
 	case MsgAggregated:
-		b = binary.BigEndian.AppendUint32(b, m.Count)
+		w.U32(m.Count)
 	}
-	return b, nil
+	return w.B, nil
 }
 
 // EncodedSize returns len(Encode(m)) for a valid m, without encoding.
@@ -90,42 +93,42 @@ func Decode(b []byte) (Message, error) {
 	if len(b) > MaxMessageSize {
 		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
 	}
-	r := reader{b: b, ok: true}
-	if v := r.u8(); r.ok && v != CodecVersion {
+	r := wire.NewReader(b)
+	if v := r.U8(); r.OK() && v != CodecVersion {
 		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
 	}
-	m.Type = MsgType(r.u8())
-	if r.ok && !m.Type.known() {
+	m.Type = MsgType(r.U8())
+	if r.OK() && !m.Type.known() {
 		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
 	}
-	r.bytes(m.From[:])
-	m.Round = r.u64()
-	m.Bandwidth = r.u64()
+	r.Fill(m.From[:])
+	m.Round = r.U64()
+	m.Bandwidth = r.U64()
 	switch m.Type {
 	case MsgTrain, MsgTrained:
 		if m.Type == MsgTrained {
-			m.Attempt = r.u8()
+			m.Attempt = r.U8()
 		}
-		n := int(r.u8())
-		if r.ok && n == 0 {
+		n := int(r.U8())
+		if r.OK() && n == 0 {
 			return Message{}, fmt.Errorf("%w: empty arch tag", ErrField)
 		}
-		if r.ok && n > MaxArchLen {
+		if r.OK() && n > MaxArchLen {
 			return Message{}, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
 		}
-		m.Model.Arch = string(r.next(n))
-		m.Model.NumParams = r.u32()
+		m.Model.Arch = r.String(n)
+		m.Model.NumParams = r.U32()
 		if m.Type == MsgTrained {
-			m.Model.DataSize = r.u64()
+			m.Model.DataSize = r.U64()
 		}
 	case MsgAggregated:
-		m.Count = r.u32()
+		m.Count = r.U32()
 	}
-	if !r.ok {
+	if !r.OK() {
 		return Message{}, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
 	}
-	if len(r.b) != 0 {
-		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, len(r.b))
+	if r.Len() != 0 {
+		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -172,25 +175,3 @@ func checkFields(m *Message) error {
 	}
 	return nil
 }
-
-// reader consumes b; after the first short read ok is false and every
-// later read returns zeros.
-type reader struct {
-	b  []byte
-	ok bool
-}
-
-func (r *reader) next(n int) []byte {
-	if !r.ok || len(r.b) < n {
-		r.ok = false
-		return make([]byte, n)
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) u8() uint8      { return r.next(1)[0] }
-func (r *reader) u32() uint32    { return binary.BigEndian.Uint32(r.next(4)) }
-func (r *reader) u64() uint64    { return binary.BigEndian.Uint64(r.next(8)) }
-func (r *reader) bytes(p []byte) { copy(p, r.next(len(p))) }
