@@ -1,8 +1,9 @@
 package overlay
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
 // Wire format, version 1 (all integers big-endian):
@@ -118,90 +119,52 @@ func AppendMarshal(dst []byte, m Message) ([]byte, error) {
 		return dst, err
 	}
 	f := fieldsOf[m.Type]
-	b := dst
-	b = append(b, CodecVersion, byte(m.Type))
-	b = append(b, m.From[:]...)
-	b = append(b, m.To[:]...)
+	w := wire.Writer{B: dst}
+	w.U8(CodecVersion)
+	w.U8(byte(m.Type))
+	w.Bytes(m.From[:])
+	w.Bytes(m.To[:])
 	if f&fOrigin != 0 {
-		b = append(b, m.Origin[:]...)
+		w.Bytes(m.Origin[:])
 	}
 	if f&fSpace != 0 {
-		b = append(b, m.Space)
+		w.U8(m.Space)
 	}
 	if f&fSide != 0 {
-		b = append(b, byte(m.Side))
+		w.U8(byte(m.Side))
 	}
 	if f&fHops != 0 {
-		b = append(b, m.Hops)
+		w.U8(m.Hops)
 	}
 	if f&fBest != 0 {
-		b = binary.BigEndian.AppendUint64(b, m.Best)
+		w.U64(m.Best)
 	}
 	if f&fRoles != 0 {
-		b = binary.BigEndian.AppendUint32(b, m.Roles)
+		w.U32(m.Roles)
 	}
 	if f&fTarget != 0 {
-		b = binary.BigEndian.AppendUint64(b, uint64(m.Target))
+		w.U64(uint64(m.Target))
 	}
 	if f&fTargetID != 0 {
-		b = append(b, m.TargetID[:]...)
+		w.Bytes(m.TargetID[:])
 	}
 	if f&fPeers != 0 {
-		b = append(b, byte(len(m.Peers)))
+		w.U8(byte(len(m.Peers)))
 		for _, p := range m.Peers {
-			b = append(b, p[:]...)
+			w.Bytes(p[:])
 		}
 	}
 	if f&fPayload != 0 {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(m.Payload)))
-		b = append(b, m.Payload...)
+		w.U32(uint32(len(m.Payload)))
+		w.Bytes(m.Payload)
 	}
-	return b, nil
+	return w.B, nil
 }
 
-// reader consumes b front to back; the first short read sets err.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.b) {
-		r.err = fmt.Errorf("%w: truncated", ErrMalformed)
-		return nil
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) id() (id ID) {
-	copy(id[:], r.take(len(id)))
+// readID reads a fixed-size ID.
+func readID(r *wire.Reader) (id ID) {
+	r.Fill(id[:])
 	return id
-}
-
-func (r *reader) u8() uint8 {
-	if v := r.take(1); v != nil {
-		return v[0]
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if v := r.take(4); v != nil {
-		return binary.BigEndian.Uint32(v)
-	}
-	return 0
-}
-
-func (r *reader) u64() uint64 {
-	if v := r.take(8); v != nil {
-		return binary.BigEndian.Uint64(v)
-	}
-	return 0
 }
 
 // Unmarshal decodes one message, which must fill b exactly. It rejects
@@ -223,59 +186,59 @@ func Unmarshal(b []byte) (Message, error) {
 	if m.Type == MsgInvalid || m.Type >= numMsgTypes {
 		return m, fmt.Errorf("%w: %d", ErrUnknownType, b[1])
 	}
-	r := reader{b: b[2:]}
-	m.From, m.To = r.id(), r.id()
+	r := wire.NewReader(b[2:])
+	m.From, m.To = readID(&r), readID(&r)
 	f := fieldsOf[m.Type]
 	if f&fOrigin != 0 {
-		m.Origin = r.id()
+		m.Origin = readID(&r)
 	}
 	if f&fSpace != 0 {
-		m.Space = r.u8()
+		m.Space = r.U8()
 	}
 	if f&fSide != 0 {
-		m.Side = Side(r.u8())
+		m.Side = Side(r.U8())
 	}
 	if f&fHops != 0 {
-		m.Hops = r.u8()
+		m.Hops = r.U8()
 	}
 	if f&fBest != 0 {
-		m.Best = r.u64()
+		m.Best = r.U64()
 	}
 	if f&fRoles != 0 {
-		m.Roles = r.u32()
+		m.Roles = r.U32()
 	}
 	if f&fTarget != 0 {
-		m.Target = Coord(r.u64())
+		m.Target = Coord(r.U64())
 	}
 	if f&fTargetID != 0 {
-		m.TargetID = r.id()
+		m.TargetID = readID(&r)
 	}
 	if f&fPeers != 0 {
-		n := int(r.u8())
-		if r.err == nil && n > 0 {
+		n := int(r.U8())
+		if r.OK() && n > 0 {
 			if _, hi := peerCount(m.Type); n > hi {
 				return Message{}, fmt.Errorf("%w: %v with %d peers", ErrMalformed, m.Type, n)
 			}
 			m.Peers = make([]ID, n)
 			for i := range m.Peers {
-				m.Peers[i] = r.id()
+				m.Peers[i] = readID(&r)
 			}
 		}
 	}
 	if f&fPayload != 0 {
-		n := r.u32()
-		if r.err == nil && n > MaxPayload {
+		n := r.U32()
+		if r.OK() && n > MaxPayload {
 			return Message{}, fmt.Errorf("%w: payload of %d bytes", ErrTooLarge, n)
 		}
-		if p := r.take(int(n)); p != nil && n > 0 {
+		if p := r.Next(int(n)); p != nil && n > 0 {
 			m.Payload = append([]byte(nil), p...)
 		}
 	}
-	if r.err != nil {
-		return Message{}, r.err
+	if !r.OK() {
+		return Message{}, fmt.Errorf("%w: truncated", ErrMalformed)
 	}
-	if len(r.b) != 0 {
-		return Message{}, fmt.Errorf("%w: %d bytes", ErrTrailingData, len(r.b))
+	if r.Len() != 0 {
+		return Message{}, fmt.Errorf("%w: %d bytes", ErrTrailingData, r.Len())
 	}
 	if err := m.Validate(); err != nil {
 		return Message{}, err
