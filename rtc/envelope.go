@@ -2,8 +2,10 @@ package rtc
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/internal/wire"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -58,26 +60,26 @@ func MarshalEnvelope(e Envelope) ([]byte, error) {
 
 // UnmarshalEnvelope decodes b (copying what it keeps).
 func UnmarshalEnvelope(b []byte) (Envelope, error) {
-	r := reader{b: b}
-	v := r.u8()
-	if r.err == nil && v != EnvelopeVersion {
+	r := wire.NewReader(b)
+	v := r.U8()
+	if r.OK() && v != EnvelopeVersion {
 		return Envelope{}, fmt.Errorf("%w: envelope version %d", ErrVersion, v)
 	}
 	var e Envelope
-	e.Origin = r.id()
-	e.Target = r.id()
-	e.Path = r.ids()
-	e.Back = r.ids()
-	n := r.u32()
-	if r.err == nil && (n == 0 || n > MaxEnvelopeBody) {
+	e.Origin = readID(&r)
+	e.Target = readID(&r)
+	e.Path = readIDs(&r)
+	e.Back = readIDs(&r)
+	n := r.U32()
+	if r.OK() && (n == 0 || n > MaxEnvelopeBody) {
 		return Envelope{}, fmt.Errorf("%w: envelope body of %d bytes", ErrMalformed, n)
 	}
-	e.Body = append([]byte(nil), r.next(int(n))...)
-	if r.err != nil {
-		return Envelope{}, r.err
+	e.Body = append([]byte(nil), r.Next(int(n))...)
+	if err := r.Err(); err != nil {
+		return Envelope{}, readErr(err)
 	}
-	if len(r.b) != 0 {
-		return Envelope{}, fmt.Errorf("%w: %d trailing bytes after an envelope", ErrMalformed, len(r.b))
+	if r.Len() != 0 {
+		return Envelope{}, fmt.Errorf("%w: %d trailing bytes after an envelope", ErrMalformed, r.Len())
 	}
 	if e.Origin == (overlay.ID{}) || e.Target == (overlay.ID{}) || e.Origin == e.Target {
 		return Envelope{}, fmt.Errorf("%w: envelope from %v to %v", ErrMalformed, e.Origin, e.Target)
@@ -85,71 +87,31 @@ func UnmarshalEnvelope(b []byte) (Envelope, error) {
 	return e, nil
 }
 
-// reader reads big-endian fields; the first short read sets err
-// (ErrMalformed) and every later read returns zeros.
-type reader struct {
-	b   []byte
-	err error
+// readErr turns a wire.Reader's short read into ErrMalformed (errors
+// the decoder set with Fail already wrap it).
+func readErr(err error) error {
+	if errors.Is(err, wire.ErrTruncated) {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return err
 }
 
-func (r *reader) next(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.err = fmt.Errorf("%w: want %d more bytes, have %d", ErrMalformed, n, len(r.b))
-		r.b = nil
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) u8() uint8 {
-	if v := r.next(1); v != nil {
-		return v[0]
-	}
-	return 0
-}
-
-func (r *reader) u16() uint16 {
-	if v := r.next(2); v != nil {
-		return binary.BigEndian.Uint16(v)
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if v := r.next(4); v != nil {
-		return binary.BigEndian.Uint32(v)
-	}
-	return 0
-}
-
-func (r *reader) u64() uint64 {
-	if v := r.next(8); v != nil {
-		return binary.BigEndian.Uint64(v)
-	}
-	return 0
-}
-
-func (r *reader) id() (id overlay.ID) {
-	copy(id[:], r.next(32))
+func readID(r *wire.Reader) (id overlay.ID) {
+	r.Fill(id[:])
 	return id
 }
 
-func (r *reader) ids() []overlay.ID {
-	n := int(r.u8())
-	if r.err == nil && n > MaxRouteHops {
-		r.err = fmt.Errorf("%w: route of %d hops", ErrMalformed, n)
+func readIDs(r *wire.Reader) []overlay.ID {
+	n := int(r.U8())
+	if r.OK() && n > MaxRouteHops {
+		r.Fail(fmt.Errorf("%w: route of %d hops", ErrMalformed, n))
 	}
-	if r.err != nil || n == 0 {
+	if !r.OK() || n == 0 {
 		return nil
 	}
 	out := make([]overlay.ID, n)
 	for i := range out {
-		out[i] = r.id()
+		out[i] = readID(r)
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
 // Model transfers. The sender sends a signed Manifest (KindManifest),
@@ -68,30 +70,30 @@ func MarshalManifest(m Manifest) ([]byte, error) {
 
 // UnmarshalManifest decodes b (copying Meta).
 func UnmarshalManifest(b []byte) (Manifest, error) {
-	r := reader{b: b}
-	v := r.u8()
-	if r.err == nil && v != TransferVersion {
+	r := wire.NewReader(b)
+	v := r.U8()
+	if r.OK() && v != TransferVersion {
 		return Manifest{}, fmt.Errorf("%w: manifest version %d", ErrVersion, v)
 	}
 	var m Manifest
-	m.Transfer = r.u64()
-	m.Size = r.u64()
-	m.ChunkSize = r.u32()
-	copy(m.SHA256[:], r.next(32))
-	copy(m.Fingerprint[:], r.next(32))
-	copy(m.Task[:], r.next(32))
-	n := r.u16()
-	if r.err == nil && n > MaxMeta {
+	m.Transfer = r.U64()
+	m.Size = r.U64()
+	m.ChunkSize = r.U32()
+	r.Fill(m.SHA256[:])
+	r.Fill(m.Fingerprint[:])
+	r.Fill(m.Task[:])
+	n := r.U16()
+	if r.OK() && n > MaxMeta {
 		return Manifest{}, fmt.Errorf("%w: manifest meta of %d bytes", ErrMalformed, n)
 	}
-	if meta := r.next(int(n)); n > 0 {
+	if meta := r.Next(int(n)); n > 0 {
 		m.Meta = append([]byte(nil), meta...)
 	}
-	if r.err != nil {
-		return Manifest{}, r.err
+	if err := r.Err(); err != nil {
+		return Manifest{}, readErr(err)
 	}
-	if len(r.b) != 0 {
-		return Manifest{}, fmt.Errorf("%w: %d trailing bytes after a manifest", ErrMalformed, len(r.b))
+	if r.Len() != 0 {
+		return Manifest{}, fmt.Errorf("%w: %d trailing bytes after a manifest", ErrMalformed, r.Len())
 	}
 	if m.ChunkSize == 0 || m.ChunkSize > MaxFrameSize-chunkHeader {
 		return Manifest{}, fmt.Errorf("%w: chunk size %d", ErrMalformed, m.ChunkSize)
