@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
 )
 
 // TestDemoBrowserJoins runs `peerlearn demo` (as `make demo` does, with
@@ -24,7 +26,7 @@ func TestDemoBrowserJoins(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)
-	addr := freePort(t)
+	addr := proctest.FreeAddr(t)
 	out := t.TempDir()
 	cmd := exec.Command(peerBin, "demo", "-peers", "4", "-addr", addr, "-data", data,
 		"-web", "../web", "-wasm", wasmDir, "-signalserver", sigBin,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/task"
 )
 
@@ -60,9 +61,9 @@ func TestBrowserPeers(t *testing.T) {
 	if err := os.WriteFile(taskFile, []byte(e2eSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
-	start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	waitTCP(t, addr)
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
+	proctest.WaitTCP(t, addr)
 	origin := "http://" + addr
 	sigURL := "ws://" + addr + "/signal"
 
@@ -91,7 +92,7 @@ func TestBrowserPeers(t *testing.T) {
 		for _, p := range natives {
 			v, err := nativeView(p)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", p.name, err)
+				return nil, fmt.Errorf("%s: %v", p.Name, err)
 			}
 			out = append(out, v)
 		}
@@ -211,7 +212,7 @@ func TestBrowserPeers(t *testing.T) {
 	}
 	t.Logf("(b) tab2 closed: the other 5 peers repaired the overlay in %v", time.Since(t1).Round(time.Millisecond))
 	for _, p := range natives {
-		p.stop(t)
+		p.Stop(t)
 	}
 }
 

@@ -1,12 +1,10 @@
 package browsertest
 
 import (
-	"bufio"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,13 +13,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -201,130 +199,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// proc is a started process with its stderr in a file.
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	status string // peers: the status URL
-	id     string // peers: the hex ID
-	log    string
-	done   chan struct{}
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// start runs bin with args; stdout lines go to lines (if not nil).
-func start(t *testing.T, name, bin string, args []string, lines chan<- string) *proc {
-	t.Helper()
-	logFile := filepath.Join(t.TempDir(), name+".log")
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = f
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if lines != nil {
-				select {
-				case lines <- sc.Text():
-				default:
-				}
-			}
-		}
-		cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(logFile); err == nil {
-				t.Logf("--- %s stderr:\n%s", name, tail(b))
-			}
-		}
-	})
-	return p
-}
-
-func (p *proc) kill() {
-	select {
-	case <-p.done:
-	default:
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func (p *proc) stop(t *testing.T) {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Errorf("%s did not stop on SIGTERM", p.name)
-		p.kill()
-	}
-}
+// proc is a started `peerlearn peer`.
+type proc = proctest.Peer
 
 // startPeer starts `peerlearn peer` and waits for its first line.
 func startPeer(t *testing.T, bin, name, sigURL string, extra ...string) *proc {
 	t.Helper()
-	lines := make(chan string, 16)
 	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v"}, extra...)
-	p := start(t, name, bin, args, lines)
-	select {
-	case l := <-lines:
-		for _, f := range strings.Fields(l) {
-			if v, ok := strings.CutPrefix(f, "status="); ok {
-				p.status = v
-			}
-			if v, ok := strings.CutPrefix(f, "id="); ok {
-				p.id = v
-			}
-		}
-	case <-p.done:
-		t.Fatalf("%s exited at start", name)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s printed nothing", name)
-	}
-	if p.status == "" || p.id == "" {
-		t.Fatalf("%s: no status URL or ID", name)
-	}
-	return p
-}
-
-// waitTCP waits until addr accepts connections.
-func waitTCP(t *testing.T, addr string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never accepted: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return proctest.StartPeer(t, bin, name, args)
 }
 
 // peerView is what the tests compare across native and browser peers.
@@ -344,7 +226,7 @@ type peerView struct {
 // nativeView reads a native peer's status endpoint.
 func nativeView(p *proc) (peerView, error) {
 	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(p.status)
+	resp, err := c.Get(p.Status)
 	if err != nil {
 		return peerView{}, err
 	}
@@ -367,7 +249,7 @@ func nativeView(p *proc) (peerView, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		return peerView{}, err
 	}
-	v := peerView{Name: p.name, ID: s.ID, State: s.State, Neighbors: sorted(s.Neighbors), Connections: sorted(s.Connections),
+	v := peerView{Name: p.Name, ID: s.ID, State: s.State, Neighbors: sorted(s.Neighbors), Connections: sorted(s.Connections),
 		BytesIn: s.RTC.BytesIn, BytesOut: s.RTC.BytesOut}
 	if s.Learn != nil {
 		v.Rounds, v.Accuracy, v.Evals = s.Learn.Rounds, s.Learn.Accuracy, s.Learn.Evals

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/nn"
 	"github.com/peerlearn/peerlearn/task"
 )
@@ -66,9 +67,9 @@ func TestBrowserOwnImages(t *testing.T) {
 		files = append(files, f)
 	}
 
-	addr := freePort(t)
-	start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	waitTCP(t, addr)
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
+	proctest.WaitTCP(t, addr)
 	origin, sigURL := "http://"+addr, "ws://"+addr+"/signal"
 	native := startPeer(t, peerBin, "native0", sigURL, "-task", taskFile, "-data", dir, "-shard", "0/6",
 		"-spaces", fmt.Sprint(spaces), "-eval-every", "2s", "-eval-samples", "1000")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -41,8 +42,8 @@ func TestE2EKillQuarter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0x6b696c6c))
 	keyDir := t.TempDir()
 
-	addr := freePort(t)
-	srv := start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	addr := proctest.FreeAddr(t)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
 	url := "ws://" + addr + "/signal"
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		c, err := net.Dial("tcp", addr)
@@ -74,7 +75,7 @@ func TestE2EKillQuarter(t *testing.T) {
 
 	// Without the server every repair connection is signalled through
 	// the overlay.
-	srv.stop(t)
+	srv.Stop(t)
 
 	victims := rng.Perm(n)[:killed]
 	slices.Sort(victims)
@@ -82,7 +83,7 @@ func TestE2EKillQuarter(t *testing.T) {
 	var rest []*proc
 	for i, p := range peers {
 		if slices.Contains(victims, i) {
-			dead[p.id] = true
+			dead[p.ID] = true
 		} else {
 			rest = append(rest, p)
 		}
@@ -98,12 +99,12 @@ func TestE2EKillQuarter(t *testing.T) {
 
 	t1 := time.Now()
 	for _, k := range victims {
-		if err := peers[k].cmd.Process.Kill(); err != nil {
-			t.Fatalf("SIGKILL %s: %v", peers[k].name, err)
+		if err := peers[k].Cmd.Process.Kill(); err != nil {
+			t.Fatalf("SIGKILL %s: %v", peers[k].Name, err)
 		}
 	}
 	for _, k := range victims {
-		peers[k].kill() // waits for its exit
+		peers[k].Kill() // waits for its exit
 	}
 	sts = waitCorrect(t, rest, spaces, repairBound)
 	repair := time.Since(t1)
@@ -119,7 +120,7 @@ func TestE2EKillQuarter(t *testing.T) {
 	}
 	names := make([]string, len(victims))
 	for i, k := range victims {
-		names[i] = peers[k].name + "=" + peers[k].id[:8]
+		names[i] = peers[k].Name + "=" + peers[k].ID[:8]
 	}
 	t.Logf("seed %d: server stopped, %d of %d peers SIGKILLed (%v): %d survivors correct again in %v (bound %v); "+
 		"%d new neighbour pairs, %d sessions delivered through the overlay since",

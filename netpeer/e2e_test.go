@@ -1,7 +1,6 @@
 package netpeer
 
 import (
-	"bufio"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,12 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -61,119 +59,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// proc is a started process with its stderr in a file.
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	status string // peers: the status URL
-	id     string // peers: the hex ID
-	log    string
-	done   chan struct{}
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// start runs bin with args; stdout lines go to lines (if not nil).
-func start(t *testing.T, name, bin string, args []string, lines chan<- string) *proc {
-	t.Helper()
-	logFile := filepath.Join(t.TempDir(), name+".log")
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = f
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if lines != nil {
-				select {
-				case lines <- sc.Text():
-				default:
-				}
-			}
-		}
-		cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(logFile); err == nil {
-				s := string(b)
-				if len(s) > 6000 {
-					s = "..." + s[len(s)-6000:]
-				}
-				t.Logf("--- %s stderr:\n%s", name, s)
-			}
-		}
-	})
-	return p
-}
-
-func (p *proc) kill() {
-	select {
-	case <-p.done:
-	default:
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// stop sends SIGTERM and waits up to 10 s.
-func (p *proc) stop(t *testing.T) {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Errorf("%s did not stop on SIGTERM", p.name)
-		p.kill()
-	}
-}
+// proc is a started `peerlearn peer` (or, from proctest.Start, any
+// process).
+type proc = proctest.Peer
 
 // startPeer starts `peerlearn peer` and waits for its first line.
 func startPeer(t *testing.T, bin, name, sigURL string, extra ...string) *proc {
 	t.Helper()
-	lines := make(chan string, 16)
 	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v", "-learn=false"}, extra...)
-	p := start(t, name, bin, args, lines)
-	select {
-	case l := <-lines:
-		for _, f := range strings.Fields(l) {
-			if v, ok := strings.CutPrefix(f, "status="); ok {
-				p.status = v
-			}
-			if v, ok := strings.CutPrefix(f, "id="); ok {
-				p.id = v
-			}
-		}
-	case <-p.done:
-		t.Fatalf("%s exited at start", name)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s printed nothing", name)
-	}
-	if p.status == "" || p.id == "" {
-		t.Fatalf("%s: no status URL or ID", name)
-	}
-	return p
+	return proctest.StartPeer(t, bin, name, args)
 }
 
 func fetchStatus(url string) (Status, error) {
@@ -198,7 +92,7 @@ func waitCorrect(t *testing.T, peers []*proc, spaces int, timeout time.Duration)
 		sts := make([]Status, len(peers))
 		var err error
 		for i, p := range peers {
-			if sts[i], err = fetchStatus(p.status); err != nil {
+			if sts[i], err = fetchStatus(p.Status); err != nil {
 				break
 			}
 		}
@@ -235,8 +129,8 @@ func waitCorrect(t *testing.T, peers []*proc, spaces int, timeout time.Duration)
 func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const n, spaces = 10, 3
-	addr := freePort(t)
-	srv := start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	addr := proctest.FreeAddr(t)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
 	url := "ws://" + addr + "/signal"
 	waitFor := func(cond func() bool) {
 		for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
@@ -260,10 +154,10 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	sts := waitCorrect(t, peers, spaces, 40*time.Second)
 	t.Logf("(a) %d peers bootstrapped into a correct overlay in %v", n, time.Since(t0).Round(time.Millisecond))
 
-	srv.stop(t)
+	srv.Stop(t)
 	k := victimNeedingNewLinks(t, sts, spaces)
 	victim := peers[k]
-	victim.kill()
+	victim.Kill()
 	t1 := time.Now()
 	rest := slices.Delete(slices.Clone(peers), k, k+1)
 	before := map[string]uint64{}
@@ -274,22 +168,22 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	var routed uint64
 	for _, s := range sts {
 		routed += s.RTC.SignalsDelivered - before[s.ID]
-		if slices.Contains(s.Neighbors, victim.id) {
+		if slices.Contains(s.Neighbors, victim.ID) {
 			t.Errorf("%s still lists the killed peer", s.ID[:8])
 		}
 	}
 	t.Logf("(b) server stopped, %s killed: correct again in %v; %d sessions delivered through the overlay since",
-		victim.id[:8], time.Since(t1).Round(time.Millisecond), routed)
+		victim.ID[:8], time.Since(t1).Round(time.Millisecond), routed)
 	if routed == 0 {
 		t.Errorf("no connection was signalled through the overlay after the kill")
 	}
 
 	leaver := rest[0]
 	t2 := time.Now()
-	leaver.stop(t)
+	leaver.Stop(t)
 	rest = rest[1:]
 	waitCorrect(t, rest, spaces, 40*time.Second)
-	t.Logf("(c) %s left gracefully: correct again in %v", leaver.id[:8], time.Since(t2).Round(time.Millisecond))
+	t.Logf("(c) %s left gracefully: correct again in %v", leaver.ID[:8], time.Since(t2).Round(time.Millisecond))
 }
 
 // dataDir returns the directory with the MNIST files ($PEERLEARN_DATA, else
@@ -321,8 +215,8 @@ func TestE2ETrain12(t *testing.T) {
 	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
-	start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
 	time.Sleep(300 * time.Millisecond)
 	url := "ws://" + addr + "/signal"
 	t0 := time.Now()
@@ -338,7 +232,7 @@ func TestE2ETrain12(t *testing.T) {
 		var sum float64
 		var rounds, models int
 		for _, p := range peers {
-			s, err := fetchStatus(p.status)
+			s, err := fetchStatus(p.Status)
 			if err != nil || s.Learn == nil || s.Learn.Evals == 0 {
 				continue
 			}
@@ -357,7 +251,7 @@ func TestE2ETrain12(t *testing.T) {
 		}
 	}
 	for _, p := range peers {
-		p.stop(t)
+		p.Stop(t)
 	}
 }
 
