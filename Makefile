@@ -12,7 +12,7 @@ export PEERLEARN_DATA := $(DATA_DIR)
 
 # Core packages: pure computation, no I/O, built and tested natively and as
 # GOOS=js GOARCH=wasm under node.
-CORE_DIRS := internal/f32 nn data overlay simnet topology aggregate mep initgain learn \
+CORE_DIRS := internal/f32 internal/wire nn data overlay simnet topology aggregate mep initgain learn \
              evalreq selection plexus gossip
 CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
 
