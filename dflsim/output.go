@@ -28,9 +28,11 @@ func WriteCSV(path string, series []Series) error {
 }
 
 // Plot draws y(point) against x(point) for every series to path (PNG,
-// SVG or PDF by extension).
-func Plot(path, title, xLabel, yLabel string, series []Series, x, y func(Point) float64) error {
-	pl := report.LinePlot{Title: title, XLabel: xLabel, YLabel: yLabel}
+// SVG or PDF by extension); layout gives the title, the axis labels and
+// scales and the legend's corner (its Series are ignored).
+func Plot(path string, layout report.LinePlot, series []Series, x, y func(Point) float64) error {
+	pl := layout
+	pl.Series = nil
 	for _, s := range series {
 		xs := make([]float64, len(s.Points))
 		ys := make([]float64, len(s.Points))

@@ -177,8 +177,9 @@ func runDecHW(ctx context.Context, o Options, p dechwParams) (string, error) {
 		[]string{"alpha", "method", "best_acc", "best_acc_either", "r50", "r75", "r90", "final_acc"}, rows); err != nil {
 		return "", err
 	}
-	if err := dflsim.Plot(filepath.Join(o.OutDir, "dechw_mnist_acc.png"), "DecHW vs DecAvg, MNIST, ER(50, 0.2)",
-		"communication round", "mean test accuracy (%)", series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
+	if err := dflsim.Plot(filepath.Join(o.OutDir, "dechw_mnist_acc.png"), report.LinePlot{
+		Title: "DecHW vs DecAvg, MNIST, ER(50, 0.2), heterogeneous init", XLabel: "communication round",
+		YLabel: "mean test accuracy (%)", LegendTop: true, LegendLeft: true}, series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
 		return "", err
 	}
 	fmt.Fprintf(out, "  wrote dechw_mnist.csv, dechw_mnist_rounds.csv, dechw_mnist_acc.png to %s (%.0f s)\n", o.OutDir, time.Since(start).Seconds())

@@ -14,6 +14,7 @@ import (
 	"github.com/peerlearn/peerlearn/data"
 	"github.com/peerlearn/peerlearn/dflsim"
 	"github.com/peerlearn/peerlearn/internal/f32"
+	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/learn"
 	"github.com/peerlearn/peerlearn/nn"
 	"github.com/peerlearn/peerlearn/simnet"
@@ -210,8 +211,9 @@ func runFedLayMNIST(ctx context.Context, o Options) (string, error) {
 	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "fedlay_mnist.csv"), series); err != nil {
 		return "", err
 	}
-	if err := dflsim.Plot(filepath.Join(o.OutDir, "fedlay_mnist_acc.png"), "MNIST, 8 label shards per client",
-		"time (medium periods; FedAvg rounds)", "mean test accuracy (%)", series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
+	if err := dflsim.Plot(filepath.Join(o.OutDir, "fedlay_mnist_acc.png"), report.LinePlot{
+		Title: "MNIST, 8 label shards per client", XLabel: "time (medium periods; FedAvg rounds)",
+		YLabel: "mean test accuracy (%)"}, series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
 		return "", err
 	}
 	fmt.Fprintf(out, "  wrote %s and %s (%.0f s)\n", filepath.Join(o.OutDir, "fedlay_mnist.csv"),
