@@ -77,6 +77,12 @@ func initGainScale(quick bool) initGainParams {
 	return p
 }
 
+// imagesPerNode is perNode, or fewer where n nodes would need more than
+// the available images.
+func (p initGainParams) imagesPerNode(n, available int) int {
+	return min(p.perNode, available/n)
+}
+
 // igRun is one (graph, n, init) run.
 type igRun struct {
 	graph  string
@@ -106,6 +112,11 @@ func runInitGain(ctx context.Context, o Options, p initGainParams) (string, erro
 	if p.scale != "" {
 		fmt.Fprintf(out, "  scale: %s\n", p.scale)
 	}
+	for _, n := range p.ns {
+		if k := p.imagesPerNode(n, train.Len()); k < p.perNode {
+			fmt.Fprintf(out, "  n = %d: %d images per node (MNIST has %d)\n", n, k, train.Len())
+		}
+	}
 	defer singleThreadKernels()()
 	pool := dflsim.NewPool(0)
 	defer pool.Close()
@@ -113,9 +124,6 @@ func runInitGain(ctx context.Context, o Options, p initGainParams) (string, erro
 	var runs []igRun
 	for _, gname := range p.graphs {
 		for _, n := range p.ns {
-			if n*p.perNode > train.Len() {
-				return "", fmt.Errorf("init-gain: %d nodes x %d images exceed the %d training images", n, p.perNode, train.Len())
-			}
 			g, err := igGraph(gname, n, o.Seed)
 			if err != nil {
 				return "", err
@@ -162,7 +170,7 @@ func igGraph(name string, n int, seed uint64) (*topology.Graph, error) {
 // the mean test loss after aggregation falls below the threshold.
 func igOne(ctx context.Context, o Options, p initGainParams, pool *dflsim.Pool, arch nn.Arch, train, test *data.Dataset, g *topology.Graph, gain float64) (igRun, error) {
 	n := g.N()
-	sub, err := train.Subset(firstN(n * p.perNode))
+	sub, err := train.Subset(firstN(n * p.imagesPerNode(n, train.Len())))
 	if err != nil {
 		return igRun{}, err
 	}
