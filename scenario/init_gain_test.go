@@ -16,8 +16,8 @@ func TestInitGainQuick(t *testing.T) {
 	if muGain >= muHe {
 		t.Errorf("mu with the gain %.2f, without %.2f: want a smaller exponent with the gain", muGain, muHe)
 	}
-	if muGain > 0.2 || muHe < 0.25 {
-		t.Errorf("mu_gain %.2f (want <= 0.2), mu_he %.2f (want >= 0.25 at quick scale)", muGain, muHe)
+	if muGain > 0.2 || muHe < 0.4 {
+		t.Errorf("mu_gain %.2f (want <= 0.2), mu_he %.2f (want >= 0.4)", muGain, muHe)
 	}
 	if strings.Contains(out, "not reached") {
 		t.Errorf("a run did not reach the threshold (mu is then only a bound):\n%s", out)
