@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +91,7 @@ func New(cfg Config) (*Peer, error) {
 	p := &Peer{cfg: cfg, id: id, node: node}
 	p.status = Status{ID: hex.EncodeToString(id[:]), Task: cfg.Task.Hex(), State: "starting"}
 	if cfg.StatusAddr != "" {
-		ln, err := net.Listen("tcp", cfg.StatusAddr)
+		ln, err := listenStatus(cfg.StatusAddr)
 		if err != nil {
 			return nil, fmt.Errorf("%w: status listener: %w", ErrConfig, err)
 		}
@@ -136,9 +134,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	}
 	p.started = time.Now()
 	if p.ln != nil {
-		srv := &http.Server{Handler: p.statusHandler(), ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(p.ln) //nolint:errcheck // ends with Close below
-		defer srv.Close()
+		defer p.serveStatus()()
 	}
 	client, err := signal.Dial(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig())
 	if err != nil {
@@ -370,13 +366,4 @@ func hexIDs(ids []overlay.ID) []string {
 		out[i] = hexID(id)
 	}
 	return out
-}
-
-func (p *Peer) statusHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(p.Status())
-	})
-	return mux
 }
