@@ -269,13 +269,21 @@ func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start ti
 	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "init_gain.csv"), series); err != nil {
 		return "", err
 	}
-	pl := report.LinePlot{Title: "mean test loss of the nodes", XLabel: "round", YLabel: "test loss", LogX: false}
+	// Rounds from 1 on a log axis (plateaus of n^mu rounds shift evenly);
+	// the loss clipped at 2.5 to show the ln 10 plateau, not the gained
+	// initial models' loss.
+	pl := report.LinePlot{Title: "mean test loss of the nodes (clipped at 2.5)", XLabel: "round", YLabel: "test loss",
+		LogX: true, LegendLeft: true, Width: 7, Height: 5}
 	for _, s := range series {
-		xs, ys := make([]float64, len(s.Points)), make([]float64, len(s.Points))
-		for i, pt := range s.Points {
-			xs[i], ys[i] = pt.Round, min(pt.Loss.Mean, 10)
+		var xs, ys []float64
+		for _, pt := range s.Points {
+			if pt.Round >= 1 {
+				xs, ys = append(xs, pt.Round), append(ys, min(pt.Loss.Mean, 2.5))
+			}
 		}
-		pl.Add(s.Name, xs, ys)
+		if len(xs) > 0 {
+			pl.Add(s.Name, xs, ys)
+		}
 	}
 	if err := pl.Save(filepath.Join(o.OutDir, "init_gain_loss.png")); err != nil {
 		return "", err
