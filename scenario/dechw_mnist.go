@@ -61,11 +61,11 @@ func dechwScale(quick bool) dechwParams {
 	// The paper's setting with the training set cut to a third (400
 	// images per peer on average instead of 1,200) and the learning rate
 	// tripled to 0.003, so that a round's 5 epochs move a model about as
-	// far as the paper's; 150 rounds instead of 1,000.
+	// far as the paper's; 400 rounds instead of 1,000.
 	p := dechwParams{
 		peers: 50, p: 0.2, alphas: []float64{1, 0.5, 0.2}, arch: "mlp4", lr: 0.003, momentum: 0.5,
-		epochs: 5, batch: 100, rounds: 150, trainSubset: 20000, evalTest: 2000,
-		scale: "20,000 training images (400 per peer; the paper: 60,000) with lr 0.003 (the paper: 0.001), 150 rounds (the paper: 1,000)",
+		epochs: 5, batch: 100, rounds: 400, trainSubset: 20000, evalTest: 2000,
+		scale: "20,000 training images (400 per peer; the paper: 60,000) with lr 0.003 (the paper: 0.001), 400 rounds (the paper: 1,000)",
 	}
 	if quick {
 		p.alphas, p.rounds, p.trainSubset, p.lr, p.evalTest, p.evalPeers = []float64{0.5}, 30, 10000, 0.01, 500, 25
