@@ -51,6 +51,18 @@ type Config struct {
 	Task mep.TaskHash
 	// Logf, if not nil, receives refusals and failed rounds.
 	Logf func(format string, args ...any)
+	// NewBackend, if not nil, builds the nn.Backend that local training
+	// and the Hessian diagonal run on (gpu.Factory for a libtorch
+	// companion), from the architecture and a fresh optimiser; nil means
+	// the pure-Go nn.Trainer. The peer's nn.Model stays the parameter
+	// store: each round copies it into the backend before training and
+	// back after, so the peer's models are the same for its neighbours.
+	NewBackend func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error)
+	// Yield, if not nil, is called between training batches and inside
+	// evaluations, on the goroutine running the Work. A browser peer
+	// passes a function that lets the event loop run (Go-wasm is
+	// single-threaded: without it a round blocks networking).
+	Yield func()
 }
 
 // OptimizerConfig names a local optimiser and its hyper-parameters.

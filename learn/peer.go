@@ -2,6 +2,7 @@ package learn
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -34,7 +35,8 @@ type Peer struct {
 
 	// Touched only by Work.Run while a Work is outstanding.
 	model   *nn.Model
-	tr      *nn.Trainer
+	tr      nn.Backend // the model's own Trainer, or Config.NewBackend's
+	ext     bool       // tr is Config.NewBackend's: parameters are copied in and out
 	opt     nn.Optimizer
 	agg     aggregate.Aggregator
 	dechw   *aggregate.DecHW // agg, when it is DecHW
@@ -74,11 +76,20 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	tr, err := nn.NewTrainer(model, opt)
+	var tr nn.Backend
+	if cfg.NewBackend != nil {
+		tr, err = cfg.NewBackend(cfg.Arch, opt)
+		if err == nil && tr == nil {
+			err = errors.New("NewBackend returned no backend")
+		}
+	} else {
+		tr, err = nn.NewTrainer(model, opt)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	p := &Peer{cfg: cfg, tag: tag, local: local, model: model, tr: tr, opt: opt}
+	tr.SetYield(cfg.Yield)
+	p := &Peer{cfg: cfg, tag: tag, local: local, model: model, tr: tr, ext: cfg.NewBackend != nil, opt: opt}
 	if p.agg, err = newAggregator(cfg); err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func (w *Work) begin() error {
 		}
 	}
 	if p.cfg.ResetOptimizer {
-		p.opt.Reset()
+		p.tr.ResetOptimizer()
 	}
 	return nil
 }
@@ -124,6 +124,11 @@ func (w *Work) fail(err error) {
 // trainLocal runs the configured local steps or epochs and returns the
 // mean training loss and the number of samples trained on.
 func (p *Peer) trainLocal() (float64, int, error) {
+	if p.ext {
+		if err := p.tr.SetParams(p.model.Params()); err != nil {
+			return 0, 0, err
+		}
+	}
 	var total float64
 	samples, steps, epochs := 0, 0, 0
 	f := p.local.Features()
@@ -142,6 +147,9 @@ func (p *Peer) trainLocal() (float64, int, error) {
 			epochs++
 			continue
 		}
+		if steps > 0 && p.cfg.Yield != nil {
+			p.cfg.Yield()
+		}
 		loss, err := p.tr.TrainBatch(p.bx[:n*f], p.by[:n])
 		if err != nil {
 			return 0, samples, err
@@ -149,6 +157,11 @@ func (p *Peer) trainLocal() (float64, int, error) {
 		total += float64(loss) * float64(n)
 		samples += n
 		steps++
+	}
+	if p.ext {
+		if err := p.tr.Params(p.model.Params()); err != nil {
+			return 0, samples, err
+		}
 	}
 	return total / float64(max(samples, 1)), samples, nil
 }
@@ -164,7 +177,7 @@ func (p *Peer) observeHessian() error {
 		p.hbuf = make([]float32, p.model.NumParams())
 	}
 	f := p.local.Features()
-	if err := p.model.HessianDiag(p.local.X[:n*f], p.local.Y[:n], 0, p.hbuf, nil); err != nil {
+	if err := p.tr.HessianDiag(p.local.X[:n*f], p.local.Y[:n], p.hbuf); err != nil {
 		return err
 	}
 	return p.dechw.Observe(p.hbuf)

@@ -291,12 +291,15 @@ func (b *browserPeer) build(spec task.Spec, id overlay.ID) (*learn.Peer, *data.D
 	capped := ""
 	if est := time.Duration(float64(spr) / sps * float64(time.Second)); est > b.opts.MaxRound {
 		steps := max(1, int(b.opts.MaxRound.Seconds()*sps)/cfg.Batch)
-		capped = fmt.Sprintf("a round of %d samples would block this tab for ~%v: cut to %d steps of %d (learn runs a round without yielding)",
+		capped = fmt.Sprintf("a round of %d samples would take this tab ~%v: cut to %d steps of %d (maxRoundMS)",
 			spr, est.Round(10*time.Millisecond), steps, cfg.Batch)
 		cfg.LocalSteps, cfg.LocalEpochs = steps, 0
 		spr = steps * cfg.Batch
 		b.progress(capped)
 	}
+	// Training hands the event loop a turn every 10 ms, so WebRTC,
+	// heartbeats and the page keep going during a round.
+	cfg.Yield = newYielder(10 * time.Millisecond).Maybe
 	lp, err := learn.NewPeer(cfg, ds.local)
 	if err != nil {
 		return nil, nil, err
