@@ -132,14 +132,9 @@ func (pr *probe) add(pool *Pool, arch nn.Arch, params []float32, ev Eval) {
 	x, y := ev.set()
 	r := &evalResult{}
 	pr.res = append(pr.res, r)
-	pr.futs = append(pr.futs, pool.submit(func(w *worker) {
-		e, err := w.evaluator(arch)
-		if err == nil {
-			var m nn.Metrics
-			m, err = e.Evaluate(params, x, y)
-			r.loss, r.acc = m.Loss, m.Accuracy
-		}
-		r.err = err
+	pr.futs = append(pr.futs, pool.Go(func(w *Worker) {
+		m, err := w.Evaluate(arch, params, x, y)
+		r.loss, r.acc, r.err = m.Loss, m.Accuracy, err
 	}))
 }
 
@@ -168,9 +163,7 @@ func counters(peers []*learn.Peer, pt *Point) {
 
 // wait collects the evaluations.
 func (pr *probe) wait() (Point, error) {
-	for _, f := range pr.futs {
-		f.Wait()
-	}
+	WaitAll(pr.futs)
 	loss := make([]float64, len(pr.res))
 	acc := make([]float64, len(pr.res))
 	for i, r := range pr.res {
