@@ -12,9 +12,9 @@ import (
 // tick it, hand it what arrives, and serve its Ready. Here two peers with
 // periods 3 and 4 share an in-process "transport" (delivery on the next
 // tick), aggregate with DecAvg and "train" by adding 1 to every
-// parameter. Peer 1 sends fewer models than it offers pair periods: when
-// a MsgNeed arrives it sends its newest model, and at its next pair
-// period that model is still current, so there is nothing new to offer.
+// parameter. Peer 1 publishes a model every 3 ticks (8 versions) but
+// offers at most once per pair period max(3, 4) = 4, so only 5 of them
+// reach peer 2, each the newest at the time.
 func Example() {
 	ids := []overlay.ID{{1}, {2}}
 	periods := []int{3, 4}
@@ -79,6 +79,6 @@ func Example() {
 		fmt.Printf("peer %d: version %d, models sent %d, received %d\n", i+1, v, s.ModelsSent, s.ModelsReceived)
 	}
 	// Output:
-	// peer 1: version 8, models sent 3, received 5
-	// peer 2: version 6, models sent 5, received 3
+	// peer 1: version 8, models sent 5, received 5
+	// peer 2: version 6, models sent 5, received 5
 }

@@ -6,32 +6,45 @@ import (
 	"testing"
 )
 
-// Periods 4 and 6: pair period 6. Neither peer has a model at the first
-// offer tick (1); their first rounds (ticks 4 and 6) are RoundInit; from
-// tick 7 each offers every 6 ticks, and as both retrain at least once a
-// pair period, every offer is needed and sent once: ticks 7..55, 9 times.
+// Periods 4 and 6 (latency 1): pair period 6. Neither peer has a model at
+// the first offer tick (1). Peer 1's first round (tick 4) is RoundInit and
+// its model is offered at once; peer 2 holds its first round (due at 6)
+// until that model has arrived (JoinWait) and adopts it at tick 8. From
+// then on each offers once every pair period, at the earliest tick the
+// pair period allows: peer 1 at 4, 10, ..., 58; peer 2 at 8, 14, ..., 56.
+// Both retrain at least once a pair period, so every offer is needed and
+// its model sent once.
 func TestPairPeriodAndOneSendPerModel(t *testing.T) {
 	h := newHarness(t, 1, 4, 6)
 	h.link(1, 2)
 	h.run(60)
-	want := []int64{7, 13, 19, 25, 31, 37, 43, 49, 55}
-	for _, d := range [][2]int{{1, 2}, {2, 1}} {
-		if got := h.ticks(MsgOffer, d[0], d[1]); !slices.Equal(got, want) {
-			t.Errorf("offers %d->%d at %v, want %v", d[0], d[1], got, want)
+	for _, c := range []struct {
+		from, to int
+		want     []int64
+	}{
+		{1, 2, []int64{4, 10, 16, 22, 28, 34, 40, 46, 52, 58}},
+		{2, 1, []int64{8, 14, 20, 26, 32, 38, 44, 50, 56}},
+	} {
+		if got := h.ticks(MsgOffer, c.from, c.to); !slices.Equal(got, c.want) {
+			t.Errorf("offers %d->%d at %v, want %v", c.from, c.to, got, c.want)
 		}
-		if got := h.count(MsgModel, d[0], d[1]); got != 9 {
-			t.Errorf("models %d->%d: %d, want 9", d[0], d[1], got)
+		if got := h.count(MsgModel, c.from, c.to); got != len(c.want) {
+			t.Errorf("models %d->%d: %d, want %d", c.from, c.to, got, len(c.want))
 		}
 	}
 	if n := h.count(MsgHave, 0, 0); n != 0 {
 		t.Errorf("%d MsgHave, want 0", n)
 	}
-	// Rounds every own period: A at 4, 8, ..., 60; B at 6, ..., 60.
-	if a, b := len(h.rounds[id(1)]), len(h.rounds[id(2)]); a != 15 || b != 10 {
-		t.Errorf("rounds %d and %d, want 15 and 10", a, b)
+	// Rounds every own period: peer 1 at 4, 8, ..., 60; peer 2 at 8, 14,
+	// ..., 56.
+	if a, b := h.roundAt[id(1)], h.roundAt[id(2)]; len(a) != 15 || len(b) != 9 || b[0] != 8 || b[8] != 56 {
+		t.Errorf("rounds at %v and %v, want 15 from 4 and 9 from 8 to 56", a, b)
 	}
 	if k := h.rounds[id(1)][0].Kind; k != RoundInit {
 		t.Errorf("first round %v, want RoundInit", k)
+	}
+	if k := h.rounds[id(2)][0].Kind; k != RoundAdopt {
+		t.Errorf("peer 2's first round %v, want RoundAdopt", k)
 	}
 	last := h.rounds[id(1)][14]
 	if last.Kind != RoundAggregate || len(last.Models) != 1 || last.Models[0].From != id(2) {
@@ -61,8 +74,8 @@ func TestFingerprintsPreventDuplicateSends(t *testing.T) {
 	if o, m := h.count(MsgOffer, 1, 2), h.count(MsgModel, 1, 2); o != 1 || m != 1 {
 		t.Fatalf("1->2: %d offers, %d models; want 1 and 1", o, m)
 	}
-	if s := h.peers[0].Stats().OffersSkipped; s != 8 { // ticks 13, 19, ..., 55
-		t.Errorf("offers skipped %d, want 8", s)
+	if s := h.peers[0].Stats().OffersSkipped; s != 9 { // ticks 10, 16, ..., 58
+		t.Errorf("offers skipped %d, want 9", s)
 	}
 
 	// Peer 1 drops and re-adds peer 2 (peer 2 does not notice): it
@@ -103,9 +116,10 @@ func TestSendFailedResends(t *testing.T) {
 	}
 	h.link(1, 2)
 	h.run(15)
-	// Offer at 7, model lost at 9; offer at 13, model sent at 15.
-	if got := h.ticks(MsgModel, 1, 2); !slices.Equal(got, []int64{9, 15}) {
-		t.Fatalf("models 1->2 at %v, want [9 15]", got)
+	// Offer at 4, model lost at 6; offer at 10 (one pair period later),
+	// model sent at 12.
+	if got := h.ticks(MsgModel, 1, 2); !slices.Equal(got, []int64{6, 12}) {
+		t.Fatalf("models 1->2 at %v, want [6 12]", got)
 	}
 	if s := h.peers[0].Stats().SendsFailed; s != 1 {
 		t.Fatalf("sends failed %d", s)

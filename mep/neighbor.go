@@ -19,8 +19,12 @@ type Neighbor struct {
 type neighbor struct {
 	id     overlay.ID
 	period int
-	// nextOffer is the tick of the next offer.
+	// nextOffer is the first tick the next offer may go: one pair period
+	// after the last offer sent.
 	nextOffer int64
+	// skipCount is the first tick a skipped offer is counted again in
+	// Stats.OffersSkipped.
+	skipCount int64
 
 	// held is the fingerprint of our model the neighbour is known to hold
 	// (it answered MsgHave, or we sent it).

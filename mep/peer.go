@@ -82,27 +82,41 @@ func (p *Peer) Tick() {
 			n.want = Fingerprint{}
 			p.stats.TransferTimeouts++
 		}
-		if p.now >= n.nextOffer {
-			n.nextOffer = p.now + p.pair(n)
-			p.offer(n)
-		}
+		p.offerIfDue(n)
 	}
 	p.maybeRound()
 }
 
+// offerIfDue offers the published model to n if the pair period since the
+// last offer to n has passed. Only an offer actually sent starts a new
+// pair period: a skipped one (n holds the model) leaves the window open,
+// so the next model published goes out at once rather than waiting up to
+// a whole pair period. That keeps neighbours' copies one round fresher
+// (FedLay's "freshest model") while sending at most one offer per pair
+// period.
+func (p *Peer) offerIfDue(n *neighbor) {
+	if p.now >= n.nextOffer && p.offer(n) {
+		n.nextOffer = p.now + p.pair(n)
+	}
+}
+
 // offer offers the published model to n unless n holds it or an offer of
-// it is pending.
-func (p *Peer) offer(n *neighbor) {
+// it is pending; it reports whether it sent one.
+func (p *Peer) offer(n *neighbor) bool {
 	switch {
 	case p.version == 0:
-		return
+		return false
 	case n.held == p.fp || n.offered == p.fp:
-		p.stats.OffersSkipped++
-		return
+		if p.now >= n.skipCount { // count once per pair period, not per tick
+			p.stats.OffersSkipped++
+			n.skipCount = p.now + p.pair(n)
+		}
+		return false
 	}
 	n.offered, n.offerDue = p.fp, p.now+int64(p.cfg.OfferTimeout)
 	p.send(Message{Type: MsgOffer, To: n.id, Version: p.version, Fingerprint: p.fp})
 	p.stats.OffersSent++
+	return true
 }
 
 // maybeRound emits the round if it is due and may start.
@@ -168,7 +182,8 @@ func (p *Peer) send(m Message) {
 }
 
 // ReportTrained publishes a new model, ending the round in flight if
-// any: it becomes the model offered from now on, with the next version.
+// any: it becomes the model offered from now on, with the next version,
+// and is offered at once to every neighbour whose pair period allows.
 // hessian may be nil (DecHW past theta, or other aggregators). The peer
 // keeps params and hessian and shares them with the transport: the
 // caller must not modify them afterwards (train into a working copy).
@@ -183,6 +198,9 @@ func (p *Peer) ReportTrained(params, hessian []float32) (Fingerprint, error) {
 	p.fp = FingerprintOf(params, hessian)
 	p.params, p.hessian = params, hessian
 	p.inRound = false
+	for _, id := range p.order {
+		p.offerIfDue(p.nbrs[id])
+	}
 	return p.fp, nil
 }
 
