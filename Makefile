@@ -63,6 +63,7 @@ test-wasm:
 test-companion: deps data
 	$(GO) vet -tags torch ./gpu/
 	$(GO) test -tags torch -count=1 -timeout 10m ./gpu/
+	$(GO) test -tags torch -count=1 -timeout 10m -run 'Companion|BackendFlag' ./netpeer/ ./cmd/peerlearn/
 
 companion: deps
 	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn

@@ -157,6 +157,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}()
 	sigURL := "ws://" + cfg.Addr + "/signal"
+	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s -loopback -task %s -data %s -spaces %d\n",
+		cfg.PeerBin, sigURL, taskFile, cfg.DataDir, cfg.Spaces)
 	for i := range cfg.Peers {
 		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, "peer",
 			"-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0",

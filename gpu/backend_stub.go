@@ -31,6 +31,9 @@ func (b *Backend) Close() error { return nil }
 // Device returns "".
 func (b *Backend) Device() string { return "" }
 
+// String returns "libtorch (not built)".
+func (b *Backend) String() string { return "libtorch (not built)" }
+
 // Arch returns the zero Arch.
 func (b *Backend) Arch() nn.Arch { return nn.Arch{} }
 

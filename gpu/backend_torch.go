@@ -171,6 +171,10 @@ func (b *Backend) Close() error {
 // Device returns the device the model lives on, e.g. "cpu" or "cuda:0".
 func (b *Backend) Device() string { return b.device }
 
+// String names the backend and its device, e.g. "libtorch/cpu", for
+// status pages and logs.
+func (b *Backend) String() string { return "libtorch/" + b.device }
+
 // Arch implements nn.Backend.
 func (b *Backend) Arch() nn.Arch {
 	a := b.arch

@@ -162,6 +162,20 @@ func (p *Peer) mepConfig() mep.Config {
 // Config returns the peer's configuration.
 func (p *Peer) Config() Config { return p.cfg }
 
+// Backend names the engine local training runs on: "go" for the pure-Go
+// trainer, else what Config.NewBackend's backend says of itself through
+// fmt.Stringer (the libtorch companion: "libtorch/cpu", "libtorch/cuda:0"),
+// else "external".
+func (p *Peer) Backend() string {
+	if !p.ext {
+		return "go"
+	}
+	if s, ok := p.tr.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return "external"
+}
+
 // ArchTag returns the architecture tag the peer sends with its models.
 func (p *Peer) ArchTag() string { return p.tag }
 

@@ -83,6 +83,9 @@ func LearnerConfig(spec task.Spec, id overlay.ID, train *data.Dataset, tick time
 
 // LearnStatus is the learning part of Status.
 type LearnStatus struct {
+	// Backend is the training engine: "go", or the companion's
+	// "libtorch/DEVICE" (learn.Peer.Backend).
+	Backend   string  `json:"backend"`
 	Rounds    int     `json:"rounds"`
 	TrainLoss float64 `json:"train_loss"`
 	// Accuracy and EvalLoss are the last evaluation's, of the model the
@@ -282,6 +285,7 @@ func (l *learner) evaluated(r evalResult) {
 
 func (l *learner) status() LearnStatus {
 	s := l.st
+	s.Backend = l.peer.Backend()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
 	return s

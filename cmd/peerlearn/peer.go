@@ -41,7 +41,7 @@ func init() {
 // start, a progress line every -every, and one at the end:
 //
 //	peer id=<64 hex> task=<64 hex> status=http://127.0.0.1:PORT/status
-//	peer t=3.0s state=member neighbors=10 connections=10 refused=0 rounds=4 acc=0.8812 models_in=31 models_out=30
+//	peer t=3.0s state=member neighbors=10 connections=10 refused=0 backend=go rounds=4 acc=0.8812 models_in=31 models_out=30
 //	peer left id=<64 hex>
 func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("peer")
@@ -61,7 +61,13 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	evalEvery := fs.Duration("eval-every", 5*time.Second, "evaluate the current model on the test set this often (0: never)")
 	evalSamples := fs.Int("eval-samples", 2000, "test samples per evaluation (0: all 10,000)")
 	threads := fs.Int("threads", 1, "cores the training kernels may use (0: all)")
+	backend := fs.String("backend", "go", "training engine: go, or torch (the GPU companion; needs a binary built with `make companion`)")
+	device := fs.String("device", "auto", "libtorch device for -backend torch: auto (CUDA if present, else CPU), cpu, cuda or cuda:N")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	newBackend, err := backendFlag(*backend, *device, *threads)
+	if err != nil {
 		return err
 	}
 	tid, err := parseTaskArg(*taskArg)
@@ -88,7 +94,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid overlay.ID) (*learn.Peer, *data.Dataset, error) {
-				return buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, logf)
+				return buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, newBackend, logf)
 			},
 			EvalEvery: *evalEvery, EvalSamples: *evalSamples,
 		}
@@ -122,7 +128,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 			line := fmt.Sprintf("peer t=%.1fs state=%s neighbors=%d connections=%d refused=%d",
 				s.UptimeS, s.State, len(s.Neighbors), len(s.Connections), s.RTC.Refused()+s.OverlayRefused)
 			if l := s.Learn; l != nil {
-				line += fmt.Sprintf(" rounds=%d acc=%.4f models_in=%d models_out=%d", l.Rounds, l.Accuracy, l.ModelsReceived, l.ModelsSent)
+				line += fmt.Sprintf(" backend=%s rounds=%d acc=%.4f models_in=%d models_out=%d", l.Backend, l.Rounds, l.Accuracy, l.ModelsReceived, l.ModelsSent)
 			}
 			fmt.Fprintln(stdout, line)
 		}
@@ -150,17 +156,18 @@ func parseShard(s string) (k, n int, err error) {
 // buildLearner loads the task's dataset from dir, partitions its train
 // set (partition, or the task's) into n shards (or the task's parts), and
 // builds the learning peer on shard k (or one drawn from the peer ID).
-func buildLearner(spec task.Spec, id overlay.ID, dir, partition string, k, n int, tick time.Duration, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func buildLearner(spec task.Spec, id overlay.ID, dir, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-data %s: %w", dir, err)
 	}
-	return learnerOn(spec, id, train, test, partition, k, n, tick, logf)
+	return learnerOn(spec, id, train, test, partition, k, n, tick, newBackend, logf)
 }
 
 // learnerOn builds the learning peer on shard k of n of train (see
-// buildLearner); train is only read.
-func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partition string, k, n int, tick time.Duration, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+// buildLearner), training through newBackend (nil: the pure-Go engine);
+// train is only read.
+func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	if partition == "" {
 		partition = spec.Partition.Spec
 	}
@@ -180,11 +187,12 @@ func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg.NewBackend = newBackend
 	lp, err := learn.NewPeer(cfg, local)
 	if err != nil {
 		return nil, nil, err
 	}
-	logf("peer %v: shard %d/%d of %s %s: %d samples, labels %v", id, k, n, spec.Dataset, partition, local.Len(), shards[k].Hist)
+	logf("peer %v: shard %d/%d of %s %s: %d samples, labels %v, training on %s", id, k, n, spec.Dataset, partition, local.Len(), shards[k].Hist, lp.Backend())
 	return lp, test, nil
 }
 
@@ -307,7 +315,7 @@ func runPeerDemo(ctx context.Context, args []string, stdout io.Writer, logf func
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid overlay.ID) (*learn.Peer, *data.Dataset, error) {
-				return learnerOn(spec, pid, train, test, "", i, *n, cfg.Tick, func(string, ...any) {})
+				return learnerOn(spec, pid, train, test, "", i, *n, cfg.Tick, nil, func(string, ...any) {})
 			},
 			EvalEvery: 3 * time.Second, EvalSamples: 2000,
 		}
