@@ -254,7 +254,7 @@ func (m *Manager) onSession(s Session, path []overlay.ID, viaServer bool) {
 	c := m.newConnLocked(s.From, false, s.ID)
 	c.pub, c.viaServer, c.queue, c.transfers = s.PublicKey, viaServer, queue, transfers
 	if viaServer {
-		m.relayed[s.From] = true
+		m.relayed[s.From] = now.Add(m.window) // its window opened before its offer
 	}
 	m.mu.Unlock()
 	m.count(func(st *Stats) { st.ConnectsStarted++; st.SessionsAccepted++ })
@@ -319,6 +319,7 @@ func (m *Manager) onOpen(c *conn, dc *webrtc.DataChannel) {
 	queue := c.queue
 	c.queue = nil
 	delete(m.backoff, c.peer)
+	delete(m.relayed, c.peer) // bootstrapped: the next connection is signalled through the overlay
 	report := c.viaServer && c.initiator && !m.windowShut && m.sig != nil
 	if report {
 		m.windowShut = true
@@ -368,6 +369,9 @@ func (m *Manager) drop(c *conn, why string) *webrtc.PeerConnection {
 	wasOpen := c.state == connOpen
 	c.state = connClosed
 	close(c.done)
+	if c.viaServer {
+		delete(m.relayed, c.peer) // a retry through the server may meet a closed window
+	}
 	if m.conns[c.peer] == c {
 		delete(m.conns, c.peer)
 	}

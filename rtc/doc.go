@@ -39,7 +39,10 @@
 // completion, every candidate in the SDP) is a Session signed with the
 // peer's key, binding the DTLS fingerprint to its ID. It travels through
 // the signalling server when the peer is a bootstrap contact and this
-// peer's bootstrap window is open (AttachSignal), else as an Envelope hop
+// peer's bootstrap window is open (AttachSignal), or when the peer's own
+// bootstrap offer came that way and no connection with it has opened or
+// failed since (the server relays only inside a newcomer's window and
+// does not say which relay it refused), else as an Envelope hop
 // by hop over open data channels towards the target (route.go: direct,
 // source route back along an offer's path, crumbs left by the overlay's
 // routed messages, then greedy by ring coordinates); the answer comes

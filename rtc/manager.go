@@ -109,8 +109,15 @@ type Manager struct {
 	handles    uint64
 	sig        *signal.Client
 	contacts   map[overlay.ID]bool // bootstrap contacts: offers go through the server
-	relayed    map[overlay.ID]bool // offered to us through the server: answers go back so
 	windowShut bool                // this peer's bootstrap window is closed
+	windowEnds time.Time           // ...or will be, at the latest (welcome + BootstrapMS)
+	window     time.Duration       // the server's bootstrap window (BootstrapMS)
+	// relayed: peers that offered to us through the server, until their
+	// bootstrap window has surely closed. Our sessions with them go
+	// through the server too, until then or until a connection with
+	// them opens or fails: the server refuses relays outside the window
+	// (without saying which), so later ones must go through the overlay.
+	relayed map[overlay.ID]time.Time
 }
 
 // testHooks lets in-package tests break transfers on purpose.
@@ -148,7 +155,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		conns: map[overlay.ID]*conn{}, replay: map[overlay.ID]*replayWindow{},
 		backoff: map[overlay.ID]backoff{}, crumbs: map[overlay.ID]crumb{},
 		seen: map[sessionKey]time.Time{}, neighbours: map[overlay.ID]bool{},
-		contacts: map[overlay.ID]bool{}, relayed: map[overlay.ID]bool{},
+		contacts: map[overlay.ID]bool{}, relayed: map[overlay.ID]time.Time{},
 	}
 	for _, s := range cfg.ICEServers {
 		m.ice = append(m.ice, webrtc.ICEServer{URLs: slices.Clone(s.URLs), Username: s.Username, Credential: s.Credential})
@@ -507,6 +514,8 @@ func (m *Manager) AttachSignal(c *signal.Client) {
 	w := c.Welcome()
 	m.mu.Lock()
 	m.sig = c
+	m.window = time.Duration(w.BootstrapMS) * time.Millisecond
+	m.windowEnds = time.Now().Add(m.window)
 	for _, id := range w.Contacts {
 		m.contacts[overlay.ID(id)] = true
 	}
@@ -585,7 +594,8 @@ func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaS
 // useServerLocked reports whether sessions for peer to go through the
 // signalling server.
 func (m *Manager) useServerLocked(to overlay.ID) bool {
-	return m.sig != nil && (m.relayed[to] || m.contacts[to] && !m.windowShut)
+	now := time.Now()
+	return m.sig != nil && (now.Before(m.relayed[to]) || m.contacts[to] && !m.windowShut && now.Before(m.windowEnds))
 }
 
 // errorStat counts a refused frame by its error.

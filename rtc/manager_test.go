@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 // Real pion WebRTC over 127.0.0.1; signalling through an in-process
@@ -65,6 +66,47 @@ func TestRoutedSignallingWithoutServer(t *testing.T) {
 	}
 	if s := c.Stats(); s.SignalsDelivered < 1 || s.SessionsAccepted < 1 {
 		t.Errorf("c stats %+v", s)
+	}
+}
+
+// A peer that answered a newcomer's bootstrap offer through the server
+// later reconnects to it through the overlay: the server, still up,
+// refuses relays once the newcomer's window has closed. (Offering through
+// the server again left the two unconnected: each offer timed out while
+// it won the glare against the newcomer's own offers.)
+func TestReconnectAfterBootstrapGoesThroughTheOverlay(t *testing.T) {
+	sig := startSignal(t)
+	a := newTestPeer(t, sig, 1, nil)
+	b := newTestPeer(t, sig, 2, nil)
+	c := newTestPeer(t, sig, 3, nil)
+	for _, p := range []*testPeer{b, c} { // both bootstrap through a
+		if err := p.Send(a.ID(), []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	if err := b.Send(c.ID(), []byte("hi c")); err != nil { // routed through a
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "c to hear b", func() bool { return len(c.messages(b.ID())) == 1 })
+
+	a.mu.Lock() // testPeer.mu: logs
+	a.logs = nil
+	a.mu.Unlock()
+	a.Manager.mu.Lock()
+	ab := a.conns[b.ID()]
+	a.Manager.mu.Unlock()
+	a.fail(ab, "closed by the test")
+	waitFor(t, 10*time.Second, "b to see a-b close", func() bool { return !b.connected(a.ID()) })
+	a.NoteRoute(b.ID(), c.ID())
+	start := time.Now()
+	if err := a.Send(b.ID(), []byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 6*time.Second, "b to hear a again", func() bool { return len(b.messages(a.ID())) == 1 })
+	t.Logf("reconnected in %v", time.Since(start).Round(time.Millisecond))
+	if n := sig.srv.Stats().Refusals[signal.CodeNotAllowed]; n != 0 {
+		t.Errorf("the server refused %d relays", n)
 	}
 }
 
