@@ -182,6 +182,7 @@ func TestBrowserPeers(t *testing.T) {
 			t.Fatalf("(a) after %v: %s", time.Since(tTrain).Round(time.Second), strings.Join(accs, ", "))
 		}
 	}
+	checkDownloads(t, tabs[0])
 	for _, tb := range tabs {
 		fs, err := evalJS[frameStats](tb, `peerlearnPerf.snapshot()`)
 		if err != nil {
@@ -316,4 +317,35 @@ func checkPage(t *testing.T, tb *tab) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1000)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkDownloads asks the tab's Resource Timing what peer.wasm and the
+// MNIST image files cost on the wire: the signalling server gzips them,
+// so each must arrive in well under half its size.
+func checkDownloads(t *testing.T, tb *tab) {
+	t.Helper()
+	type download struct {
+		Name     string  `json:"name"`
+		Transfer float64 `json:"transfer"`
+		Decoded  float64 `json:"decoded"`
+	}
+	dls, err := evalJS[[]download](tb, `performance.getEntriesByType("resource")
+		.filter(e => /peer\.wasm$|idx3-ubyte$/.test(e.name))
+		.map(e => ({name: e.name.replace(/^.*\//, ""), transfer: e.transferSize, decoded: e.decodedBodySize}))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dls) != 3 {
+		t.Fatalf("%s: downloads %+v, want peer.wasm and the two image files", tb.name, dls)
+	}
+	var wire, decoded float64
+	for _, d := range dls {
+		// transfer 0 would mean a cache hit: a fresh profile has none.
+		if d.Transfer <= 0 || d.Transfer > d.Decoded/2 {
+			t.Errorf("%s: %s took %.0f bytes on the wire for %.0f: not compressed", tb.name, d.Name, d.Transfer, d.Decoded)
+		}
+		wire += d.Transfer
+		decoded += d.Decoded
+	}
+	t.Logf("%s downloaded peer.wasm and MNIST's images as %.1f MB for %.1f MB (%.1fx less)", tb.name, wire/1e6, decoded/1e6, decoded/wire)
 }

@@ -46,6 +46,7 @@ func run(args []string) error {
 	fs.Var(&taskFiles, "task", "task spec file: one JSON spec or an array (repeatable; none: the default MNIST task)")
 	fs.Var(&taskJSON, "task-json", "task spec as inline JSON (repeatable)")
 	maxPeers := fs.Int("max-peers", def.MaxPeers, "registered peers over all tasks")
+	gzipMB := fs.Int64("gzip-mb", def.StaticGzipBytes>>20, "MiB of memory for gzipped copies of -web's and -wasm's files, each (0: serve uncompressed)")
 	rate := fs.Float64("rate", def.MessagesPerSecond, "messages per second per connection")
 	burst := fs.Int("burst", def.Burst, "message burst per connection")
 	bootstrap := fs.Duration("bootstrap-timeout", def.BootstrapTimeout, "relay window of a new peer")
@@ -69,6 +70,7 @@ func run(args []string) error {
 	cfg := def
 	cfg.Logf = log.Printf
 	cfg.MaxPeers, cfg.MessagesPerSecond, cfg.Burst = *maxPeers, *rate, *burst
+	cfg.StaticGzipBytes = *gzipMB << 20
 	cfg.BootstrapTimeout, cfg.IdleTimeout = *bootstrap, *idle
 	cfg.AllowedOrigins = split(*origins)
 	for _, u := range split(*iceURLs) {

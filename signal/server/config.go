@@ -66,6 +66,11 @@ type Config struct {
 	// WasmDir is served at /wasm/ (peer.wasm, wasm_exec.js); "" serves
 	// nothing there.
 	WasmDir string
+	// StaticGzipBytes bounds the memory kept for gzip-compressed copies
+	// of WebDir's and WasmDir's files (each directory has its own), which
+	// are served to clients that accept gzip; 0 serves everything
+	// uncompressed.
+	StaticGzipBytes int64
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -111,6 +116,7 @@ func DefaultConfig() Config {
 		TURN:              nil,                   // no TURN credentials
 		WebDir:            "",                    // no web page
 		WasmDir:           "",                    // no wasm build
+		StaticGzipBytes:   256 << 20,             // MNIST and peer.wasm gzipped take ~20 MB
 		Logf:              nil,                   // silent
 	}
 }
@@ -155,6 +161,8 @@ func (c *Config) Validate() error {
 		return bad("Contacts %d: want 1 to %d", c.Contacts, signal.MaxContacts)
 	case c.SendQueue < 1:
 		return bad("SendQueue %d", c.SendQueue)
+	case c.StaticGzipBytes < 0:
+		return bad("StaticGzipBytes %d", c.StaticGzipBytes)
 	}
 	for _, p := range c.AllowedOrigins {
 		if _, err := path.Match(p, ""); err != nil || p == "" {

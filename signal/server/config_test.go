@@ -34,6 +34,7 @@ func TestConfigValidate(t *testing.T) {
 		"bootstrap":      func(c *Config) { c.BootstrapTimeout = time.Hour },
 		"contacts":       func(c *Config) { c.Contacts = 4 },
 		"queue":          func(c *Config) { c.SendQueue = 0 },
+		"gzip":           func(c *Config) { c.StaticGzipBytes = -1 },
 		"origin pattern": func(c *Config) { c.AllowedOrigins = []string{"[bad"} },
 		"ICE scheme":     func(c *Config) { c.ICEServers = []signal.ICEServer{{URLs: []string{"http://x"}}} },
 		"TURN short":     func(c *Config) { c.TURN = &TURNAuth{URLs: []string{"turn:x"}, Secret: "s", TTL: time.Hour} },

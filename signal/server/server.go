@@ -71,10 +71,10 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
 	if cfg.WasmDir != "" {
-		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir)))
+		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir, cfg.StaticGzipBytes)))
 	}
 	if cfg.WebDir != "" {
-		mux.Handle("GET /", staticHandler(cfg.WebDir))
+		mux.Handle("GET /", staticHandler(cfg.WebDir, cfg.StaticGzipBytes))
 	}
 	s.handler = mux
 	return s, nil

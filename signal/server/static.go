@@ -8,13 +8,15 @@ import (
 	"path"
 )
 
-// staticHandler serves dir's files without directory listings.
-func staticHandler(dir string) http.Handler {
+// staticHandler serves dir's files without directory listings, gzipped
+// for clients that accept it while the compressed copies fit in
+// gzipBytes (0: never gzipped).
+func staticHandler(dir string, gzipBytes int64) http.Handler {
 	fsys := noListing{os.DirFS(dir)}
-	fileServer := http.FileServerFS(fsys)
+	h := newGzipStatic(fsys, http.FileServerFS(fsys), gzipBytes)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		fileServer.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
