@@ -153,7 +153,7 @@ func TestBenchBrowser(t *testing.T) {
 // openBench starts a browser for the benchmark page.
 func openBench(t *testing.T, bin string) *tab {
 	t.Helper()
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, t.TempDir())...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, t.TempDir(), false)...)
 	ctx, cancel := chromedp.NewContext(actx)
 	tb := &tab{name: "bench", ctx: ctx, cancel: func() { cancel(); acancel() }}
 	t.Cleanup(tb.close)

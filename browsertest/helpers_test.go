@@ -273,8 +273,10 @@ type tab struct {
 }
 
 // chromeFlags are the BRIEF's flags for WebRTC over loopback in headless
-// Chromium, plus no throttling of background timers.
-func chromeFlags(bin, profile string) []chromedp.ExecAllocatorOption {
+// Chromium, plus no throttling of background timers unless throttle (a
+// hidden tab then gets about one timer wake-up a second, as a volunteer's
+// background tab does).
+func chromeFlags(bin, profile string, throttle bool) []chromedp.ExecAllocatorOption {
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(bin),
 		chromedp.UserDataDir(profile),
@@ -286,9 +288,9 @@ func chromeFlags(bin, profile string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("allow-loopback-in-peer-connection", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-background-timer-throttling", !throttle),
+		chromedp.Flag("disable-backgrounding-occluded-windows", !throttle),
+		chromedp.Flag("disable-renderer-backgrounding", !throttle),
 		chromedp.WindowSize(1280, 1000),
 	)
 	return opts
@@ -299,8 +301,15 @@ func chromeFlags(bin, profile string) []chromedp.ExecAllocatorOption {
 // mDNS names) and loads url.
 func openTab(t *testing.T, bin, name, origin, url string) *tab {
 	t.Helper()
+	return openTabThrottled(t, bin, name, origin, url, false)
+}
+
+// openTabThrottled is openTab with Chromium's background throttling on
+// if throttle.
+func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool) *tab {
+	t.Helper()
 	profile := t.TempDir()
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, profile)...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, profile, throttle)...)
 	ctx, cancel := chromedp.NewContext(actx)
 	tb := &tab{name: name, ctx: ctx, cancel: func() { cancel(); acancel() }}
 	t.Cleanup(tb.close)

@@ -22,6 +22,11 @@ type Config struct {
 	Identity signal.Identity
 	// Tick is the overlay's tick period; the overlay's timers count ticks.
 	Tick time.Duration
+	// MaxCatchUpTicks: when the peer's timer fires late (a browser wakes
+	// a background tab's timers about once a second; a loaded machine
+	// runs late), the ticks that passed are run at once, up to this many;
+	// beyond that (a machine that slept) time resumes from now.
+	MaxCatchUpTicks int
 	// Overlay configures the NDMP node; Rand may be nil (seeded from the ID).
 	Overlay overlay.Config
 	// RTC configures the transport; Identity, Task and ICEServers are
@@ -45,17 +50,18 @@ type Config struct {
 // DefaultConfig returns the defaults; set SignalURL, Task and Identity.
 func DefaultConfig() Config {
 	return Config{
-		SignalURL:   "",                           // required
-		Task:        task.ID{},                    // required
-		Identity:    signal.Identity{},            // required
-		Tick:        100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
-		Overlay:     overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
-		RTC:         rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
-		Signal:      signal.DefaultClientConfig(), // matches the server's defaults
-		StatusAddr:  "",                           // no status endpoint
-		LeaveLinger: 500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
-		Learn:       nil,                          // overlay only
-		Logf:        nil,                          // silent
+		SignalURL:       "",                           // required
+		Task:            task.ID{},                    // required
+		Identity:        signal.Identity{},            // required
+		Tick:            100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
+		MaxCatchUpTicks: 30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
+		Overlay:         overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
+		RTC:             rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
+		Signal:          signal.DefaultClientConfig(), // matches the server's defaults
+		StatusAddr:      "",                           // no status endpoint
+		LeaveLinger:     500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
+		Learn:           nil,                          // overlay only
+		Logf:            nil,                          // silent
 	}
 }
 
@@ -75,6 +81,8 @@ func (c Config) Validate() error {
 		return bad("Tick = %v", c.Tick)
 	case c.LeaveLinger < 0:
 		return bad("LeaveLinger = %v", c.LeaveLinger)
+	case c.MaxCatchUpTicks < 1 || c.MaxCatchUpTicks > 10000:
+		return bad("MaxCatchUpTicks = %d", c.MaxCatchUpTicks)
 	}
 	if c.StatusAddr != "" {
 		host, _, err := net.SplitHostPort(c.StatusAddr)

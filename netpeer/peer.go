@@ -185,15 +185,28 @@ func (p *Peer) Run(ctx context.Context) error {
 
 	tick := time.NewTicker(p.cfg.Tick)
 	defer tick.Stop()
+	clock := tickClock{period: p.cfg.Tick, max: p.cfg.MaxCatchUpTicks, next: time.Now().Add(p.cfg.Tick)}
 	for {
 		select {
 		case <-ctx.Done():
 			p.leave()
 			return nil
 		case <-tick.C:
-			p.node.Tick()
-			if p.learner != nil {
-				p.learner.tick()
+			// What arrived before now counts before the ticks up to now
+			// (a heartbeat waiting here must not time its sender out).
+			for more := true; more; {
+				select {
+				case ev := <-mgr.Events():
+					p.handle(ev)
+				default:
+					more = false
+				}
+			}
+			for range clock.due(time.Now()) {
+				p.node.Tick()
+				if p.learner != nil {
+					p.learner.tick()
+				}
 			}
 		case wk := <-workDone:
 			p.learner.finish(wk)
