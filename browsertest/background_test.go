@@ -3,16 +3,11 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-
-	"github.com/peerlearn/peerlearn/internal/proctest"
-	"github.com/peerlearn/peerlearn/task"
 )
 
 // TestBrowserBackgroundTab: a volunteer switches to another tab. Chromium
@@ -24,32 +19,17 @@ func TestBrowserBackgroundTab(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)
-	spec, err := task.Parse([]byte(e2eSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	taskFile := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(taskFile, []byte(e2eSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	proctest.WaitTCP(t, addr)
-	origin := "http://" + addr
+	srv := startE2EServer(t, sigBin, wasmDir)
 	var natives []*proc
 	for i := range 3 {
-		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), "ws://"+addr+"/signal",
-			"-task", taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i), "-spaces", fmt.Sprint(spaces),
+		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), srv.sigURL,
+			"-task", srv.taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i), "-spaces", fmt.Sprint(spaces),
 			"-eval-every", "2s", "-eval-samples", "1000"))
 	}
-	url := fmt.Sprintf("%s/?task=%s&shard=1/6&spaces=%d&evalEvery=2000&evalSamples=1000", origin, tid.Hex(), spaces)
-	tb := openTabThrottled(t, bin, "tab0", origin, url, true)
+	url := fmt.Sprintf("%s/?task=%s&shard=1/6&spaces=%d&evalEvery=2000&evalSamples=1000", srv.origin, srv.tid.Hex(), spaces)
+	tb := openTabThrottled(t, bin, "tab0", srv.origin, url, true)
 	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
-	err = chromedp.Do(ctx, chromedp.Click("#join"))
+	err := chromedp.Do(ctx, chromedp.Click("#join"))
 	cancel()
 	if err != nil {
 		t.Fatalf("click Join: %v", err)

@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/peerlearn/peerlearn/internal/proctest"
-	"github.com/peerlearn/peerlearn/task"
 )
 
 // The task of the end-to-end test: FedLay's MLP on MNIST, six shards
@@ -49,23 +46,8 @@ func TestBrowserPeers(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)
-	spec, err := task.Parse([]byte(e2eSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	taskFile := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(taskFile, []byte(e2eSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	proctest.WaitTCP(t, addr)
-	origin := "http://" + addr
-	sigURL := "ws://" + addr + "/signal"
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tid, taskFile, origin, sigURL := srv.tid, srv.taskFile, srv.origin, srv.sigURL
 
 	// Interleave native and browser peers: shards 0, 2, 4 native, 1, 3, 5 in tabs.
 	t0 := time.Now()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/task"
 )
 
 // inCI reports whether the tests run in CI, where a missing prerequisite
@@ -454,4 +455,33 @@ func checkOverlay(views []peerView, spaces int) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// e2eServer is a signalling server (cmd/signalserver) hosting e2eSpec and
+// serving the page and the wasm build.
+type e2eServer struct {
+	tid      task.ID
+	taskFile string // e2eSpec, for native peers' -task
+	origin   string // http://host:port
+	sigURL   string // ws://host:port/signal
+}
+
+func startE2EServer(t *testing.T, sigBin, wasmDir string) e2eServer {
+	t.Helper()
+	spec, err := task.Parse([]byte(e2eSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e2eServer{taskFile: filepath.Join(t.TempDir(), "task.json")}
+	if s.tid, err = spec.ID(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.taskFile, []byte(e2eSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", s.taskFile}, nil)
+	proctest.WaitTCP(t, addr)
+	s.origin, s.sigURL = "http://"+addr, "ws://"+addr+"/signal"
+	return s
 }

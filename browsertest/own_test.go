@@ -15,9 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/peerlearn/peerlearn/data"
-	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/nn"
-	"github.com/peerlearn/peerlearn/task"
 )
 
 // TestBrowserOwnImages: a volunteer trains on their own labelled images.
@@ -32,15 +30,6 @@ func TestBrowserOwnImages(t *testing.T) {
 	bin := chromium(t)
 	dir := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, dir)
-	spec, err := task.Parse([]byte(e2eSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tid, _ := spec.ID()
-	taskFile := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(taskFile, []byte(e2eSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	train, test, err := data.Load(os.DirFS(dir), "mnist")
 	if err != nil {
 		t.Fatal(err)
@@ -67,10 +56,8 @@ func TestBrowserOwnImages(t *testing.T) {
 		files = append(files, f)
 	}
 
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	proctest.WaitTCP(t, addr)
-	origin, sigURL := "http://"+addr, "ws://"+addr+"/signal"
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tid, taskFile, origin, sigURL := srv.tid, srv.taskFile, srv.origin, srv.sigURL
 	native := startPeer(t, peerBin, "native0", sigURL, "-task", taskFile, "-data", dir, "-shard", "0/6",
 		"-spaces", fmt.Sprint(spaces), "-eval-every", "2s", "-eval-samples", "1000")
 	tb := openTab(t, bin, "tab-own", origin, fmt.Sprintf("%s/?task=%s&spaces=%d&evalEvery=1000&evalSamples=1000", origin, tid.Hex(), spaces))

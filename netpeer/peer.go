@@ -194,14 +194,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		case <-tick.C:
 			// What arrived before now counts before the ticks up to now
 			// (a heartbeat waiting here must not time its sender out).
-			for more := true; more; {
-				select {
-				case ev := <-mgr.Events():
-					p.handle(ev)
-				default:
-					more = false
-				}
-			}
+			p.handlePending(mgr)
 			for range clock.due(time.Now()) {
 				p.node.Tick()
 				if p.learner != nil {
@@ -214,18 +207,22 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.learner.evaluated(r)
 		case ev := <-mgr.Events():
 			p.handle(ev)
-			// Take what else has arrived before flushing.
-			for more := true; more; {
-				select {
-				case ev := <-mgr.Events():
-					p.handle(ev)
-				default:
-					more = false
-				}
-			}
+			p.handlePending(mgr) // what else has arrived, before flushing
 		}
 		p.flush()
 		p.publish()
+	}
+}
+
+// handlePending handles the transport events already waiting.
+func (p *Peer) handlePending(mgr *rtc.Manager) {
+	for {
+		select {
+		case ev := <-mgr.Events():
+			p.handle(ev)
+		default:
+			return
+		}
 	}
 }
 
