@@ -20,6 +20,9 @@ type Options struct {
 	Quick bool
 	// Seed seeds every random choice: the same seed gives the same run.
 	Seed uint64
+	// N, if not 0, sets the number of peers of a scenario that has a
+	// MinN (others refuse it with ErrSize).
+	N int
 	// DataDir is the folder make data fills (PEERLEARN_DATA).
 	DataDir string
 	// OutDir receives the CSV and PNG files.
@@ -36,6 +39,9 @@ type Options struct {
 type Scenario struct {
 	Name    string
 	Summary string
+	// MinN, if not 0, says the scenario takes Options.N peers (at least
+	// MinN); 0 means its size is fixed.
+	MinN int
 	// Run performs the experiment and returns its summary line, e.g.
 	// "scenario=vsteady rrg_exponent=0.50 ba_exponent=0.62".
 	Run func(ctx context.Context, o Options) (string, error)
@@ -57,6 +63,20 @@ func Register(s Scenario) {
 	scenarios[s.Name] = s
 }
 
+// size returns o.N, or def when o.N is 0; it refuses an N below min (or
+// any N when min is 0).
+func (o Options) size(def, min int) (int, error) {
+	switch {
+	case o.N == 0:
+		return def, nil
+	case min == 0:
+		return 0, fmt.Errorf("%w: this scenario's size is fixed (-n %d)", ErrSize, o.N)
+	case o.N < min:
+		return 0, fmt.Errorf("%w: -n %d, at least %d", ErrSize, o.N, min)
+	}
+	return o.N, nil
+}
+
 // Lookup returns the scenario called name.
 func Lookup(name string) (Scenario, error) {
 	mu.Lock()
@@ -64,6 +84,15 @@ func Lookup(name string) (Scenario, error) {
 	s, ok := scenarios[name]
 	if !ok {
 		return Scenario{}, fmt.Errorf("%w: %q (have %v)", ErrUnknownScenario, name, namesLocked())
+	}
+	if s.MinN == 0 { // a fixed size: refuse Options.N before any work
+		run := s.Run
+		s.Run = func(ctx context.Context, o Options) (string, error) {
+			if _, err := o.size(0, 0); err != nil {
+				return "", err
+			}
+			return run(ctx, o)
+		}
 	}
 	return s, nil
 }

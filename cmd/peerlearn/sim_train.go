@@ -25,6 +25,7 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	list := fs.Bool("list", false, "list the scenarios and exit")
 	quick := fs.Bool("quick", false, "scaled-down run (under two minutes); the scale-down is printed")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same run")
+	n := fs.Int("n", 0, "number of peers, for the scenarios that take it (-list shows which; 0: the scenario's own)")
 	dataDir := fs.String("data", defaultDataDir(), "dataset folder filled by `make data` (env PEERLEARN_DATA)")
 	out := fs.String("out", "", "folder for CSV and PNG files (default out/<scenario>)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
@@ -33,7 +34,11 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	}
 	if *list {
 		for _, s := range scenario.All() {
-			fmt.Fprintf(stdout, "%-14s %s\n", s.Name, s.Summary)
+			size := ""
+			if s.MinN > 0 {
+				size = fmt.Sprintf(" [-n >= %d]", s.MinN)
+			}
+			fmt.Fprintf(stdout, "%-16s %s%s\n", s.Name, s.Summary, size)
 		}
 		return nil
 	}
@@ -51,8 +56,11 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	if *quiet {
 		progressW = io.Discard
 	}
+	if *n < 0 || (*n > 0 && s.MinN == 0) || (*n > 0 && *n < s.MinN) {
+		return fmt.Errorf("%w: -n %d: scenario %s takes %s", errUsage, *n, s.Name, sizeWords(s.MinN))
+	}
 	line, err := s.Run(ctx, scenario.Options{
-		Quick: *quick, Seed: *seed, DataDir: *dataDir, OutDir: *out,
+		Quick: *quick, Seed: *seed, N: *n, DataDir: *dataDir, OutDir: *out,
 		Stdout: stdout, Progress: progressW, Logf: logf,
 	})
 	if err != nil {
@@ -60,4 +68,12 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	}
 	fmt.Fprintln(stdout, strings.TrimSpace(line))
 	return nil
+}
+
+// sizeWords says which -n a scenario takes.
+func sizeWords(minN int) string {
+	if minN == 0 {
+		return "no -n (its size is fixed)"
+	}
+	return fmt.Sprintf("-n of at least %d", minN)
 }
