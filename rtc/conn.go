@@ -10,6 +10,7 @@ import (
 	"github.com/pion/webrtc/v4"
 
 	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 type connState uint8
@@ -26,10 +27,11 @@ type conn struct {
 	peer      overlay.ID
 	session   uint64 // the connection attempt's ID (the offer's)
 	initiator bool
-	viaServer bool      // signalled through the signalling server
-	replaced  bool      // dropped for a crossing offer: no back-off
-	started   time.Time // when the attempt began
-	strayed   time.Time // when it stopped being a neighbour; zero while one
+	viaServer bool       // signalled through the signalling server
+	replaced  bool       // dropped for a crossing offer, or its signalling path closed: no back-off
+	signalVia overlay.ID // the first hop our routed offer took (zero: none, or the server)
+	started   time.Time  // when the attempt began
+	strayed   time.Time  // when it stopped being a neighbour; zero while one
 	state     connState
 	pc        *webrtc.PeerConnection
 	dc        *webrtc.DataChannel // set before state becomes connOpen; then constant
@@ -183,7 +185,11 @@ func (m *Manager) dial(c *conn) {
 	}
 	body, err := EncodeSession(Session{Kind: SessionOffer, To: c.peer, ID: c.session, UnixMilli: time.Now().UnixMilli(), SDP: sdp}, m.cfg.Identity)
 	if err == nil {
-		err = m.sendSession(c.peer, SessionOffer, body, c.viaServer, nil)
+		var via overlay.ID
+		via, err = m.sendSession(c.peer, SessionOffer, body, c.viaServer, nil)
+		m.mu.Lock()
+		c.signalVia = via
+		m.mu.Unlock()
 	}
 	if err != nil {
 		m.fail(c, "send offer: "+err.Error())
@@ -281,7 +287,7 @@ func (m *Manager) answer(c *conn, offer Session, back []overlay.ID) {
 	}
 	body, err := EncodeSession(Session{Kind: SessionAnswer, To: c.peer, ID: c.session, UnixMilli: time.Now().UnixMilli(), SDP: sdp}, m.cfg.Identity)
 	if err == nil {
-		err = m.sendSession(c.peer, SessionAnswer, body, c.viaServer, back)
+		_, err = m.sendSession(c.peer, SessionAnswer, body, c.viaServer, back)
 	}
 	if err != nil {
 		m.fail(c, "send answer: "+err.Error())
@@ -320,11 +326,10 @@ func (m *Manager) onOpen(c *conn, dc *webrtc.DataChannel) {
 	c.queue = nil
 	delete(m.backoff, c.peer)
 	delete(m.relayed, c.peer) // bootstrapped: the next connection is signalled through the overlay
-	report := c.viaServer && c.initiator && !m.windowShut && m.sig != nil
-	if report {
-		m.windowShut = true
+	if c.viaServer && c.initiator && !m.windowShut && m.bootOpen == (overlay.ID{}) {
+		m.bootOpen = c.peer
 	}
-	sig := m.sig
+	report, sig := m.bootstrapReportLocked()
 	m.mu.Unlock()
 	for _, f := range queue {
 		if err := dc.Send(f); err != nil {
@@ -336,13 +341,7 @@ func (m *Manager) onOpen(c *conn, dc *webrtc.DataChannel) {
 	c.sendMu.Unlock()
 	m.count(func(s *Stats) { s.ConnectsOpened++ })
 	m.logf("connected to %v in %v (%s)", c.peer, time.Since(c.started).Round(time.Millisecond), c.how())
-	if report {
-		m.spawn(func() {
-			if err := sig.Connected(m.ctx, [32]byte(c.peer)); err != nil {
-				m.logf("telling the signalling server: %v", err)
-			}
-		})
-	}
+	m.reportBootstrap(report, sig)
 	m.spawn(func() { m.sendLoop(c) })
 	m.emit(Event{Type: EventUp, Peer: c.peer})
 }
@@ -372,6 +371,16 @@ func (m *Manager) drop(c *conn, why string) *webrtc.PeerConnection {
 	if c.viaServer {
 		delete(m.relayed, c.peer) // a retry through the server may meet a closed window
 	}
+	report, sig := m.bootstrapReportLocked() // c was perhaps the last session under way
+	var orphans []*conn                      // offers routed through c: their answers cannot come back
+	if wasOpen {
+		for _, o := range m.conns {
+			if o.initiator && o.state == connSignalling && o.signalVia == c.peer {
+				o.replaced = true
+				orphans = append(orphans, o)
+			}
+		}
+	}
 	if m.conns[c.peer] == c {
 		delete(m.conns, c.peer)
 	}
@@ -386,13 +395,17 @@ func (m *Manager) drop(c *conn, why string) *webrtc.PeerConnection {
 	clear(c.recv)
 	pc := c.pc
 	m.mu.Unlock()
+	m.reportBootstrap(report, sig)
+	for _, o := range orphans {
+		m.fail(o, "its offer went through "+c.peer.String()+", whose connection closed")
+	}
 	if wasOpen {
 		m.count(func(s *Stats) { s.ConnectsClosed++ })
 		m.logf("connection to %v closed: %s", c.peer, why)
 		m.emit(Event{Type: EventDown, Peer: c.peer})
 	} else {
 		m.count(func(s *Stats) { s.ConnectsFailed++ })
-		m.logf("connection to %v failed: %s", c.peer, why)
+		m.logf("connection to %v failed: %s (%s)", c.peer, why, c.how())
 	}
 	for _, t := range transfers {
 		m.count(func(s *Stats) { s.TransfersFailedOut++ })
@@ -412,4 +425,36 @@ func (m *Manager) fail(c *conn, why string) {
 // manager is already past waiting).
 func (m *Manager) spawnClose(pc *webrtc.PeerConnection) {
 	go pc.Close() //nolint:errcheck // best effort; the connection is gone for us
+}
+
+// bootstrapReportLocked reports whether to tell the signalling server now
+// that this peer is connected (m.mu held), and marks the window shut if
+// so. The server then closes the peer's relay window, refusing the relays
+// of any session still under way through it (without saying which), so
+// the report waits until a session through the server has opened and
+// none is still under way.
+func (m *Manager) bootstrapReportLocked() (overlay.ID, *signal.Client) {
+	if m.windowShut || m.sig == nil || m.bootOpen == (overlay.ID{}) {
+		return overlay.ID{}, nil
+	}
+	for _, c := range m.conns {
+		if c.viaServer && c.state == connSignalling {
+			return overlay.ID{}, nil
+		}
+	}
+	m.windowShut = true
+	return m.bootOpen, m.sig
+}
+
+// reportBootstrap tells sig that this peer is connected to peer, unless
+// sig is nil.
+func (m *Manager) reportBootstrap(peer overlay.ID, sig *signal.Client) {
+	if sig == nil {
+		return
+	}
+	m.spawn(func() {
+		if err := sig.Connected(m.ctx, [32]byte(peer)); err != nil {
+			m.logf("telling the signalling server: %v", err)
+		}
+	})
 }

@@ -110,6 +110,7 @@ type Manager struct {
 	sig        *signal.Client
 	contacts   map[overlay.ID]bool // bootstrap contacts: offers go through the server
 	windowShut bool                // this peer's bootstrap window is closed
+	bootOpen   overlay.ID          // the first peer connected through the server (zero: none yet)
 	windowEnds time.Time           // ...or will be, at the latest (welcome + BootstrapMS)
 	window     time.Duration       // the server's bootstrap window (BootstrapMS)
 	// relayed: peers that offered to us through the server, until their
@@ -509,21 +510,28 @@ func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
 // bootstrap window is open) and offers relayed by the server are answered
 // through it. The manager reads the client's Events until it closes (the
 // server may go away: connections signalled through the overlay do not
-// need it). Call at most once, before sending to a contact.
+// need it). Call it before sending to a contact. A peer that registers
+// again (cut off from the overlay, it needs a new bootstrap) attaches the
+// new client: its welcome's contacts and window replace the old ones.
 func (m *Manager) AttachSignal(c *signal.Client) {
 	w := c.Welcome()
 	m.mu.Lock()
 	m.sig = c
 	m.window = time.Duration(w.BootstrapMS) * time.Millisecond
 	m.windowEnds = time.Now().Add(m.window)
+	m.windowShut, m.bootOpen = false, overlay.ID{}
+	clear(m.contacts)
 	for _, id := range w.Contacts {
 		m.contacts[overlay.ID(id)] = true
+		delete(m.backoff, overlay.ID(id)) // a failure before this bootstrap says nothing now
 	}
 	m.mu.Unlock()
 	m.spawn(func() {
 		defer func() {
 			m.mu.Lock()
-			m.sig = nil
+			if m.sig == c { // not replaced by a newer registration
+				m.sig = nil
+			}
 			m.mu.Unlock()
 			m.logf("signalling server connection ended: %v", c.Err())
 		}()
@@ -572,13 +580,14 @@ func (m *Manager) onRelay(r *signal.Relay) {
 // sendSession sends an encoded session to peer to: through the server
 // when that is the bootstrap path, else routed (back along back if not
 // empty).
-func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaServer bool, back []overlay.ID) error {
+// It returns the first hop of a routed session (zero through the server).
+func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaServer bool, back []overlay.ID) (overlay.ID, error) {
 	m.mu.Lock()
 	sig := m.sig
 	m.mu.Unlock()
 	if viaServer {
 		if sig == nil {
-			return fmt.Errorf("%w: signalling server gone", ErrUnreachable)
+			return overlay.ID{}, fmt.Errorf("%w: signalling server gone", ErrUnreachable)
 		}
 		rk := signal.RelayAnswer
 		if kind == SessionOffer {
@@ -586,7 +595,7 @@ func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaS
 		}
 		ctx, cancel := context.WithTimeout(m.ctx, m.cfg.GatherTimeout)
 		defer cancel()
-		return sig.Send(ctx, signal.PeerID(to), rk, base64.StdEncoding.EncodeToString(body))
+		return overlay.ID{}, sig.Send(ctx, signal.PeerID(to), rk, base64.StdEncoding.EncodeToString(body))
 	}
 	return m.forward(Envelope{Origin: m.self, Target: to, Back: back, Body: body}, overlay.ID{})
 }

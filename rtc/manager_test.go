@@ -110,6 +110,67 @@ func TestReconnectAfterBootstrapGoesThroughTheOverlay(t *testing.T) {
 	}
 }
 
+// An offer routed through a neighbour whose connection then closes can
+// get no answer (answers come back along the offer's path): the attempt
+// fails at once instead of at ConnectTimeout, and without back-off.
+func TestOfferFailsWhenItsPathCloses(t *testing.T) {
+	sig := startSignal(t)
+	a := newTestPeer(t, sig, 1, nil)
+	b := newTestPeer(t, sig, 2, nil)
+	c := newTestPeer(t, sig, 3, nil)
+	for _, p := range []*testPeer{b, c} { // both bootstrap through a
+		if err := p.Send(a.ID(), []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	sig.stop()
+	c.Manager.Close() // c is gone: b's offer to it goes to a and no further
+	if err := b.Send(c.ID(), []byte("lost")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if s := b.Stats(); s.ConnectsFailed != 0 {
+		t.Fatalf("b's attempt failed before its path closed: %+v", s)
+	}
+	a.Manager.mu.Lock()
+	ab := a.conns[b.ID()]
+	a.Manager.mu.Unlock()
+	start := time.Now()
+	a.fail(ab, "closed by the test")
+	waitFor(t, 4*time.Second, "b's attempt to c to fail (ConnectTimeout is 8 s)", func() bool { return b.Stats().ConnectsFailed == 1 })
+	t.Logf("failed %v after its path closed", time.Since(start).Round(time.Millisecond))
+	b.Manager.mu.Lock()
+	_, backoff := b.backoff[c.ID()]
+	b.Manager.mu.Unlock()
+	if backoff {
+		t.Error("b backs off from c after an attempt that lost its path")
+	}
+}
+
+// A newcomer connecting to two contacts through the server at once tells
+// the server it is connected (closing its relay window) only when neither
+// session is still under way: both connect, and no relay is refused.
+func TestBootstrapToTwoContactsAtOnce(t *testing.T) {
+	sig := startSignal(t)
+	a := newTestPeer(t, sig, 1, nil)
+	b := newTestPeer(t, sig, 2, nil)
+	if err := b.Send(a.ID(), []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "a-b", func() bool { return a.connected(b.ID()) })
+	c := newTestPeer(t, sig, 3, nil) // contacts a and b
+	for _, p := range []*testPeer{a, b} {
+		if err := c.Send(p.ID(), []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, "c connected to a and b", func() bool { return c.connected(a.ID()) && c.connected(b.ID()) })
+	if n := sig.srv.Stats().Refusals[signal.CodeNotAllowed]; n != 0 {
+		t.Errorf("the server refused %d relays", n)
+	}
+}
+
 func TestCrumbsReachAPeerOnlyItsContactKnows(t *testing.T) {
 	sig := startSignal(t)
 	a := newTestPeer(t, sig, 1, nil)

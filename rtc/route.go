@@ -42,34 +42,34 @@ func (m *Manager) score(p, t overlay.ID) uint64 {
 
 // forward sends e one hop further from this peer (its origin, or a hop
 // it arrived at from from).
-func (m *Manager) forward(e Envelope, from overlay.ID) error {
+func (m *Manager) forward(e Envelope, from overlay.ID) (next overlay.ID, err error) {
 	if len(e.Path) >= m.cfg.RouteTTL {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
-		return fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
+		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
 	}
 	e.Path = append(slices.Clone(e.Path), m.self)
 	next, back := m.nextHop(e, from)
 	if next == (overlay.ID{}) {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
-		return fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
+		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
 	}
 	e.Back = back
 	payload, err := MarshalEnvelope(e)
 	if err != nil {
-		return err
+		return next, err
 	}
 	frame, err := m.control(next, KindSignal, payload)
 	if err != nil {
-		return err
+		return next, err
 	}
 	if err := m.sendFrame(next, frame, false); err != nil {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
-		return err
+		return next, err
 	}
 	if e.Origin != m.self {
 		m.count(func(s *Stats) { s.SignalsForwarded++ })
 	}
-	return nil
+	return next, nil
 }
 
 // nextHop chooses e's next hop (zero if none) and the source route left
@@ -112,7 +112,7 @@ func (m *Manager) onEnvelope(e Envelope, from overlay.ID) {
 		m.mu.Unlock()
 	}
 	if e.Target != m.self {
-		if err := m.forward(e, from); err != nil {
+		if _, err := m.forward(e, from); err != nil {
 			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
 		}
 		return
