@@ -40,6 +40,13 @@ type Config struct {
 	// LeaveLinger: after a graceful leave the Leave messages get this long
 	// to reach the neighbours before the connections close.
 	LeaveLinger time.Duration
+	// RebootstrapAfter: a peer that had neighbours and has been without
+	// any neighbour or open connection this long (it slept, or its
+	// network dropped) cannot reach the overlay through it, since new
+	// WebRTC connections are signalled over open ones: it registers with
+	// the signalling server again and joins through the new contacts.
+	// Failed attempts back off to a minute. 0: never.
+	RebootstrapAfter time.Duration
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
@@ -50,18 +57,19 @@ type Config struct {
 // DefaultConfig returns the defaults; set SignalURL, Task and Identity.
 func DefaultConfig() Config {
 	return Config{
-		SignalURL:       "",                           // required
-		Task:            task.ID{},                    // required
-		Identity:        signal.Identity{},            // required
-		Tick:            100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
-		MaxCatchUpTicks: 30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
-		Overlay:         overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
-		RTC:             rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
-		Signal:          signal.DefaultClientConfig(), // matches the server's defaults
-		StatusAddr:      "",                           // no status endpoint
-		LeaveLinger:     500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
-		Learn:           nil,                          // overlay only
-		Logf:            nil,                          // silent
+		SignalURL:        "",                           // required
+		Task:             task.ID{},                    // required
+		Identity:         signal.Identity{},            // required
+		Tick:             100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
+		MaxCatchUpTicks:  30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
+		Overlay:          overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
+		RTC:              rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
+		Signal:           signal.DefaultClientConfig(), // matches the server's defaults
+		StatusAddr:       "",                           // no status endpoint
+		LeaveLinger:      500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
+		RebootstrapAfter: 5 * time.Second,              // past the 1.5 s failure timeout and a rejoin through contacts
+		Learn:            nil,                          // overlay only
+		Logf:             nil,                          // silent
 	}
 }
 
@@ -81,6 +89,8 @@ func (c Config) Validate() error {
 		return bad("Tick = %v", c.Tick)
 	case c.LeaveLinger < 0:
 		return bad("LeaveLinger = %v", c.LeaveLinger)
+	case c.RebootstrapAfter < 0:
+		return bad("RebootstrapAfter = %v", c.RebootstrapAfter)
 	case c.MaxCatchUpTicks < 1 || c.MaxCatchUpTicks > 10000:
 		return bad("MaxCatchUpTicks = %d", c.MaxCatchUpTicks)
 	}

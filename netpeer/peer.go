@@ -29,7 +29,8 @@ type Peer struct {
 
 	// Owned by Run's loop.
 	mgr     *rtc.Manager
-	client  *signal.Client
+	client  *signal.Client // the latest registration's
+	reboot  rebootstrap
 	learner *learner // nil: overlay only
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
@@ -64,6 +65,9 @@ type Status struct {
 	SendErrors     uint64 `json:"send_errors"`
 	// RTC is the transport's counters.
 	RTC rtc.Stats `json:"rtc"`
+	// Rebootstraps counts registrations with the signalling server after
+	// the first (the peer had been cut off from the overlay).
+	Rebootstraps int `json:"rebootstraps"`
 	// Learn is the learning progress (nil for an overlay-only peer).
 	Learn *LearnStatus `json:"learn,omitempty"`
 }
@@ -141,7 +145,8 @@ func (p *Peer) Run(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
 	p.client = client
-	defer client.Close()
+	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
+	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
 	w := client.Welcome()
 	rc := p.cfg.RTC
 	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task.TaskHash(), w.ICEServers
@@ -201,6 +206,8 @@ func (p *Peer) Run(ctx context.Context) error {
 					p.learner.tick()
 				}
 			}
+		case r := <-p.reboot.done:
+			p.registered(r)
 		case wk := <-workDone:
 			p.learner.finish(wk)
 		case r := <-evalDone:
@@ -209,6 +216,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
+		p.watchIsolation(ctx, time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -344,6 +352,7 @@ func (p *Peer) publish() {
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
 	st.RTC = p.mgr.Stats()
+	st.Rebootstraps = p.reboot.count
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls

@@ -1,0 +1,107 @@
+package netpeer
+
+import (
+	"context"
+	"time"
+
+	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// A peer cut off from the overlay (every neighbour gone and no open
+// connection: it slept, was frozen as a background tab, or lost its
+// network for longer than the failure timeout) cannot get back on its
+// own. The overlay rejoins through a contact it remembers, but a WebRTC
+// connection to that contact must be signalled over open connections,
+// and there are none. So the peer registers with the signalling server
+// again (the server replaces its old registration), gets fresh contacts
+// and a bootstrap window, and joins through them.
+
+// rebootstrap is the isolation watch. Only Run's loop touches it.
+type rebootstrap struct {
+	after   time.Duration // Config.RebootstrapAfter (0: off)
+	linked  bool          // had a neighbour since the last registration
+	since   time.Time     // cut off since (zero: not cut off)
+	next    time.Time     // no attempt before this (backoff)
+	wait    time.Duration // the backoff after the next failure
+	pending bool          // an attempt is dialling
+	done    chan registration
+	count   int // registrations after the first, that found contacts or not
+}
+
+// registration is the outcome of one attempt.
+type registration struct {
+	client *signal.Client
+	err    error
+}
+
+// maxRebootstrapWait caps the backoff between failed attempts.
+const maxRebootstrapWait = time.Minute
+
+// watchIsolation is called every loop iteration with what the peer has
+// now; it starts an attempt (a goroutine dialling the server) when the
+// peer has been cut off long enough.
+func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
+	rb := &p.reboot
+	if rb.after <= 0 || p.node.Left() {
+		return
+	}
+	neighbours := len(p.node.Neighbors()) > 0
+	if neighbours {
+		rb.linked = true
+	}
+	if !rb.linked || neighbours || len(p.mgr.Peers()) > 0 {
+		rb.since, rb.wait = time.Time{}, 0
+		return
+	}
+	if rb.since.IsZero() {
+		rb.since = now
+	}
+	if rb.pending || now.Sub(rb.since) < rb.after || now.Before(rb.next) {
+		return
+	}
+	rb.pending = true
+	p.logf("cut off from the overlay for %v: registering with the signalling server again", now.Sub(rb.since).Round(100*time.Millisecond))
+	url, id, task, cfg := p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig()
+	go func() {
+		c, err := signal.Dial(ctx, url, id, task, cfg)
+		select {
+		case rb.done <- registration{c, err}:
+		case <-ctx.Done():
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+}
+
+// registered takes an attempt's outcome: on success the new client
+// replaces the old one and the overlay joins through its first contact.
+func (p *Peer) registered(r registration) {
+	rb := &p.reboot
+	rb.pending = false
+	if r.err != nil {
+		rb.wait = min(max(2*rb.wait, rb.after), maxRebootstrapWait)
+		rb.next = time.Now().Add(rb.wait)
+		p.logf("registering again failed (next try in %v): %v", rb.wait, r.err)
+		return
+	}
+	old := p.client
+	p.client = r.client
+	p.mgr.AttachSignal(r.client)
+	if old != nil {
+		old.Close()
+	}
+	rb.count++
+	rb.linked, rb.since, rb.wait = false, time.Time{}, 0
+	w := r.client.Welcome()
+	if len(w.Contacts) == 0 {
+		p.logf("registered again: no other peer is registered for the task")
+		return
+	}
+	via := overlay.ID(w.Contacts[0])
+	p.logf("registered again: joining through %v (%d contacts)", via, len(w.Contacts))
+	if err := p.node.Join(via); err != nil {
+		p.logf("join: %v", err)
+	}
+}
