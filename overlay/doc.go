@@ -92,7 +92,10 @@ in a correct overlay, heartbeats up to 2L per T.
 A partition longer than FailureTicks splits the overlay into one
 correct overlay per side, which do not merge when the network heals: no
 node remembers a member of the other side (a node can Join again to
-merge). With L = 1 the overlay is a single ring and two concurrent
+merge). A single node cut off from everyone rejoins through a contact;
+over WebRTC that needs signalling, so netpeer has such a peer register
+with the signalling server again and join through fresh contacts
+(Config.RebootstrapAfter). With L = 1 the overlay is a single ring and two concurrent
 failures split it the same way; use L >= 2. A joiner whose bootstrap
 member is dead retries forever (give it another). Nodes are trusted
 (the paper's assumption): no message is authenticated beyond the
