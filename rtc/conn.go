@@ -91,7 +91,10 @@ func (m *Manager) startLocked(peer overlay.ID) *conn {
 
 // newPC creates c's peer connection and installs the handlers.
 func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
-	pc, err := m.api.NewPeerConnection(webrtc.Configuration{ICEServers: m.ice})
+	m.mu.Lock()
+	ice := m.ice // AttachSignal may replace it
+	m.mu.Unlock()
+	pc, err := m.api.NewPeerConnection(webrtc.Configuration{ICEServers: ice})
 	if err != nil {
 		return nil, fmt.Errorf("%w: new peer connection: %w", ErrUnreachable, err)
 	}
@@ -375,8 +378,7 @@ func (m *Manager) drop(c *conn, why string) *webrtc.PeerConnection {
 	var orphans []*conn                      // offers routed through c: their answers cannot come back
 	if wasOpen {
 		for _, o := range m.conns {
-			if o.initiator && o.state == connSignalling && o.signalVia == c.peer {
-				o.replaced = true
+			if o.initiator && o.state == connSignalling && o.pub == nil && o.signalVia == c.peer {
 				orphans = append(orphans, o)
 			}
 		}
@@ -397,7 +399,7 @@ func (m *Manager) drop(c *conn, why string) *webrtc.PeerConnection {
 	m.mu.Unlock()
 	m.reportBootstrap(report, sig)
 	for _, o := range orphans {
-		m.fail(o, "its offer went through "+c.peer.String()+", whose connection closed")
+		m.failUnanswered(o, "its offer went through "+c.peer.String()+", whose connection closed")
 	}
 	if wasOpen {
 		m.count(func(s *Stats) { s.ConnectsClosed++ })
@@ -434,7 +436,7 @@ func (m *Manager) spawnClose(pc *webrtc.PeerConnection) {
 // the report waits until a session through the server has opened and
 // none is still under way.
 func (m *Manager) bootstrapReportLocked() (overlay.ID, *signal.Client) {
-	if m.windowShut || m.sig == nil || m.bootOpen == (overlay.ID{}) {
+	if m.closed || m.windowShut || m.sig == nil || m.bootOpen == (overlay.ID{}) {
 		return overlay.ID{}, nil
 	}
 	for _, c := range m.conns {
@@ -457,4 +459,17 @@ func (m *Manager) reportBootstrap(peer overlay.ID, sig *signal.Client) {
 			m.logf("telling the signalling server: %v", err)
 		}
 	})
+}
+
+// failUnanswered drops c, without back-off, if its offer is still
+// unanswered (checked again: the answer may have come in meanwhile).
+func (m *Manager) failUnanswered(c *conn, why string) {
+	m.mu.Lock()
+	if m.closed || c.state != connSignalling || c.pub != nil {
+		m.mu.Unlock()
+		return
+	}
+	c.replaced = true
+	m.mu.Unlock()
+	m.fail(c, why)
 }

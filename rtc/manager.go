@@ -158,9 +158,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		seen: map[sessionKey]time.Time{}, neighbours: map[overlay.ID]bool{},
 		contacts: map[overlay.ID]bool{}, relayed: map[overlay.ID]time.Time{},
 	}
-	for _, s := range cfg.ICEServers {
-		m.ice = append(m.ice, webrtc.ICEServer{URLs: slices.Clone(s.URLs), Username: s.Username, Credential: s.Credential})
-	}
+	m.ice = iceServers(cfg.ICEServers)
 	now := uint64(time.Now().UnixNano())
 	m.seq.Store(now) // a restarted peer (same key) starts above its old numbers
 	m.tids.Store(now)
@@ -516,14 +514,26 @@ func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
 func (m *Manager) AttachSignal(c *signal.Client) {
 	w := c.Welcome()
 	m.mu.Lock()
+	again := m.sig != nil || m.bootOpen != (overlay.ID{}) || m.windowShut
 	m.sig = c
 	m.window = time.Duration(w.BootstrapMS) * time.Millisecond
+	if w.BootstrapMS <= 0 { // no limit given: the server's default
+		m.window = signal.MaxBootstrapMS * time.Millisecond
+	}
 	m.windowEnds = time.Now().Add(m.window)
 	m.windowShut, m.bootOpen = false, overlay.ID{}
 	clear(m.contacts)
 	for _, id := range w.Contacts {
 		m.contacts[overlay.ID(id)] = true
-		delete(m.backoff, overlay.ID(id)) // a failure before this bootstrap says nothing now
+	}
+	if again {
+		// A new registration: attempts that failed while the peer was cut
+		// off say nothing now, and the welcome may carry fresh TURN
+		// credentials.
+		clear(m.backoff)
+		if len(w.ICEServers) > 0 {
+			m.ice = iceServers(w.ICEServers)
+		}
 	}
 	m.mu.Unlock()
 	m.spawn(func() {
@@ -905,3 +915,12 @@ func (m *Manager) sendLoop(c *conn) {
 
 // newSessionID draws a connection attempt's ID.
 func newSessionID() uint64 { return rand.Uint64() | 1 }
+
+// iceServers converts the welcome's ICE servers to pion's.
+func iceServers(in []signal.ICEServer) []webrtc.ICEServer {
+	out := make([]webrtc.ICEServer, 0, len(in))
+	for _, s := range in {
+		out = append(out, webrtc.ICEServer{URLs: slices.Clone(s.URLs), Username: s.Username, Credential: s.Credential})
+	}
+	return out
+}
