@@ -188,9 +188,9 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.flush()
 	p.publish()
 
-	tick := time.NewTicker(p.cfg.Tick)
-	defer tick.Stop()
 	clock := tickClock{period: p.cfg.Tick, max: p.cfg.MaxCatchUpTicks, next: time.Now().Add(p.cfg.Tick)}
+	tick := time.NewTicker(p.cfg.Tick) // fires at or after clock.next
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():

@@ -26,7 +26,7 @@ type rebootstrap struct {
 	wait    time.Duration // the backoff after the next failure
 	pending bool          // an attempt is dialling
 	done    chan registration
-	count   int // registrations after the first, that found contacts or not
+	count   int // registrations after the first (adopted ones)
 }
 
 // registration is the outcome of one attempt.
@@ -50,8 +50,8 @@ func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
 	if neighbours {
 		rb.linked = true
 	}
-	if !rb.linked || neighbours || len(p.mgr.Peers()) > 0 {
-		rb.since, rb.wait = time.Time{}, 0
+	if !rb.linked || !p.cutOff() {
+		rb.since, rb.wait, rb.next = time.Time{}, 0, time.Time{}
 		return
 	}
 	if rb.since.IsZero() {
@@ -75,25 +75,38 @@ func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
 	}()
 }
 
+// cutOff reports whether the peer has neither a neighbour nor an open
+// connection.
+func (p *Peer) cutOff() bool {
+	return len(p.node.Neighbors()) == 0 && len(p.mgr.Peers()) == 0
+}
+
 // registered takes an attempt's outcome: on success the new client
 // replaces the old one and the overlay joins through its first contact.
+// Every attempt, failed or not, pushes the next one back (doubling up to
+// a minute) until the peer has neighbours again: a join through the new
+// contacts can fail too.
 func (p *Peer) registered(r registration) {
 	rb := &p.reboot
 	rb.pending = false
+	rb.wait = min(max(2*rb.wait, rb.after), maxRebootstrapWait)
+	rb.next = time.Now().Add(rb.wait)
 	if r.err != nil {
-		rb.wait = min(max(2*rb.wait, rb.after), maxRebootstrapWait)
-		rb.next = time.Now().Add(rb.wait)
-		p.logf("registering again failed (next try in %v): %v", rb.wait, r.err)
+		p.logf("registering again failed (next try in %v at the earliest): %v", rb.wait, r.err)
+		return
+	}
+	if !p.cutOff() { // back in touch while the dial was under way
+		go r.client.Close() // the server drops it; Close may wait seconds for the peer
+		p.logf("registered again, but no longer cut off: keeping the old registration")
 		return
 	}
 	old := p.client
 	p.client = r.client
 	p.mgr.AttachSignal(r.client)
 	if old != nil {
-		old.Close()
+		go old.Close() // its connection may be dead: Close waits for the close handshake
 	}
 	rb.count++
-	rb.linked, rb.since, rb.wait = false, time.Time{}, 0
 	w := r.client.Welcome()
 	if len(w.Contacts) == 0 {
 		p.logf("registered again: no other peer is registered for the task")
