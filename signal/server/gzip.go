@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -61,7 +62,7 @@ func (g *gzipStatic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Add("Vary", "Accept-Encoding")
-	if r.Header.Get("Range") != "" || !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
@@ -82,6 +83,10 @@ func (g *gzipStatic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Encoding", "gzip")
+	// Its own validator, so that a resumed download (Range with If-Range)
+	// never mixes the gzipped bytes with the plain file's; ranges are of
+	// the gzipped bytes, as HTTP says for a Content-Encoding.
+	w.Header().Set("ETag", fmt.Sprintf(`"%x-%x-gz"`, e.mod.UnixNano(), e.size))
 	http.ServeContent(w, r, name, e.mod, bytes.NewReader(e.data))
 }
 
@@ -119,13 +124,16 @@ func (g *gzipStatic) compress(name string, e *gzipEntry) {
 	if err != nil || zw.Close() != nil || n != e.size {
 		return // over the room, barely compressible, unreadable, or changed while read
 	}
+	if st, err := f.Stat(); err != nil || !st.ModTime().Equal(e.mod) || st.Size() != e.size {
+		return // rewritten while read: the next request compresses the new file
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.files[name] != e || g.used+int64(buf.Len()) > g.limit {
 		return
 	}
-	g.used += int64(buf.Len())
-	e.data = buf.Bytes()
+	e.data = bytes.Clone(buf.Bytes()) // without the buffer's spare capacity
+	g.used += int64(len(e.data))
 }
 
 // errGzipTooBig stops a compression whose output would not be kept.
@@ -151,12 +159,14 @@ func acceptsGzip(h string) bool {
 	for _, part := range strings.Split(h, ",") {
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				f = 0
+		for _, param := range strings.Split(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(param), "q="); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					f = 0
+				}
+				q = f
 			}
-			q = f
 		}
 		switch strings.ToLower(strings.TrimSpace(coding)) {
 		case "gzip", "x-gzip":

@@ -6,8 +6,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,6 +92,16 @@ func TestStaticGzip(t *testing.T) {
 	if got := gunzip(t, body); !bytes.Equal(got, files["peer.wasm"]) {
 		t.Fatal("peer.wasm: gunzipped body differs from the file")
 	}
+	gzipped, etag := body, resp.Header.Get("ETag")
+	if !strings.HasSuffix(etag, `-gz"`) {
+		t.Errorf("gzipped peer.wasm has ETag %q, want one of its own", etag)
+	}
+	// A range with gzip accepted is of the gzipped bytes (HTTP's rule for
+	// a Content-Encoding), so a resumed download stays consistent.
+	resp, body = rawGet(t, url+"peer.wasm", "gzip", "bytes=0-99")
+	if resp.StatusCode != http.StatusPartialContent || resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, gzipped[:100]) {
+		t.Errorf("gzip range: %d %v, %d bytes", resp.StatusCode, resp.Header, len(body))
+	}
 	if len(body) > len(files["peer.wasm"])/10 {
 		t.Errorf("peer.wasm: %d bytes gzipped from %d", len(body), len(files["peer.wasm"]))
 	}
@@ -103,7 +115,7 @@ func TestStaticGzip(t *testing.T) {
 		{"peer.wasm", "", ""},                   // no gzip offered
 		{"peer.wasm", "gzip;q=0, *", ""},        // gzip refused
 		{"peer.wasm", "identity", ""},           // only identity
-		{"peer.wasm", "gzip", "bytes=0-99"},     // ranges are of the file
+		{"peer.wasm", "", "bytes=0-99"},         // a range of the plain file
 		{"small.js", "gzip", ""},                // too small
 		{"photo.png", "gzip", ""},               // compressed format
 		{"noise.bin", "gzip", ""},               // does not compress
@@ -187,10 +199,37 @@ func TestAcceptsGzip(t *testing.T) {
 		"x-gzip":              true,
 		"gzip;q=nonsense":     false,
 		"gzip ; q=0.001":      true,
+		"gzip;foo=1;q=0":      false,
+		"gzip;q=0.5;x=1":      true,
 		",,, gzip":            true,
 	} {
 		if got := acceptsGzip(h); got != want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+// The handler itself cleans the path: a name that climbs out of the
+// directory is not served, even if it reaches the handler unclean.
+func TestStaticGzipPathClimb(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "served")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := bytes.Repeat([]byte("secret "), 1024)
+	if err := os.WriteFile(filepath.Join(root, "secret.txt"), secret, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := staticHandler(dir, 1<<20)
+	for _, p := range []string{"/../secret.txt", "/a/../../secret.txt", "/..%2fsecret.txt"} {
+		req := httptest.NewRequest("GET", "http://x/", nil)
+		req.URL.Path = p
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if bytes.Contains(rec.Body.Bytes(), []byte("secret")) || rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("%s: %d, served %d bytes, %v", p, rec.Code, rec.Body.Len(), rec.Header())
 		}
 	}
 }
