@@ -42,7 +42,7 @@ import (
 func init() {
 	run := func(def, min int) func(ctx context.Context, o Options) (string, error) {
 		return func(ctx context.Context, o Options) (string, error) {
-			n, err := o.size(def, min)
+			n, err := o.size(def, min, pensMaxClients)
 			if err != nil {
 				return "", err
 			}
@@ -53,6 +53,7 @@ func init() {
 		Name:    "pens-rotated",
 		Summary: "PENS vs Random, Greedy, Oracle, Local: 50 MNIST clients (-n) in two clusters (half rotated 180°), own-distribution accuracy, neighbour precision/recall (PENS thesis Tables 4.2, 4.3)",
 		MinN:    pensMinClients,
+		MaxN:    pensMaxClients,
 		Run:     run(50, pensMinClients),
 	})
 	Register(Scenario{
@@ -66,6 +67,10 @@ func init() {
 // clients), so fewer than 22 leaves too little to choose from (-quick
 // halves the count).
 const pensMinClients = 44
+
+// pensMaxClients: MNIST's 60,000 training images leave each of 600
+// clients 100, about six local batches.
+const pensMaxClients = 600
 
 // pensParams is one scale of the scenario.
 type pensParams struct {

@@ -38,7 +38,7 @@ import (
 func init() {
 	run := func(def, min int) func(ctx context.Context, o Options) (string, error) {
 		return func(ctx context.Context, o Options) (string, error) {
-			n, err := o.size(def, min)
+			n, err := o.size(def, min, plexusMaxPeers)
 			if err != nil {
 				return "", err
 			}
@@ -49,6 +49,7 @@ func init() {
 		Name:    "plexus",
 		Summary: "Plexus (s=10, sf=0.8) vs D-PSGD (one-peer exp., 10-regular) and Gossip Learning: 100 heterogeneous MNIST peers (-n), time/communication/resources to accuracy (Plexus paper Fig. 3)",
 		MinN:    plexusMinPeers,
+		MaxN:    plexusMaxPeers,
 		Run:     run(100, plexusMinPeers),
 	})
 	Register(Scenario{
@@ -81,6 +82,10 @@ type plexusParams struct {
 // plexusMinPeers: a round samples s = 10 peers, D-PSGD's 10-regular graph
 // needs 11, and 20 peers are measured; -quick keeps 2/5 of the peers.
 const plexusMinPeers = 60
+
+// plexusMaxPeers: Dirichlet shards of MNIST average 60 images at 1,000
+// peers, three local steps of 20.
+const plexusMaxPeers = 1000
 
 func plexusScale(peers int, quick bool) plexusParams {
 	p := plexusParams{

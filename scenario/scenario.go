@@ -39,9 +39,9 @@ type Options struct {
 type Scenario struct {
 	Name    string
 	Summary string
-	// MinN, if not 0, says the scenario takes Options.N peers (at least
-	// MinN); 0 means its size is fixed.
-	MinN int
+	// MinN, if not 0, says the scenario takes Options.N peers (MinN to
+	// MaxN); 0 means its size is fixed.
+	MinN, MaxN int
 	// Run performs the experiment and returns its summary line, e.g.
 	// "scenario=vsteady rrg_exponent=0.50 ba_exponent=0.62".
 	Run func(ctx context.Context, o Options) (string, error)
@@ -63,16 +63,16 @@ func Register(s Scenario) {
 	scenarios[s.Name] = s
 }
 
-// size returns o.N, or def when o.N is 0; it refuses an N below min (or
-// any N when min is 0).
-func (o Options) size(def, min int) (int, error) {
+// size returns o.N, or def when o.N is 0; it refuses an N outside
+// [min, max] (or any N when min is 0).
+func (o Options) size(def, min, max int) (int, error) {
 	switch {
 	case o.N == 0:
 		return def, nil
 	case min == 0:
 		return 0, fmt.Errorf("%w: this scenario's size is fixed (-n %d)", ErrSize, o.N)
-	case o.N < min:
-		return 0, fmt.Errorf("%w: -n %d, at least %d", ErrSize, o.N, min)
+	case o.N < min || o.N > max:
+		return 0, fmt.Errorf("%w: -n %d, want %d to %d", ErrSize, o.N, min, max)
 	}
 	return o.N, nil
 }
@@ -88,7 +88,7 @@ func Lookup(name string) (Scenario, error) {
 	if s.MinN == 0 { // a fixed size: refuse Options.N before any work
 		run := s.Run
 		s.Run = func(ctx context.Context, o Options) (string, error) {
-			if _, err := o.size(0, 0); err != nil {
+			if _, err := o.size(0, 0, 0); err != nil {
 				return "", err
 			}
 			return run(ctx, o)

@@ -19,6 +19,8 @@ func TestSizeOption(t *testing.T) {
 		{"plexus-300", 300},
 		{"pens-rotated", pensMinClients - 1}, // too small
 		{"plexus", plexusMinPeers - 1},
+		{"pens-rotated", pensMaxClients + 1}, // too large
+		{"plexus", plexusMaxPeers + 1},
 	} {
 		s, err := Lookup(c.name)
 		if err != nil {

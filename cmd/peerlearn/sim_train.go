@@ -36,7 +36,7 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 		for _, s := range scenario.All() {
 			size := ""
 			if s.MinN > 0 {
-				size = fmt.Sprintf(" [-n >= %d]", s.MinN)
+				size = fmt.Sprintf(" [-n %d..%d]", s.MinN, s.MaxN)
 			}
 			fmt.Fprintf(stdout, "%-16s %s%s\n", s.Name, s.Summary, size)
 		}
@@ -56,8 +56,8 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	if *quiet {
 		progressW = io.Discard
 	}
-	if *n < 0 || (*n > 0 && s.MinN == 0) || (*n > 0 && *n < s.MinN) {
-		return fmt.Errorf("%w: -n %d: scenario %s takes %s", errUsage, *n, s.Name, sizeWords(s.MinN))
+	if *n < 0 || (*n > 0 && (s.MinN == 0 || *n < s.MinN || *n > s.MaxN)) {
+		return fmt.Errorf("%w: -n %d: scenario %s takes %s", errUsage, *n, s.Name, sizeWords(s.MinN, s.MaxN))
 	}
 	line, err := s.Run(ctx, scenario.Options{
 		Quick: *quick, Seed: *seed, N: *n, DataDir: *dataDir, OutDir: *out,
@@ -71,9 +71,9 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 }
 
 // sizeWords says which -n a scenario takes.
-func sizeWords(minN int) string {
+func sizeWords(minN, maxN int) string {
 	if minN == 0 {
 		return "no -n (its size is fixed)"
 	}
-	return fmt.Sprintf("-n of at least %d", minN)
+	return fmt.Sprintf("-n from %d to %d", minN, maxN)
 }
