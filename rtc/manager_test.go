@@ -43,17 +43,7 @@ func TestBootstrapConnectAndMessage(t *testing.T) {
 }
 
 func TestRoutedSignallingWithoutServer(t *testing.T) {
-	sig := startSignal(t)
-	a := newTestPeer(t, sig, 1, nil)
-	b := newTestPeer(t, sig, 2, nil)
-	c := newTestPeer(t, sig, 3, nil)
-	// b and c bootstrap through a (the server lists a to both).
-	for _, p := range []*testPeer{b, c} {
-		if err := p.Send(a.ID(), []byte("hi")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	sig, a, b, c := star(t)
 	sig.stop() // from now on signalling goes through the peers
 	start := time.Now()
 	if err := b.Send(c.ID(), []byte("via the overlay")); err != nil {
@@ -75,16 +65,7 @@ func TestRoutedSignallingWithoutServer(t *testing.T) {
 // the server again left the two unconnected: each offer timed out while
 // it won the glare against the newcomer's own offers.)
 func TestReconnectAfterBootstrapGoesThroughTheOverlay(t *testing.T) {
-	sig := startSignal(t)
-	a := newTestPeer(t, sig, 1, nil)
-	b := newTestPeer(t, sig, 2, nil)
-	c := newTestPeer(t, sig, 3, nil)
-	for _, p := range []*testPeer{b, c} { // both bootstrap through a
-		if err := p.Send(a.ID(), []byte("hi")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	sig, a, b, c := star(t)
 	if err := b.Send(c.ID(), []byte("hi c")); err != nil { // routed through a
 		t.Fatal(err)
 	}
@@ -114,16 +95,7 @@ func TestReconnectAfterBootstrapGoesThroughTheOverlay(t *testing.T) {
 // get no answer (answers come back along the offer's path): the attempt
 // fails at once instead of at ConnectTimeout, and without back-off.
 func TestOfferFailsWhenItsPathCloses(t *testing.T) {
-	sig := startSignal(t)
-	a := newTestPeer(t, sig, 1, nil)
-	b := newTestPeer(t, sig, 2, nil)
-	c := newTestPeer(t, sig, 3, nil)
-	for _, p := range []*testPeer{b, c} { // both bootstrap through a
-		if err := p.Send(a.ID(), []byte("hi")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	sig, a, b, c := star(t)
 	sig.stop()
 	c.Manager.Close() // c is gone: b's offer to it goes to a and no further
 	if err := b.Send(c.ID(), []byte("lost")); err != nil {
@@ -153,12 +125,7 @@ func TestOfferFailsWhenItsPathCloses(t *testing.T) {
 // session is still under way: both connect, and no relay is refused.
 func TestBootstrapToTwoContactsAtOnce(t *testing.T) {
 	sig := startSignal(t)
-	a := newTestPeer(t, sig, 1, nil)
-	b := newTestPeer(t, sig, 2, nil)
-	if err := b.Send(a.ID(), []byte("hi")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "a-b", func() bool { return a.connected(b.ID()) })
+	a, b := pairOn(t, sig, nil)
 	c := newTestPeer(t, sig, 3, nil) // contacts a and b
 	for _, p := range []*testPeer{a, b} {
 		if err := c.Send(p.ID(), []byte("hi")); err != nil {
@@ -173,12 +140,7 @@ func TestBootstrapToTwoContactsAtOnce(t *testing.T) {
 
 func TestCrumbsReachAPeerOnlyItsContactKnows(t *testing.T) {
 	sig := startSignal(t)
-	a := newTestPeer(t, sig, 1, nil)
-	b := newTestPeer(t, sig, 2, nil)
-	if err := b.Send(a.ID(), []byte("hi")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "a-b", func() bool { return a.connected(b.ID()) })
+	a, b := pairOn(t, sig, nil)
 	c := newTestPeer(t, sig, 3, nil) // contacts a and b; connects to a only
 	if err := c.Send(a.ID(), []byte("hi")); err != nil {
 		t.Fatal(err)
@@ -206,9 +168,30 @@ func TestUnreachableFailsAndBacksOff(t *testing.T) {
 	}
 }
 
+// star starts a signalling server and peers a, b and c; b and c
+// bootstrap through a (the server lists a to both) and are connected to
+// it, not to each other.
+func star(t *testing.T) (sig *sigServer, a, b, c *testPeer) {
+	sig = startSignal(t)
+	a = newTestPeer(t, sig, 1, nil)
+	b = newTestPeer(t, sig, 2, nil)
+	c = newTestPeer(t, sig, 3, nil)
+	for _, p := range []*testPeer{b, c} {
+		if err := p.Send(a.ID(), []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "a connected to b and c", func() bool { return a.connected(b.ID()) && a.connected(c.ID()) })
+	return sig, a, b, c
+}
+
 // pair connects two fresh peers through a signalling server.
 func pair(t *testing.T, mutate func(*Config)) (a, b *testPeer) {
-	sig := startSignal(t)
+	return pairOn(t, startSignal(t), mutate)
+}
+
+// pairOn connects two fresh peers (seeds 1 and 2) through sig.
+func pairOn(t *testing.T, sig *sigServer, mutate func(*Config)) (a, b *testPeer) {
 	a = newTestPeer(t, sig, 1, mutate)
 	b = newTestPeer(t, sig, 2, mutate)
 	if err := b.Send(a.ID(), []byte("hi")); err != nil {

@@ -40,26 +40,20 @@ import (
 // client's data trains). `pens-rotated-200` is the same with 200 clients
 // (Table 3.3's second setting).
 func init() {
-	run := func(def, min int) func(ctx context.Context, o Options) (string, error) {
-		return func(ctx context.Context, o Options) (string, error) {
-			n, err := o.size(def, min, pensMaxClients)
-			if err != nil {
-				return "", err
-			}
-			return runPENS(ctx, o, pensScale(n, o.Quick))
-		}
+	run := func(ctx context.Context, o Options, n int) (string, error) {
+		return runPENS(ctx, o, pensScale(n, o.Quick))
 	}
 	Register(Scenario{
 		Name:    "pens-rotated",
 		Summary: "PENS vs Random, Greedy, Oracle, Local: 50 MNIST clients (-n) in two clusters (half rotated 180°), own-distribution accuracy, neighbour precision/recall (PENS thesis Tables 4.2, 4.3)",
 		MinN:    pensMinClients,
 		MaxN:    pensMaxClients,
-		Run:     run(50, pensMinClients),
+		Run:     sized(50, pensMinClients, pensMaxClients, run),
 	})
 	Register(Scenario{
 		Name:    "pens-rotated-200",
 		Summary: "pens-rotated with 200 clients (Table 3.3's second setting); the same as pens-rotated -n 200",
-		Run:     run(200, 0),
+		Run:     sized(200, 0, 0, run),
 	})
 }
 

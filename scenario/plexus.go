@@ -36,26 +36,20 @@ import (
 // ratio is the best DL baseline for that metric divided by Plexus, as the
 // paper reports them. `plexus-300` is the same with 300 peers.
 func init() {
-	run := func(def, min int) func(ctx context.Context, o Options) (string, error) {
-		return func(ctx context.Context, o Options) (string, error) {
-			n, err := o.size(def, min, plexusMaxPeers)
-			if err != nil {
-				return "", err
-			}
-			return runPlexus(ctx, o, plexusScale(n, o.Quick))
-		}
+	run := func(ctx context.Context, o Options, n int) (string, error) {
+		return runPlexus(ctx, o, plexusScale(n, o.Quick))
 	}
 	Register(Scenario{
 		Name:    "plexus",
 		Summary: "Plexus (s=10, sf=0.8) vs D-PSGD (one-peer exp., 10-regular) and Gossip Learning: 100 heterogeneous MNIST peers (-n), time/communication/resources to accuracy (Plexus paper Fig. 3)",
 		MinN:    plexusMinPeers,
 		MaxN:    plexusMaxPeers,
-		Run:     run(100, plexusMinPeers),
+		Run:     sized(100, plexusMinPeers, plexusMaxPeers, run),
 	})
 	Register(Scenario{
 		Name:    "plexus-300",
 		Summary: "plexus with 300 peers; the same as plexus -n 300",
-		Run:     run(300, 0),
+		Run:     sized(300, 0, 0, run),
 	})
 }
 

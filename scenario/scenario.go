@@ -77,6 +77,18 @@ func (o Options) size(def, min, max int) (int, error) {
 	return o.N, nil
 }
 
+// sized makes the Run of a scenario of def peers that takes -n from min
+// to max (min 0: its size is fixed).
+func sized(def, min, max int, run func(ctx context.Context, o Options, n int) (string, error)) func(context.Context, Options) (string, error) {
+	return func(ctx context.Context, o Options) (string, error) {
+		n, err := o.size(def, min, max)
+		if err != nil {
+			return "", err
+		}
+		return run(ctx, o, n)
+	}
+}
+
 // Lookup returns the scenario called name.
 func Lookup(name string) (Scenario, error) {
 	mu.Lock()
