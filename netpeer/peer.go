@@ -177,9 +177,8 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
 	}
 	if len(w.Contacts) > 0 {
-		via := overlay.ID(w.Contacts[0])
-		p.logf("joining through %v (%d contacts)", via, len(w.Contacts))
-		if err := p.node.Join(via); err != nil {
+		p.logf("joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+		if err := p.joinThrough(w.Contacts); err != nil {
 			return fmt.Errorf("%w: join: %w", ErrBootstrap, err)
 		}
 	} else {

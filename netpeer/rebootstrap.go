@@ -112,9 +112,21 @@ func (p *Peer) registered(r registration) {
 		p.logf("registered again: no other peer is registered for the task")
 		return
 	}
-	via := overlay.ID(w.Contacts[0])
-	p.logf("registered again: joining through %v (%d contacts)", via, len(w.Contacts))
-	if err := p.node.Join(via); err != nil {
+	p.logf("registered again: joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+	if err := p.joinThrough(w.Contacts); err != nil {
 		p.logf("join: %v", err)
 	}
+}
+
+// joinThrough joins the overlay through the first of a welcome's
+// contacts; the others are the node's contacts for its retries, should
+// the first not answer (unreachable behind its NAT, or gone).
+func (p *Peer) joinThrough(contacts []signal.PeerID) error {
+	if err := p.node.Join(overlay.ID(contacts[0])); err != nil {
+		return err
+	}
+	for _, c := range contacts[1:] {
+		p.node.AddContacts(overlay.ID(c))
+	}
+	return nil
 }

@@ -12,6 +12,16 @@ package overlay
 // most 2L are kept, the newest; a contact that fails or leaves is
 // forgotten.
 
+// AddContacts adds members to join through if the first one does not
+// answer (a joiner's retries rotate through its contacts) or if the node
+// is later cut off: a signalling server's welcome lists several. The
+// node's own ID, the zero ID and current neighbours are ignored.
+func (n *Node) AddContacts(ids ...ID) {
+	for _, id := range ids {
+		n.addContact(id)
+	}
+}
+
 func (n *Node) addContact(id ID) {
 	if id == n.id || id == (ID{}) || n.find(id) != nil {
 		return

@@ -285,3 +285,30 @@ func TestHeartbeatsEveryT(t *testing.T) {
 		t.Errorf("%d heartbeats in 4T to %d neighbours, want %d", got, len(n.Neighbors()), want)
 	}
 }
+
+// A joiner whose member does not answer retries through its other
+// contacts (here, after RetryTicks) and joins.
+func TestJoinRetriesThroughOtherContacts(t *testing.T) {
+	p, ids := build(t, 2, "a", "b", "c", "d")
+	j, err := NewNode(IDFromPublicKey([]byte("joiner")), testConfig(2, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.nodes[j.ID()] = j
+	p.order = append(p.order, j.ID())
+	dead := IDFromPublicKey([]byte("gone")) // a contact that has left: messages to it vanish
+	if err := j.Join(dead); err != nil {
+		t.Fatal(err)
+	}
+	j.AddContacts(dead, ids[2], j.ID(), ID{}) // duplicates, self and zero are ignored
+	p.settle()
+	if j.Joined() {
+		t.Fatal("joined through a contact that does not exist")
+	}
+	p.tick(DefaultConfig().RetryTicks + 5)
+	if !j.Joined() {
+		t.Fatalf("not joined after a retry through %v", ids[2])
+	}
+	p.tick(2)
+	p.requireCorrect()
+}
