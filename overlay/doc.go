@@ -97,7 +97,8 @@ over WebRTC that needs signalling, so netpeer has such a peer register
 with the signalling server again and join through fresh contacts
 (Config.RebootstrapAfter). With L = 1 the overlay is a single ring and two concurrent
 failures split it the same way; use L >= 2. A joiner whose bootstrap
-member is dead retries forever (give it another). Nodes are trusted
+member is dead retries through its other contacts (AddContacts; netpeer
+adds a welcome's), and forever if none answers. Nodes are trusted
 (the paper's assumption): no message is authenticated beyond the
 transport's From.
 */
