@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/learn"
 	"github.com/peerlearn/peerlearn/mep"
 	"github.com/peerlearn/peerlearn/overlay"
@@ -177,7 +178,7 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 		s.sched.After(j.At, func() { s.join(j.Peer) })
 	}
 	var probes []*probe
-	bar := newBar(r.Progress, r.Label, int64(r.Duration/r.EvalEvery)+1)
+	bar := progress.New(r.Progress, r.Label, int64(r.Duration/r.EvalEvery)+1)
 	for at := time.Duration(0); at <= r.Duration; at += r.EvalEvery {
 		if err := ctxErr(r.Ctx); err != nil {
 			bar.Finish()

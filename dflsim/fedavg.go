@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/peerlearn/peerlearn/aggregate"
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/learn"
 )
 
@@ -43,7 +44,7 @@ func (r FedAvgRun) Run() ([]Point, []float32, error) {
 	}
 	server := aggregate.FedAvg{}
 	every := max(r.EvalEvery, 1)
-	bar := newBar(r.Progress, r.Label, int64(r.Rounds))
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds))
 	defer bar.Finish()
 	var points []Point
 	for round := 1; round <= r.Rounds; round++ {

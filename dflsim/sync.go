@@ -46,7 +46,7 @@ func (r SyncRun) Run() ([]Point, error) {
 		return nil, err
 	}
 	every := max(r.EvalEvery, 1)
-	bar := newBar(r.Progress, r.Label, int64(r.Rounds+1))
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
 	defer bar.Finish()
 	var points []Point
 	for round := 0; round <= r.Rounds; round++ {
@@ -110,34 +110,6 @@ func (r SyncRun) round() error {
 		return fmt.Errorf("%w: every peer's round failed", ErrRun)
 	}
 	return nil
-}
-
-// bar is a progress bar that may be absent.
-type bar struct{ b *progress.Bar }
-
-func newBar(w io.Writer, label string, total int64) bar {
-	if w == nil {
-		return bar{}
-	}
-	return bar{progress.New(w, label, total)}
-}
-
-func (b bar) Add(n int64) {
-	if b.b != nil {
-		b.b.Add(n)
-	}
-}
-
-func (b bar) Set(done int64) {
-	if b.b != nil {
-		b.b.Set(done, 0)
-	}
-}
-
-func (b bar) Finish() {
-	if b.b != nil {
-		b.b.Finish()
-	}
 }
 
 // ctxErr is ctx's error, nil for a nil ctx.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/gossip"
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/learn"
 )
 
@@ -77,8 +78,8 @@ func (r DPSGDRun) Run() (*DPSGDResult, error) {
 	for i := range mixed {
 		mixed[i] = make([]float32, peers[i].NumParams())
 	}
-	bar := newBar(r.Progress, r.Label, int64(r.Rounds+1))
-	defer bar.finish()
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
+	defer bar.Finish()
 	for t := 0; t <= r.Rounds; t++ {
 		if err := ctxErr(r.Ctx); err != nil {
 			return res, err
@@ -122,7 +123,7 @@ func (r DPSGDRun) Run() (*DPSGDResult, error) {
 			ready[i] = start[i] + d
 			last = max(last, ready[i])
 		}
-		bar.add(1)
+		bar.Add(1)
 		if t%r.EvalEvery != 0 && t != r.Rounds {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/gossip"
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/overlay"
 )
 
@@ -138,8 +139,8 @@ func (r GossipRun) Run() (*GossipResult, error) {
 			}
 		}
 	}
-	bar := newBar(r.Progress, r.Label, int64(r.Duration/r.EvalEvery))
-	defer bar.finish()
+	bar := progress.New(r.Progress, r.Label, int64(r.Duration/r.EvalEvery))
+	defer bar.Finish()
 	if _, err := measure(); err != nil {
 		return nil, err
 	}
@@ -157,7 +158,7 @@ func (r GossipRun) Run() (*GossipResult, error) {
 			runErr = err
 		}
 		stop = stop || s
-		bar.add(1)
+		bar.Add(1)
 		return true
 	})
 	for !stop && runErr == nil && sim.now() < r.Duration && sim.sched.Step() {

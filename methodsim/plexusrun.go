@@ -3,6 +3,7 @@ package methodsim
 import (
 	"context"
 	"fmt"
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/learn"
 	"io"
 	"math"
@@ -114,8 +115,8 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 		res.Curve.Points = append(res.Curve.Points, pt)
 		return r.Stop != nil && r.Stop(pt), nil
 	}
-	bar := newBar(r.Progress, r.Label, int64(r.Rounds))
-	defer bar.finish()
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds))
+	defer bar.Finish()
 
 	var runErr error
 	done := false
@@ -165,7 +166,7 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 				}
 				if at.Round > res.Rounds {
 					res.Rounds, res.Global = at.Round, out
-					bar.set(int64(at.Round))
+					bar.Set(int64(at.Round), 0)
 					if at.Round%uint64(r.EvalEvery) == 0 || at.Round == uint64(r.Rounds) {
 						stop, err := measure(at.Round, out)
 						if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/aggregate"
 	"github.com/peerlearn/peerlearn/evalreq"
+	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/learn"
 	"github.com/peerlearn/peerlearn/selection"
 )
@@ -94,8 +95,8 @@ func (r SelectionRun) Run() (*SelectionResult, error) {
 		res.Policies = append(res.Policies, pol)
 		res.Picks[i] = make([]int32, n)
 	}
-	bar := newBar(r.Progress, r.Label, int64(r.Rounds+1))
-	defer bar.finish()
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
+	defer bar.Finish()
 	// Round 0: local training from the initial model.
 	works := make([]*learn.Work, n)
 	for i, p := range r.Peers.Peers {
@@ -108,7 +109,7 @@ func (r SelectionRun) Run() (*SelectionResult, error) {
 	if err := r.train(works, res.Ledger); err != nil {
 		return res, fmt.Errorf("round 0: %w", err)
 	}
-	bar.add(1)
+	bar.Add(1)
 	if err := r.after(0); err != nil {
 		return res, err
 	}
@@ -119,7 +120,7 @@ func (r SelectionRun) Run() (*SelectionResult, error) {
 		if err := r.round(t, st, res); err != nil {
 			return res, fmt.Errorf("round %d: %w", t, err)
 		}
-		bar.add(1)
+		bar.Add(1)
 		if err := r.after(t); err != nil {
 			return res, err
 		}

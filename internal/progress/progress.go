@@ -29,8 +29,12 @@ type Bar struct {
 }
 
 // New returns a bar writing to w (usually os.Stderr). The bar redraws in
-// place only when w is a terminal.
+// place only when w is a terminal. A nil w gives a nil bar, whose methods
+// do nothing (a caller that shows no progress needs no checks).
 func New(w io.Writer, label string, total int64) *Bar {
+	if w == nil {
+		return nil
+	}
 	return &Bar{w: w, label: label, total: max(total, 1), start: time.Now(), tty: isTerminal(w), lastPct: -1}
 }
 
@@ -39,6 +43,9 @@ func (b *Bar) Add(n int64) { b.Set(-1, n) }
 
 // Set sets the done count (done >= 0) or adds delta to it (done < 0).
 func (b *Bar) Set(done, delta int64) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if done >= 0 {
@@ -52,6 +59,9 @@ func (b *Bar) Set(done, delta int64) {
 
 // Finish draws the bar at its final state and ends the line.
 func (b *Bar) Finish() {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {

@@ -29,3 +29,14 @@ func TestBarPrintsBoundedPlainLines(t *testing.T) {
 		t.Fatal("non-terminal output contains carriage returns")
 	}
 }
+
+// No writer, no bar: New(nil) is nil and its methods do nothing.
+func TestNilBar(t *testing.T) {
+	b := New(nil, "x", 10)
+	if b != nil {
+		t.Fatalf("New(nil) = %v, want nil", b)
+	}
+	b.Add(1)
+	b.Set(5, 0)
+	b.Finish()
+}
