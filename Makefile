@@ -10,11 +10,12 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Tests that need the datasets find them here; unset, they skip.
 export PEERLEARN_DATA := $(DATA_DIR)
 
-# Core packages: pure computation, no I/O, built and tested natively and as
-# GOOS=js GOARCH=wasm under node.
-CORE_DIRS := internal/f32 internal/wire nn data overlay simnet topology aggregate mep initgain learn \
-             evalreq selection plexus gossip
-CORE_PKGS := $(foreach d,$(CORE_DIRS),$(if $(wildcard $(d)/*.go),./$(d)/...))
+# The pure layers: computation and protocol state machines with no I/O,
+# built and tested natively and as GOOS=js GOARCH=wasm under node (the
+# browser peer runs the same code). internal/layers_test.go checks that no
+# package imports one from a higher layer.
+PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
+             ./peer/learn/... ./internal/f32/... ./internal/wire/...
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
         companion bench-companion wasm serve-web bench-browser bench-transfer clean
@@ -56,14 +57,14 @@ test-native:
 # node runs the core packages' tests through go_js_wasm_exec.
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(CORE_PKGS)
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(PURE_PKGS)
 
 # The GPU companion: the same tests against libtorch (Debian libtorch-dev,
 # CPU; see README for a CUDA build).
 test-companion: deps data
 	$(GO) vet -tags torch ./gpu/
 	$(GO) test -tags torch -count=1 -timeout 10m ./gpu/
-	$(GO) test -tags torch -count=1 -timeout 10m -run 'Companion|BackendFlag' ./netpeer/ ./cmd/peerlearn/
+	$(GO) test -tags torch -count=1 -timeout 10m -run 'Companion|BackendFlag' ./peer/netpeer/ ./cmd/peerlearn/
 
 companion: deps
 	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn
@@ -81,7 +82,7 @@ demo: deps data build wasm
 	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
 
 bench: bench-train bench-companion bench-browser bench-transfer
-	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./nn/...
+	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./engine/nn/...
 
 bench-train: deps data build
 	@scripts/deps.sh torch

@@ -2,7 +2,7 @@
 
 package gpu
 
-import "github.com/peerlearn/peerlearn/nn"
+import "github.com/peerlearn/peerlearn/engine/nn"
 
 // Backend is the libtorch backend. This build has no libtorch (built
 // without -tags torch): New returns ErrNotBuilt and every method fails.

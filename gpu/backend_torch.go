@@ -16,7 +16,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // errLen is the size of the buffer the shim writes messages into.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/internal/f32"
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // BenchmarkTrainBatch: one SGD step of 64 random samples, one thread, on

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // Config configures a Backend.

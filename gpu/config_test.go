@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // shimStep applies one step's scalars the way shim.cpp does (sgd_step,

@@ -5,11 +5,11 @@ package gpu
 import (
 	"testing"
 
-	"github.com/peerlearn/peerlearn/data"
-	"github.com/peerlearn/peerlearn/dflsim"
-	"github.com/peerlearn/peerlearn/learn"
-	"github.com/peerlearn/peerlearn/nn"
-	"github.com/peerlearn/peerlearn/topology"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 // TestDflsimCompanions runs dflsim's synchronous rounds on a ring of eight

@@ -1,6 +1,6 @@
 package gpu
 
-import "github.com/peerlearn/peerlearn/nn"
+import "github.com/peerlearn/peerlearn/engine/nn"
 
 // Factory returns a constructor of libtorch backends with the given
 // configuration, in the shape a peer's training hook takes (see the

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/aggregate"
-	"github.com/peerlearn/peerlearn/learn"
-	"github.com/peerlearn/peerlearn/nn"
-	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 )
 
 // TestMixedPeers trains six peers on a ring, three on libtorch and three

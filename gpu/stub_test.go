@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // Without the torch tag the package says so instead of pretending.

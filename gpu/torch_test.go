@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/data"
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // The tests run libtorch on one thread, as a companion benchmark would,

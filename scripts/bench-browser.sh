@@ -14,7 +14,7 @@
 # The page checks tf.getBackend() after every setBackend (a failed backend
 # silently falls back). Each configuration runs BENCH_REPEAT times for
 # BENCH_MS milliseconds and keeps its best run. The driver is
-# browsertest.TestBenchBrowser (chromedp). The last line is machine-readable:
+# e2e/browser TestBenchBrowser (chromedp). The last line is machine-readable:
 #
 #   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R     (R = X/Y)
 set -euo pipefail
@@ -41,7 +41,7 @@ fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! $GO test -count=1 -v -timeout 20m -run '^TestBenchBrowser$' ./browsertest >"$log" 2>&1; then
+if ! $GO test -count=1 -v -timeout 20m -run '^TestBenchBrowser$' ./e2e/browser >"$log" 2>&1; then
 	cat "$log" >&2
 	echo "bench-browser: FAILED" >&2
 	exit 1

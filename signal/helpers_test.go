@@ -3,7 +3,7 @@ package signal
 import (
 	"testing"
 
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // testSpec is a valid task spec for welcomes.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // NonceSize is the length of a challenge nonce in bytes.

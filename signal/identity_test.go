@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/overlay"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func TestHelloSignature(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // TestDialLive registers two peers with a running signalserver and relays

@@ -3,7 +3,7 @@ package signal
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // ProtocolVersion is the version of this protocol; messages of another

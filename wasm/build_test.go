@@ -26,9 +26,9 @@ var forbidden = []string{
 
 // The peer code the tab must run: the same as `peerlearn peer`.
 var required = []string{
-	"github.com/peerlearn/peerlearn/netpeer",
-	"github.com/peerlearn/peerlearn/rtc",
-	"github.com/peerlearn/peerlearn/learn",
+	"github.com/peerlearn/peerlearn/peer/netpeer",
+	"github.com/peerlearn/peerlearn/peer/rtc",
+	"github.com/peerlearn/peerlearn/peer/learn",
 	"github.com/pion/webrtc/v4",
 }
 

@@ -13,9 +13,9 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/peerlearn/peerlearn/data"
-	"github.com/peerlearn/peerlearn/overlay"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // httpFS is a read-only fs.FS over HTTP: Open(name) fetches base+name

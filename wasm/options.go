@@ -11,7 +11,7 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // options are newPeer's options, read from a JavaScript object:

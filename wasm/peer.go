@@ -11,13 +11,13 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/peerlearn/peerlearn/data"
-	"github.com/peerlearn/peerlearn/learn"
-	"github.com/peerlearn/peerlearn/netpeer"
-	"github.com/peerlearn/peerlearn/nn"
-	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // browserPeer is one peer in a tab: netpeer.Peer (the FedLay overlay

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peerlearn/peerlearn/learn"
-	"github.com/peerlearn/peerlearn/netpeer"
-	"github.com/peerlearn/peerlearn/nn"
-	"github.com/peerlearn/peerlearn/overlay"
-	"github.com/peerlearn/peerlearn/rtc"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/rtc"
 )
 
 // pageStatus is what the page shows; peer.status() returns it and a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/gpu"
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 // newBackendFunc is learn.Config.NewBackend: nil trains with the pure-Go

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/f32"
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 func init() {

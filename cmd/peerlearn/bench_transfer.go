@@ -14,11 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peerlearn/peerlearn/overlay"
-	"github.com/peerlearn/peerlearn/rtc"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func init() {

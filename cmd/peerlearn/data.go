@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/engine/data"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/peerlearn/peerlearn/demo"
+	"github.com/peerlearn/peerlearn/peer/demo"
 )
 
 func init() {

@@ -14,14 +14,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/internal/f32"
-	"github.com/peerlearn/peerlearn/learn"
-	"github.com/peerlearn/peerlearn/netpeer"
-	"github.com/peerlearn/peerlearn/overlay"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peerlearn/peerlearn/overlaysim"
+	"github.com/peerlearn/peerlearn/sim/overlaysim"
 )
 
 func init() {

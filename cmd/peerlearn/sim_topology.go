@@ -14,8 +14,8 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/internal/report"
-	"github.com/peerlearn/peerlearn/overlay"
-	"github.com/peerlearn/peerlearn/topology"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/peerlearn/peerlearn/scenario"
+	"github.com/peerlearn/peerlearn/sim/scenario"
 )
 
 func init() {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peerlearn/peerlearn/data"
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 func init() {

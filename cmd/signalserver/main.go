@@ -25,7 +25,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func main() {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // TestMain runs main itself when re-executed by TestServeAndSIGTERM.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func TestConfigValidate(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // testSpec returns a valid task spec named name.

@@ -11,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // A flood of 200 messages is rate-limited: about Burst get through, the

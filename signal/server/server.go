@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // Server is the signalling server. Create it with New, mount Handler (or

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // Shutdown tells every peer (CodeShutdown), closes their websockets, stops

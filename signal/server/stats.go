@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/task"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 // maxCode bounds the codes counted (signal's codes are small and

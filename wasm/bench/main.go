@@ -14,7 +14,7 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/peerlearn/peerlearn/nn"
+	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 func main() {

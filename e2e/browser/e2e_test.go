@@ -1,0 +1,333 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The task of the end-to-end test: FedLay's MLP on MNIST, six shards
+// (Dirichlet 1.0 label skew), short rounds (10 steps of 32) so that a
+// tab's round stays well under the overlay's 1.5 s failure timeout.
+const e2eSpec = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
+	`"local_epochs":0,"local_steps":10,"max_peers":100,"max_rounds":0,"name":"browser-e2e",` +
+	`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":6,"seed":1,"spec":"dirichlet:1"},` +
+	`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.8,"tiers":false,"version":1}`
+
+const spaces = 3
+
+type frameStats struct {
+	Frames        int     `json:"frames"`
+	MaxFrameMS    float64 `json:"maxFrameMS"`
+	P50FrameMS    float64 `json:"p50FrameMS"`
+	P99FrameMS    float64 `json:"p99FrameMS"`
+	Over50        int     `json:"over50"`
+	LongTasks     int     `json:"longTasks"`
+	MaxLongTaskMS float64 `json:"maxLongTaskMS"`
+}
+
+// TestBrowserPeers: three browser peers (each its own headless Chromium)
+// and three native `peerlearn peer` processes bootstrap through
+// cmd/signalserver, which also serves the page and the wasm peer.
+// (a) They form the correct overlay, with browser-browser and
+// browser-native links, and all reach 80% MNIST test accuracy; the
+// tabs' frame times while training are logged. (c) A screenshot of a
+// page (desktop and phone widths) is saved and its DOM checked for the
+// charts, the neighbour view and the accuracy figure. (b) A tab is
+// closed: the other five repair the overlay.
+func TestBrowserPeers(t *testing.T) {
+	bin := chromium(t)
+	data := dataDir(t)
+	peerBin, sigBin, wasmDir := build(t, data)
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tid, taskFile, origin, sigURL := srv.tid, srv.taskFile, srv.origin, srv.sigURL
+
+	// Interleave native and browser peers: shards 0, 2, 4 native, 1, 3, 5 in tabs.
+	t0 := time.Now()
+	var natives []*proc
+	var tabs []*tab
+	for i := range 3 {
+		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), sigURL,
+			"-task", taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i), "-spaces", fmt.Sprint(spaces),
+			"-eval-every", "2s", "-eval-samples", "1000"))
+		url := fmt.Sprintf("%s/?task=%s&shard=%d/6&spaces=%d&evalEvery=2000&evalSamples=1000", origin, tid.Hex(), 2*i+1, spaces)
+		tb := openTab(t, bin, fmt.Sprintf("tab%d", i), origin, url)
+		ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+		err := chromedp.Do(ctx, chromedp.Click("#join"))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: click Join: %v", tb.name, err)
+		}
+		tabs = append(tabs, tb)
+	}
+	t.Logf("3 native peers and 3 tabs started in %v", time.Since(t0).Round(time.Millisecond))
+
+	views := func(tabs []*tab, natives []*proc) ([]peerView, error) {
+		var out []peerView
+		for _, p := range natives {
+			v, err := nativeView(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p.Name, err)
+			}
+			out = append(out, v)
+		}
+		for _, tb := range tabs {
+			v, err := browserView(tb)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	waitCorrect := func(what string, tabs []*tab, natives []*proc, timeout time.Duration) []peerView {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for {
+			vs, err := views(tabs, natives)
+			why := ""
+			if err != nil {
+				why = err.Error()
+			} else if why = checkOverlay(vs, spaces); why == "" {
+				return vs
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: overlay not correct after %v: %s", what, timeout, why)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+
+	// (a) the overlay.
+	vs := waitCorrect("(a)", tabs, natives, 60*time.Second)
+	isTab := map[string]bool{}
+	for _, v := range vs[len(natives):] {
+		isTab[v.ID] = true
+	}
+	var bb, bn int
+	for _, v := range vs {
+		if !isTab[v.ID] {
+			continue
+		}
+		for _, n := range v.Neighbors {
+			if isTab[n] {
+				bb++
+			} else {
+				bn++
+			}
+		}
+	}
+	bb /= 2
+	t.Logf("(a) correct overlay of 6 peers (L=%d) after %v: %d browser-browser and %d browser-native links",
+		spaces, time.Since(t0).Round(time.Millisecond), bb, bn)
+	if bb == 0 || bn == 0 {
+		t.Fatalf("want both browser-browser and browser-native links, got %d and %d", bb, bn)
+	}
+	for _, tb := range tabs {
+		if _, err := evalJS[bool](tb, `peerlearnPerf.reset(), true`); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// (a) training: every peer at >= 80% test accuracy.
+	tTrain := time.Now()
+	deadline := tTrain.Add(150 * time.Second)
+	for {
+		time.Sleep(2 * time.Second)
+		vs, err := views(tabs, natives)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := true
+		var accs []string
+		for _, v := range vs {
+			accs = append(accs, fmt.Sprintf("%s %.3f (%d rounds)", v.Name, v.Accuracy, v.Rounds))
+			if v.Evals == 0 || v.Accuracy < 0.8 {
+				done = false
+			}
+		}
+		if done {
+			t.Logf("(a) all 6 peers at >= 80%% after %v of training: %s", time.Since(tTrain).Round(time.Second), strings.Join(accs, ", "))
+			for _, v := range vs {
+				t.Logf("    %s: sent %.1f MB, received %.1f MB", v.Name, float64(v.BytesOut)/1e6, float64(v.BytesIn)/1e6)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("(a) after %v: %s", time.Since(tTrain).Round(time.Second), strings.Join(accs, ", "))
+		}
+	}
+	checkDownloads(t, tabs[0])
+	for _, tb := range tabs {
+		fs, err := evalJS[frameStats](tb, `peerlearnPerf.snapshot()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, _ := evalJS[string](tb, `(peerlearnPage.status && peerlearnPage.status.learn) ? JSON.stringify({sps: peerlearnPage.status.learn.train_sps, spr: peerlearnPage.status.learn.samples_per_round, capped: peerlearnPage.status.learn.capped, eval_ms: peerlearnPage.status.learn.eval_ms}) : ""`)
+		t.Logf("(3) %s while training: %d frames, longest %.0f ms, p50 %.1f ms, p99 %.0f ms, %d over 50 ms; %d long tasks (longest %.0f ms); %s",
+			tb.name, fs.Frames, fs.MaxFrameMS, fs.P50FrameMS, fs.P99FrameMS, fs.Over50, fs.LongTasks, fs.MaxLongTaskMS, ls)
+	}
+
+	if os.Getenv("PEERLEARN_PROFILE") == "1" {
+		profileStalls(t, tabs[0], 10*time.Second)
+	}
+
+	// (c) screenshots and the DOM.
+	checkPage(t, tabs[0])
+
+	// (b) a tab is closed: the other five repair the overlay.
+	gone := tabs[2]
+	t1 := time.Now()
+	gone.close()
+	rest := tabs[:2]
+	vs = waitCorrect("(b)", rest, natives, 40*time.Second)
+	for _, v := range vs {
+		if slices.Contains(v.Neighbors, vs[0].ID) && v.ID == vs[0].ID {
+			t.Errorf("%s lists itself", v.Name)
+		}
+	}
+	t.Logf("(b) tab2 closed: the other 5 peers repaired the overlay in %v", time.Since(t1).Round(time.Millisecond))
+	for _, p := range natives {
+		p.Stop(t)
+	}
+}
+
+// checkPage saves screenshots of the page at desktop and phone widths and
+// checks the DOM: both charts drawn, the neighbour table filled, the
+// accuracy figure a percentage, the peer ID and ring coordinates shown,
+// no error panel.
+func checkPage(t *testing.T, tb *tab) {
+	t.Helper()
+	dir := artifactDir(t)
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	type dom struct {
+		Accuracy     string `json:"accuracy"`
+		Neighbors    string `json:"neighbors"`
+		Rows         int    `json:"rows"`
+		PeerID       string `json:"peerID"`
+		Coords       string `json:"coords"`
+		ChartAcc     int    `json:"chartAcc"`
+		ChartLoss    int    `json:"chartLoss"`
+		Rings        int    `json:"rings"`
+		Errors       bool   `json:"errorsShown"`
+		ErrorText    string `json:"errorText"`
+		Progress     string `json:"progress"`
+		BytesIn      string `json:"bytesIn"`
+		ScrollWidth  int    `json:"scrollWidth"`
+		ClientWidth  int    `json:"clientWidth"`
+		LabelledCtls bool   `json:"labelled"`
+	}
+	const probe = `(() => {
+		const ink = (id) => { const c = document.getElementById(id); const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; };
+		const labelled = [...document.querySelectorAll("input, button")].every((e) =>
+			e.labels && e.labels.length > 0 || e.textContent.trim() !== "" || e.getAttribute("aria-label") || e.type === "radio" && e.closest("label"));
+		return {
+			accuracy: document.getElementById("accuracy").textContent,
+			neighbors: document.getElementById("neighbor-count").textContent,
+			rows: document.querySelectorAll("#neighbors tbody tr").length,
+			peerID: document.getElementById("peer-id").textContent,
+			coords: document.getElementById("coords").textContent,
+			chartAcc: ink("chart-accuracy"), chartLoss: ink("chart-loss"), rings: ink("rings"),
+			errorsShown: !document.getElementById("errors").hidden,
+			errorText: document.getElementById("error-list").textContent,
+			progress: document.getElementById("epoch-label").textContent,
+			bytesIn: document.getElementById("bytes-in").textContent,
+			scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+			labelled,
+		};
+	})()`
+	check := func(width string) {
+		d, err := chromedp.Run(ctx, chromedp.Evaluate[dom](probe))
+		if err != nil {
+			t.Fatalf("(c) %s: %v", width, err)
+		}
+		t.Logf("(c) %s DOM: accuracy %q, %s neighbours (%d rows), chart pixels %d/%d, rings %d, %q, received %s",
+			width, d.Accuracy, d.Neighbors, d.Rows, d.ChartAcc, d.ChartLoss, d.Rings, d.Progress, d.BytesIn)
+		// The figure moves with every evaluation: it must be a percentage
+		// in the range training has reached.
+		var acc float64
+		if _, err := fmt.Sscanf(d.Accuracy, "%f%%", &acc); err != nil || acc < 60 || acc > 100 {
+			t.Errorf("(c) %s: accuracy figure %q, want a percentage >= 60%%", width, d.Accuracy)
+		}
+		if d.Rows == 0 || fmt.Sprint(d.Rows) != d.Neighbors {
+			t.Errorf("(c) %s: neighbour table has %d rows for %s neighbours", width, d.Rows, d.Neighbors)
+		}
+		if len(d.PeerID) != 64 || strings.Count(d.Coords, ".") != spaces {
+			t.Errorf("(c) %s: peer ID %q, coordinates %q", width, d.PeerID, d.Coords)
+		}
+		if d.ChartAcc < 500 || d.ChartLoss < 500 || d.Rings < 500 {
+			t.Errorf("(c) %s: charts look empty: %d, %d, rings %d inked pixels", width, d.ChartAcc, d.ChartLoss, d.Rings)
+		}
+		if d.Errors {
+			t.Errorf("(c) %s: error panel shown: %s", width, d.ErrorText)
+		}
+		if d.ScrollWidth > d.ClientWidth+1 {
+			t.Errorf("(c) %s: page scrolls sideways (%d > %d px)", width, d.ScrollWidth, d.ClientWidth)
+		}
+		if !d.LabelledCtls {
+			t.Errorf("(c) %s: a control has no label", width)
+		}
+	}
+	shot := func(name string) {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("(c) screenshot: %v", err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("(c) screenshot: %s (%d kB)", p, len(png)/1000)
+	}
+	check("desktop")
+	shot("browser-peer-desktop.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond) // a status event redraws the charts at the new size
+	check("phone")
+	shot("browser-peer-phone.png")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1000)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkDownloads asks the tab's Resource Timing what peer.wasm and the
+// MNIST image files cost on the wire: the signalling server gzips them,
+// so each must arrive in well under half its size.
+func checkDownloads(t *testing.T, tb *tab) {
+	t.Helper()
+	type download struct {
+		Name     string  `json:"name"`
+		Transfer float64 `json:"transfer"`
+		Decoded  float64 `json:"decoded"`
+	}
+	dls, err := evalJS[[]download](tb, `performance.getEntriesByType("resource")
+		.filter(e => /peer\.wasm$|idx3-ubyte$/.test(e.name))
+		.map(e => ({name: e.name.replace(/^.*\//, ""), transfer: e.transferSize, decoded: e.decodedBodySize}))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dls) != 3 {
+		t.Fatalf("%s: downloads %+v, want peer.wasm and the two image files", tb.name, dls)
+	}
+	var wire, decoded float64
+	for _, d := range dls {
+		// transfer 0 would mean a cache hit: a fresh profile has none.
+		if d.Transfer <= 0 || d.Transfer > d.Decoded/2 {
+			t.Errorf("%s: %s took %.0f bytes on the wire for %.0f: not compressed", tb.name, d.Name, d.Transfer, d.Decoded)
+		}
+		wire += d.Transfer
+		decoded += d.Decoded
+	}
+	t.Logf("%s downloaded peer.wasm and MNIST's images as %.1f MB for %.1f MB (%.1fx less)", tb.name, wire/1e6, decoded/1e6, decoded/wire)
+}

@@ -1,0 +1,494 @@
+package browser
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// inCI reports whether the tests run in CI, where a missing prerequisite
+// is a failure, not a skip.
+func inCI() bool { return os.Getenv("CI") == "true" || os.Getenv("CI") == "1" }
+
+// need skips the test (fails it in CI) for a missing prerequisite.
+func need(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if inCI() {
+		t.Fatalf("CI=true and %s", msg)
+	}
+	t.Skip(msg)
+}
+
+var (
+	chromiumOnce sync.Once
+	chromiumBin  string
+	chromiumErr  error
+)
+
+// chromium returns the path of a Chromium binary, installing Debian's
+// chromium package when the test runs as root with apt-get and none is
+// on PATH.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test (-short)")
+	}
+	chromiumOnce.Do(func() {
+		find := func() string {
+			if p := os.Getenv("PEERLEARN_CHROMIUM"); p != "" {
+				return p
+			}
+			for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+				if p, err := exec.LookPath(name); err == nil {
+					return p
+				}
+			}
+			return ""
+		}
+		if chromiumBin = find(); chromiumBin != "" {
+			return
+		}
+		apt, err := exec.LookPath("apt-get")
+		if err != nil || os.Geteuid() != 0 {
+			chromiumErr = fmt.Errorf("no chromium on PATH and cannot install it (need root and apt-get): run `apt-get install -y --no-install-recommends chromium` or set PEERLEARN_CHROMIUM")
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, apt, "install", "-y", "--no-install-recommends", "chromium")
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			// The package lists may be missing on a fresh machine.
+			if upd, err2 := exec.CommandContext(ctx, apt, "update").CombinedOutput(); err2 != nil {
+				chromiumErr = fmt.Errorf("apt-get update: %v\n%s", err2, tail(upd))
+				return
+			}
+			cmd = exec.CommandContext(ctx, apt, "install", "-y", "--no-install-recommends", "chromium")
+			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+			if out, err = cmd.CombinedOutput(); err != nil {
+				chromiumErr = fmt.Errorf("apt-get install chromium: %v\n%s", err, tail(out))
+				return
+			}
+		}
+		if chromiumBin = find(); chromiumBin == "" {
+			chromiumErr = fmt.Errorf("apt-get installed chromium but it is not on PATH")
+		}
+	})
+	if chromiumErr != nil {
+		need(t, "%v", chromiumErr)
+	}
+	return chromiumBin
+}
+
+func tail(b []byte) string {
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	return string(b)
+}
+
+// dataDir returns the directory `make data` fills.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PEERLEARN_DATA")
+	if dir == "" {
+		dir, _ = filepath.Abs("../../.data")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnist", "train-images-idx3-ubyte")); err != nil {
+		need(t, "no MNIST under %s (run `make data`)", dir)
+	}
+	return dir
+}
+
+// artifactDir is where screenshots go.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PEERLEARN_ARTIFACTS")
+	if dir == "" {
+		dir, _ = filepath.Abs("../../out/browsertest")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+	wasmSize  int64
+)
+
+// build compiles cmd/peerlearn, cmd/signalserver and the wasm peer once
+// per test run; the wasm directory (served at /wasm/) holds peer.wasm,
+// Go's wasm_exec.js and a link to the data directory.
+func build(t *testing.T, data string) (peerlearn, signalserver, wasmDir string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "browsertest-")
+		if buildErr != nil {
+			return
+		}
+		wd := filepath.Join(buildDir, "wasm")
+		if buildErr = os.MkdirAll(wd, 0o755); buildErr != nil {
+			return
+		}
+		run := func(env []string, args ...string) error {
+			cmd := exec.Command("go", args...)
+			cmd.Env = append(os.Environ(), env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			return nil
+		}
+		if buildErr = run(nil, "build", "-o", buildDir+string(filepath.Separator), "../../cmd/peerlearn", "../../cmd/signalserver"); buildErr != nil {
+			return
+		}
+		if buildErr = run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", filepath.Join(wd, "peer.wasm"), "../../wasm"); buildErr != nil {
+			return
+		}
+		st, err := os.Stat(filepath.Join(wd, "peer.wasm"))
+		if err != nil {
+			buildErr = err
+			return
+		}
+		wasmSize = st.Size()
+		src := filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			buildErr = err
+			return
+		}
+		if buildErr = os.WriteFile(filepath.Join(wd, "wasm_exec.js"), b, 0o644); buildErr != nil {
+			return
+		}
+		buildErr = os.Symlink(data, filepath.Join(wd, "data"))
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	t.Logf("peer.wasm: %.1f MB", float64(wasmSize)/1e6)
+	return filepath.Join(buildDir, "peerlearn"), filepath.Join(buildDir, "signalserver"), filepath.Join(buildDir, "wasm")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// proc is a started `peerlearn peer`.
+type proc = proctest.Peer
+
+// startPeer starts `peerlearn peer` and waits for its first line.
+func startPeer(t *testing.T, bin, name, sigURL string, extra ...string) *proc {
+	t.Helper()
+	args := append([]string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-v"}, extra...)
+	return proctest.StartPeer(t, bin, name, args)
+}
+
+// peerView is what the tests compare across native and browser peers.
+type peerView struct {
+	Name        string
+	ID          string
+	State       string
+	Neighbors   []string // sorted hex IDs
+	Connections []string // sorted hex IDs of open links
+	Rounds      int
+	Evals       int
+	Accuracy    float64
+	BytesIn     uint64
+	BytesOut    uint64
+}
+
+// nativeView reads a native peer's status endpoint.
+func nativeView(p *proc) (peerView, error) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(p.Status)
+	if err != nil {
+		return peerView{}, err
+	}
+	defer resp.Body.Close()
+	var s struct {
+		ID          string   `json:"id"`
+		State       string   `json:"state"`
+		Neighbors   []string `json:"neighbors"`
+		Connections []string `json:"connections"`
+		RTC         struct {
+			BytesIn  uint64 `json:"BytesIn"`
+			BytesOut uint64 `json:"BytesOut"`
+		} `json:"rtc"`
+		Learn *struct {
+			Rounds   int     `json:"rounds"`
+			Accuracy float64 `json:"accuracy"`
+			Evals    int     `json:"evals"`
+		} `json:"learn"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return peerView{}, err
+	}
+	v := peerView{Name: p.Name, ID: s.ID, State: s.State, Neighbors: sorted(s.Neighbors), Connections: sorted(s.Connections),
+		BytesIn: s.RTC.BytesIn, BytesOut: s.RTC.BytesOut}
+	if s.Learn != nil {
+		v.Rounds, v.Accuracy, v.Evals = s.Learn.Rounds, s.Learn.Accuracy, s.Learn.Evals
+	}
+	return v, nil
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// tab is one browser peer: its own Chromium process (fresh profile) with
+// one page.
+type tab struct {
+	name   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	id     string
+}
+
+// chromeFlags are the BRIEF's flags for WebRTC over loopback in headless
+// Chromium, plus no throttling of background timers unless throttle (a
+// hidden tab then gets about one timer wake-up a second, as a volunteer's
+// background tab does).
+func chromeFlags(bin, profile string, throttle bool) []chromedp.ExecAllocatorOption {
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(profile),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("allow-loopback-in-peer-connection", true),
+		chromedp.Flag("disable-background-timer-throttling", !throttle),
+		chromedp.Flag("disable-backgrounding-occluded-windows", !throttle),
+		chromedp.Flag("disable-renderer-backgrounding", !throttle),
+		chromedp.WindowSize(1280, 1000),
+	)
+	if throttle {
+		// Chrome's intensive throttling (one wake-up a minute for chained
+		// timers) starts after a page has been hidden 5 minutes; here
+		// after 5 seconds, so a test sees it.
+		opts = append(opts, chromedp.Flag("enable-features",
+			"NetworkService,NetworkServiceInProcess,IntensiveWakeUpThrottling:grace_period_seconds/5"))
+	}
+	return opts
+}
+
+// openTab starts a browser, grants the page's origin the microphone and
+// camera (so that WebRTC gathers 127.0.0.1 host candidates instead of
+// mDNS names) and loads url.
+func openTab(t *testing.T, bin, name, origin, url string) *tab {
+	t.Helper()
+	return openTabThrottled(t, bin, name, origin, url, false)
+}
+
+// openTabThrottled is openTab with Chromium's background throttling on
+// if throttle.
+func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool) *tab {
+	t.Helper()
+	profile := t.TempDir()
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, profile, throttle)...)
+	ctx, cancel := chromedp.NewContext(actx)
+	tb := &tab{name: name, ctx: ctx, cancel: func() { cancel(); acancel() }}
+	t.Cleanup(tb.close)
+	// Console messages of the page go to the test log on failure.
+	var cmu sync.Mutex
+	var console []string
+	t.Cleanup(func() {
+		if t.Failed() {
+			cmu.Lock()
+			defer cmu.Unlock()
+			for _, l := range console {
+				t.Logf("%s console: %s", name, l)
+			}
+		}
+	})
+	// The first action starts the browser, which lives as long as the
+	// context of that action: ctx itself, bounded here by a timer.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx, chromedp.Navigate("about:blank")) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatalf("%s: start chromium: %v", name, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: chromium did not start in 30 s", name)
+	}
+	start, cancelStart := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelStart()
+	for _, perm := range []string{"microphone", "camera"} {
+		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: perm},
+			Setting:    browser.PermissionSettingGranted,
+			Origin:     origin,
+		}); err != nil {
+			t.Fatalf("%s: grant %s: %v", name, perm, err)
+		}
+	}
+	go func() {
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			cmu.Lock()
+			if len(console) < 300 {
+				console = append(console, fmt.Sprintf("%s %s", m.Type, m.Text))
+			}
+			cmu.Unlock()
+		}
+	}()
+	if err := chromedp.Do(start, chromedp.Navigate(url), chromedp.WaitEnabled("#join")); err != nil {
+		t.Fatalf("%s: load %s: %v", name, url, err)
+	}
+	return tb
+}
+
+func (tb *tab) close() {
+	if tb.cancel != nil {
+		tb.cancel()
+		tb.cancel = nil
+	}
+}
+
+// eval runs a JavaScript expression in the tab with a timeout.
+func evalJS[T any](tb *tab, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// browserView reads the page's peer status.
+func browserView(tb *tab) (peerView, error) {
+	var s struct {
+		ID        string `json:"id"`
+		State     string `json:"state"`
+		Error     string `json:"error"`
+		Neighbors []struct {
+			ID        string `json:"id"`
+			Connected bool   `json:"connected"`
+		} `json:"neighbors"`
+		BytesIn  uint64 `json:"bytes_in"`
+		BytesOut uint64 `json:"bytes_out"`
+		Learn    *struct {
+			Rounds   int     `json:"rounds"`
+			Accuracy float64 `json:"accuracy"`
+			Evals    int     `json:"evals"`
+		} `json:"learn"`
+	}
+	b, err := evalJS[[]byte](tb, `window.peerlearnPeer ? JSON.stringify(window.peerlearnPeer.status()) : "null"`)
+	if err != nil {
+		return peerView{}, err
+	}
+	var js string
+	if err := json.Unmarshal(b, &js); err != nil {
+		return peerView{}, err
+	}
+	if js == "null" {
+		return peerView{}, fmt.Errorf("%s: no peer yet", tb.name)
+	}
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		return peerView{}, err
+	}
+	v := peerView{Name: tb.name, ID: s.ID, State: s.State, BytesIn: s.BytesIn, BytesOut: s.BytesOut}
+	for _, n := range s.Neighbors {
+		v.Neighbors = append(v.Neighbors, n.ID)
+		if n.Connected {
+			v.Connections = append(v.Connections, n.ID)
+		}
+	}
+	v.Neighbors, v.Connections = sorted(v.Neighbors), sorted(v.Connections)
+	if s.Learn != nil {
+		v.Rounds, v.Accuracy, v.Evals = s.Learn.Rounds, s.Learn.Accuracy, s.Learn.Evals
+	}
+	if s.State == "failed" {
+		return v, fmt.Errorf("%s failed: %s", tb.name, s.Error)
+	}
+	return v, nil
+}
+
+// checkOverlay compares every peer's neighbour set with
+// overlay.ExpectedTables of all their IDs and requires a link to every
+// neighbour; "" when all are right.
+func checkOverlay(views []peerView, spaces int) string {
+	ids := make([]overlay.ID, len(views))
+	for i, v := range views {
+		b, _ := hex.DecodeString(v.ID)
+		copy(ids[i][:], b)
+	}
+	want := overlay.ExpectedTables(ids, spaces)
+	var diffs []string
+	for i, v := range views {
+		var w []string
+		for _, id := range want[ids[i]].Neighbors() {
+			w = append(w, hex.EncodeToString(id[:]))
+		}
+		w = sorted(w)
+		switch {
+		case !slices.Equal(w, v.Neighbors):
+			diffs = append(diffs, fmt.Sprintf("%s: %d neighbours, want %d", v.Name, len(v.Neighbors), len(w)))
+		case !slices.Equal(v.Neighbors, v.Connections):
+			diffs = append(diffs, fmt.Sprintf("%s: %d links for %d neighbours", v.Name, len(v.Connections), len(v.Neighbors)))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// e2eServer is a signalling server (cmd/signalserver) hosting e2eSpec and
+// serving the page and the wasm build.
+type e2eServer struct {
+	tid      task.ID
+	taskFile string // e2eSpec, for native peers' -task
+	origin   string // http://host:port
+	sigURL   string // ws://host:port/signal
+}
+
+func startE2EServer(t *testing.T, sigBin, wasmDir string) e2eServer {
+	t.Helper()
+	spec, err := task.Parse([]byte(e2eSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e2eServer{taskFile: filepath.Join(t.TempDir(), "task.json")}
+	if s.tid, err = spec.ID(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.taskFile, []byte(e2eSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", s.taskFile}, nil)
+	proctest.WaitTCP(t, addr)
+	s.origin, s.sigURL = "http://"+addr, "ws://"+addr+"/signal"
+	return s
+}

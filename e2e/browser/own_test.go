@@ -1,0 +1,184 @@
+package browser
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
+)
+
+// TestBrowserOwnImages: a volunteer trains on their own labelled images.
+// 300 MNIST training digits are written as PNG files, black ink on white
+// (as a photo or a scan would be), the label in the file name; the page
+// decodes them (the form's file input), and the tab joins a native peer
+// with them. It trains and exchanges models up to 70% test accuracy, the
+// downloaded model decodes in nn's versioned format and scores above 60%
+// natively, and the Leave button leaves the overlay gracefully. A bad
+// task ID and a join without images show in the error panel.
+func TestBrowserOwnImages(t *testing.T) {
+	bin := chromium(t)
+	dir := dataDir(t)
+	peerBin, sigBin, wasmDir := build(t, dir)
+	train, test, err := data.Load(os.DirFS(dir), "mnist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	imgDir := t.TempDir()
+	var files []string
+	for i := range n {
+		j := 50000 + i // not in the first shards' way: any training digits will do
+		x, y := train.Sample(j)
+		img := image.NewGray(image.Rect(0, 0, 28, 28))
+		for p, v := range x {
+			img.Pix[p] = 255 - uint8(v*255+0.5) // black ink on white paper
+		}
+		f := filepath.Join(imgDir, fmt.Sprintf("%d_digit%03d.png", y, i))
+		w, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(w, img); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		files = append(files, f)
+	}
+
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tid, taskFile, origin, sigURL := srv.tid, srv.taskFile, srv.origin, srv.sigURL
+	native := startPeer(t, peerBin, "native0", sigURL, "-task", taskFile, "-data", dir, "-shard", "0/6",
+		"-spaces", fmt.Sprint(spaces), "-eval-every", "2s", "-eval-samples", "1000")
+	tb := openTab(t, bin, "tab-own", origin, fmt.Sprintf("%s/?task=%s&spaces=%d&evalEvery=1000&evalSamples=1000", origin, tid.Hex(), spaces))
+
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	// A bad task ID: the error panel says why.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue("#task", "not-a-task"),
+		chromedp.Click("#join"),
+		chromedp.WaitVisible("#errors"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := chromedp.Run(ctx, chromedp.Text("#error-list"))
+	if err != nil || !strings.Contains(msg, "task") {
+		t.Fatalf("error panel: %q, %v", msg, err)
+	}
+	t.Logf("error panel: %q", msg)
+	// Own images without any chosen: refused with a message too.
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#errors-clear"),
+		chromedp.SetValue("#task", tid.Hex()),
+		chromedp.Click(`input[name="source"][value="own"]`),
+		chromedp.Click("#join"),
+		chromedp.WaitVisible("#errors"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ = chromedp.Run(ctx, chromedp.Text("#error-list")); !strings.Contains(msg, "images") {
+		t.Fatalf("error panel: %q", msg)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#errors-clear"),
+		chromedp.WaitVisible("#own-files"),
+		chromedp.SetUploadFiles("#own-files", files),
+	); err != nil {
+		t.Fatal(err)
+	}
+	var summary string
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		summary, _ = chromedp.Run(ctx, chromedp.Text("#own-summary"))
+		if strings.HasPrefix(summary, fmt.Sprintf("%d images", n)) || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("page: %q", summary)
+	if !strings.HasPrefix(summary, fmt.Sprintf("%d images", n)) {
+		t.Fatalf("the page did not decode the %d images: %q", n, summary)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#join")); err != nil {
+		t.Fatal(err)
+	}
+
+	t0 := time.Now()
+	var v peerView
+	for deadline := t0.Add(60 * time.Second); ; time.Sleep(time.Second) {
+		v, err = browserView(tb)
+		if err == nil && v.Rounds >= 3 && v.Evals >= 1 && v.Accuracy >= 0.7 && len(v.Connections) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s: %+v, %v", v, err)
+		}
+	}
+	src, err := evalJS[string](tb, `JSON.stringify(peerlearnPeer.status().data)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tab trained %d rounds on its own images in %v (data %s), accuracy %.3f; linked to the native peer", v.Rounds, time.Since(t0).Round(time.Second), src, v.Accuracy)
+	if !strings.Contains(src, `"source":"own"`) || !strings.Contains(src, fmt.Sprintf(`"samples":%d`, n)) {
+		t.Errorf("data: %s, want %d own samples", src, n)
+	}
+
+	// The model download: nn's versioned encoding.
+	b64, err := evalJS[string](tb, `peerlearnPeer.downloadModel().then((m) => {
+		let s = ""; for (let i = 0; i < m.bytes.length; i += 8192) s += String.fromCharCode(...m.bytes.subarray(i, i + 8192));
+		return m.name + " " + btoa(s); })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, enc, _ := strings.Cut(b64, " ")
+	raw, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, params, err := nn.Decode(raw)
+	if err != nil {
+		t.Fatalf("downloaded model %s: %v", name, err)
+	}
+	arch, _ := nn.NewArch("mlp")
+	m, err := nn.NewModel(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetParams(params); err != nil {
+		t.Fatalf("downloaded model %s (%s, %d params): %v", name, hdr.Arch, hdr.Count, err)
+	}
+	met, err := m.Evaluate(test.X[:2000*784], test.Y[:2000], 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("downloaded %s: %d bytes, %s, %d parameters, %.3f accuracy on 2000 test digits (native evaluation)", name, len(raw), hdr.Arch, hdr.Count, met.Accuracy)
+	if hdr.Arch != "mlp" || met.Accuracy < 0.6 {
+		t.Errorf("downloaded model: %s, accuracy %.3f (want mlp above 0.6)", hdr.Arch, met.Accuracy)
+	}
+
+	// Leave: the native peer sees its only neighbour go.
+	if err := chromedp.Do(ctx, chromedp.Click("#leave")); err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	for deadline := t1.Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		bv, _ := browserView(tb)
+		nv, err := nativeView(native)
+		if err == nil && len(nv.Neighbors) == 0 && bv.State == "left" {
+			t.Logf("Leave: the tab left and the native peer dropped it in %v", time.Since(t1).Round(time.Millisecond))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Leave: tab %q, native peer neighbours %v (%v)", bv.State, nv.Neighbors, err)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package aggregate
+
+import "github.com/peerlearn/peerlearn/protocol/overlay"
+
+// Contribution is one model offered to an aggregation: the peer's own
+// (self) or a neighbour's. Aggregators only read it.
+type Contribution struct {
+	// From is the contributing peer. Two contributions from one peer are
+	// refused as duplicates.
+	From overlay.ID
+	// Arch tags the architecture and parameter shapes (for example a
+	// checksum of layer kinds and sizes). Only equal tags are averaged.
+	Arch string
+	// Params holds all the model's parameters, flattened.
+	Params []float32
+	// DataSize is |D_j|, the number of local training samples (DecAvg,
+	// FedAvg and DecHW's fallback weights).
+	DataSize int
+	// Period is T_j, the contributor's exchange period in ticks; FedLay's
+	// communication confidence is c_c = 1/T_j.
+	Period int
+	// DataConf is the contributor's data confidence c_d in (0, 1], computed
+	// by the contributor from its label histogram (DataConfidence) and
+	// advertised as one number, so the histogram itself stays private.
+	DataConf float64
+	// Hessian is the contributor's accumulated, normalised Hessian
+	// diagonal (DecHW Eq. 5), as long as Params; nil when not exchanged.
+	Hessian []float32
+}
+
+// Aggregator combines self with others into out, which must be as long as
+// self.Params. out may be self.Params itself (in-place update) but must
+// not share memory with any other contribution. Refused contributions are
+// listed in the Report and ignored; an error means self or out is unusable
+// (or no weight is left) and out is untouched.
+type Aggregator interface {
+	Aggregate(self Contribution, others []Contribution, out []float32) (Report, error)
+}
+
+// Report says what one aggregation used.
+type Report struct {
+	// Used counts the contributions that entered the average, self
+	// included when the method averages it (FedAvg does not).
+	Used int
+	// Refused lists the refused others, in input order; nil if none.
+	Refused []Refusal
+	// Hessian reports that DecHW weighted parameters by Hessian this call.
+	Hessian bool
+	// Fallback counts the parameters DecHW aggregated with data-size
+	// weights because every Hessian weight was zero there.
+	Fallback int
+}
+
+// Refusal names a refused contribution and why.
+type Refusal struct {
+	// Index is the contribution's position in others.
+	Index int
+	// From is its peer.
+	From overlay.ID
+	// Err wraps one of the reason sentinels (ErrNonFinite, ErrArch, ...).
+	Err error
+}

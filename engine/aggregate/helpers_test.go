@@ -1,0 +1,29 @@
+package aggregate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// id returns a test peer ID whose first byte is b.
+func id(b byte) overlay.ID { return overlay.ID{b} }
+
+// contrib builds a contribution with the "mlp" arch tag.
+func contrib(from byte, size int, params ...float32) Contribution {
+	return Contribution{From: id(from), Arch: "mlp", Params: params, DataSize: size}
+}
+
+// near fails the test unless got and want agree within 1e-5 elementwise.
+func near(t *testing.T, got []float32, want ...float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range got {
+		if math.Abs(float64(got[i])-want[i]) > 1e-5 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

@@ -1,0 +1,318 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// Config is one demo run.
+type Config struct {
+	// PeerBin and SignalBin are the built `peerlearn` and `signalserver`.
+	PeerBin, SignalBin string
+	// Addr is where the signalling server listens (and serves the page).
+	Addr string
+	// WebDir is the page the server serves; WasmDir the browser peer's
+	// build (empty: not served).
+	WebDir, WasmDir string
+	// DataDir holds the datasets (make data).
+	DataDir string
+	// Peers is the number of native peer processes.
+	Peers int
+	// Spaces is the overlay's ring spaces L (degree up to 2L).
+	Spaces int
+	// Target is the mean test accuracy at which the demo stops; Limit the
+	// time after which it stops anyway.
+	Target float64
+	Limit  time.Duration
+	// Every is the period of the live table.
+	Every time.Duration
+	// OutDir receives demo.csv, demo.png and the processes' logs.
+	OutDir string
+	// Stdout receives the table and the result line; Logf diagnostics.
+	Stdout io.Writer
+	Logf   func(format string, args ...any)
+}
+
+// DefaultConfig is what `make demo` runs.
+func DefaultConfig() Config {
+	return Config{
+		Addr:    "127.0.0.1:8080", // the URL the README and the page name
+		WebDir:  "web",            // the volunteer's page
+		DataDir: ".data",          // where make data puts MNIST
+		Peers:   8,                // enough for an L=3 overlay with distinct neighbours
+		Spaces:  3,                // degree up to 6: every peer has several neighbours among 8
+		Target:  0.90,             // FedLay's MNIST figure (Table III: 90.2%)
+		Limit:   5 * time.Minute,  // the issue's bound on a demo
+		Every:   3 * time.Second,  // a table row every 3 s
+		OutDir:  "out/demo",
+	}
+}
+
+// Spec is the demo's task: MNIST, the benchmark MLP, Dirichlet(0.5)
+// shards, FedLay confidence aggregation, 50 local SGD steps per 2 s round.
+func Spec(peers int, target float64) task.Spec {
+	s := task.DefaultSpec()
+	s.Name = "demo-mnist"
+	s.LocalEpochs, s.LocalSteps = 0, 50
+	s.PeriodMS = 2000
+	s.TargetAccuracy = target
+	s.Partition = task.Partition{Parts: peers, Seed: 1, Spec: "dirichlet:0.5"}
+	return s
+}
+
+// JoinURL is the page a browser opens to join the demo's task.
+func JoinURL(addr string, tid task.ID, spaces int) string {
+	return fmt.Sprintf("http://%s/?task=%s&spaces=%d", addr, tid.Hex(), spaces)
+}
+
+// Result is what the demo measured at its end.
+type Result struct {
+	Peers                   int
+	AccMean, AccMin, AccMax float64
+	Correctness             float64
+	BytesMoved              uint64
+	Elapsed                 time.Duration
+	ReachedTarget           bool
+}
+
+// Line is the demo's last line.
+func (r Result) Line() string {
+	return fmt.Sprintf("demo peers=%d acc_mean=%.4f correctness=%.3f", r.Peers, r.AccMean, floorTo3(r.Correctness))
+}
+
+// floorTo3 never rounds an incorrect overlay up to 1.000.
+func floorTo3(x float64) float64 { return math.Floor(x*1000) / 1000 }
+
+// Run starts the server and the peers, reports until the target or the
+// limit, stops everything (peers leave gracefully) and returns the result.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.Peers < 2 || cfg.Spaces < 1 || cfg.Target <= 0 || cfg.Target > 1 || cfg.Limit <= 0 || cfg.Every <= 0 {
+		return Result{}, fmt.Errorf("%w: peers %d, spaces %d, target %v, limit %v, every %v", ErrConfig, cfg.Peers, cfg.Spaces, cfg.Target, cfg.Limit, cfg.Every)
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	logDir := filepath.Join(cfg.OutDir, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return Result{}, err
+	}
+	// A clear error when the port is taken, before starting anything.
+	if ln, err := net.Listen("tcp", cfg.Addr); err != nil {
+		return Result{}, fmt.Errorf("%w: %s: %v (is another demo or signalserver running?)", ErrAddrInUse, cfg.Addr, err)
+	} else {
+		ln.Close()
+	}
+
+	spec := Spec(cfg.Peers, cfg.Target)
+	canon, err := spec.Canonical()
+	if err != nil {
+		return Result{}, err
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		return Result{}, err
+	}
+	taskFile := filepath.Join(cfg.OutDir, "task.json")
+	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
+		return Result{}, err
+	}
+
+	srvArgs := []string{"-addr", cfg.Addr, "-task", taskFile}
+	if cfg.WebDir != "" {
+		srvArgs = append(srvArgs, "-web", cfg.WebDir)
+	} else {
+		srvArgs = append(srvArgs, "-no-web")
+	}
+	if cfg.WasmDir != "" {
+		srvArgs = append(srvArgs, "-wasm", cfg.WasmDir)
+	}
+	srv, err := startProc("signalserver", logDir, cfg.SignalBin, srvArgs...)
+	if err != nil {
+		return Result{}, err
+	}
+	defer srv.stop(5 * time.Second)
+	if err := waitListening(ctx, cfg.Addr, 10*time.Second); err != nil {
+		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
+	}
+	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid, cfg.Spaces))
+
+	peers := make([]*proc, 0, cfg.Peers)
+	defer func() {
+		// Peers leave gracefully (their neighbours re-link), then the server goes.
+		for _, p := range peers {
+			p.stop(10 * time.Second)
+		}
+	}()
+	sigURL := "ws://" + cfg.Addr + "/signal"
+	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s -loopback -task %s -data %s -spaces %d\n",
+		cfg.PeerBin, sigURL, taskFile, cfg.DataDir, cfg.Spaces)
+	for i := range cfg.Peers {
+		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, "peer",
+			"-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0",
+			"-task", taskFile, "-data", cfg.DataDir, "-shard", fmt.Sprintf("%d/%d", i, cfg.Peers),
+			"-spaces", fmt.Sprint(cfg.Spaces), "-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
+		if err != nil {
+			return Result{}, err
+		}
+		peers = append(peers, p)
+		if err := p.waitFirstLine(ctx, 20*time.Second); err != nil {
+			return Result{}, err
+		}
+		logf("demo: peer%d %s up (status %s)", i, p.id[:8], p.status)
+	}
+	return watch(ctx, cfg, peers)
+}
+
+// sample is one row of the live table.
+type sample struct {
+	t                       time.Duration
+	accMean, accMin, accMax float64
+	evaluated               int
+	correctness             float64
+	others                  int // overlay members that are not the demo's peers (browsers)
+	bytes                   uint64
+}
+
+func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
+	client := &http.Client{Timeout: 2 * time.Second}
+	start := time.Now()
+	var rows []sample
+	fmt.Fprintf(cfg.Stdout, "%7s  %8s %8s %8s  %5s  %11s  %9s  %8s\n", "time_s", "acc_mean", "acc_min", "acc_max", "evals", "correctness", "MB_moved", "browsers")
+	tick := time.NewTicker(cfg.Every)
+	defer tick.Stop()
+	var last sample
+	for {
+		select {
+		case <-ctx.Done():
+			// Interrupted (Ctrl-C, SIGTERM): report what was reached.
+			return finish(cfg, rows, last, start, false, "interrupted"), nil
+		case <-tick.C:
+		}
+		for _, p := range peers {
+			if p.exited() {
+				return Result{}, fmt.Errorf("%s exited (log: %s)", p.name, p.log)
+			}
+		}
+		sts := make([]netpeer.Status, len(peers))
+		var err error
+		for i, p := range peers {
+			if sts[i], err = fetchStatus(ctx, client, p.status); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			cfg.Logf("demo: status: %v", err)
+			continue
+		}
+		s := summarize(time.Since(start), sts)
+		if s.correctness, s.others, err = correctness(sts, cfg.Spaces); err != nil {
+			return Result{}, err
+		}
+		rows, last = append(rows, s), s
+		fmt.Fprintf(cfg.Stdout, "%7.1f  %8.4f %8.4f %8.4f  %2d/%-2d  %11.3f  %9.1f  %8d\n",
+			s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, len(peers), floorTo3(s.correctness), float64(s.bytes)/1e6, s.others)
+		done := s.evaluated == len(peers) && s.accMean >= cfg.Target && s.correctness == 1
+		if done {
+			return finish(cfg, rows, last, start, true, "target reached"), nil
+		}
+		if time.Since(start) >= cfg.Limit {
+			return finish(cfg, rows, last, start, false, fmt.Sprintf("stopped at the %v limit before the target", cfg.Limit)), nil
+		}
+	}
+}
+
+func summarize(t time.Duration, sts []netpeer.Status) sample {
+	s := sample{t: t, accMin: math.Inf(1), accMax: math.Inf(-1)}
+	var sum float64
+	for _, st := range sts {
+		s.bytes += st.RTC.BytesOut
+		if st.Learn == nil || st.Learn.Evals == 0 {
+			continue
+		}
+		a := st.Learn.Accuracy
+		s.evaluated++
+		sum += a
+		s.accMin, s.accMax = min(s.accMin, a), max(s.accMax, a)
+	}
+	if s.evaluated == 0 {
+		s.accMin, s.accMax = 0, 0
+		return s
+	}
+	s.accMean = sum / float64(s.evaluated)
+	return s
+}
+
+func finish(cfg Config, rows []sample, last sample, start time.Time, reached bool, how string) Result {
+	r := Result{
+		Peers: cfg.Peers, AccMean: last.accMean, AccMin: last.accMin, AccMax: last.accMax,
+		Correctness: last.correctness, BytesMoved: last.bytes, Elapsed: time.Since(start), ReachedTarget: reached,
+	}
+	if err := writeOutputs(cfg.OutDir, rows); err != nil {
+		cfg.Logf("demo: %v", err)
+	}
+	fmt.Fprintf(cfg.Stdout, "demo: %s after %.0f s: %d peers, mean accuracy %.4f (min %.4f, max %.4f), overlay correctness %.3f, %.1f MB moved; plot in %s\n",
+		how, r.Elapsed.Seconds(), r.Peers, r.AccMean, r.AccMin, r.AccMax, floorTo3(r.Correctness), float64(r.BytesMoved)/1e6, filepath.Join(cfg.OutDir, "demo.png"))
+	return r
+}
+
+func writeOutputs(dir string, rows []sample) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	csvRows := make([][]any, len(rows))
+	var x, mean, lo, hi, corr []float64
+	for i, s := range rows {
+		csvRows[i] = []any{s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, s.correctness, s.bytes}
+		x = append(x, s.t.Seconds())
+		mean, lo, hi = append(mean, s.accMean), append(lo, s.accMin), append(hi, s.accMax)
+		corr = append(corr, s.correctness)
+	}
+	if err := report.WriteCSV(filepath.Join(dir, "demo.csv"),
+		[]string{"time_s", "acc_mean", "acc_min", "acc_max", "evaluated", "correctness", "bytes_out"}, csvRows); err != nil {
+		return err
+	}
+	p := report.LinePlot{Title: "PeerLearn demo: MNIST over WebRTC (FedLay MEP)", XLabel: "time (s)", YLabel: "test accuracy / overlay correctness"}
+	p.Add("mean accuracy", x, mean)
+	p.Add("min accuracy", x, lo)
+	p.Add("max accuracy", x, hi)
+	p.Add("overlay correctness", x, corr)
+	return p.Save(filepath.Join(dir, "demo.png"))
+}
+
+func waitListening(ctx context.Context, addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening on %s after %v: %w", addr, timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// ErrConfig and ErrAddrInUse are the demo's own errors.
+var (
+	ErrConfig    = errors.New("demo: invalid configuration")
+	ErrAddrInUse = errors.New("demo: address in use")
+)

@@ -1,0 +1,93 @@
+package demo
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// fetchStatus reads one peer's GET /status.
+func fetchStatus(ctx context.Context, client *http.Client, url string) (netpeer.Status, error) {
+	var s netpeer.Status
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return s, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return s, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// correctness is the FedLay paper's Fig. 8 measure over the peers'
+// reported neighbour sets: correct neighbours / (expected + wrong extras),
+// against the sets computed from the IDs of every member: the demo's
+// peers and the others they name as neighbours (browsers that joined).
+// 1 exactly when every peer has exactly its adjacent nodes. It also
+// returns how many members are not the demo's own peers.
+func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
+	parse := func(h string) (overlay.ID, error) {
+		var id overlay.ID
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != len(id) {
+			return id, fmt.Errorf("peer reports a malformed ID %q", h)
+		}
+		copy(id[:], b)
+		return id, nil
+	}
+	ids := make([]overlay.ID, len(sts))
+	members := map[overlay.ID]bool{}
+	for i, s := range sts {
+		id, err := parse(s.ID)
+		if err != nil {
+			return 0, 0, err
+		}
+		ids[i], members[id] = id, true
+	}
+	all := slices.Clone(ids)
+	for _, s := range sts {
+		for _, nb := range s.Neighbors {
+			id, err := parse(nb)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !members[id] {
+				members[id] = true
+				all = append(all, id)
+			}
+		}
+	}
+	want := overlay.ExpectedTables(all, spaces)
+	var correct, expected, extra int
+	for i, s := range sts {
+		w := want[ids[i]].Neighbors()
+		wantHex := make([]string, len(w))
+		for j, id := range w {
+			wantHex[j] = hex.EncodeToString(id[:])
+		}
+		expected += len(wantHex)
+		for _, nb := range s.Neighbors {
+			if slices.Contains(wantHex, nb) {
+				correct++
+			} else {
+				extra++
+			}
+		}
+	}
+	others := len(all) - len(ids)
+	if expected+extra == 0 {
+		return 1, others, nil
+	}
+	return float64(correct) / float64(expected+extra), others, nil
+}

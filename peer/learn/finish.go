@@ -1,0 +1,90 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+)
+
+// Finish applies a Work whose Run has returned: on success the new model is
+// published (offered to neighbours from now on, in asynchronous mode);
+// on failure the peer keeps its previous model and Finish returns the
+// Work's error (wrapping ErrTrain). Refused contributions are counted and
+// logged here, on the caller's goroutine.
+func (p *Peer) Finish(w *Work) error {
+	if w == nil || w != p.work || !w.ran {
+		return ErrWork
+	}
+	p.work = nil
+	p.countRefusals(w.report)
+	if w.err != nil {
+		p.metrics.RoundsFailed++
+		if p.mode == modeAsync {
+			p.mep.AbortRound()
+		}
+		p.logf("round %d failed: %v", w.seq, w.err)
+		return w.err
+	}
+	if p.mode == modeAsync {
+		if _, err := p.mep.ReportTrained(w.params, w.hessian); err != nil {
+			return fmt.Errorf("%w: %w", ErrTrain, err) // lengths are the model's: not reached
+		}
+	}
+	p.published, p.pubHessian, p.mixed = w.params, w.hessian, w.mixed
+	p.metrics.Rounds++
+	p.metrics.SamplesTrained += int64(w.samples)
+	p.metrics.TrainLoss = w.loss
+	switch w.kind {
+	case workAdopt:
+		p.metrics.Adopted++
+	case workFrom: // a FedAvg client uploads its model
+		p.metrics.ModelBytesSent += 4 * int64(len(w.params))
+		p.metrics.ModelsSent++
+	}
+	return nil
+}
+
+// Abort drops the outstanding Work without applying it: one never run,
+// or one whose Run has returned (never while Run is under way); it must
+// not be Finished afterwards. The peer keeps its model; in asynchronous
+// mode the next round comes at its usual time.
+func (p *Peer) Abort(w *Work) error {
+	if w == nil || w != p.work {
+		return ErrWork
+	}
+	p.work = nil
+	if w.ran && w.err == nil && p.published != nil {
+		_ = p.model.SetParams(p.published) // undo the unpublished training
+	}
+	if p.mode == modeAsync {
+		p.mep.AbortRound()
+	}
+	p.metrics.RoundsFailed++
+	return nil
+}
+
+// countRefusals counts and logs the contributions an aggregation refused.
+func (p *Peer) countRefusals(rep aggregate.Report) {
+	for _, r := range rep.Refused {
+		switch {
+		case errors.Is(r.Err, aggregate.ErrNonFinite):
+			p.metrics.Refused.NonFinite++
+		case errors.Is(r.Err, aggregate.ErrArch):
+			p.metrics.Refused.Arch++
+		case errors.Is(r.Err, aggregate.ErrLength):
+			p.metrics.Refused.Length++
+		default:
+			p.metrics.Refused.Other++
+		}
+		p.logf("refused the model of %v: %v", r.From, r.Err)
+	}
+}
+
+// newWork registers w as the outstanding work.
+func (p *Peer) newWork(w *Work) *Work {
+	p.metrics.works++
+	w.peer, w.seq = p, p.metrics.works
+	p.work = w
+	return w
+}

@@ -1,0 +1,258 @@
+package learn
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/engine/nn"
+)
+
+// mode records how a peer is driven; the first call fixes it.
+type mode uint8
+
+const (
+	modeUnset mode = iota
+	modeAsync
+	modeSync
+)
+
+// Peer is one learning peer. It is not safe for concurrent use, except
+// that the outstanding Work may Run on another goroutine while the peer's
+// other methods are called (they never touch what Run touches).
+type Peer struct {
+	cfg      Config
+	tag      string
+	local    *data.Dataset
+	dataConf float64
+	mode     mode
+	mep      *mep.Peer
+
+	// Touched only by Work.Run while a Work is outstanding.
+	model   *nn.Model
+	tr      nn.Backend // the model's own Trainer, or Config.NewBackend's
+	ext     bool       // tr is Config.NewBackend's: parameters are copied in and out
+	opt     nn.Optimizer
+	agg     aggregate.Aggregator
+	dechw   *aggregate.DecHW // agg, when it is DecHW
+	batches *data.Batches
+	bx      []float32
+	by      []int32
+	hbuf    []float32
+
+	work       *Work     // outstanding, or nil
+	published  []float32 // the last model published (shared, never modified)
+	mixed      []float32 // the model the last published round started training from
+	pubHessian []float32
+	metrics    Metrics
+}
+
+// NewPeer builds a peer on its local training set and draws its initial
+// model as cfg.Init says. local must not change while the peer lives.
+func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if local == nil || local.Len() == 0 {
+		return nil, fmt.Errorf("%w: no local data", ErrConfig)
+	}
+	tag, err := ArchTag(cfg.Arch)
+	if err != nil {
+		return nil, err
+	}
+	model, err := nn.NewModel(cfg.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if local.Features() != cfg.Arch.Input[0]*cfg.Arch.Input[1]*cfg.Arch.Input[2] {
+		return nil, fmt.Errorf("%w: samples of %d features, architecture wants %v", ErrConfig, local.Features(), cfg.Arch.Input)
+	}
+	opt, err := cfg.Optimizer.New()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	var tr nn.Backend
+	if cfg.NewBackend != nil {
+		tr, err = cfg.NewBackend(cfg.Arch, opt)
+		if err == nil && tr == nil {
+			err = errors.New("NewBackend returned no backend")
+		}
+	} else {
+		tr, err = nn.NewTrainer(model, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	tr.SetYield(cfg.Yield)
+	p := &Peer{cfg: cfg, tag: tag, local: local, model: model, tr: tr, ext: cfg.NewBackend != nil, opt: opt}
+	if p.agg, err = newAggregator(cfg); err != nil {
+		return nil, err
+	}
+	p.dechw, _ = p.agg.(*aggregate.DecHW)
+	if p.dataConf, err = aggregate.DataConfidence(local.Hist()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7065657231)) // the peer's only random source
+	if err := p.initModel(rng); err != nil {
+		return nil, err
+	}
+	if p.batches, err = data.NewBatches(local, cfg.Batch, rng); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.bx = make([]float32, cfg.Batch*local.Features())
+	p.by = make([]int32, cfg.Batch)
+	if p.mep, err = mep.New(p.mepConfig()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return p, nil
+}
+
+func newAggregator(cfg Config) (aggregate.Aggregator, error) {
+	if cfg.Aggregator == "dechw" {
+		d, err := aggregate.NewDecHW(cfg.DecHW)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		return d, nil
+	}
+	a, err := aggregate.New(cfg.Aggregator)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return a, nil
+}
+
+// initModel draws the initial parameters.
+func (p *Peer) initModel(rng *rand.Rand) error {
+	var gain nn.Gain
+	src := rng
+	switch p.cfg.Init.Mode {
+	case InitGain:
+		g := float32(p.cfg.Init.Gain)
+		gain = func(int) float32 { return g }
+	case InitCommon:
+		src = rand.New(rand.NewPCG(p.cfg.Init.CommonSeed, 0x636f6d6d6f6e))
+	}
+	if err := p.model.Init(src, nn.HeNormal, gain); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// mepConfig completes cfg.MEP with what the peer knows.
+func (p *Peer) mepConfig() mep.Config {
+	c := p.cfg.MEP
+	c.ID = p.cfg.ID
+	c.Task = p.cfg.Task
+	if c.Task == (mep.TaskHash{}) {
+		c.Task = sha256.Sum256([]byte("peerlearn task " + p.tag))
+	}
+	c.Arch = p.tag
+	c.NumParams = p.model.NumParams()
+	c.DataSize = p.local.Len()
+	c.DataConf = p.dataConf
+	return c
+}
+
+// Config returns the peer's configuration.
+func (p *Peer) Config() Config { return p.cfg }
+
+// Backend names the engine local training runs on: "go" for the pure-Go
+// trainer, else what Config.NewBackend's backend says of itself through
+// fmt.Stringer (the libtorch companion: "libtorch/cpu", "libtorch/cuda:0"),
+// else "external".
+func (p *Peer) Backend() string {
+	if !p.ext {
+		return "go"
+	}
+	if s, ok := p.tr.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return "external"
+}
+
+// ArchTag returns the architecture tag the peer sends with its models.
+func (p *Peer) ArchTag() string { return p.tag }
+
+// NumParams returns the model's parameter count.
+func (p *Peer) NumParams() int { return p.model.NumParams() }
+
+// DataSize returns the number of local training samples.
+func (p *Peer) DataSize() int { return p.local.Len() }
+
+// DataConf returns FedLay's data confidence c_d of the local labels.
+func (p *Peer) DataConf() float64 { return p.dataConf }
+
+// Busy reports whether a Work is outstanding.
+func (p *Peer) Busy() bool { return p.work != nil }
+
+// Metrics returns the peer's counters.
+func (p *Peer) Metrics() Metrics {
+	m := p.metrics
+	if p.mode == modeAsync {
+		s := p.mep.Stats()
+		m.ModelsSent, m.ModelsReceived, m.ModelsRejected = s.ModelsSent, s.ModelsReceived, s.ModelsRejected
+		m.OffersSkipped = s.OffersSkipped
+	}
+	return m
+}
+
+// MEPStats returns the MEP state machine's counters (asynchronous mode).
+func (p *Peer) MEPStats() mep.Stats { return p.mep.Stats() }
+
+// Published returns the last published parameters (shared: read only),
+// or nil before the first round ends.
+func (p *Peer) Published() []float32 { return p.published }
+
+// Mixed returns the model the last published round started its local
+// training from: the aggregate of the peer's neighbourhood (or the
+// initial or given model), before local training pulled it toward the
+// local data. Read only; nil before the first round ends.
+func (p *Peer) Mixed() []float32 { return p.mixed }
+
+// Contribution describes the published model for an aggregation: ok is
+// false before the first round ends.
+func (p *Peer) Contribution() (c aggregate.Contribution, ok bool) {
+	if p.published == nil {
+		return c, false
+	}
+	return aggregate.Contribution{
+		From:     p.cfg.ID,
+		Arch:     p.tag,
+		Params:   p.published,
+		DataSize: p.local.Len(),
+		Period:   max(p.cfg.MEP.Period, 1),
+		DataConf: p.dataConf,
+		Hessian:  p.pubHessian,
+	}, true
+}
+
+// setMode fixes the mode on first use.
+func (p *Peer) setMode(m mode) error {
+	if p.mode != modeUnset && p.mode != m {
+		return ErrMode
+	}
+	p.mode = m
+	return nil
+}
+
+func (p *Peer) logf(format string, args ...any) {
+	if p.cfg.Logf != nil {
+		p.cfg.Logf("peer %v: "+format, append([]any{p.cfg.ID}, args...)...)
+	}
+}
+
+// Params returns a copy of the model's current parameters: the initial
+// model before the first round, else the last published one. ErrBusy
+// while a Work is outstanding (Run may be changing them).
+func (p *Peer) Params() ([]float32, error) {
+	if p.work != nil {
+		return nil, ErrBusy
+	}
+	return slices.Clone(p.model.Params()), nil
+}

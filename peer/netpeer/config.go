@@ -1,0 +1,125 @@
+package netpeer
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// Config parameterises a Peer.
+type Config struct {
+	// SignalURL is the signalling server's websocket URL
+	// (ws://host:port/signal). Required: it hands out the first contact.
+	SignalURL string
+	// Task is the task to join (its ID, as the server hosts it).
+	Task task.ID
+	// Identity is the peer's key pair; its ID is the overlay ID. Required.
+	Identity signal.Identity
+	// Tick is the overlay's tick period; the overlay's timers count ticks.
+	Tick time.Duration
+	// MaxCatchUpTicks: when the peer's timer fires late (a browser wakes
+	// a background tab's timers about once a second; a loaded machine
+	// runs late), the ticks that passed are run at once, up to this many;
+	// beyond that (a machine that slept) time resumes from now.
+	MaxCatchUpTicks int
+	// Overlay configures the NDMP node; Rand may be nil (seeded from the ID).
+	Overlay overlay.Config
+	// RTC configures the transport; Identity, Task and ICEServers are
+	// filled in by the peer (from the welcome).
+	RTC rtc.Config
+	// Signal configures the signalling client.
+	Signal signal.ClientConfig
+	// StatusAddr, if not empty, is a loopback host:port (port 0: any) on
+	// which GET /status serves the peer's Status as JSON.
+	StatusAddr string
+	// LeaveLinger: after a graceful leave the Leave messages get this long
+	// to reach the neighbours before the connections close.
+	LeaveLinger time.Duration
+	// RebootstrapAfter: a peer that had neighbours and has been without
+	// any neighbour or open connection this long (it slept, or its
+	// network dropped) cannot reach the overlay through it, since new
+	// WebRTC connections are signalled over open ones: it registers with
+	// the signalling server again and joins through the new contacts.
+	// Failed attempts back off to a minute. 0: never.
+	RebootstrapAfter time.Duration
+	// Learn, if not nil, makes the peer train and exchange models.
+	Learn *LearnConfig
+	// Logf, if not nil, receives diagnostics, from the peer's goroutines
+	// and the transport's: safe for concurrent use, must not block.
+	Logf func(format string, args ...any)
+}
+
+// DefaultConfig returns the defaults; set SignalURL, Task and Identity.
+func DefaultConfig() Config {
+	return Config{
+		SignalURL:        "",                           // required
+		Task:             task.ID{},                    // required
+		Identity:         signal.Identity{},            // required
+		Tick:             100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
+		MaxCatchUpTicks:  30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
+		Overlay:          overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
+		RTC:              rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
+		Signal:           signal.DefaultClientConfig(), // matches the server's defaults
+		StatusAddr:       "",                           // no status endpoint
+		LeaveLinger:      500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
+		RebootstrapAfter: 5 * time.Second,              // past the 1.5 s failure timeout and a rejoin through contacts
+		Learn:            nil,                          // overlay only
+		Logf:             nil,                          // silent
+	}
+}
+
+// Validate reports the first field out of range.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+	}
+	switch {
+	case c.SignalURL == "":
+		return bad("no SignalURL")
+	case c.Task.IsZero():
+		return bad("no Task")
+	case !c.Identity.Valid():
+		return bad("Identity has no key")
+	case c.Tick <= 0:
+		return bad("Tick = %v", c.Tick)
+	case c.LeaveLinger < 0:
+		return bad("LeaveLinger = %v", c.LeaveLinger)
+	case c.RebootstrapAfter < 0:
+		return bad("RebootstrapAfter = %v", c.RebootstrapAfter)
+	case c.MaxCatchUpTicks < 1 || c.MaxCatchUpTicks > 10000:
+		return bad("MaxCatchUpTicks = %d", c.MaxCatchUpTicks)
+	}
+	if c.StatusAddr != "" {
+		host, _, err := net.SplitHostPort(c.StatusAddr)
+		if err != nil {
+			return bad("StatusAddr %q: %v", c.StatusAddr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return bad("StatusAddr %q is not a loopback address", c.StatusAddr)
+		}
+	}
+	if c.Overlay.Rand != nil {
+		if err := c.Overlay.Validate(); err != nil {
+			return bad("overlay: %v", err)
+		}
+	}
+	rc := c.RTC
+	rc.Identity = c.Identity
+	if err := rc.Validate(); err != nil {
+		return bad("rtc: %v", err)
+	}
+	if err := c.Signal.Validate(); err != nil {
+		return bad("signal: %v", err)
+	}
+	if c.Learn != nil {
+		if err := c.Learn.validate(); err != nil {
+			return bad("learn: %v", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+//go:build torch
+
+package netpeer
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
+)
+
+// companionBinary builds cmd/peerlearn with -tags torch (the GPU
+// companion) next to the plain binaries.
+func companionBinary(t *testing.T) string {
+	t.Helper()
+	binaries(t) // makes binDir, skips with -short
+	bin := filepath.Join(binDir, "peerlearn-companion")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	out, err := exec.Command("go", "build", "-tags", "torch", "-o", bin, "../../cmd/peerlearn").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -tags torch: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestE2ECompanionJoins runs the GPU companion (`peerlearn peer -backend
+// torch`, libtorch on the CPU here) as one of 4 peer processes with 3
+// pure-Go peers on strongly label-skewed MNIST shards (Dirichlet 0.1):
+// every peer, the companion included, must reach 80% test accuracy with
+// no model refused. The companion's shard 0 is almost all 2s and 4s
+// (labels [390 0 3801 0 4514 411 2 66 17 1]) and gets nowhere near that
+// alone: it got there by averaging the pure-Go peers' models, and they
+// took its models (sent, none refused).
+func TestE2ECompanionJoins(t *testing.T) {
+	peerBin, sigBin := binaries(t)
+	companion := companionBinary(t)
+	dir := dataDir(t)
+	const n = 4
+	spec := `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
+		`"local_epochs":0,"local_steps":30,"max_peers":100,"max_rounds":0,"name":"e2e-companion",` +
+		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":4,"seed":1,"spec":"dirichlet:0.1"},` +
+		`"period_ms":1000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.8,"tiers":false,"version":1}`
+	taskFile := filepath.Join(t.TempDir(), "task.json")
+	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
+	proctest.WaitTCP(t, addr)
+	url := "ws://" + addr + "/signal"
+	t0 := time.Now()
+	var peers []*proc
+	for i := range n {
+		bin, extra := peerBin, []string{}
+		if i == 0 {
+			bin, extra = companion, []string{"-backend", "torch", "-device", "cpu"}
+		}
+		args := append([]string{"-learn", "-task", taskFile, "-data", dir, "-shard", fmt.Sprintf("%d/%d", i, n),
+			"-eval-every", "3s", "-eval-samples", "2000"}, extra...)
+		peers = append(peers, startPeer(t, bin, fmt.Sprintf("peer%d", i), url, args...))
+	}
+	deadline := t0.Add(150 * time.Second)
+	for {
+		time.Sleep(time.Second)
+		sts := make([]Status, 0, n)
+		for _, p := range peers {
+			if s, err := fetchStatus(p.Status); err == nil && s.Learn != nil && s.Learn.Evals > 0 {
+				sts = append(sts, s)
+			}
+		}
+		done := len(sts) == n
+		for _, s := range sts {
+			done = done && s.Learn.Accuracy >= 0.8 && s.Learn.ModelsSent > 0 && s.Learn.ModelsReceived > 0
+		}
+		if done {
+			for i, s := range sts {
+				t.Logf("peer%d %s: accuracy %.4f after %d rounds, models in %d out %d, rejected %d",
+					i, s.Learn.Backend, s.Learn.Accuracy, s.Learn.Rounds, s.Learn.ModelsReceived, s.Learn.ModelsSent, s.Learn.ModelsRejected)
+			}
+			if b := sts[0].Learn.Backend; b != "libtorch/cpu" {
+				t.Fatalf("companion trains on %q, want libtorch/cpu", b)
+			}
+			for i, s := range sts[1:] {
+				if s.Learn.Backend != "go" {
+					t.Fatalf("peer%d trains on %q, want go", i+1, s.Learn.Backend)
+				}
+			}
+			for i, s := range sts {
+				if s.Learn.ModelsRejected != 0 { // a model of one engine the other cannot use
+					t.Fatalf("peer%d rejected %d models", i, s.Learn.ModelsRejected)
+				}
+				if s.Learn.Refused != 0 { // races with neighbour changes; logged, not a failure
+					t.Logf("peer%d dropped %d MEP messages", i, s.Learn.Refused)
+				}
+			}
+			t.Logf("all %d peers at 80%% after %v", n, time.Since(t0).Round(time.Second))
+			break
+		}
+		if time.Now().After(deadline) {
+			for i, s := range sts {
+				t.Logf("peer%d %s: accuracy %.4f, models in %d out %d", i, s.Learn.Backend, s.Learn.Accuracy, s.Learn.ModelsReceived, s.Learn.ModelsSent)
+			}
+			t.Fatalf("not all peers at 80%% after %v", time.Since(t0).Round(time.Second))
+		}
+	}
+	for _, p := range peers {
+		p.Stop(t)
+	}
+}

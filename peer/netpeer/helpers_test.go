@@ -1,0 +1,128 @@
+package netpeer
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// testLog collects log lines to print when a test fails.
+type testLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *testLog) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < 5000 {
+		l.lines = append(l.lines, time.Now().Format("15:04:05.000 ")+fmt.Sprintf(format, args...))
+	}
+}
+
+func (l *testLog) dump(t *testing.T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		t.Log(s)
+	}
+}
+
+// startSignal serves a one-task signalling server on 127.0.0.1.
+func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid task.ID, stop func()) {
+	t.Helper()
+	spec := task.DefaultSpec()
+	spec.Name = name
+	for _, m := range mutate {
+		m(&spec)
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Tasks = []task.Spec{spec}
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if srv.Shutdown(ctx) == nil {
+				<-done
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return "ws://" + ln.Addr().String() + "/signal", tid, stop
+}
+
+// testPeerConfig is a loopback-only configuration.
+func testPeerConfig(t *testing.T, url string, tid task.ID, seed int, log *testLog) Config {
+	t.Helper()
+	b := make([]byte, 32)
+	b[0], b[1] = byte(seed), byte(seed>>8)
+	id, err := signal.IdentityFromSeed(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.SignalURL, cfg.Task, cfg.Identity = url, tid, id
+	cfg.RTC.LoopbackOnly = true
+	cfg.RTC.Grace = 3 * time.Second
+	if log != nil {
+		cfg.Logf = log.logf
+	}
+	return cfg
+}
+
+// checkOverlay compares the peers' neighbour sets with
+// overlay.ExpectedTables of their IDs; it returns a description of the
+// first differences, or "" when all are right.
+func checkOverlay(sts []Status, spaces int) string {
+	ids := make([]overlay.ID, len(sts))
+	for i, s := range sts {
+		b, _ := hex.DecodeString(s.ID)
+		copy(ids[i][:], b)
+	}
+	want := overlay.ExpectedTables(ids, spaces)
+	var diffs []string
+	for i, s := range sts {
+		w := hexIDsOf(want[ids[i]].Neighbors())
+		if !slices.Equal(w, s.Neighbors) {
+			diffs = append(diffs, fmt.Sprintf("%s: %d neighbours, want %d", s.ID[:8], len(s.Neighbors), len(w)))
+		}
+	}
+	if len(diffs) > 3 {
+		diffs = append(diffs[:3], fmt.Sprintf("... %d peers wrong", len(diffs)))
+	}
+	return fmt.Sprint(diffs)[1 : len(fmt.Sprint(diffs))-1]
+}
+
+func hexIDsOf(ids []overlay.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = hex.EncodeToString(id[:])
+	}
+	slices.Sort(out)
+	return out
+}

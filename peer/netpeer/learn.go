@@ -1,0 +1,292 @@
+package netpeer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// LearnConfig makes a peer learn: FedLay's MEP over the overlay
+// neighbours (learn.Peer in asynchronous mode), ticked with the overlay;
+// MEP control messages travel as rtc KindApp frames, models as rtc
+// transfers (the encoded MsgModel header as the manifest's metadata, the
+// parameters as the payload).
+type LearnConfig struct {
+	// Build returns the learning peer (its Config().ID must be id, its
+	// MEP period in overlay ticks) and, optionally, a test set to
+	// evaluate on, once the welcome has brought the task spec (see
+	// LearnerConfig). Called once, from Run's goroutine.
+	Build func(spec task.Spec, id overlay.ID) (*learn.Peer, *data.Dataset, error)
+	// EvalEvery is the period of evaluating the peer's current model on
+	// the test set (0: never).
+	EvalEvery time.Duration
+	// EvalSamples evaluates on the first so many test samples (0: all).
+	EvalSamples int
+}
+
+func (c *LearnConfig) validate() error {
+	switch {
+	case c.Build == nil:
+		return errors.New("no Build")
+	case c.EvalEvery < 0 || c.EvalSamples < 0:
+		return fmt.Errorf("EvalEvery %v, EvalSamples %d", c.EvalEvery, c.EvalSamples)
+	}
+	return nil
+}
+
+// LearnerConfig maps a task spec to a learning peer's configuration for
+// peer id training on train (its shard), with the overlay ticking every
+// tick: the architecture for the data's shape, the optimiser, batch,
+// local epochs or steps, aggregator, initialisation and the MEP period
+// (PeriodMS in ticks), task hash and a seed drawn from the ID. A "he-gain"
+// spec with gain 0 (estimate at run time) falls back to plain He.
+func LearnerConfig(spec task.Spec, id overlay.ID, train *data.Dataset, tick time.Duration) (learn.Config, error) {
+	tid, err := spec.ID()
+	if err != nil {
+		return learn.Config{}, err
+	}
+	arch, err := nn.ArchFor(spec.Arch, train.Shape, train.Classes)
+	if err != nil {
+		return learn.Config{}, err
+	}
+	c := learn.DefaultConfig()
+	c.ID, c.Arch, c.Task = id, arch, tid.TaskHash()
+	c.Seed = binary.BigEndian.Uint64(id[:8])
+	c.Batch, c.LocalEpochs, c.LocalSteps = spec.Batch, spec.LocalEpochs, spec.LocalSteps
+	c.Aggregator = spec.Aggregator
+	c.Optimizer = learn.OptimizerConfig{
+		Name: spec.Optimizer.Name, LR: float32(spec.Optimizer.LR),
+		Momentum: float32(spec.Optimizer.Momentum), WeightDecay: float32(spec.Optimizer.WeightDecay),
+	}
+	switch spec.Init.Mode {
+	case "common":
+		c.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: spec.Init.Seed}
+	case "he-gain":
+		if spec.Init.Gain > 0 {
+			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
+		}
+	}
+	c.MEP.Period = max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
+	c.MEP.JoinWait = c.MEP.Period
+	return c, nil
+}
+
+// LearnStatus is the learning part of Status.
+type LearnStatus struct {
+	// Backend is the training engine: "go", or the companion's
+	// "libtorch/DEVICE" (learn.Peer.Backend).
+	Backend   string  `json:"backend"`
+	Rounds    int     `json:"rounds"`
+	TrainLoss float64 `json:"train_loss"`
+	// Accuracy and EvalLoss are the last evaluation's, of the model the
+	// peer last published, at EvalRound rounds; Evals counts them.
+	Accuracy  float64 `json:"accuracy"`
+	EvalLoss  float64 `json:"eval_loss"`
+	EvalRound int     `json:"eval_round"`
+	Evals     int     `json:"evals"`
+	// Model counts: as the MEP counts them, and transfers that failed.
+	ModelsSent      uint64 `json:"models_sent"`
+	ModelsReceived  uint64 `json:"models_received"`
+	ModelsRejected  uint64 `json:"models_rejected"`
+	TransfersFailed int    `json:"transfers_failed"`
+	// Refused counts MEP messages and models dropped on arrival.
+	Refused int `json:"refused"`
+}
+
+// learner drives a learn.Peer on the peer's loop. Only the loop calls
+// its methods; Work.Run and evaluations run on their own goroutines and
+// report back through workDone and evalDone.
+type learner struct {
+	cfg      LearnConfig
+	peer     *learn.Peer
+	self     overlay.ID
+	mgr      *rtc.Manager
+	test     *data.Dataset
+	eval     *learn.Evaluator
+	logf     func(string, ...any)
+	workDone chan *learn.Work
+	evalDone chan evalResult
+	evalBusy bool
+	lastEval time.Time
+	st       LearnStatus
+}
+
+type evalResult struct {
+	m     nn.Metrics
+	round int
+	err   error
+}
+
+func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, logf func(string, ...any)) (*learner, error) {
+	l := &learner{
+		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
+		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
+	}
+	if test != nil && cfg.EvalEvery > 0 {
+		ev, err := learn.NewEvaluator(p.Config().Arch)
+		if err != nil {
+			return nil, err
+		}
+		l.eval = ev
+	}
+	return l, nil
+}
+
+// setNeighbors follows the overlay's neighbour set. Every neighbour is
+// assumed to have this peer's period (the task's; tiers are not
+// advertised before a model arrives).
+func (l *learner) setNeighbors(ids []overlay.ID) {
+	ns := make([]mep.Neighbor, len(ids))
+	for i, id := range ids {
+		ns[i] = mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period}
+	}
+	if err := l.peer.SetNeighbors(ns); err != nil {
+		l.logf("learn: neighbours: %v", err)
+	}
+}
+
+func (l *learner) tick() {
+	if err := l.peer.Tick(); err != nil {
+		l.logf("learn: tick: %v", err)
+	}
+	if l.eval != nil && !l.evalBusy && time.Since(l.lastEval) >= l.cfg.EvalEvery && l.peer.Published() != nil {
+		l.startEval()
+	}
+}
+
+// flush sends what the MEP wants sent and starts a due round.
+func (l *learner) flush() {
+	if !l.peer.HasReady() {
+		return
+	}
+	rd := l.peer.Ready()
+	for _, m := range rd.Messages {
+		if err := l.send(m); err != nil {
+			l.logf("learn: send %v to %v: %v", m.Type, m.To, err)
+		}
+	}
+	if w := rd.Work; w != nil {
+		go func() {
+			w.Run()
+			l.workDone <- w // cap 1, one Work at a time
+		}()
+	}
+}
+
+func (l *learner) send(m mep.Message) error {
+	hdr, err := mep.Encode(m)
+	if err != nil {
+		return err
+	}
+	if m.Type != mep.MsgModel {
+		return l.mgr.SendApp(m.To, hdr)
+	}
+	payload := make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
+	for _, v := range [][]float32{m.Params, m.Hessian} {
+		for _, x := range v {
+			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+		}
+	}
+	_, err = l.mgr.SendTransfer(m.To, hdr, payload, m.Fingerprint, m.Model.Task)
+	return err
+}
+
+// finish applies a Work that has run.
+func (l *learner) finish(w *learn.Work) {
+	if err := l.peer.Finish(w); err != nil {
+		l.logf("learn: round: %v", err)
+	}
+	mt := l.peer.Metrics()
+	l.st.Rounds, l.st.TrainLoss = mt.Rounds, mt.TrainLoss
+}
+
+// onApp steps the MEP with a control message from peer from.
+func (l *learner) onApp(from overlay.ID, b []byte) {
+	m, err := mep.Decode(b)
+	if err == nil && m.From != from {
+		err = fmt.Errorf("MEP message from %v claims to be from %v", from, m.From)
+	}
+	if err == nil && m.Type == mep.MsgModel {
+		err = errors.New("a model header without its payload")
+	}
+	if err == nil {
+		m.To = l.self
+		err = l.peer.Step(m)
+	}
+	if err != nil {
+		l.st.Refused++
+		l.logf("learn: dropped a message from %v: %v", from, err)
+	}
+}
+
+// onTransfer steps the MEP with a model that arrived intact.
+func (l *learner) onTransfer(from overlay.ID, man rtc.Manifest, payload []byte) {
+	m, err := mep.Decode(man.Meta)
+	switch {
+	case err != nil:
+	case m.From != from || m.Type != mep.MsgModel:
+		err = fmt.Errorf("transfer from %v holds a %v from %v", from, m.Type, m.From)
+	case int64(len(payload)) != m.Model.PayloadBytes() || man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
+		err = fmt.Errorf("transfer of %d bytes does not match its header (%d bytes)", len(payload), m.Model.PayloadBytes())
+	}
+	if err == nil {
+		vals := make([]float32, len(payload)/4)
+		for i := range vals {
+			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+		}
+		n := int(m.Model.NumParams)
+		m.Params = vals[:n:n]
+		if m.Model.HasHessian {
+			m.Hessian = vals[n:]
+		}
+		m.To = l.self
+		err = l.peer.Step(m)
+	}
+	if err != nil {
+		l.st.Refused++
+		l.logf("learn: dropped a model from %v: %v", from, err)
+	}
+}
+
+func (l *learner) startEval() {
+	params := l.peer.Published() // never modified: safe to read on another goroutine
+	round := l.peer.Metrics().Rounds
+	n := l.test.Len()
+	if l.cfg.EvalSamples > 0 {
+		n = min(n, l.cfg.EvalSamples)
+	}
+	x, y := l.test.X[:n*l.test.Features()], l.test.Y[:n]
+	l.evalBusy, l.lastEval = true, time.Now()
+	go func() {
+		m, err := l.eval.Evaluate(params, x, y)
+		l.evalDone <- evalResult{m: m, round: round, err: err}
+	}()
+}
+
+func (l *learner) evaluated(r evalResult) {
+	l.evalBusy = false
+	if r.err != nil {
+		l.logf("learn: evaluation: %v", r.err)
+		return
+	}
+	l.st.Accuracy, l.st.EvalLoss, l.st.EvalRound = r.m.Accuracy, r.m.Loss, r.round
+	l.st.Evals++
+}
+
+func (l *learner) status() LearnStatus {
+	s := l.st
+	s.Backend = l.peer.Backend()
+	mt := l.peer.Metrics()
+	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
+	return s
+}

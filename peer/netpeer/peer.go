@@ -1,0 +1,387 @@
+package netpeer
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// Peer is one real-time peer. Create it with New, run it with Run (once);
+// Status and StatusURL may be called at any time from any goroutine.
+type Peer struct {
+	cfg     Config
+	id      overlay.ID
+	node    *overlay.Node
+	ln      net.Listener // status endpoint, or nil
+	running atomic.Bool
+
+	// Owned by Run's loop.
+	mgr     *rtc.Manager
+	client  *signal.Client // the latest registration's
+	reboot  rebootstrap
+	learner *learner // nil: overlay only
+	started time.Time
+	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
+	sendErr uint64 // overlay sends the transport refused
+	lastErr time.Time
+
+	smu    sync.Mutex
+	status Status
+}
+
+// Status is a snapshot of a peer, refreshed by its loop every tick.
+type Status struct {
+	ID    string `json:"id"`    // the peer's ID, 64 hex digits
+	Task  string `json:"task"`  // the task ID, hex
+	State string `json:"state"` // "starting", "joining", "member" or "left"
+	// UptimeS is the seconds since Run started; Ticks the overlay ticks.
+	UptimeS float64 `json:"uptime_s"`
+	Ticks   int64   `json:"ticks"`
+	// Neighbors is the overlay neighbour set, Table the pred/succ per
+	// ring space, Connections the peers with an open data channel (all
+	// hex IDs, sorted).
+	Neighbors   []string      `json:"neighbors"`
+	Table       []AdjacentHex `json:"table"`
+	Connections []string      `json:"connections"`
+	// OverlaySent and OverlayReceived count NDMP messages by type name.
+	OverlaySent     map[string]uint64 `json:"overlay_sent"`
+	OverlayReceived map[string]uint64 `json:"overlay_received"`
+	// OverlayRefused counts overlay messages dropped on arrival
+	// (malformed, a From that is not the authenticated sender, refused
+	// by the node); SendErrors sends the transport refused.
+	OverlayRefused uint64 `json:"overlay_refused"`
+	SendErrors     uint64 `json:"send_errors"`
+	// RTC is the transport's counters.
+	RTC rtc.Stats `json:"rtc"`
+	// Rebootstraps counts registrations with the signalling server after
+	// the first (the peer had been cut off from the overlay).
+	Rebootstraps int `json:"rebootstraps"`
+	// Learn is the learning progress (nil for an overlay-only peer).
+	Learn *LearnStatus `json:"learn,omitempty"`
+}
+
+// AdjacentHex is one ring space's predecessor and successor.
+type AdjacentHex struct {
+	Pred string `json:"pred"`
+	Succ string `json:"succ"`
+}
+
+// New checks cfg, builds the overlay node and, if cfg.StatusAddr is set,
+// opens the status listener (StatusURL tells where).
+func New(cfg Config) (*Peer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	id := overlay.ID(cfg.Identity.ID())
+	if cfg.Overlay.Rand == nil {
+		cfg.Overlay.Rand = rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), uint64(time.Now().UnixNano())))
+	}
+	node, err := overlay.NewNode(id, cfg.Overlay)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p := &Peer{cfg: cfg, id: id, node: node}
+	p.status = Status{ID: hex.EncodeToString(id[:]), Task: cfg.Task.Hex(), State: "starting"}
+	if cfg.StatusAddr != "" {
+		ln, err := listenStatus(cfg.StatusAddr)
+		if err != nil {
+			return nil, fmt.Errorf("%w: status listener: %w", ErrConfig, err)
+		}
+		p.ln = ln
+	}
+	return p, nil
+}
+
+// ID returns the peer's ID.
+func (p *Peer) ID() overlay.ID { return p.id }
+
+// StatusURL returns the status endpoint's URL, or "" without one.
+func (p *Peer) StatusURL() string {
+	if p.ln == nil {
+		return ""
+	}
+	return "http://" + p.ln.Addr().String() + "/status"
+}
+
+// Status returns the latest snapshot.
+func (p *Peer) Status() Status {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	return p.status
+}
+
+func (p *Peer) logf(format string, args ...any) {
+	if p.cfg.Logf != nil {
+		p.cfg.Logf("peer %v: "+format, append([]any{p.id}, args...)...)
+	}
+}
+
+// Run bootstraps through the signalling server, joins the overlay and
+// runs the peer until ctx is cancelled; it then leaves gracefully and
+// returns nil. It returns an error (wrapping ErrBootstrap) if the
+// signalling server cannot be reached or refuses the peer.
+func (p *Peer) Run(ctx context.Context) error {
+	if !p.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: Run called twice", ErrState)
+	}
+	p.started = time.Now()
+	if p.ln != nil {
+		defer p.serveStatus()()
+	}
+	client, err := signal.Dial(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig())
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBootstrap, err)
+	}
+	p.client = client
+	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
+	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
+	w := client.Welcome()
+	rc := p.cfg.RTC
+	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task.TaskHash(), w.ICEServers
+	if rc.Logf == nil {
+		rc.Logf = p.cfg.Logf
+	}
+	mgr, err := rtc.NewManager(rc)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.mgr = mgr
+	defer mgr.Close()
+	mgr.AttachSignal(client)
+	var workDone chan *learn.Work
+	var evalDone chan evalResult
+	if lc := p.cfg.Learn; lc != nil {
+		lp, test, err := lc.Build(w.Task, p.id)
+		if err != nil {
+			return fmt.Errorf("%w: learning peer: %w", ErrConfig, err)
+		}
+		if lp.Config().ID != p.id {
+			return fmt.Errorf("%w: learning peer %v is not peer %v", ErrConfig, lp.Config().ID, p.id)
+		}
+		if p.learner, err = newLearner(*lc, lp, test, mgr, p.logf); err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		workDone, evalDone = p.learner.workDone, p.learner.evalDone
+		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
+	}
+	if len(w.Contacts) > 0 {
+		p.logf("joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+		if err := p.joinThrough(w.Contacts); err != nil {
+			return fmt.Errorf("%w: join: %w", ErrBootstrap, err)
+		}
+	} else {
+		p.logf("no contacts: founding the overlay")
+	}
+	p.flush()
+	p.publish()
+
+	clock := tickClock{period: p.cfg.Tick, max: p.cfg.MaxCatchUpTicks, next: time.Now().Add(p.cfg.Tick)}
+	tick := time.NewTicker(p.cfg.Tick) // fires at or after clock.next
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.leave()
+			return nil
+		case <-tick.C:
+			// What arrived before now counts before the ticks up to now
+			// (a heartbeat waiting here must not time its sender out).
+			p.handlePending(mgr)
+			for range clock.due(time.Now()) {
+				p.node.Tick()
+				if p.learner != nil {
+					p.learner.tick()
+				}
+			}
+		case r := <-p.reboot.done:
+			p.registered(r)
+		case wk := <-workDone:
+			p.learner.finish(wk)
+		case r := <-evalDone:
+			p.learner.evaluated(r)
+		case ev := <-mgr.Events():
+			p.handle(ev)
+			p.handlePending(mgr) // what else has arrived, before flushing
+		}
+		p.watchIsolation(ctx, time.Now())
+		p.flush()
+		p.publish()
+	}
+}
+
+// handlePending handles the transport events already waiting.
+func (p *Peer) handlePending(mgr *rtc.Manager) {
+	for {
+		select {
+		case ev := <-mgr.Events():
+			p.handle(ev)
+		default:
+			return
+		}
+	}
+}
+
+func (p *Peer) signalConfig() signal.ClientConfig {
+	c := p.cfg.Signal
+	if c.Logf == nil {
+		c.Logf = p.cfg.Logf
+	}
+	return c
+}
+
+// leave runs NDMP's leave, gives the Leave messages time to go out and
+// lets Run's defers close the connections.
+func (p *Peer) leave() {
+	if err := p.node.Leave(); err != nil {
+		p.logf("leave: %v", err)
+	}
+	p.flush()
+	p.publish()
+	p.logf("left the overlay")
+	time.Sleep(p.cfg.LeaveLinger)
+}
+
+// handle applies one transport event.
+func (p *Peer) handle(ev rtc.Event) {
+	switch ev.Type {
+	case rtc.EventMessage:
+		switch {
+		case ev.Kind == rtc.KindOverlay:
+			p.onOverlay(ev.Peer, ev.Data)
+		case ev.Kind == rtc.KindApp && p.learner != nil:
+			p.learner.onApp(ev.Peer, ev.Data)
+		}
+	case rtc.EventTransfer:
+		if p.learner != nil {
+			p.learner.onTransfer(ev.Peer, ev.Manifest, ev.Data)
+		}
+	case rtc.EventSendFailed:
+		if p.learner != nil {
+			p.learner.st.TransfersFailed++
+		}
+		p.logf("transfer to %v failed: %v", ev.Peer, ev.Err)
+	case rtc.EventUp:
+		p.logf("connection to %v open", ev.Peer)
+	case rtc.EventDown:
+		p.logf("connection to %v closed", ev.Peer)
+	}
+}
+
+// onOverlay steps the node with an overlay message from peer from (the
+// transport authenticated it: From must be that peer).
+func (p *Peer) onOverlay(from overlay.ID, b []byte) {
+	m, err := overlay.Unmarshal(b)
+	if err == nil && m.From != from {
+		err = fmt.Errorf("overlay message from %v claims to be from %v", from, m.From)
+	}
+	if err == nil {
+		switch m.Type {
+		case overlay.MsgDiscover, overlay.MsgRepair, overlay.MsgRoute:
+			p.mgr.NoteRoute(m.Origin, from) // signalling for Origin goes back this way
+		}
+		err = p.node.Step(m)
+	}
+	if err != nil && !errors.Is(err, overlay.ErrStopped) {
+		p.errs++
+		p.rateLogf("refused an overlay message from %v: %v", from, err)
+	}
+}
+
+// rateLogf logs at most one message per second.
+func (p *Peer) rateLogf(format string, args ...any) {
+	if now := time.Now(); now.Sub(p.lastErr) >= time.Second {
+		p.lastErr = now
+		p.logf(format, args...)
+	}
+}
+
+// flush hands the node's messages to the transport and tells it the
+// neighbour set when that changed.
+func (p *Peer) flush() {
+	if p.learner != nil {
+		defer p.learner.flush()
+	}
+	if !p.node.HasReady() {
+		return
+	}
+	rd, err := overlay.Flush(p.node, p.mgr)
+	if err != nil {
+		p.sendErr++
+		p.rateLogf("send: %v", err)
+	}
+	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
+		nb := p.node.Neighbors()
+		p.mgr.SetNeighbors(nb)
+		if p.learner != nil {
+			p.learner.setNeighbors(nb)
+		}
+		p.logf("neighbours: +%d -%d = %d", len(rd.Added), len(rd.Removed), len(nb))
+	}
+}
+
+// publish refreshes the status snapshot.
+func (p *Peer) publish() {
+	st := Status{ID: p.status.ID, Task: p.status.Task, Ticks: p.node.Now(), UptimeS: time.Since(p.started).Seconds()}
+	switch {
+	case p.node.Left():
+		st.State = "left"
+	case p.node.Joined():
+		st.State = "member"
+	default:
+		st.State = "joining"
+	}
+	st.Neighbors = hexIDs(p.node.Neighbors())
+	for _, a := range p.node.Table() {
+		st.Table = append(st.Table, AdjacentHex{Pred: hexID(a.Pred), Succ: hexID(a.Succ)})
+	}
+	st.Connections = hexIDs(p.mgr.Peers())
+	ns := p.node.Stats()
+	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
+	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
+	st.RTC = p.mgr.Stats()
+	st.Rebootstraps = p.reboot.count
+	if p.learner != nil {
+		ls := p.learner.status()
+		st.Learn = &ls
+	}
+	p.smu.Lock()
+	p.status = st
+	p.smu.Unlock()
+}
+
+func countsMap(c overlay.Counts) map[string]uint64 {
+	m := map[string]uint64{}
+	for t, v := range c {
+		if v != 0 {
+			m[overlay.MsgType(t).String()] = v
+		}
+	}
+	return m
+}
+
+func hexID(id overlay.ID) string {
+	if id == (overlay.ID{}) {
+		return ""
+	}
+	return hex.EncodeToString(id[:])
+}
+
+func hexIDs(ids []overlay.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = hexID(id)
+	}
+	return out
+}

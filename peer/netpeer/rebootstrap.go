@@ -1,0 +1,132 @@
+package netpeer
+
+import (
+	"context"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// A peer cut off from the overlay (every neighbour gone and no open
+// connection: it slept, was frozen as a background tab, or lost its
+// network for longer than the failure timeout) cannot get back on its
+// own. The overlay rejoins through a contact it remembers, but a WebRTC
+// connection to that contact must be signalled over open connections,
+// and there are none. So the peer registers with the signalling server
+// again (the server replaces its old registration), gets fresh contacts
+// and a bootstrap window, and joins through them.
+
+// rebootstrap is the isolation watch. Only Run's loop touches it.
+type rebootstrap struct {
+	after   time.Duration // Config.RebootstrapAfter (0: off)
+	linked  bool          // had a neighbour since the last registration
+	since   time.Time     // cut off since (zero: not cut off)
+	next    time.Time     // no attempt before this (backoff)
+	wait    time.Duration // the backoff after the next failure
+	pending bool          // an attempt is dialling
+	done    chan registration
+	count   int // registrations after the first (adopted ones)
+}
+
+// registration is the outcome of one attempt.
+type registration struct {
+	client *signal.Client
+	err    error
+}
+
+// maxRebootstrapWait caps the backoff between failed attempts.
+const maxRebootstrapWait = time.Minute
+
+// watchIsolation is called every loop iteration with what the peer has
+// now; it starts an attempt (a goroutine dialling the server) when the
+// peer has been cut off long enough.
+func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
+	rb := &p.reboot
+	if rb.after <= 0 || p.node.Left() {
+		return
+	}
+	neighbours := len(p.node.Neighbors()) > 0
+	if neighbours {
+		rb.linked = true
+	}
+	if !rb.linked || !p.cutOff() {
+		rb.since, rb.wait, rb.next = time.Time{}, 0, time.Time{}
+		return
+	}
+	if rb.since.IsZero() {
+		rb.since = now
+	}
+	if rb.pending || now.Sub(rb.since) < rb.after || now.Before(rb.next) {
+		return
+	}
+	rb.pending = true
+	p.logf("cut off from the overlay for %v: registering with the signalling server again", now.Sub(rb.since).Round(100*time.Millisecond))
+	url, id, task, cfg := p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig()
+	go func() {
+		c, err := signal.Dial(ctx, url, id, task, cfg)
+		select {
+		case rb.done <- registration{c, err}:
+		case <-ctx.Done():
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+}
+
+// cutOff reports whether the peer has neither a neighbour nor an open
+// connection.
+func (p *Peer) cutOff() bool {
+	return len(p.node.Neighbors()) == 0 && len(p.mgr.Peers()) == 0
+}
+
+// registered takes an attempt's outcome: on success the new client
+// replaces the old one and the overlay joins through its first contact.
+// Every attempt, failed or not, pushes the next one back (doubling up to
+// a minute) until the peer has neighbours again: a join through the new
+// contacts can fail too.
+func (p *Peer) registered(r registration) {
+	rb := &p.reboot
+	rb.pending = false
+	rb.wait = min(max(2*rb.wait, rb.after), maxRebootstrapWait)
+	rb.next = time.Now().Add(rb.wait)
+	if r.err != nil {
+		p.logf("registering again failed (next try in %v at the earliest): %v", rb.wait, r.err)
+		return
+	}
+	if !p.cutOff() { // back in touch while the dial was under way
+		go r.client.Close() // the server drops it; Close may wait seconds for the peer
+		p.logf("registered again, but no longer cut off: keeping the old registration")
+		return
+	}
+	old := p.client
+	p.client = r.client
+	p.mgr.AttachSignal(r.client)
+	if old != nil {
+		go old.Close() // its connection may be dead: Close waits for the close handshake
+	}
+	rb.count++
+	w := r.client.Welcome()
+	if len(w.Contacts) == 0 {
+		p.logf("registered again: no other peer is registered for the task")
+		return
+	}
+	p.logf("registered again: joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+	if err := p.joinThrough(w.Contacts); err != nil {
+		p.logf("join: %v", err)
+	}
+}
+
+// joinThrough joins the overlay through the first of a welcome's
+// contacts; the others are the node's contacts for its retries, should
+// the first not answer (unreachable behind its NAT, or gone).
+func (p *Peer) joinThrough(contacts []signal.PeerID) error {
+	if err := p.node.Join(overlay.ID(contacts[0])); err != nil {
+		return err
+	}
+	for _, c := range contacts[1:] {
+		p.node.AddContacts(overlay.ID(c))
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package rtc
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// Routed signalling. A peer that wants a connection to a peer it has no
+// channel to sends its signed offer in an Envelope hop by hop over open
+// data channels; every hop appends itself to the Path and picks the next:
+//
+//  1. the target itself, if connected;
+//  2. else the next hop of the envelope's source route (Back), if
+//     connected: an answer retraces its offer's path;
+//  3. else the neighbour the target was last heard through (a crumb:
+//     NoteRoute, and the origins of envelopes passing by), unless already
+//     on the path: this reaches a joining peer whose only connection is
+//     its bootstrap contact, along the path its Discover came;
+//  4. else greedily the connected peer, not already on the path, whose
+//     coordinate is closest to the target's in any ring space (the
+//     overlay's greedy routing restricted to open channels: in a correct
+//     overlay the target's ring neighbours are connected to it).
+//
+// The path (at most RouteTTL hops) keeps it loop-free. Why not the
+// overlay's own Route: the overlay picks its next hop from its neighbour
+// table, which holds the peers it has just adopted; routing an offer to
+// such a peer would pick that very peer as the next hop, which has no
+// channel yet: the offer would wait for the connection it is to create.
+
+// score is the routing distance from peer p to target t: the smallest
+// circular distance between their coordinates over the ring spaces.
+func (m *Manager) score(p, t overlay.ID) uint64 {
+	best := ^uint64(0)
+	for s := range m.cfg.Spaces {
+		best = min(best, overlay.CircularDistance(overlay.Coordinate(p, s), overlay.Coordinate(t, s)))
+	}
+	return best
+}
+
+// forward sends e one hop further from this peer (its origin, or a hop
+// it arrived at from from).
+func (m *Manager) forward(e Envelope, from overlay.ID) (next overlay.ID, err error) {
+	if len(e.Path) >= m.cfg.RouteTTL {
+		m.count(func(s *Stats) { s.SignalsDropped++ })
+		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
+	}
+	e.Path = append(slices.Clone(e.Path), m.self)
+	next, back := m.nextHop(e, from)
+	if next == (overlay.ID{}) {
+		m.count(func(s *Stats) { s.SignalsDropped++ })
+		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
+	}
+	e.Back = back
+	payload, err := MarshalEnvelope(e)
+	if err != nil {
+		return next, err
+	}
+	frame, err := m.control(next, KindSignal, payload)
+	if err != nil {
+		return next, err
+	}
+	if err := m.sendFrame(next, frame, false); err != nil {
+		m.count(func(s *Stats) { s.SignalsDropped++ })
+		return next, err
+	}
+	if e.Origin != m.self {
+		m.count(func(s *Stats) { s.SignalsForwarded++ })
+	}
+	return next, nil
+}
+
+// nextHop chooses e's next hop (zero if none) and the source route left
+// after it.
+func (m *Manager) nextHop(e Envelope, from overlay.ID) (overlay.ID, []overlay.ID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	open := func(id overlay.ID) bool {
+		c := m.conns[id]
+		return c != nil && c.state == connOpen
+	}
+	if open(e.Target) {
+		return e.Target, nil
+	}
+	if len(e.Back) > 0 && open(e.Back[0]) && !slices.Contains(e.Path, e.Back[0]) {
+		return e.Back[0], e.Back[1:]
+	}
+	if cr, ok := m.crumbs[e.Target]; ok && time.Now().Before(cr.until) && open(cr.via) && !slices.Contains(e.Path, cr.via) {
+		return cr.via, nil
+	}
+	var best overlay.ID
+	bs := ^uint64(0)
+	for id, c := range m.conns {
+		if c.state != connOpen || id == from || slices.Contains(e.Path, id) {
+			continue
+		}
+		if s := m.score(id, e.Target); s < bs || s == bs && id.Less(best) {
+			best, bs = id, s
+		}
+	}
+	return best, nil
+}
+
+// onEnvelope handles routed signalling that arrived from neighbour from:
+// deliver it here or pass it on.
+func (m *Manager) onEnvelope(e Envelope, from overlay.ID) {
+	if e.Origin != from && e.Origin != m.self {
+		m.mu.Lock()
+		m.crumbs[e.Origin] = crumb{via: from, until: time.Now().Add(m.cfg.CrumbTTL)}
+		m.mu.Unlock()
+	}
+	if e.Target != m.self {
+		if _, err := m.forward(e, from); err != nil {
+			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
+		}
+		return
+	}
+	m.count(func(s *Stats) { s.SignalsDelivered++ })
+	s, err := DecodeSession(e.Body)
+	if err == nil && s.From != e.Origin {
+		err = fmt.Errorf("%w: envelope from %v holds a session signed by %v", ErrBadSignature, e.Origin, s.From)
+	}
+	if err != nil {
+		m.count(func(st *Stats) { st.SessionsRefused++ })
+		m.errorStat(err)
+		m.logf("signalling from %v: %v", e.Origin, err)
+		return
+	}
+	m.onSession(s, e.Path, false)
+}

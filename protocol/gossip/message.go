@@ -1,0 +1,50 @@
+package gossip
+
+import (
+	"strconv"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// MsgType is the type of a gossip message. Values are part of the wire
+// format: append new types, never renumber or reuse one.
+type MsgType uint8
+
+const (
+	// MsgModel: the sender's current model and its age; the parameters
+	// are the payload.
+	MsgModel MsgType = 1
+)
+
+// String names the type.
+func (t MsgType) String() string {
+	if t == MsgModel {
+		return "MsgModel"
+	}
+	return "MsgType(" + strconv.Itoa(int(t)) + ")"
+}
+
+func (t MsgType) known() bool { return t == MsgModel }
+
+// Message is one gossip message. The codec encodes everything but To and
+// Params: To is the transport's address, Params its payload.
+type Message struct {
+	Type MsgType
+	// From is the sender.
+	From overlay.ID
+	// To is the receiver (not encoded; zero after Decode).
+	To overlay.ID
+	// Age is the model's age: the number of training samples (or steps)
+	// it has seen, merged as max over merges (0 to MaxAge).
+	Age uint64
+	// Arch is the architecture and shape tag (1 to MaxArchLen bytes).
+	Arch string
+	// NumParams is the length of Params (1 to MaxParams).
+	NumParams uint32
+	// Params is the payload. The sender's slice is shared, not copied:
+	// nobody may modify it.
+	Params []float32
+}
+
+// PayloadBytes is the size of the payload: 4 bytes per parameter.
+func (m Message) PayloadBytes() int64 { return 4 * int64(m.NumParams) }

@@ -1,0 +1,282 @@
+package plexus
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// Window is how many rounds behind the newest one a peer remembers;
+// messages about older rounds are dropped (ErrStale).
+const Window = 64
+
+// Peer is one node's Plexus state machine (Algorithms 1 and 2 with the
+// failure handling of the package comment). It is not safe for
+// concurrent use; drive it from one goroutine or one simulator loop.
+type Peer struct {
+	cfg  Config
+	view *View
+	now  int64
+
+	started  bool
+	finished bool
+	newest   uint64 // newest round accepted or aggregated here
+
+	accepted map[uint64]bool  // rounds whose train request was accepted
+	done     map[uint64]bool  // rounds known to be complete
+	parts    map[uint64]*part // member state per round
+	colls    map[uint64]*coll // aggregator state per round
+	global   uint64           // round of the newest global model known
+	globalP  []float32        // that model (round 0: the initial model)
+
+	msgs  []Message
+	train []TrainTask
+	aggs  []AggregateTask
+	stats Stats
+}
+
+// part is this peer's work as a member of S^k.
+type part struct {
+	base     []float32 // the model round k started from
+	trained  []float32 // nil while training
+	attempt  int       // aggregator rank the trained model went to
+	deadline int64     // when to try the next rank
+}
+
+// coll is this peer's work as an aggregator of round k.
+type coll struct {
+	base        []float32
+	models      []aggregate.Contribution
+	from        map[overlay.ID]bool
+	deadline    int64 // T_agg deadline; 0 until the round began here
+	aggregating bool  // AggregateTask emitted
+}
+
+// Ready is what the caller must carry out: send Messages (MsgTrain and
+// MsgTrained with Params as payload), run the Train tasks and report them
+// with ReportTrained, run the Aggregate tasks and report them with
+// ReportAggregated.
+type Ready struct {
+	Messages  []Message
+	Train     []TrainTask
+	Aggregate []AggregateTask
+}
+
+// New validates cfg and returns a peer whose view holds view's members
+// and itself.
+func New(cfg Config, view ...Member) (*Peer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	v, err := NewView(view...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := v.Add(cfg.ID, cfg.Bandwidth); err != nil {
+		return nil, err
+	}
+	return &Peer{
+		cfg: cfg, view: v,
+		accepted: map[uint64]bool{}, done: map[uint64]bool{},
+		parts: map[uint64]*part{}, colls: map[uint64]*coll{},
+	}, nil
+}
+
+// View returns the peer's membership view; the caller may Add and
+// Remove members (peers that joined or left).
+func (p *Peer) View() *View { return p.view }
+
+// Now returns the number of ticks so far.
+func (p *Peer) Now() int64 { return p.now }
+
+// Stats returns the counters.
+func (p *Peer) Stats() Stats { return p.stats }
+
+// Finished reports whether this peer aggregated the last round
+// (Config.Rounds).
+func (p *Peer) Finished() bool { return p.finished }
+
+// Global returns the newest global model this peer knows and the round
+// whose aggregation produced it (0: the initial model); nil before any.
+// The slice is shared: do not modify it.
+func (p *Peer) Global() (uint64, []float32) { return p.global, p.globalP }
+
+// Wanted reports whether this peer's training for round k is still
+// useful: the round is not known to be complete. A caller may skip a
+// TrainTask whose round is no longer wanted and report nothing for it.
+func (p *Peer) Wanted(k uint64) bool { return !p.done[k] && p.parts[k] != nil }
+
+// HasReady reports whether Ready has anything to hand out.
+func (p *Peer) HasReady() bool { return len(p.msgs)+len(p.train)+len(p.aggs) > 0 }
+
+// Ready hands out, and forgets, everything accumulated since the last
+// call. The caller owns the returned slices.
+func (p *Peer) Ready() Ready {
+	rd := Ready{Messages: p.msgs, Train: p.train, Aggregate: p.aggs}
+	p.msgs, p.train, p.aggs = nil, nil, nil
+	return rd
+}
+
+// Start begins training: if this peer is in S^1 it gets a TrainTask for
+// round 1 from initial (Algorithm 2, lines 4-5). Every peer must start
+// from the same initial model (common initialisation) and call Start
+// once, after its view is filled.
+func (p *Peer) Start(initial []float32) error {
+	if p.started {
+		return ErrStarted
+	}
+	if err := p.checkParams(initial); err != nil {
+		return err
+	}
+	p.started = true
+	if p.global == 0 && p.globalP == nil {
+		p.globalP = initial
+	}
+	if slices.Contains(p.view.Sample(1, p.cfg.SampleSize), p.cfg.ID) {
+		p.acceptTrain(1, initial)
+	}
+	return nil
+}
+
+// Tick advances time by one tick: members whose aggregator stayed silent
+// for T_round try the next rank, and aggregators past T_agg average what
+// they hold.
+func (p *Peer) Tick() {
+	p.now++
+	for _, k := range sortedKeys(p.parts) {
+		pt := p.parts[k]
+		if pt.trained != nil && p.now >= pt.deadline {
+			pt.attempt++
+			p.stats.Escalations++
+			p.deliver(k, pt)
+		}
+	}
+	for _, k := range sortedKeys(p.colls) {
+		c := p.colls[k]
+		if !c.aggregating && c.deadline > 0 && p.now >= c.deadline && len(c.models) > 0 {
+			p.stats.AggTimeouts++
+			p.aggregate(k, c)
+		}
+	}
+}
+
+// Step hands the peer a received message (MsgTrain and MsgTrained with
+// their Params payload). The sender joins or refreshes the view. Errors
+// say why a message was dropped; the state stays consistent either way.
+func (p *Peer) Step(m Message) error {
+	if err := p.check(&m); err != nil {
+		p.stats.Rejected++
+		return err
+	}
+	p.count(&p.stats.Received, m)
+	p.view.Add(m.From, m.Bandwidth) //nolint:errcheck // checkFields: ID and bandwidth non-zero
+	k := m.Round
+	switch m.Type {
+	case MsgTrain:
+		if k > 1 {
+			p.markDone(k - 1)
+		}
+		p.acceptTrain(k, m.Params)
+	case MsgTrained:
+		p.addModel(k, aggregate.Contribution{From: m.From, Arch: m.Model.Arch, Params: m.Params, DataSize: int(m.Model.DataSize)})
+	case MsgAggregated:
+		p.markDone(k)
+	}
+	return nil
+}
+
+// check drops what is malformed, not for us, stale or of another model.
+func (p *Peer) check(m *Message) error {
+	if (m.To != p.cfg.ID && m.To != overlay.ID{}) || m.From == p.cfg.ID {
+		return fmt.Errorf("%w: %v -> %v", ErrNotForMe, m.From, m.To)
+	}
+	if err := checkFields(m); err != nil {
+		return err
+	}
+	if p.newest > Window && m.Round <= p.newest-Window {
+		return fmt.Errorf("%w: round %d, newest %d", ErrStale, m.Round, p.newest)
+	}
+	if m.Type == MsgAggregated {
+		return nil
+	}
+	if m.Model.Arch != p.cfg.Arch || int(m.Model.NumParams) != p.cfg.NumParams {
+		return fmt.Errorf("%w: %q with %d parameters", ErrBadModel, m.Model.Arch, m.Model.NumParams)
+	}
+	return p.checkParams(m.Params)
+}
+
+// checkParams requires NumParams finite values.
+func (p *Peer) checkParams(v []float32) error {
+	if len(v) != p.cfg.NumParams {
+		return fmt.Errorf("%w: %d parameters, want %d", ErrBadModel, len(v), p.cfg.NumParams)
+	}
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%w: parameter %d is %v", ErrBadModel, i, x)
+		}
+	}
+	return nil
+}
+
+// send queues m from this peer and counts it.
+func (p *Peer) send(m Message) {
+	m.From, m.Bandwidth = p.cfg.ID, p.cfg.Bandwidth
+	p.count(&p.stats.Sent, m)
+	p.msgs = append(p.msgs, m)
+}
+
+func (p *Peer) count(t *[numTypes + 1]Traffic, m Message) {
+	t[m.Type].Msgs++
+	t[m.Type].Bytes += uint64(WireBytes(m))
+}
+
+// header is this peer's model header for a message of type t.
+func (p *Peer) header(t MsgType) ModelHeader {
+	h := ModelHeader{Arch: p.cfg.Arch, NumParams: uint32(p.cfg.NumParams)}
+	if t == MsgTrained {
+		h.DataSize = uint64(p.cfg.DataSize)
+	}
+	return h
+}
+
+// advance records k as the newest round and forgets rounds that fell out
+// of the window.
+func (p *Peer) advance(k uint64) {
+	if k <= p.newest {
+		return
+	}
+	p.newest = k
+	if k <= Window {
+		return
+	}
+	old := k - Window
+	for _, m := range []map[uint64]bool{p.accepted, p.done} {
+		for r := range m {
+			if r <= old {
+				delete(m, r)
+			}
+		}
+	}
+	for r := range p.parts {
+		if r <= old {
+			delete(p.parts, r)
+		}
+	}
+	for r := range p.colls {
+		if r <= old {
+			delete(p.colls, r)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[uint64]V) []uint64 {
+	ks := make([]uint64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,154 @@
+package plexus
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// Member is a peer known to the view and its advertised bandwidth
+// (bytes per second, or any unit shared by all peers).
+type Member struct {
+	ID        overlay.ID
+	Bandwidth uint64
+}
+
+// View is a peer's membership view (Plexus Sec. 3.3): every peer it
+// knows, with the bandwidth each advertised. Samples and aggregators are
+// pure functions of the view and the round, so peers with equal views
+// agree on them. Not safe for concurrent use.
+type View struct {
+	members map[overlay.ID]uint64
+	version uint64
+	cache   [4]cached // recent samples, for the aggregator's repeated calls
+	next    int
+}
+
+type cached struct {
+	version, round uint64
+	s              int
+	sample         []overlay.ID
+}
+
+// NewView returns a view holding members.
+func NewView(members ...Member) (*View, error) {
+	v := &View{members: make(map[overlay.ID]uint64, len(members))}
+	for _, m := range members {
+		if _, err := v.Add(m.ID, m.Bandwidth); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Add inserts id or updates its bandwidth; it reports whether the view
+// changed. A zero ID or bandwidth is an error.
+func (v *View) Add(id overlay.ID, bandwidth uint64) (bool, error) {
+	if id == (overlay.ID{}) || bandwidth == 0 {
+		return false, fmt.Errorf("%w: %v with bandwidth %d", ErrView, id, bandwidth)
+	}
+	if b, ok := v.members[id]; ok && b == bandwidth {
+		return false, nil
+	}
+	v.members[id] = bandwidth
+	v.version++
+	return true, nil
+}
+
+// Remove deletes id; it reports whether it was there.
+func (v *View) Remove(id overlay.ID) bool {
+	if _, ok := v.members[id]; !ok {
+		return false
+	}
+	delete(v.members, id)
+	v.version++
+	return true
+}
+
+// Len returns the number of members.
+func (v *View) Len() int { return len(v.members) }
+
+// Bandwidth returns id's advertised bandwidth and whether id is known.
+func (v *View) Bandwidth(id overlay.ID) (uint64, bool) {
+	b, ok := v.members[id]
+	return b, ok
+}
+
+// Members returns the members sorted by ID.
+func (v *View) Members() []Member {
+	out := make([]Member, 0, len(v.members))
+	for id, b := range v.members {
+		out = append(out, Member{id, b})
+	}
+	slices.SortFunc(out, func(a, b Member) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	return out
+}
+
+// SampleKey is the sort key of id in round k: SHA-256(id || k), k as 8
+// big-endian bytes (Algorithm 1's hash(j + k)).
+func SampleKey(id overlay.ID, k uint64) [32]byte {
+	var buf [40]byte
+	copy(buf[:32], id[:])
+	binary.BigEndian.PutUint64(buf[32:], k)
+	return sha256.Sum256(buf[:])
+}
+
+// Sample returns S^k: the first s members of the view sorted by
+// SampleKey(id, k) (Algorithm 1), all of them if the view is smaller.
+func (v *View) Sample(k uint64, s int) []overlay.ID {
+	for _, c := range v.cache {
+		if c.sample != nil && c.version == v.version && c.round == k && c.s == s {
+			return slices.Clone(c.sample)
+		}
+	}
+	type keyed struct {
+		key [32]byte
+		id  overlay.ID
+	}
+	all := make([]keyed, 0, len(v.members))
+	for id := range v.members {
+		all = append(all, keyed{SampleKey(id, k), id})
+	}
+	slices.SortFunc(all, func(a, b keyed) int {
+		if c := bytes.Compare(a.key[:], b.key[:]); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.id[:], b.id[:])
+	})
+	out := make([]overlay.ID, min(max(s, 0), len(all)))
+	for i := range out {
+		out[i] = all[i].id
+	}
+	v.cache[v.next] = cached{v.version, k, s, out}
+	v.next = (v.next + 1) % len(v.cache)
+	return slices.Clone(out)
+}
+
+// Ranking returns S^k ordered by advertised bandwidth, largest first,
+// ties to the smaller ID: rank 0 is Algorithm 1's aggregator, the next
+// ranks are the fallback aggregators (see the package comment).
+func (v *View) Ranking(k uint64, s int) []overlay.ID {
+	r := v.Sample(k, s)
+	slices.SortFunc(r, func(a, b overlay.ID) int {
+		if c := cmp.Compare(v.members[b], v.members[a]); c != 0 {
+			return c
+		}
+		return bytes.Compare(a[:], b[:])
+	})
+	return r
+}
+
+// Aggregator returns a^k, the member of S^k with the largest bandwidth
+// (ties to the smaller ID); false for an empty view.
+func (v *View) Aggregator(k uint64, s int) (overlay.ID, bool) {
+	r := v.Ranking(k, s)
+	if len(r) == 0 {
+		return overlay.ID{}, false
+	}
+	return r[0], true
+}

@@ -1,0 +1,236 @@
+package task
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+)
+
+// golden is a fixed spec whose canonical form and ID must never change:
+// peers built from different commits must agree on task IDs. The ID was
+// checked with `printf %s "$canonical" | sha256sum`.
+func golden() Spec {
+	s := DefaultSpec()
+	s.Name = "mnist-fedlay"
+	return s
+}
+
+const (
+	goldenCanonical = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},"local_epochs":1,"local_steps":0,"max_peers":100,"max_rounds":0,"name":"mnist-fedlay","optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":100,"seed":1,"spec":"dirichlet:0.5"},"period_ms":3000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.9,"tiers":false,"version":1}`
+	goldenID        = "f580e76fe0e71a60a47610ed7655dbf7f990c039456299e52c85314da6b1b1a8"
+)
+
+func TestGoldenCanonicalAndID(t *testing.T) {
+	b, err := golden().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != goldenCanonical {
+		t.Fatalf("canonical form changed:\n got %s\nwant %s", b, goldenCanonical)
+	}
+	id, err := golden().ID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Hex() != goldenID {
+		t.Fatalf("ID changed: got %s, want %s", id.Hex(), goldenID)
+	}
+}
+
+// The canonical form must be what a generic sorted-key JSON writer
+// produces: re-encoding through a map (whose keys encoding/json sorts)
+// gives the same bytes. This catches a field added out of order.
+func TestCanonicalKeysSorted(t *testing.T) {
+	s := golden()
+	s.Init = Init{Mode: "common", Seed: math.MaxUint64}
+	s.Selection = Selection{Policy: "pens", K: 3}
+	b, err := s.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(buf.String()); got != string(b) {
+		t.Fatalf("keys not in sorted order:\n got %s\nsorted %s", b, got)
+	}
+}
+
+func TestParseRoundTripAndNormalize(t *testing.T) {
+	want, _ := golden().ID()
+	// Another key order, spacing and a non-canonical partition spec.
+	in := `{ "version": 1, "name": "mnist-fedlay", "dataset": "mnist", "arch": "mlp",
+		"aggregator": "fedlay", "batch": 32, "local_epochs": 1, "local_steps": 0,
+		"max_peers": 100, "max_rounds": 0, "period_ms": 3000, "tiers": false,
+		"target_accuracy": 0.90, "init": {"mode": "he", "gain": 0, "seed": 0},
+		"optimizer": {"name": "sgd", "lr": 5e-2, "momentum": 0.9, "weight_decay": 0},
+		"partition": {"spec": " dirichlet:0.50 ", "parts": 100, "seed": 1},
+		"selection": {"policy": "overlay", "k": 0} }`
+	s, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Partition.Spec != "dirichlet:0.5" {
+		t.Fatalf("partition not normalized: %q", s.Partition.Spec)
+	}
+	got, err := s.ID()
+	if err != nil || got != want {
+		t.Fatalf("ID %v (%v), want %v", got, err, want)
+	}
+	b, _ := s.Canonical()
+	again, err := Parse(b)
+	if err != nil || again != s {
+		t.Fatalf("canonical form does not parse back: %v", err)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	canon := goldenCanonical
+	cases := map[string]struct {
+		in   string
+		want error
+	}{
+		"empty":         {``, ErrMalformed},
+		"not object":    {`[1]`, ErrMalformed},
+		"no version":    {`{"name":"x"}`, ErrVersion},
+		"version 2":     {strings.Replace(canon, `"version":1`, `"version":2`, 1), ErrVersion},
+		"unknown field": {strings.Replace(canon, `"tiers"`, `"colour":1,"tiers"`, 1), ErrMalformed},
+		"trailing":      {canon + `{}`, ErrMalformed},
+		"wrong type":    {strings.Replace(canon, `"batch":32`, `"batch":"32"`, 1), ErrMalformed},
+		"huge number":   {strings.Replace(canon, `"batch":32`, `"batch":1e999`, 1), ErrMalformed},
+		"float int":     {strings.Replace(canon, `"batch":32`, `"batch":3.5`, 1), ErrMalformed},
+		"bad arch":      {strings.Replace(canon, `"arch":"mlp"`, `"arch":"resnet"`, 1), ErrInvalid},
+		"too large":     {`{"version":1,"name":"` + strings.Repeat("a", MaxSpecSize) + `"}`, ErrTooLarge},
+	}
+	for name, c := range cases {
+		if _, err := Parse([]byte(c.in)); !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", name, err, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := map[string]func(*Spec){
+		"name empty":          func(s *Spec) { s.Name = "" },
+		"name upper":          func(s *Spec) { s.Name = "MNIST" },
+		"name leading dash":   func(s *Spec) { s.Name = "-x" },
+		"name long":           func(s *Spec) { s.Name = strings.Repeat("a", MaxNameLen+1) },
+		"dataset":             func(s *Spec) { s.Dataset = "cifar10" },
+		"arch":                func(s *Spec) { s.Arch = "resnet18" },
+		"aggregator":          func(s *Spec) { s.Aggregator = "krum" },
+		"aggregator fedavg":   func(s *Spec) { s.Aggregator = "fedavg" },
+		"batch 0":             func(s *Spec) { s.Batch = 0 },
+		"both local":          func(s *Spec) { s.LocalSteps = 10 },
+		"no local":            func(s *Spec) { s.LocalEpochs = 0 },
+		"max peers 1":         func(s *Spec) { s.MaxPeers = 1 },
+		"max peers huge":      func(s *Spec) { s.MaxPeers = MaxPeersCap + 1 },
+		"rounds negative":     func(s *Spec) { s.MaxRounds = -1 },
+		"period short":        func(s *Spec) { s.PeriodMS = 10 },
+		"target 0":            func(s *Spec) { s.TargetAccuracy = 0 },
+		"target NaN":          func(s *Spec) { s.TargetAccuracy = math.NaN() },
+		"target >1":           func(s *Spec) { s.TargetAccuracy = 1.5 },
+		"init mode":           func(s *Spec) { s.Init.Mode = "xavier" },
+		"init gain NaN":       func(s *Spec) { s.Init = Init{Mode: "he-gain", Gain: math.NaN()} },
+		"init gain Inf":       func(s *Spec) { s.Init = Init{Mode: "he-gain", Gain: math.Inf(1)} },
+		"init gain unused":    func(s *Spec) { s.Init.Gain = 2 },
+		"init seed unused":    func(s *Spec) { s.Init.Seed = 7 },
+		"optimizer":           func(s *Spec) { s.Optimizer.Name = "rmsprop" },
+		"lr 0":                func(s *Spec) { s.Optimizer.LR = 0 },
+		"lr NaN":              func(s *Spec) { s.Optimizer.LR = math.NaN() },
+		"momentum 1":          func(s *Spec) { s.Optimizer.Momentum = 1 },
+		"adam momentum":       func(s *Spec) { s.Optimizer = Optimizer{Name: "adam", LR: 1e-3, Momentum: 0.9} },
+		"weight decay NaN":    func(s *Spec) { s.Optimizer.WeightDecay = math.NaN() },
+		"parts 0":             func(s *Spec) { s.Partition.Parts = 0 },
+		"partition spec":      func(s *Spec) { s.Partition.Spec = "dirichlet:-1" },
+		"partition garbage":   func(s *Spec) { s.Partition.Spec = "stripes" },
+		"selection":           func(s *Spec) { s.Selection.Policy = "closest" },
+		"selection overlay k": func(s *Spec) { s.Selection.K = 3 },
+		"selection k 0":       func(s *Spec) { s.Selection = Selection{Policy: "random"} },
+		"selection k huge":    func(s *Spec) { s.Selection = Selection{Policy: "pens", K: MaxSelectK + 1} },
+	}
+	for name, mutate := range cases {
+		s := golden()
+		mutate(&s)
+		err := s.Validate()
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: got %v, want ErrInvalid", name, err)
+		}
+		if _, err := s.ID(); err == nil {
+			t.Errorf("%s: ID of an invalid spec", name)
+		}
+	}
+	s := golden()
+	s.Version = 0
+	if err := s.Validate(); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 0: %v", err)
+	}
+	s = golden()
+	s.Partition.Spec = "shards:x"
+	if err := s.Validate(); !errors.Is(err, data.ErrSpec) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("partition error should wrap data.ErrSpec and ErrInvalid: %v", err)
+	}
+	// Every allowed name passes.
+	for _, a := range ArchNames() {
+		s := golden()
+		s.Arch = a
+		if err := s.Validate(); err != nil {
+			t.Errorf("arch %s: %v", a, err)
+		}
+	}
+	for _, a := range AggregatorNames() {
+		s := golden()
+		s.Aggregator = a
+		if err := s.Validate(); err != nil {
+			t.Errorf("aggregator %s: %v", a, err)
+		}
+	}
+}
+
+func TestIDsDiffer(t *testing.T) {
+	a, _ := golden().ID()
+	s := golden()
+	s.Name = "mnist-fedlay-2"
+	b, _ := s.ID()
+	s = golden()
+	s.Partition.Seed = 2
+	c, _ := s.ID()
+	if a == b || a == c || b == c {
+		t.Fatal("distinct specs share an ID")
+	}
+}
+
+func TestParseList(t *testing.T) {
+	one, err := ParseList([]byte(goldenCanonical))
+	if err != nil || len(one) != 1 {
+		t.Fatalf("single spec: %v %d", err, len(one))
+	}
+	other := strings.Replace(goldenCanonical, `"mnist-fedlay"`, `"fashion"`, 1)
+	other = strings.Replace(other, `"dataset":"mnist"`, `"dataset":"fashion-mnist"`, 1)
+	two, err := ParseList([]byte("[" + goldenCanonical + ",\n" + other + "]"))
+	if err != nil || len(two) != 2 || two[1].Dataset != "fashion-mnist" {
+		t.Fatalf("two specs: %v", err)
+	}
+	if _, err := ParseList([]byte("[" + goldenCanonical + "," + goldenCanonical + "]")); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if _, err := ParseList([]byte("[]")); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("empty list: %v", err)
+	}
+	if _, err := ParseList([]byte(`[{"version":3}]`)); !errors.Is(err, ErrVersion) {
+		t.Fatalf("bad member: %v", err)
+	}
+}

@@ -1,0 +1,171 @@
+package task
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
+)
+
+// Validate checks every field; the error wraps ErrVersion or ErrInvalid
+// and names the first offending field.
+func (s *Spec) Validate() error {
+	if s.Version != SpecVersion {
+		return fmt.Errorf("%w: version %d, want %d", ErrVersion, s.Version, SpecVersion)
+	}
+	if err := validName(s.Name); err != nil {
+		return err
+	}
+	checks := []func() error{
+		func() error { return oneOf("dataset", s.Dataset, DatasetNames()) },
+		s.validArch,
+		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
+		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
+		s.validLocal,
+		func() error { return intIn("max_peers", s.MaxPeers, 2, MaxPeersCap) },
+		func() error { return intIn("max_rounds", s.MaxRounds, 0, MaxRoundsCap) },
+		func() error { return intIn("period_ms", s.PeriodMS, MinPeriodMS, MaxPeriodMS) },
+		s.validTarget,
+		s.Init.validate,
+		s.Optimizer.validate,
+		s.Partition.validate,
+		s.Selection.validate,
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func invalid(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...)
+}
+
+func validName(n string) error {
+	if len(n) == 0 || len(n) > MaxNameLen {
+		return invalid("name %q: want 1 to %d characters", n, MaxNameLen)
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return invalid("name %q: want lowercase letters, digits, '.', '_', '-', starting with a letter or digit", n)
+		}
+	}
+	return nil
+}
+
+func oneOf(field, v string, allowed []string) error {
+	if !slices.Contains(allowed, v) {
+		return invalid("%s %q: want one of %v", field, v, allowed)
+	}
+	return nil
+}
+
+func intIn(field string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return invalid("%s %d: want %d to %d", field, v, lo, hi)
+	}
+	return nil
+}
+
+func floatIn(field string, v, lo, hi float64) error {
+	if math.IsNaN(v) || v < lo || v > hi {
+		return invalid("%s %v: want %v to %v", field, v, lo, hi)
+	}
+	return nil
+}
+
+// validArch checks the name and that the architecture builds for the
+// data's sample shape (every data set here is MNIST-shaped: 28x28x1, 10
+// classes).
+func (s *Spec) validArch() error {
+	if err := oneOf("arch", s.Arch, ArchNames()); err != nil {
+		return err
+	}
+	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
+		return invalid("arch %q on %s: %v", s.Arch, s.Dataset, err)
+	}
+	return nil
+}
+
+func (s *Spec) validLocal() error {
+	if err := intIn("local_epochs", s.LocalEpochs, 0, MaxEpochs); err != nil {
+		return err
+	}
+	if err := intIn("local_steps", s.LocalSteps, 0, MaxSteps); err != nil {
+		return err
+	}
+	if (s.LocalEpochs > 0) == (s.LocalSteps > 0) {
+		return invalid("local_epochs %d, local_steps %d: want exactly one positive", s.LocalEpochs, s.LocalSteps)
+	}
+	return nil
+}
+
+func (s *Spec) validTarget() error {
+	if math.IsNaN(s.TargetAccuracy) || !(s.TargetAccuracy > 0 && s.TargetAccuracy <= 1) {
+		return invalid("target_accuracy %v: want (0, 1]", s.TargetAccuracy)
+	}
+	return nil
+}
+
+func (i *Init) validate() error {
+	if err := oneOf("init.mode", i.Mode, InitModes()); err != nil {
+		return err
+	}
+	if i.Mode == "he-gain" {
+		if err := floatIn("init.gain", i.Gain, 0, MaxGain); err != nil {
+			return err
+		}
+	} else if i.Gain != 0 {
+		return invalid("init.gain %v: only mode he-gain has a gain (want 0)", i.Gain)
+	}
+	if i.Mode != "common" && i.Seed != 0 {
+		return invalid("init.seed %d: only mode common has a seed (want 0)", i.Seed)
+	}
+	return nil
+}
+
+func (o *Optimizer) validate() error {
+	if err := oneOf("optimizer.name", o.Name, OptimizerNames()); err != nil {
+		return err
+	}
+	if math.IsNaN(o.LR) || !(o.LR > 0 && o.LR <= MaxLR) {
+		return invalid("optimizer.lr %v: want (0, %v]", o.LR, MaxLR)
+	}
+	if o.Name == "sgd" {
+		if math.IsNaN(o.Momentum) || !(o.Momentum >= 0 && o.Momentum < 1) {
+			return invalid("optimizer.momentum %v: want [0, 1)", o.Momentum)
+		}
+	} else if o.Momentum != 0 {
+		return invalid("optimizer.momentum %v: only sgd has a momentum (want 0)", o.Momentum)
+	}
+	return floatIn("optimizer.weight_decay", o.WeightDecay, 0, 1)
+}
+
+func (p *Partition) validate() error {
+	if err := intIn("partition.parts", p.Parts, 1, MaxPeersCap); err != nil {
+		return err
+	}
+	if _, err := data.ParseSpec(p.Spec); err != nil {
+		return invalid("partition.spec: %w", err)
+	}
+	return nil
+}
+
+func (s *Selection) validate() error {
+	if err := oneOf("selection.policy", s.Policy, SelectionPolicies()); err != nil {
+		return err
+	}
+	if s.Policy == "overlay" || s.Policy == "local" {
+		if s.K != 0 {
+			return invalid("selection.k %d: policy %s chooses no neighbours (want 0)", s.K, s.Policy)
+		}
+		return nil
+	}
+	return intIn("selection.k", s.K, 1, MaxSelectK)
+}

@@ -1,0 +1,87 @@
+package dflsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// Population describes n peers on a partitioned training set.
+type Population struct {
+	// Train is split across the peers by Partition (data.ParseSpec).
+	Train     *data.Dataset
+	Partition string
+	N         int
+	// Seed draws the partition, the peers' IDs and seeds, and the tiers.
+	Seed uint64
+	// Config is every peer's configuration; ID and Seed are set per
+	// peer, and MEP.Period and MEP.Tier when Tiers is set.
+	Config learn.Config
+	// Tiers assigns FedLay's capacity tiers (mep.AssignTiers: 60% medium,
+	// 20% high at 2/3 of the period and training time, 20% low at 2x) on
+	// Config.MEP.Period as the medium period.
+	Tiers bool
+	// Edit, if not nil, adjusts peer i's configuration last.
+	Edit func(i int, c *learn.Config)
+}
+
+// Built is a population ready to run.
+type Built struct {
+	Peers  []*learn.Peer
+	Shards []data.Shard
+	// TrainScale is each peer's training-time factor (1, or the tier's).
+	TrainScale []float64
+	Tiers      []mep.Tier
+}
+
+// PeerID is the overlay ID of peer i of a population seeded with seed.
+func PeerID(seed uint64, i int) overlay.ID {
+	return overlay.IDFromPublicKey(fmt.Appendf(nil, "dflsim seed %d peer %d", seed, i))
+}
+
+// Build partitions the data and creates the peers.
+func (p Population) Build() (*Built, error) {
+	if p.Train == nil || p.N < 1 {
+		return nil, fmt.Errorf("%w: population of %d peers", ErrConfig, p.N)
+	}
+	rng := data.NewRand(p.Seed)
+	shards, err := data.Partition(p.Train, p.Partition, p.N, rng)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	caps := make([]mep.Capacity, p.N)
+	for i := range caps {
+		caps[i] = mep.Capacity{Tier: mep.TierMedium, Period: p.Config.MEP.Period, TrainScale: 1}
+	}
+	if p.Tiers {
+		if caps, err = mep.AssignTiers(p.N, p.Config.MEP.Period, p.Seed); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	seeds := rand.New(rand.NewPCG(p.Seed, 0x7365656473))
+	b := &Built{Shards: shards}
+	for i, s := range shards {
+		local, err := p.Train.Client(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		cfg := p.Config
+		cfg.ID, cfg.Seed = PeerID(p.Seed, i), seeds.Uint64()
+		cfg.MEP.Period, cfg.MEP.Tier = caps[i].Period, caps[i].Tier
+		if p.Edit != nil {
+			p.Edit(i, &cfg)
+		}
+		peer, err := learn.NewPeer(cfg, local)
+		if err != nil {
+			return nil, fmt.Errorf("peer %d: %w", i, err)
+		}
+		b.Peers = append(b.Peers, peer)
+		b.TrainScale = append(b.TrainScale, caps[i].TrainScale)
+		b.Tiers = append(b.Tiers, caps[i].Tier)
+	}
+	return b, nil
+}

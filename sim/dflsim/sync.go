@@ -1,0 +1,121 @@
+package dflsim
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/internal/progress"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/theory/topology"
+)
+
+// SyncRun runs synchronous rounds on a static graph: round 0 is every
+// peer's first local training (no communication), or, with
+// AggregateFirst, the untrained initial models; each of the Rounds
+// communication rounds after it aggregates the neighbours' models of the
+// previous round and trains again.
+type SyncRun struct {
+	Peers []*learn.Peer
+	// Graph gives the neighbours: node i is Peers[i].
+	Graph  *topology.Graph
+	Rounds int
+	// AggregateFirst publishes the initial models untrained (round 0), so
+	// that the first aggregation precedes any training.
+	AggregateFirst bool
+	Eval           Eval
+	// EvalEvery measures after every EvalEvery-th round (and round 0 and
+	// the last); 0 means 1.
+	EvalEvery int
+	// Stop, if not nil, ends the run after a measured round it approves.
+	Stop func(Point) bool
+	Pool *Pool
+	// Ctx, if not nil, is checked between rounds.
+	Ctx      context.Context
+	Progress io.Writer
+	Label    string
+}
+
+// Run runs the rounds and returns the measurements.
+func (r SyncRun) Run() ([]Point, error) {
+	if r.Graph == nil || r.Graph.N() != len(r.Peers) || r.Rounds < 0 || r.Pool == nil {
+		return nil, fmt.Errorf("%w: synchronous run of %d peers", ErrConfig, len(r.Peers))
+	}
+	if err := r.Eval.validate(); err != nil {
+		return nil, err
+	}
+	every := max(r.EvalEvery, 1)
+	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
+	defer bar.Finish()
+	var points []Point
+	for round := 0; round <= r.Rounds; round++ {
+		if err := ctxErr(r.Ctx); err != nil {
+			return points, err
+		}
+		if round == 0 && r.AggregateFirst {
+			for i, p := range r.Peers {
+				if err := p.PublishInitial(); err != nil {
+					return nil, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
+				}
+			}
+		} else if err := r.round(); err != nil {
+			return points, fmt.Errorf("round %d: %w", round, err)
+		}
+		bar.Add(1)
+		if round%every != 0 && round != r.Rounds {
+			continue
+		}
+		pt, err := measure(r.Pool, r.Peers, r.Eval, Point{Round: float64(round)}).wait()
+		if err != nil {
+			return points, err
+		}
+		points = append(points, pt)
+		if r.Stop != nil && r.Stop(pt) {
+			break
+		}
+	}
+	return points, nil
+}
+
+// round runs one round on every peer: works are built from the models of
+// the previous round, run on the pool, and finished in peer order.
+func (r SyncRun) round() error {
+	works := make([]*learn.Work, len(r.Peers))
+	for i, p := range r.Peers {
+		var nb []aggregate.Contribution
+		for _, j := range r.Graph.Neighbors(i) {
+			if c, ok := r.Peers[j].Contribution(); ok {
+				nb = append(nb, c)
+			}
+		}
+		w, err := p.SyncWork(nb)
+		if err != nil {
+			return fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
+		}
+		works[i] = w
+	}
+	futs := make([]*Future, len(works))
+	for i, w := range works {
+		futs[i] = r.Pool.Run(w)
+	}
+	var failed int
+	for i, w := range works {
+		futs[i].Wait()
+		if err := w.Peer().Finish(w); err != nil {
+			failed++ // counted in the peer's metrics; the peer keeps its model
+		}
+	}
+	if failed == len(works) {
+		return fmt.Errorf("%w: every peer's round failed", ErrRun)
+	}
+	return nil
+}
+
+// ctxErr is ctx's error, nil for a nil ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
+}

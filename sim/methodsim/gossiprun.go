@@ -1,0 +1,178 @@
+package methodsim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/internal/progress"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// GossipRun is Gossip Learning (package gossip: age-weighted merge,
+// push to a random peer every Period) with real local training, over a
+// simnet scheduler in virtual time: transfers are timed by Links,
+// trainings by each peer's Device. Every peer's peer-sampling view holds
+// every other peer, and all start from the common initial model of peer
+// 0. A peer trains once per model it merges (a model arriving while it
+// trains waits; a newer one replaces it). The accuracy measured is the
+// mean over the Eval peers of their current models, every EvalEvery of
+// virtual time.
+type GossipRun struct {
+	Peers   *Peers
+	Devices []Device
+	Links   *Links
+	// Period is Δ, the time between two pushes of a peer (the Plexus
+	// paper's GL baseline: a 60 s round, long enough to train and send).
+	Period time.Duration
+	// Tick is the nodes' tick; Period is rounded to whole ticks.
+	Tick     time.Duration
+	Duration time.Duration
+	// Seed seeds the nodes' peer choices.
+	Seed uint64
+	// Stop, if not nil, ends the run after a measurement it approves.
+	Stop      func(Point) bool
+	Eval      Eval
+	EvalEvery time.Duration
+	Pool      *Pool
+	Ctx       context.Context
+	Progress  io.Writer
+	Label     string
+}
+
+// GossipResult is what a GossipRun did.
+type GossipResult struct {
+	Curve  Curve
+	Ledger *Ledger
+	Stats  []gossip.Stats
+	// StepErrors counts messages a node refused; TrainFailures
+	// trainings that failed.
+	StepErrors, TrainFailures int
+}
+
+// Run runs Gossip Learning for Duration of virtual time (or until Stop).
+func (r GossipRun) Run() (*GossipResult, error) {
+	sim, err := newEventSim(r.Peers, r.Devices, r.Links, r.Pool)
+	if err != nil {
+		return nil, err
+	}
+	if r.Tick <= 0 || r.Period < r.Tick || r.Duration <= 0 || r.EvalEvery <= 0 {
+		return nil, fmt.Errorf("%w: gossip run: tick %v, period %v, duration %v, eval every %v", ErrConfig, r.Tick, r.Period, r.Duration, r.EvalEvery)
+	}
+	if err := r.Eval.validate(); err != nil {
+		return nil, err
+	}
+	n := r.Peers.N()
+	first := r.Peers.Peers[0]
+	initial, err := first.Params()
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]*gossip.Node, n)
+	for i, p := range r.Peers.Peers {
+		cfg := gossip.Config{ID: p.Config().ID, Arch: p.ArchTag(), NumParams: p.NumParams(), Period: int(r.Period / r.Tick)}
+		if nodes[i], err = gossip.NewNode(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i)))); err != nil {
+			return nil, fmt.Errorf("peer %d: %w", i, err)
+		}
+		view := make([]overlay.ID, 0, n-1)
+		for j, id := range r.Peers.IDs {
+			if j != i {
+				view = append(view, id)
+			}
+		}
+		if err := nodes[i].SetPeers(view); err != nil {
+			return nil, err
+		}
+		if err := nodes[i].Init(slices.Clone(initial)); err != nil {
+			return nil, err
+		}
+	}
+	res := &GossipResult{Curve: Curve{Name: "gossip"}}
+	arch := first.Config().Arch
+	measure := func() (bool, error) {
+		models := make([][]float32, n)
+		for i, nd := range nodes {
+			models[i], _ = nd.Model()
+		}
+		acc, loss, err := r.Eval.measure(r.Pool, arch, models)
+		if err != nil {
+			return false, err
+		}
+		pt := sim.point(float64(sim.now()) / float64(r.Period))
+		pt.Acc, pt.Loss = acc, loss
+		res.Curve.Points = append(res.Curve.Points, pt)
+		return r.Stop != nil && r.Stop(pt), nil
+	}
+	var runErr error
+	var drain func(i int)
+	drain = func(i int) {
+		nd := nodes[i]
+		for nd.HasReady() {
+			rd := nd.Ready()
+			for _, m := range rd.Messages {
+				to, ok := r.Peers.Index[m.To]
+				if !ok {
+					runErr = fmt.Errorf("%w: gossip message to an unknown peer", ErrRun)
+					return
+				}
+				sim.send(i, to, gossip.WireBytes(m), true, func() {
+					if err := nodes[to].Step(m); err != nil {
+						res.StepErrors++
+					}
+					drain(to)
+				})
+			}
+			if u := rd.Update; u != nil {
+				sim.train(i, trainReq{params: u.Params, done: func(trained []float32, samples int) {
+					if trained == nil {
+						trained, _ = nd.Model() // failed: keep the model
+					}
+					if err := nd.ReportTrained(trained, uint64(samples)); err != nil && runErr == nil {
+						runErr = fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
+					}
+					drain(i)
+				}})
+			}
+		}
+	}
+	bar := progress.New(r.Progress, r.Label, int64(r.Duration/r.EvalEvery))
+	defer bar.Finish()
+	if _, err := measure(); err != nil {
+		return nil, err
+	}
+	sim.every(r.Tick, func() bool {
+		for i, nd := range nodes {
+			nd.Tick()
+			drain(i)
+		}
+		return true
+	})
+	stop := false
+	sim.every(r.EvalEvery, func() bool {
+		s, err := measure()
+		if err != nil {
+			runErr = err
+		}
+		stop = stop || s
+		bar.Add(1)
+		return true
+	})
+	for !stop && runErr == nil && sim.now() < r.Duration && sim.sched.Step() {
+		if sim.sched.Executed()%4096 == 0 {
+			if err := ctxErr(r.Ctx); err != nil {
+				sim.wait()
+				return res, err
+			}
+		}
+	}
+	sim.wait()
+	res.Ledger, res.TrainFailures = sim.ledger, sim.failed
+	for _, nd := range nodes {
+		res.Stats = append(res.Stats, nd.Stats())
+	}
+	return res, runErr
+}

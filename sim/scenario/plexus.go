@@ -1,0 +1,341 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/sim/methodsim"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/theory/topology"
+)
+
+// Scenario plexus reproduces the comparison of the Plexus paper (Sec.
+// 4.2, Fig. 3): Plexus (s = 10, sf = 0.8) against the decentralized
+// learning baselines D-PSGD on a one-peer exponential graph, D-PSGD on a
+// 10-regular graph and Gossip Learning, on 100 peers with heterogeneous
+// compute and bandwidth (methodsim.MobileTiers: 20% fast, 50% medium, 30%
+// slow) and ring-distance latencies (10-200 ms), in virtual time
+// (methodsim's model of time). Every peer trains 5 local steps of batch
+// 20 per training (Sec. 4.1) with SGD; MNIST is split across the peers
+// with a Dirichlet label skew.
+//
+// Measured: Plexus's global model after aggregation, the baselines' mean
+// over a fixed subset of peers of their own models, on the MNIST test
+// set. The target accuracy is 97% of the best (highest-peaking) DL
+// baseline's peak; time, bytes sent (all peers) and training time (all
+// peers) to reach it are interpolated between measurements, and each
+// ratio is the best DL baseline for that metric divided by Plexus, as the
+// paper reports them. `plexus-300` is the same with 300 peers.
+func init() {
+	run := func(ctx context.Context, o Options, n int) (string, error) {
+		return runPlexus(ctx, o, plexusScale(n, o.Quick))
+	}
+	Register(Scenario{
+		Name:    "plexus",
+		Summary: "Plexus (s=10, sf=0.8) vs D-PSGD (one-peer exp., 10-regular) and Gossip Learning: 100 heterogeneous MNIST peers (-n), time/communication/resources to accuracy (Plexus paper Fig. 3)",
+		MinN:    plexusMinPeers,
+		MaxN:    plexusMaxPeers,
+		Run:     sized(100, plexusMinPeers, plexusMaxPeers, run),
+	})
+	Register(Scenario{
+		Name:    "plexus-300",
+		Summary: "plexus with 300 peers; the same as plexus -n 300",
+		Run:     sized(300, 0, 0, run),
+	})
+}
+
+// plexusParams is one scale of the scenario.
+type plexusParams struct {
+	peers      int
+	partition  string
+	arch       string
+	lr         float32
+	batch      int
+	steps      int // local steps per training
+	s          int
+	sf         float64
+	duration   time.Duration // virtual time every method runs
+	evalTest   int           // test images per measurement
+	evalPeers  int           // DL peers measured
+	plexusEval int           // Plexus: measure every this many rounds
+	dlEval     int           // D-PSGD: measure every this many rounds
+	glEval     time.Duration // Gossip Learning: measure every
+	targetFrac float64       // target = targetFrac x the best DL baseline's peak
+	quickNote  string
+}
+
+// plexusMinPeers: a round samples s = 10 peers, D-PSGD's 10-regular graph
+// needs 11, and 20 peers are measured; -quick keeps 2/5 of the peers.
+const plexusMinPeers = 60
+
+// plexusMaxPeers: Dirichlet shards of MNIST average 60 images at 1,000
+// peers, three local steps of 20.
+const plexusMaxPeers = 1000
+
+func plexusScale(peers int, quick bool) plexusParams {
+	p := plexusParams{
+		peers: peers, partition: "dirichlet:0.3", arch: "fedlay-mlp", lr: 0.05, batch: 20, steps: 5,
+		s: 10, sf: 0.8, duration: 10 * time.Minute, evalTest: 2000, evalPeers: 20,
+		plexusEval: 5, dlEval: 5, glEval: 10 * time.Second, targetFrac: 0.97,
+	}
+	if quick {
+		p.peers, p.duration, p.evalTest, p.evalPeers = peers*2/5, 4*time.Minute, 1000, 10
+		p.quickNote = fmt.Sprintf("quick: %d peers instead of %d, %v of virtual time instead of %v, measurements on %d test images and %d peers",
+			p.peers, peers, p.duration, 10*time.Minute, p.evalTest, p.evalPeers)
+	}
+	return p
+}
+
+func runPlexus(ctx context.Context, o Options, p plexusParams) (string, error) {
+	start := time.Now()
+	train, test, err := loadMNIST(o)
+	if err != nil {
+		return "", err
+	}
+	arch, err := nn.NewArch(p.arch)
+	if err != nil {
+		return "", err
+	}
+	out := o.Stdout
+	if out == nil {
+		out = io.Discard
+	}
+	tiers := methodsim.MobileTiers()
+	devs, err := methodsim.AssignDevices(p.peers, tiers, o.Seed)
+	if err != nil {
+		return "", err
+	}
+	const minLat, maxLat = 10 * time.Millisecond, 200 * time.Millisecond
+	modelBytes := int64(4 * mustParams(arch))
+	samples := p.steps * p.batch
+	// Gossip Learning's period: long enough for the slowest peer to train
+	// and send its model (the paper's 60 s round, Sec. 4.1), rounded up
+	// to a tenth of a second.
+	slow := tiers[len(tiers)-1]
+	for _, t := range tiers {
+		if t.Speed < slow.Speed {
+			slow = t
+		}
+	}
+	slowDev := methodsim.Device{Speed: slow.Speed, Bandwidth: slow.Bandwidth}
+	period := (slowDev.TrainTime(samples) + slowDev.SendTime(modelBytes) + maxLat).Round(100 * time.Millisecond)
+
+	fmt.Fprintf(out, "plexus: %d peers, MNIST %s, %s (%d params, %s), SGD lr %g, %d local steps of batch %d per training, common initialisation\n",
+		p.peers, p.partition, arch.Name, mustParams(arch), methodsim.FormatBytes(float64(modelBytes)), p.lr, p.steps, p.batch)
+	fmt.Fprintf(out, "  devices:")
+	for _, t := range tiers {
+		fmt.Fprintf(out, " %s %.0f%% (%.0f samples/s, %s/s)", t.Name, 100*t.Share, t.Speed, methodsim.FormatBytes(t.Bandwidth))
+	}
+	fmt.Fprintf(out, "; latency %v-%v by ring distance\n", minLat, maxLat)
+	fmt.Fprintf(out, "  Plexus s=%d sf=%.1f; D-PSGD one-peer exponential and 10-regular; Gossip Learning period %v; %v of virtual time each\n",
+		p.s, p.sf, period, p.duration)
+	if p.quickNote != "" {
+		fmt.Fprintf(out, "  %s\n", p.quickNote)
+	}
+	defer singleThreadKernels()()
+	pool := methodsim.NewPool(0)
+	defer pool.Close()
+
+	cfg := learn.DefaultConfig()
+	cfg.Arch, cfg.Batch, cfg.LocalSteps = arch, p.batch, p.steps
+	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr}
+	cfg.Aggregator, cfg.ResetOptimizer = "mean", true
+	cfg.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: o.Seed}
+	pop := methodsim.Population{Train: train, Partition: p.partition, N: p.peers, Seed: o.Seed, Config: cfg}
+	ev := methodsim.Eval{Test: test, Samples: p.evalTest, Peers: p.evalPeers}
+	build := func() (*methodsim.Peers, *methodsim.Links, error) {
+		b, err := pop.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := methodsim.NewLinks(devs, minLat, maxLat, o.Seed)
+		return b, l, err
+	}
+
+	type outcome struct {
+		curve  methodsim.Curve
+		ledger *methodsim.Ledger
+		note   string
+	}
+	var results []outcome
+	// Plexus.
+	{
+		b, l, err := build()
+		if err != nil {
+			return "", err
+		}
+		res, err := methodsim.PlexusRun{
+			Peers: b, Devices: devs, Links: l, SampleSize: p.s, SuccessFraction: p.sf,
+			Rounds: 1 << 20, Duration: p.duration, Tick: 100 * time.Millisecond,
+			Eval: ev, EvalEvery: p.plexusEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "plexus",
+		}.Run()
+		if err != nil {
+			return "", fmt.Errorf("plexus: %w", err)
+		}
+		var late uint64
+		for _, s := range res.Stats {
+			late += s.TrainedLate + s.ModelsLate
+		}
+		note := fmt.Sprintf("%d rounds (%.1f s each), %d trained models too late for their round (sf)", res.Rounds,
+			p.duration.Seconds()/math.Max(1, float64(res.Rounds)), late)
+		results = append(results, outcome{res.Curve, res.Ledger, note})
+	}
+	// D-PSGD on the one-peer exponential graph and on a 10-regular graph.
+	for _, name := range []string{"d-psgd-1peer-exp", "d-psgd-10-regular"} {
+		b, l, err := build()
+		if err != nil {
+			return "", err
+		}
+		var sched gossip.Schedule = gossip.OnePeerExp{Nodes: p.peers}
+		if name == "d-psgd-10-regular" {
+			g, err := topology.RandomRegular(p.peers, 10, rand.New(rand.NewPCG(o.Seed, 0x3130726567)))
+			if err != nil {
+				return "", err
+			}
+			sched = gossip.StaticGraph{G: g}
+		}
+		res, err := methodsim.DPSGDRun{
+			Peers: b, Devices: devs, Links: l, Schedule: sched, Name: name, Rounds: 1 << 20, Duration: p.duration,
+			Eval: ev, EvalEvery: p.dlEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: name,
+		}.Run()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		f := res.Curve.Final()
+		note := fmt.Sprintf("%.0f rounds (%.1f s each)", f.Round, f.Time.Seconds()/math.Max(1, f.Round))
+		results = append(results, outcome{res.Curve, res.Ledger, note})
+	}
+	// Gossip Learning.
+	{
+		b, l, err := build()
+		if err != nil {
+			return "", err
+		}
+		res, err := methodsim.GossipRun{
+			Peers: b, Devices: devs, Links: l, Period: period, Tick: 100 * time.Millisecond, Duration: p.duration,
+			Seed: o.Seed, Eval: ev, EvalEvery: p.glEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "gossip",
+		}.Run()
+		if err != nil {
+			return "", fmt.Errorf("gossip: %w", err)
+		}
+		var merges, replaced uint64
+		for _, s := range res.Stats {
+			merges += s.Merges
+			replaced += s.Replaced
+		}
+		note := fmt.Sprintf("period %v, %d merges, %d waiting models replaced", period, merges, replaced)
+		results = append(results, outcome{res.Curve, res.Ledger, note})
+	}
+
+	// Target: a fraction of the best DL baseline's peak.
+	bestPeak, bestName := 0.0, ""
+	for _, r := range results[1:] {
+		if pk := r.curve.Peak(); pk > bestPeak {
+			bestPeak, bestName = pk, r.curve.Name
+		}
+	}
+	target := p.targetFrac * bestPeak
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tpeak acc %\tfinal acc %\ttime to target\tGB sent to target\ttrain hours to target\tMB sent/peer (run)\ttrain s/peer (run)\tnotes")
+	baselines := map[string]methodsim.Cost{}
+	var plexusCost methodsim.Cost
+	plexusOK := false
+	var rows [][]any
+	for i, r := range results {
+		c, ok := r.curve.Reach(target)
+		reach := "not reached\t-\t-"
+		if ok {
+			reach = fmt.Sprintf("%.1f s\t%.3f\t%.2f", c.Time.Seconds(), c.Bytes/1e9, c.TrainTime.Hours())
+			if i == 0 {
+				plexusCost, plexusOK = c, true
+			} else {
+				baselines[r.curve.Name] = c
+			}
+		}
+		m := r.ledger.Mean()
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%.2f\t%.1f\t%s\n", r.curve.Name, 100*r.curve.Peak(), 100*r.curve.Final().Acc.Mean, reach,
+			float64(m.BytesSent)/1e6, m.TrainTime.Seconds(), r.note)
+		rows = append(rows, []any{r.curve.Name, r.curve.Peak(), r.curve.Final().Acc.Mean, ok, c.Time.Seconds(), c.Bytes, c.TrainTime.Seconds(),
+			m.BytesSent, m.BytesReceived, m.TrainTime.Seconds()})
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "  target accuracy %.2f%% = %.0f%% of the best DL baseline's peak (%s, %.2f%%)\n", 100*target, 100*p.targetFrac, bestName, 100*bestPeak)
+	var ratios methodsim.Ratios
+	if plexusOK {
+		ratios = methodsim.Compare(plexusCost, baselines)
+		fmt.Fprintf(out, "  Plexus vs the best DL baseline per metric: %v\n", ratios)
+	} else {
+		ratios = methodsim.Ratios{TTA: math.NaN(), Comm: math.NaN(), Res: math.NaN()}
+		fmt.Fprintf(out, "  Plexus did not reach the target\n")
+	}
+	fmt.Fprintf(out, "  paper (Sec. 4.2): 1.4-1.6x time, 15.8-292x communication, 30.5-77.9x resources vs the best DL baseline\n")
+
+	if err := writePlexusOutputs(o.OutDir, p.peers, results2curves(results, func(r outcome) methodsim.Curve { return r.curve }), rows); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(out, "  wrote %s (%.0f s)\n", filepath.Join(o.OutDir, fmt.Sprintf("plexus_%d*", p.peers)), time.Since(start).Seconds())
+	return fmt.Sprintf("scenario=plexus n=%d tta_ratio=%.2f comm_ratio=%.1f res_ratio=%.1f", p.peers, ratios.TTA, ratios.Comm, ratios.Res), nil
+}
+
+// results2curves extracts the curves.
+func results2curves[T any](rs []T, f func(T) methodsim.Curve) []methodsim.Curve {
+	out := make([]methodsim.Curve, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// writePlexusOutputs writes the summary CSV, the curves CSV and accuracy
+// plots against time, bytes and training time.
+func writePlexusOutputs(dir string, peers int, curves []methodsim.Curve, rows [][]any) error {
+	base := filepath.Join(dir, fmt.Sprintf("plexus_%d", peers))
+	if err := report.WriteCSV(base+"_summary.csv", []string{"method", "peak_acc", "final_acc", "reached", "time_to_target_s",
+		"bytes_to_target", "train_s_to_target", "bytes_sent_per_peer", "bytes_received_per_peer", "train_s_per_peer"}, rows); err != nil {
+		return err
+	}
+	var pts [][]any
+	for _, c := range curves {
+		for _, pt := range c.Points {
+			pts = append(pts, []any{c.Name, pt.Round, pt.Time.Seconds(), pt.Bytes, pt.TrainTime.Seconds(), pt.TrainSamples, pt.Acc.Mean, pt.Acc.Min, pt.Acc.Max})
+		}
+	}
+	if err := report.WriteCSV(base+"_curves.csv", []string{"method", "round", "time_s", "bytes_sent", "train_s", "train_samples",
+		"acc_mean", "acc_min", "acc_max"}, pts); err != nil {
+		return err
+	}
+	plots := []struct {
+		suffix, xlabel string
+		x              func(methodsim.Point) float64
+		logX           bool
+	}{
+		{"time", "virtual time (s)", func(p methodsim.Point) float64 { return p.Time.Seconds() }, false},
+		{"bytes", "bytes sent, all peers (MB)", func(p methodsim.Point) float64 { return float64(p.Bytes)/1e6 + 0.01 }, true},
+		{"resources", "training time, all peers (s)", func(p methodsim.Point) float64 { return p.TrainTime.Seconds() + 0.01 }, true},
+	}
+	for _, pl := range plots {
+		lp := report.LinePlot{Title: fmt.Sprintf("MNIST, %d peers", peers), XLabel: pl.xlabel, YLabel: "test accuracy (%)", LogX: pl.logX}
+		for _, c := range curves {
+			xs, ys := make([]float64, len(c.Points)), make([]float64, len(c.Points))
+			for i, pt := range c.Points {
+				xs[i], ys[i] = pl.x(pt), 100*pt.Acc.Mean
+			}
+			if len(xs) > 0 {
+				lp.Add(c.Name, xs, ys)
+			}
+		}
+		if err := lp.Save(base + "_acc_" + pl.suffix + ".png"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

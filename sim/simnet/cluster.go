@@ -1,0 +1,269 @@
+package simnet
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+)
+
+// ClusterConfig describes a simulated overlay.
+type ClusterConfig struct {
+	// Seed makes the run reproducible: node timer phases, latencies, loss.
+	Seed uint64
+	// Tick is the virtual time between two Ticks of a node.
+	Tick time.Duration
+	// Overlay is every node's configuration; its Rand is ignored (each node
+	// gets its own, seeded from Seed).
+	Overlay overlay.Config
+	// Net describes the links. Messages travel encoded (overlay.Marshal),
+	// so Size is len.
+	Net Config[[]byte]
+}
+
+// DefaultClusterConfig: 100 ms ticks, default overlay (L = 5), reliable
+// in-order links with 10 ms delay.
+func DefaultClusterConfig() ClusterConfig {
+	return ClusterConfig{
+		Seed:    1,                      // any fixed value: runs repeat exactly
+		Tick:    100 * time.Millisecond, // the tick overlay.DefaultConfig assumes
+		Overlay: overlay.DefaultConfig(),
+		Net:     DefaultConfig[[]byte](),
+	}
+}
+
+// Cluster runs overlay Nodes on a simulated Network, each ticking every
+// Tick of virtual time with its own random phase. Its methods inject
+// joins, leaves and crashes, run virtual time, and measure the overlay
+// from outside (correctness against the live membership, message
+// counts). Not safe for concurrent use.
+type Cluster struct {
+	cfg     ClusterConfig
+	sched   *Scheduler
+	net     *Network[overlay.ID, []byte]
+	rng     *rand.Rand
+	members map[overlay.ID]*member
+	order   []overlay.ID // in order of AddNode
+
+	// OnDeliver, if set, is called for every Route payload delivered.
+	// OnMessage, if set, sees every message a live node receives, before
+	// the node does (for tracing). Both run inside the event being
+	// processed, one at a time; they may inject (Join, Route, Crash, ...)
+	// but must not run time (RunFor, RunUntil, Grow).
+	OnDeliver func(Delivered)
+	OnMessage func(at time.Duration, m overlay.Message)
+	errs      []error
+	nerrs     int
+}
+
+type member struct {
+	node *overlay.Node
+	ep   Endpoint[overlay.ID, []byte]
+	down bool // crashed or left
+}
+
+// Delivered is a Route payload delivered in the simulation.
+type Delivered struct {
+	At time.Duration
+	To overlay.ID
+	overlay.Delivery
+}
+
+// NewCluster returns an empty cluster at virtual time 0.
+func NewCluster(cfg ClusterConfig) (*Cluster, error) {
+	if cfg.Tick <= 0 {
+		return nil, fmt.Errorf("%w: tick %v", ErrInvalid, cfg.Tick)
+	}
+	probe := cfg.Overlay
+	probe.Rand = rand.New(rand.NewPCG(0, 0))
+	if err := probe.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Net.Size = func(b []byte) int { return len(b) }
+	sched := NewScheduler()
+	net, err := New[overlay.ID](sched, rand.New(rand.NewPCG(cfg.Seed, 1)), cfg.Net)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{
+		cfg: cfg, sched: sched, net: net,
+		rng:     rand.New(rand.NewPCG(cfg.Seed, 2)),
+		members: map[overlay.ID]*member{},
+	}, nil
+}
+
+// Scheduler returns the cluster's scheduler.
+func (c *Cluster) Scheduler() *Scheduler { return c.sched }
+
+// Network returns the cluster's network (for partitions, link latencies
+// and per-node traffic counters).
+func (c *Cluster) Network() *Network[overlay.ID, []byte] { return c.net }
+
+// Now returns the virtual time.
+func (c *Cluster) Now() time.Duration { return c.sched.Now() }
+
+// Spaces returns L.
+func (c *Cluster) Spaces() int { return c.cfg.Overlay.Spaces }
+
+// AddNode creates a node, attaches it and starts its ticks. Alone it is
+// the founder of an overlay; call Join to make it join one.
+func (c *Cluster) AddNode(id overlay.ID) (*overlay.Node, error) {
+	if _, ok := c.members[id]; ok {
+		return nil, fmt.Errorf("%w: %v", ErrDuplicate, id)
+	}
+	cfg := c.cfg.Overlay
+	cfg.Rand = rand.New(rand.NewPCG(c.cfg.Seed, c.rng.Uint64()))
+	n, err := overlay.NewNode(id, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := &member{node: n}
+	m.ep, err = c.net.Attach(id, HandlerFunc[overlay.ID, []byte](func(from overlay.ID, b []byte) {
+		c.receive(m, from, b)
+	}))
+	if err != nil {
+		return nil, err
+	}
+	c.members[id] = m
+	c.order = append(c.order, id)
+	var tick func()
+	tick = func() {
+		if m.down {
+			return
+		}
+		m.node.Tick()
+		c.flush(m)
+		c.sched.After(c.cfg.Tick, tick)
+	}
+	c.sched.After(time.Duration(c.rng.Int64N(int64(c.cfg.Tick)))+1, tick)
+	return n, nil
+}
+
+// Node returns the node with the given ID, or nil.
+func (c *Cluster) Node(id overlay.ID) *overlay.Node {
+	if m := c.members[id]; m != nil {
+		return m.node
+	}
+	return nil
+}
+
+func (c *Cluster) get(id overlay.ID) (*member, error) {
+	m := c.members[id]
+	if m == nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnknownNode, id)
+	}
+	if m.down {
+		return nil, fmt.Errorf("%w: %v", ErrCrashed, id)
+	}
+	return m, nil
+}
+
+// Join makes node id join through member via (now).
+func (c *Cluster) Join(id, via overlay.ID) error {
+	m, err := c.get(id)
+	if err != nil {
+		return err
+	}
+	if err := m.node.Join(via); err != nil {
+		return err
+	}
+	c.flush(m)
+	return nil
+}
+
+// Leave makes node id leave gracefully (now); it is then gone.
+func (c *Cluster) Leave(id overlay.ID) error {
+	m, err := c.get(id)
+	if err != nil {
+		return err
+	}
+	if err := m.node.Leave(); err != nil {
+		return err
+	}
+	c.flush(m)
+	m.down = true
+	return c.net.Crash(id) // the program has closed: nothing reaches it
+}
+
+// Crash makes node id fail silently (now): no more ticks, nothing in or
+// out.
+func (c *Cluster) Crash(id overlay.ID) error {
+	m, err := c.get(id)
+	if err != nil {
+		return err
+	}
+	m.down = true
+	return c.net.Crash(id)
+}
+
+// Route makes node from route payload to the node closest to target in
+// space (to, if not zero, to that node only).
+func (c *Cluster) Route(from overlay.ID, space int, target overlay.Coord, to overlay.ID, payload []byte) error {
+	m, err := c.get(from)
+	if err != nil {
+		return err
+	}
+	if to != (overlay.ID{}) {
+		err = m.node.RouteTo(to, payload)
+	} else {
+		err = m.node.Route(space, target, payload)
+	}
+	if err != nil {
+		return err
+	}
+	c.flush(m)
+	return nil
+}
+
+func (c *Cluster) receive(m *member, from overlay.ID, b []byte) {
+	if m.down {
+		return
+	}
+	msg, err := overlay.Unmarshal(b)
+	if err == nil && msg.From != from {
+		err = fmt.Errorf("%w: From %v on a message from %v", overlay.ErrMisaddressed, msg.From, from)
+	}
+	if err == nil {
+		if c.OnMessage != nil {
+			c.OnMessage(c.sched.Now(), msg)
+		}
+		err = m.node.Step(msg)
+	}
+	if err != nil {
+		c.fault(err)
+	}
+	c.flush(m)
+}
+
+func (c *Cluster) flush(m *member) {
+	if !m.node.HasReady() {
+		return
+	}
+	rd, err := overlay.Flush(m.node, m.ep)
+	if err != nil {
+		c.fault(err)
+	}
+	for _, d := range rd.Delivered {
+		if c.OnDeliver != nil {
+			c.OnDeliver(Delivered{At: c.sched.Now(), To: m.node.ID(), Delivery: d})
+		}
+	}
+}
+
+func (c *Cluster) fault(err error) {
+	c.nerrs++
+	if len(c.errs) < 16 {
+		c.errs = append(c.errs, err)
+	}
+}
+
+// Errors returns the number of messages a node rejected (or failed to
+// send) and the first few errors. A correct run has none.
+func (c *Cluster) Errors() (int, []error) { return c.nerrs, c.errs }
+
+// RunFor advances virtual time by d.
+func (c *Cluster) RunFor(d time.Duration) { c.sched.RunFor(d) }
+
+// RunUntil advances virtual time to t.
+func (c *Cluster) RunUntil(t time.Duration) { c.sched.RunUntil(t) }
