@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // BenchmarkTrainBatch: one SGD step of 64 random samples, one thread, on

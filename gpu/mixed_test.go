@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestMixedPeers trains six peers on a ring, three on libtorch and three
@@ -146,7 +146,7 @@ func TestMixedPeers(t *testing.T) {
 		// Ring aggregation with DecAvg over the closed neighbourhood.
 		for i, b := range backends {
 			contrib := func(j int) aggregate.Contribution {
-				return aggregate.Contribution{From: overlay.IDFromPublicKey([]byte{byte(j)}), Arch: tag,
+				return aggregate.Contribution{From: ident.PeerFromPublicKey([]byte{byte(j)}), Arch: tag,
 					Params: published[j], DataSize: shard}
 			}
 			out := make([]float32, len(published[i]))

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Event is something the server sent after the welcome: exactly one field
@@ -35,7 +34,7 @@ type Event struct {
 type Client struct {
 	cfg     ClientConfig
 	conn    *websocket.Conn
-	id      PeerID
+	id      ident.Peer
 	welcome Welcome
 	events  chan Event
 	done    chan struct{}
@@ -50,7 +49,7 @@ type Client struct {
 // GOOS=js also http(s)://), answers the challenge with id's signature,
 // registers for task t and returns once welcomed. A refusal comes back as
 // a *Refusal (errors.Is(err, ErrRefused)).
-func Dial(ctx context.Context, url string, id Identity, t task.ID, cfg ClientConfig) (*Client, error) {
+func Dial(ctx context.Context, url string, id Identity, t ident.Task, cfg ClientConfig) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -84,7 +83,7 @@ func Dial(ctx context.Context, url string, id Identity, t task.ID, cfg ClientCon
 }
 
 // handshake reads the challenge, sends the hello and reads the welcome.
-func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t task.ID, cfg ClientConfig) (*Welcome, error) {
+func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.Task, cfg ClientConfig) (*Welcome, error) {
 	m, err := readMessage(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -138,7 +137,7 @@ func readMessage(ctx context.Context, conn *websocket.Conn) (*Message, error) {
 }
 
 // ID returns this peer's ID.
-func (c *Client) ID() PeerID { return c.id }
+func (c *Client) ID() ident.Peer { return c.id }
 
 // Welcome returns the server's welcome (a copy): contacts, ICE servers,
 // the task spec and the bootstrap window.
@@ -166,13 +165,13 @@ func (c *Client) Err() error {
 
 // Send relays data of the given kind to peer to. The server refuses
 // (asynchronously, as an Event) relays outside the bootstrap window.
-func (c *Client) Send(ctx context.Context, to PeerID, kind RelayKind, data string) error {
+func (c *Client) Send(ctx context.Context, to ident.Peer, kind RelayKind, data string) error {
 	return c.write(ctx, &Message{Type: MsgRelay, Relay: &Relay{To: to, Kind: kind, Data: data}})
 }
 
 // Connected tells the server the first WebRTC connection (to peer) is up:
 // the bootstrap window closes and the server relays no more for this peer.
-func (c *Client) Connected(ctx context.Context, peer PeerID) error {
+func (c *Client) Connected(ctx context.Context, peer ident.Peer) error {
 	return c.write(ctx, &Message{Type: MsgConnected, Connected: &Connected{Peer: peer}})
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestCodecRoundTrip(t *testing.T) {
@@ -76,11 +78,11 @@ func TestDecodeRefuses(t *testing.T) {
 func TestWelcomeContactLimits(t *testing.T) {
 	w := *sampleMessages(t)[2].Welcome
 	c := testIdentity(t, 9).ID()
-	w.Contacts = []PeerID{c, c}
+	w.Contacts = []ident.Peer{c, c}
 	if _, err := Encode(&Message{Type: MsgWelcome, Welcome: &w}); !errors.Is(err, ErrMalformed) {
 		t.Errorf("duplicate contacts: %v", err)
 	}
-	w.Contacts = []PeerID{testIdentity(t, 3).ID(), testIdentity(t, 4).ID(), testIdentity(t, 5).ID(), c}
+	w.Contacts = []ident.Peer{testIdentity(t, 3).ID(), testIdentity(t, 4).ID(), testIdentity(t, 5).ID(), c}
 	if _, err := Encode(&Message{Type: MsgWelcome, Welcome: &w}); !errors.Is(err, ErrMalformed) {
 		t.Errorf("4 contacts: %v", err)
 	}

@@ -30,6 +30,6 @@
 // Message types, error codes and relay kinds are numbers fixed forever:
 // new ones are appended, none is renumbered or reused.
 //
-// A peer's ID is the SHA-256 of its ed25519 public key, the same value as
-// overlay.IDFromPublicKey, so a PeerID converts to overlay.ID directly.
+// A peer is named by its ident.Peer, the SHA-256 of its ed25519 public
+// key: the same ID the overlay and the model exchange use.
 package signal

@@ -25,6 +25,4 @@ var (
 	ErrClosed = errors.New("signal: connection closed")
 	// ErrConfig: a configuration is invalid.
 	ErrConfig = errors.New("signal: invalid configuration")
-	// ErrPeerID: a peer ID's text form is not 64 hexadecimal digits.
-	ErrPeerID = errors.New("signal: malformed peer ID")
 )

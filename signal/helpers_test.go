@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // testSpec is a valid task spec for welcomes.
-func testSpec(t testing.TB) (task.Spec, task.ID) {
+func testSpec(t testing.TB) (task.Spec, ident.Task) {
 	t.Helper()
 	s := task.DefaultSpec()
 	s.Name = "signal-test"
@@ -39,7 +40,7 @@ func sampleMessages(t testing.TB) []*Message {
 		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce}},
 		{Type: MsgHello, Hello: a.Hello(nonce, tid)},
 		{Type: MsgWelcome, Welcome: &Welcome{
-			Contacts: []PeerID{b.ID()},
+			Contacts: []ident.Peer{b.ID()},
 			ICEServers: []ICEServer{{URLs: []string{"stun:127.0.0.1:3478"}},
 				{URLs: []string{"turn:127.0.0.1:3478?transport=udp"}, Username: "1:x", Credential: "c"}},
 			Task: spec, BootstrapMS: 30000,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // NonceSize is the length of a challenge nonce in bytes.
@@ -53,14 +53,14 @@ func (id Identity) PublicKey() ed25519.PublicKey {
 }
 
 // ID returns the peer ID, SHA-256 of the public key.
-func (id Identity) ID() PeerID { return PeerIDFromPublicKey(id.PublicKey()) }
+func (id Identity) ID() ident.Peer { return ident.PeerFromPublicKey(id.PublicKey()) }
 
 // Sign signs msg (for protocols above this one that need the key).
 func (id Identity) Sign(msg []byte) []byte { return ed25519.Sign(id.priv, msg) }
 
 // HelloMessage is the byte string a hello signs: a domain tag, the
 // server's nonce, the task ID and the peer ID.
-func HelloMessage(nonce []byte, t task.ID, peer PeerID) []byte {
+func HelloMessage(nonce []byte, t ident.Task, peer ident.Peer) []byte {
 	b := make([]byte, 0, len(helloDomain)+len(nonce)+len(t)+len(peer))
 	b = append(b, helloDomain...)
 	b = append(b, nonce...)
@@ -69,7 +69,7 @@ func HelloMessage(nonce []byte, t task.ID, peer PeerID) []byte {
 }
 
 // Hello returns the signed hello answering a challenge nonce for task t.
-func (id Identity) Hello(nonce []byte, t task.ID) *Hello {
+func (id Identity) Hello(nonce []byte, t ident.Task) *Hello {
 	pid := id.ID()
 	return &Hello{
 		ID:        pid,
@@ -85,7 +85,7 @@ func VerifyHello(h *Hello, nonce []byte) error {
 	if len(h.PublicKey) != ed25519.PublicKeySize || len(h.Signature) != ed25519.SignatureSize {
 		return fmt.Errorf("%w: key of %d bytes, signature of %d", ErrBadSignature, len(h.PublicKey), len(h.Signature))
 	}
-	if PeerIDFromPublicKey(h.PublicKey) != h.ID {
+	if ident.PeerFromPublicKey(h.PublicKey) != h.ID {
 		return fmt.Errorf("%w: ID %v is not the hash of the public key", ErrBadSignature, h.ID)
 	}
 	if !ed25519.Verify(h.PublicKey, HelloMessage(nonce, h.Task, h.ID), h.Signature) {

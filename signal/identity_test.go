@@ -5,8 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestHelloSignature(t *testing.T) {
@@ -22,7 +21,7 @@ func TestHelloSignature(t *testing.T) {
 		"other nonce": func() (*Hello, []byte) { return a.Hello(nonce, tid), other },
 		"other task": func() (*Hello, []byte) {
 			h := a.Hello(nonce, tid)
-			h.Task = task.ID{1}
+			h.Task = ident.Task{1}
 			return h, nonce
 		},
 		"key of another peer": func() (*Hello, []byte) {
@@ -63,7 +62,7 @@ func TestIdentity(t *testing.T) {
 	if err != nil || b.ID() != a.ID() {
 		t.Fatal("seed round trip")
 	}
-	if overlay.ID(a.ID()) != overlay.IDFromPublicKey(a.PublicKey()) {
+	if a.ID() != ident.PeerFromPublicKey(a.PublicKey()) {
 		t.Fatal("peer ID differs from the overlay ID")
 	}
 	if _, err := IdentityFromSeed([]byte{1}); !errors.Is(err, ErrConfig) {
@@ -72,11 +71,11 @@ func TestIdentity(t *testing.T) {
 	if (Identity{}).Valid() {
 		t.Fatal("zero identity valid")
 	}
-	p, err := ParsePeerID(a.ID().Hex())
+	p, err := ident.ParsePeer(a.ID().Hex())
 	if err != nil || p != a.ID() {
 		t.Fatal(err)
 	}
-	if _, err := ParsePeerID("xyz"); !errors.Is(err, ErrPeerID) {
+	if _, err := ident.ParsePeer("xyz"); !errors.Is(err, ident.ErrPeer) {
 		t.Fatal(err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestDialLive registers two peers with a running signalserver and relays
@@ -23,7 +23,7 @@ func TestDialLive(t *testing.T) {
 	if url == "" || tidText == "" {
 		t.Skip("PEERLEARN_SIGNAL_URL and PEERLEARN_SIGNAL_TASK not set")
 	}
-	tid, err := task.ParseID(tidText)
+	tid, err := ident.ParseTask(tidText)
 	if err != nil {
 		t.Fatal(err)
 	}

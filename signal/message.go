@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ProtocolVersion is the version of this protocol; messages of another
@@ -49,11 +50,11 @@ type Challenge struct {
 // Hello registers a peer for a task.
 type Hello struct {
 	// ID is SHA-256 of PublicKey.
-	ID PeerID `json:"id"`
+	ID ident.Peer `json:"id"`
 	// PublicKey is the ed25519 public key (32 bytes, base64 in JSON).
 	PublicKey []byte `json:"public_key"`
 	// Task is the task the peer joins.
-	Task task.ID `json:"task"`
+	Task ident.Task `json:"task"`
 	// Signature is ed25519 over HelloMessage(nonce, Task, ID).
 	Signature []byte `json:"sig"`
 }
@@ -62,7 +63,7 @@ type Hello struct {
 type Welcome struct {
 	// Contacts are 0 to MaxContacts live peers of the task to connect
 	// to first; none for the task's first peer.
-	Contacts []PeerID `json:"contacts"`
+	Contacts []ident.Peer `json:"contacts"`
 	// ICEServers are the STUN/TURN servers to give the peer connection.
 	ICEServers []ICEServer `json:"ice_servers"`
 	// Task is the task's spec; its ID is the hello's task.
@@ -75,9 +76,9 @@ type Welcome struct {
 // Relay carries signalling for one WebRTC connection.
 type Relay struct {
 	// From is the sender, set by the server (clients leave it zero).
-	From PeerID `json:"from"`
+	From ident.Peer `json:"from"`
 	// To is the receiver.
-	To PeerID `json:"to"`
+	To ident.Peer `json:"to"`
 	// Kind says what Data is.
 	Kind RelayKind `json:"kind"`
 	// Data is opaque to the server: SDP or candidate JSON, 1 to
@@ -88,7 +89,7 @@ type Relay struct {
 // Connected reports the new peer's first WebRTC connection.
 type Connected struct {
 	// Peer is the contact it connected to.
-	Peer PeerID `json:"peer"`
+	Peer ident.Peer `json:"peer"`
 }
 
 // Bye says the sender is leaving.

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // httpFS is a read-only fs.FS over HTTP: Open(name) fetches base+name
@@ -103,7 +103,7 @@ type dataSet struct {
 // shard a native `peerlearn peer` with this ID would train on: shard
 // (k, n) if n > 0, else the task's partition with the shard drawn from
 // the ID (cmd/peerlearn's buildLearner does the same).
-func serverShard(base string, spec task.Spec, id overlay.ID, k, n int, progress func(string)) (*dataSet, error) {
+func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress func(string)) (*dataSet, error) {
 	progress(fmt.Sprintf("fetching %s from %s", spec.Dataset, base))
 	fsys := httpFS{base: base, progress: func(name string, size int) {
 		progress(fmt.Sprintf("fetched %s (%.1f MB)", name, float64(size)/1e6))

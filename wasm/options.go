@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // options are newPeer's options, read from a JavaScript object:
@@ -36,7 +37,7 @@ import (
 //	             run without yielding, so a longer one is cut to fewer steps
 type options struct {
 	SignalURL   string
-	Task        task.ID
+	Task        ident.Task
 	TaskName    string // for display before the welcome
 	DataURL     string
 	ShardK      int
@@ -180,7 +181,7 @@ func (o *options) parseTask(s string) error {
 		}
 		o.Task, o.TaskName = id, spec.Name
 	default:
-		id, err := task.ParseID(s)
+		id, err := ident.ParseTask(s)
 		if err != nil {
 			return err // "task: malformed task ID: ..."
 		}

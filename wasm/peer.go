@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
-	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // browserPeer is one peer in a tab: netpeer.Peer (the FedLay overlay
@@ -30,9 +30,9 @@ import (
 // the loop's steps, which is consistent only because of that scheduling:
 // this file builds for js/wasm only.
 type browserPeer struct {
-	opts  options
-	ident signal.Identity
-	id    overlay.ID
+	opts     options
+	identity signal.Identity
+	id       ident.Peer
 
 	mu       sync.Mutex
 	handler  js.Value // the page's onEvent callback, or undefined
@@ -57,25 +57,25 @@ type browserPeer struct {
 
 func newBrowserPeer(opts options) (*browserPeer, error) {
 	var (
-		ident signal.Identity
-		err   error
+		identity signal.Identity
+		err      error
 	)
 	if opts.Seed != nil {
-		ident, err = signal.IdentityFromSeed(opts.Seed)
+		identity, err = signal.IdentityFromSeed(opts.Seed)
 	} else {
-		ident, err = signal.NewIdentity(nil)
+		identity, err = signal.NewIdentity(nil)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &browserPeer{opts: opts, ident: ident, id: overlay.ID(ident.ID()), state: "idle"}, nil
+	return &browserPeer{opts: opts, identity: identity, id: identity.ID(), state: "idle"}, nil
 }
 
 // jsObject is the object newPeer returns.
 func (b *browserPeer) jsObject() js.Value {
 	obj := js.Global().Get("Object").New()
 	report := b.reportError
-	obj.Set("id", b.ident.ID().Hex())
+	obj.Set("id", b.identity.ID().Hex())
 	obj.Set("join", jsFunc("join", report, func(js.Value, []js.Value) any {
 		return promise("join", report, func() (any, error) { return nil, b.join() })
 	}))
@@ -169,7 +169,7 @@ func (b *browserPeer) join() error {
 	b.mu.Unlock()
 
 	cfg := netpeer.DefaultConfig()
-	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, b.ident
+	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, b.identity
 	cfg.Tick = b.opts.Tick
 	cfg.Overlay.Spaces, cfg.RTC.Spaces = b.opts.Spaces, b.opts.Spaces
 	cfg.Logf = b.logf
@@ -255,7 +255,7 @@ func (b *browserPeer) leave() error {
 // the welcome has brought the task spec. It loads the data (once per
 // dataset), sizes the local round for this tab and builds the learning
 // peer exactly as a native peer would, but for the round cap.
-func (b *browserPeer) build(spec task.Spec, id overlay.ID) (*learn.Peer, *data.Dataset, error) {
+func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
 	b.mu.Lock()
 	b.spec = &spec
 	ds := b.ds

@@ -7,11 +7,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
-	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // pageStatus is what the page shows; peer.status() returns it and a
@@ -116,7 +117,7 @@ func push(s []float64, v float64) []float64 {
 // clone copies s, never nil (the page gets [] rather than null).
 func clone(s []float64) []float64 { return append([]float64{}, s...) }
 
-func coords(id overlay.ID, spaces int) []float64 {
+func coords(id ident.Peer, spaces int) []float64 {
 	c := make([]float64, spaces)
 	for i := range c {
 		c[i] = overlay.Coordinate(id, i).Float()
@@ -124,8 +125,8 @@ func coords(id overlay.ID, spaces int) []float64 {
 	return c
 }
 
-func parseID(s string) overlay.ID {
-	var id overlay.ID
+func parseID(s string) ident.Peer {
+	var id ident.Peer
 	b, _ := hex.DecodeString(s)
 	copy(id[:], b)
 	return id
@@ -136,7 +137,7 @@ func (b *browserPeer) status() pageStatus {
 	b.mu.Lock()
 	np, lp, ds, spec, state := b.np, b.lp, b.ds, b.spec, b.state
 	ps := pageStatus{
-		ID: b.ident.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
+		ID: b.identity.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
 		State: state, Error: b.lastErr, Spaces: b.opts.Spaces, Coords: coords(b.id, b.opts.Spaces),
 		Neighbors: []neighborView{},
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/gpu"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/gpu"
 )
 
 // newBackendFunc is learn.Config.NewBackend: nil trains with the pure-Go

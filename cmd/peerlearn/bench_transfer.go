@@ -14,11 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func init() {
@@ -152,7 +152,7 @@ func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err
 	}
 	dctx, stop := context.WithCancel(context.Background())
 	p = &rtcPair{
-		srv: srv, srvDone: make(chan error, 1), task: tid.TaskHash(),
+		srv: srv, srvDone: make(chan error, 1), task: tid,
 		sent: make(chan rtc.Event, 4), recv: make(chan rtc.Event, 4), stop: stop,
 	}
 	go func() { p.srvDone <- srv.Serve(ln) }()
@@ -189,8 +189,8 @@ func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err
 		ms = append(ms, m)
 	}
 	p.a, p.b = ms[0], ms[1]
-	p.a.SetNeighbors([]overlay.ID{p.b.ID()})
-	p.b.SetNeighbors([]overlay.ID{p.a.ID()})
+	p.a.SetNeighbors([]ident.Peer{p.b.ID()})
+	p.b.SetNeighbors([]ident.Peer{p.a.ID()})
 	up := make(chan struct{}, 2)
 	for _, m := range ms {
 		p.wg.Add(1)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/gpu"
 	"github.com/peerlearn/peerlearn/internal/f32"
-	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 func init() {

@@ -18,10 +18,10 @@ import (
 	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func init() {
@@ -93,7 +93,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 			return fmt.Errorf("%w: -shard: %v", errUsage, err)
 		}
 		cfg.Learn = &netpeer.LearnConfig{
-			Build: func(spec task.Spec, pid overlay.ID) (*learn.Peer, *data.Dataset, error) {
+			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
 				return buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, newBackend, logf)
 			},
 			EvalEvery: *evalEvery, EvalSamples: *evalSamples,
@@ -156,7 +156,7 @@ func parseShard(s string) (k, n int, err error) {
 // buildLearner loads the task's dataset from dir, partitions its train
 // set (partition, or the task's) into n shards (or the task's parts), and
 // builds the learning peer on shard k (or one drawn from the peer ID).
-func buildLearner(spec task.Spec, id overlay.ID, dir, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-data %s: %w", dir, err)
@@ -167,7 +167,7 @@ func buildLearner(spec task.Spec, id overlay.ID, dir, partition string, k, n int
 // learnerOn builds the learning peer on shard k of n of train (see
 // buildLearner), training through newBackend (nil: the pure-Go engine);
 // train is only read.
-func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	if partition == "" {
 		partition = spec.Partition.Spec
 	}
@@ -198,22 +198,22 @@ func learnerOn(spec task.Spec, id overlay.ID, train, test *data.Dataset, partiti
 
 // parseTaskArg reads -task: a hex ID, a spec file, or empty for the
 // signalling server's default task.
-func parseTaskArg(arg string) (task.ID, error) {
+func parseTaskArg(arg string) (ident.Task, error) {
 	if arg == "" {
 		s := task.DefaultSpec()
 		s.Name = "mnist-fedlay" // cmd/signalserver's default
 		return s.ID()
 	}
 	if len(arg) == 64 && !strings.ContainsAny(arg, "./") {
-		return task.ParseID(arg)
+		return ident.ParseTask(arg)
 	}
 	b, err := os.ReadFile(arg)
 	if err != nil {
-		return task.ID{}, err
+		return ident.Task{}, err
 	}
 	s, err := task.Parse(b)
 	if err != nil {
-		return task.ID{}, err
+		return ident.Task{}, err
 	}
 	return s.ID()
 }
@@ -314,7 +314,7 @@ func runPeerDemo(ctx context.Context, args []string, stdout io.Writer, logf func
 			cfg.Logf = logf
 		}
 		cfg.Learn = &netpeer.LearnConfig{
-			Build: func(spec task.Spec, pid overlay.ID) (*learn.Peer, *data.Dataset, error) {
+			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
 				return learnerOn(spec, pid, train, test, "", i, *n, cfg.Tick, nil, func(string, ...any) {})
 			},
 			EvalEvery: 3 * time.Second, EvalSamples: 2000,

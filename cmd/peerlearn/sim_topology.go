@@ -14,8 +14,8 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/internal/report"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/theory/topology"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func init() {
@@ -76,7 +76,7 @@ type topoRow struct {
 
 func simTopology(ctx context.Context, cfg topoConfig, stdout io.Writer, logf func(string, ...any)) error {
 	rng := rand.New(rand.NewPCG(cfg.seed, 0x7090))
-	ids := make([]overlay.ID, cfg.n)
+	ids := make([]ident.Peer, cfg.n)
 	for i := range ids {
 		for j := 0; j < len(ids[i]); j += 8 {
 			binary.LittleEndian.PutUint64(ids[i][j:], rng.Uint64())

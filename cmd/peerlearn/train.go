@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
 func init() {

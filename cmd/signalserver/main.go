@@ -23,9 +23,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
 func main() {

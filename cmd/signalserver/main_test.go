@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 // TestMain runs main itself when re-executed by TestServeAndSIGTERM.

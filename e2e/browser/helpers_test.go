@@ -22,6 +22,7 @@ import (
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // inCI reports whether the tests run in CI, where a missing prerequisite
@@ -441,7 +442,7 @@ func browserView(tb *tab) (peerView, error) {
 // overlay.ExpectedTables of all their IDs and requires a link to every
 // neighbour; "" when all are right.
 func checkOverlay(views []peerView, spaces int) string {
-	ids := make([]overlay.ID, len(views))
+	ids := make([]ident.Peer, len(views))
 	for i, v := range views {
 		b, _ := hex.DecodeString(v.ID)
 		copy(ids[i][:], b)
@@ -467,7 +468,7 @@ func checkOverlay(views []peerView, spaces int) string {
 // e2eServer is a signalling server (cmd/signalserver) hosting e2eSpec and
 // serving the page and the wasm build.
 type e2eServer struct {
-	tid      task.ID
+	tid      ident.Task
 	taskFile string // e2eSpec, for native peers' -task
 	origin   string // http://host:port
 	sigURL   string // ws://host:port/signal

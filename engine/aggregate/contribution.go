@@ -1,13 +1,13 @@
 package aggregate
 
-import "github.com/peerlearn/peerlearn/protocol/overlay"
+import "github.com/peerlearn/peerlearn/types/ident"
 
 // Contribution is one model offered to an aggregation: the peer's own
 // (self) or a neighbour's. Aggregators only read it.
 type Contribution struct {
 	// From is the contributing peer. Two contributions from one peer are
 	// refused as duplicates.
-	From overlay.ID
+	From ident.Peer
 	// Arch tags the architecture and parameter shapes (for example a
 	// checksum of layer kinds and sizes). Only equal tags are averaged.
 	Arch string
@@ -56,7 +56,7 @@ type Refusal struct {
 	// Index is the contribution's position in others.
 	Index int
 	// From is its peer.
-	From overlay.ID
+	From ident.Peer
 	// Err wraps one of the reason sentinels (ErrNonFinite, ErrArch, ...).
 	Err error
 }

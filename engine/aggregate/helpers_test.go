@@ -4,11 +4,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // id returns a test peer ID whose first byte is b.
-func id(b byte) overlay.ID { return overlay.ID{b} }
+func id(b byte) ident.Peer { return ident.Peer{b} }
 
 // contrib builds a contribution with the "mlp" arch tag.
 func contrib(from byte, size int, params ...float32) Contribution {

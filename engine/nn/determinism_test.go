@@ -17,8 +17,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/engine/nn/internal/detrun"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 const detSeed, detSteps = 7, 20

@@ -10,13 +10,14 @@ import (
 
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // statuses returns peers reporting exactly their correct neighbour sets.
-func statuses(t *testing.T, n, spaces int) ([]netpeer.Status, []overlay.ID) {
+func statuses(t *testing.T, n, spaces int) ([]netpeer.Status, []ident.Peer) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
-	ids := make([]overlay.ID, n)
+	ids := make([]ident.Peer, n)
 	for i := range ids {
 		for j := range ids[i] {
 			ids[i][j] = byte(rng.IntN(256))

@@ -15,6 +15,7 @@ import (
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config is one demo run.
@@ -73,7 +74,7 @@ func Spec(peers int, target float64) task.Spec {
 }
 
 // JoinURL is the page a browser opens to join the demo's task.
-func JoinURL(addr string, tid task.ID, spaces int) string {
+func JoinURL(addr string, tid ident.Task, spaces int) string {
 	return fmt.Sprintf("http://%s/?task=%s&spaces=%d", addr, tid.Hex(), spaces)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // fetchStatus reads one peer's GET /status.
@@ -37,8 +38,8 @@ func fetchStatus(ctx context.Context, client *http.Client, url string) (netpeer.
 // 1 exactly when every peer has exactly its adjacent nodes. It also
 // returns how many members are not the demo's own peers.
 func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
-	parse := func(h string) (overlay.ID, error) {
-		var id overlay.ID
+	parse := func(h string) (ident.Peer, error) {
+		var id ident.Peer
 		b, err := hex.DecodeString(h)
 		if err != nil || len(b) != len(id) {
 			return id, fmt.Errorf("peer reports a malformed ID %q", h)
@@ -46,8 +47,8 @@ func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
 		copy(id[:], b)
 		return id, nil
 	}
-	ids := make([]overlay.ID, len(sts))
-	members := map[overlay.ID]bool{}
+	ids := make([]ident.Peer, len(sts))
+	members := map[ident.Peer]bool{}
 	for i, s := range sts {
 		id, err := parse(s.ID)
 		if err != nil {

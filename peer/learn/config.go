@@ -5,15 +5,15 @@ import (
 	"math"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config configures one Peer.
 type Config struct {
 	// ID is the peer (its overlay ID). Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Arch is the model architecture (nn.NewArch or nn.ArchFor).
 	Arch nn.Arch
 	// Optimizer is the local optimiser.
@@ -48,7 +48,7 @@ type Config struct {
 	MEP mep.Config
 	// Task identifies the learning task; models of another task are
 	// refused by the MEP. Zero: derived from the architecture.
-	Task mep.TaskHash
+	Task ident.Task
 	// Logf, if not nil, receives refusals and failed rounds.
 	Logf func(format string, args ...any)
 	// NewBackend, if not nil, builds the nn.Backend that local training
@@ -121,7 +121,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	switch {
-	case c.ID == overlay.ID{}:
+	case c.ID == ident.Peer{}:
 		return bad("ID not set")
 	case c.Batch < 1:
 		return bad("Batch %d", c.Batch)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // task is a small synthetic classification problem split non-IID: each
@@ -66,7 +66,7 @@ func newTask(t testing.TB, peers, perPeer int, seed uint64) task {
 	return tk
 }
 
-func peerID(i int) overlay.ID { return overlay.ID{0xbe, byte(i >> 8), byte(i)} }
+func peerID(i int) ident.Peer { return ident.Peer{0xbe, byte(i >> 8), byte(i)} }
 
 // testConfig is a fast configuration for the synthetic task.
 func testConfig(tk task, i int) Config {
@@ -131,7 +131,7 @@ func contains(xs []int, x int) bool {
 type asyncNet struct {
 	t          testing.TB
 	peers      []*Peer
-	index      map[overlay.ID]int
+	index      map[ident.Peer]int
 	inTransit  []mep.Message
 	pending    []pendingWork
 	tick       int
@@ -146,7 +146,7 @@ type pendingWork struct {
 }
 
 func newAsyncNet(t testing.TB, peers []*Peer, adj [][]int) *asyncNet {
-	n := &asyncNet{t: t, peers: peers, index: map[overlay.ID]int{}, trainTicks: 2}
+	n := &asyncNet{t: t, peers: peers, index: map[ident.Peer]int{}, trainTicks: 2}
 	for i, p := range peers {
 		n.index[p.Config().ID] = i
 	}

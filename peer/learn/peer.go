@@ -9,8 +9,9 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // mode records how a peer is driven; the first call fixes it.
@@ -149,7 +150,7 @@ func (p *Peer) mepConfig() mep.Config {
 	c := p.cfg.MEP
 	c.ID = p.cfg.ID
 	c.Task = p.cfg.Task
-	if c.Task == (mep.TaskHash{}) {
+	if c.Task == (ident.Task{}) {
 		c.Task = sha256.Sum256([]byte("peerlearn task " + p.tag))
 	}
 	c.Arch = p.tag

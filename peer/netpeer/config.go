@@ -5,10 +5,10 @@ import (
 	"net"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config parameterises a Peer.
@@ -17,7 +17,7 @@ type Config struct {
 	// (ws://host:port/signal). Required: it hands out the first contact.
 	SignalURL string
 	// Task is the task to join (its ID, as the server hosts it).
-	Task task.ID
+	Task ident.Task
 	// Identity is the peer's key pair; its ID is the overlay ID. Required.
 	Identity signal.Identity
 	// Tick is the overlay's tick period; the overlay's timers count ticks.
@@ -58,7 +58,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		SignalURL:        "",                           // required
-		Task:             task.ID{},                    // required
+		Task:             ident.Task{},                 // required
 		Identity:         signal.Identity{},            // required
 		Tick:             100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
 		MaxCatchUpTicks:  30,                           // 3 s: a throttled tab's 1 s wake-ups, with room

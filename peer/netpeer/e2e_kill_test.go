@@ -14,6 +14,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestE2EKillQuarter runs the signalling server and 12 `peerlearn peer`
@@ -135,9 +136,9 @@ func TestE2EKillQuarter(t *testing.T) {
 // connections the repair has to make.
 func newLinks(t *testing.T, sts []Status, dead map[string]bool, spaces int) int {
 	t.Helper()
-	var all, alive []overlay.ID
+	var all, alive []ident.Peer
 	for _, s := range sts {
-		var id overlay.ID
+		var id ident.Peer
 		b, err := hex.DecodeString(s.ID)
 		if err != nil || len(b) != len(id) {
 			t.Fatalf("status ID %q", s.ID)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // End-to-end tests with separate processes: cmd/signalserver and
@@ -260,7 +261,7 @@ func TestE2ETrain12(t *testing.T) {
 // needs a new connection, signalled through the overlay).
 func victimNeedingNewLinks(t *testing.T, sts []Status, spaces int) int {
 	t.Helper()
-	ids := make([]overlay.ID, len(sts))
+	ids := make([]ident.Peer, len(sts))
 	for i, s := range sts {
 		b, _ := hex.DecodeString(s.ID)
 		copy(ids[i][:], b)

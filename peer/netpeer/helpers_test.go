@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // testLog collects log lines to print when a test fails.
@@ -39,7 +40,7 @@ func (l *testLog) dump(t *testing.T) {
 }
 
 // startSignal serves a one-task signalling server on 127.0.0.1.
-func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid task.ID, stop func()) {
+func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid ident.Task, stop func()) {
 	t.Helper()
 	spec := task.DefaultSpec()
 	spec.Name = name
@@ -77,7 +78,7 @@ func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url str
 }
 
 // testPeerConfig is a loopback-only configuration.
-func testPeerConfig(t *testing.T, url string, tid task.ID, seed int, log *testLog) Config {
+func testPeerConfig(t *testing.T, url string, tid ident.Task, seed int, log *testLog) Config {
 	t.Helper()
 	b := make([]byte, 32)
 	b[0], b[1] = byte(seed), byte(seed>>8)
@@ -99,7 +100,7 @@ func testPeerConfig(t *testing.T, url string, tid task.ID, seed int, log *testLo
 // overlay.ExpectedTables of their IDs; it returns a description of the
 // first differences, or "" when all are right.
 func checkOverlay(sts []Status, spaces int) string {
-	ids := make([]overlay.ID, len(sts))
+	ids := make([]ident.Peer, len(sts))
 	for i, s := range sts {
 		b, _ := hex.DecodeString(s.ID)
 		copy(ids[i][:], b)
@@ -118,7 +119,7 @@ func checkOverlay(sts []Status, spaces int) string {
 	return fmt.Sprint(diffs)[1 : len(fmt.Sprint(diffs))-1]
 }
 
-func hexIDsOf(ids []overlay.ID) []string {
+func hexIDsOf(ids []ident.Peer) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = hex.EncodeToString(id[:])

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // LearnConfig makes a peer learn: FedLay's MEP over the overlay
@@ -26,7 +26,7 @@ type LearnConfig struct {
 	// MEP period in overlay ticks) and, optionally, a test set to
 	// evaluate on, once the welcome has brought the task spec (see
 	// LearnerConfig). Called once, from Run's goroutine.
-	Build func(spec task.Spec, id overlay.ID) (*learn.Peer, *data.Dataset, error)
+	Build func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error)
 	// EvalEvery is the period of evaluating the peer's current model on
 	// the test set (0: never).
 	EvalEvery time.Duration
@@ -50,7 +50,7 @@ func (c *LearnConfig) validate() error {
 // local epochs or steps, aggregator, initialisation and the MEP period
 // (PeriodMS in ticks), task hash and a seed drawn from the ID. A "he-gain"
 // spec with gain 0 (estimate at run time) falls back to plain He.
-func LearnerConfig(spec task.Spec, id overlay.ID, train *data.Dataset, tick time.Duration) (learn.Config, error) {
+func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
 	tid, err := spec.ID()
 	if err != nil {
 		return learn.Config{}, err
@@ -60,7 +60,7 @@ func LearnerConfig(spec task.Spec, id overlay.ID, train *data.Dataset, tick time
 		return learn.Config{}, err
 	}
 	c := learn.DefaultConfig()
-	c.ID, c.Arch, c.Task = id, arch, tid.TaskHash()
+	c.ID, c.Arch, c.Task = id, arch, tid
 	c.Seed = binary.BigEndian.Uint64(id[:8])
 	c.Batch, c.LocalEpochs, c.LocalSteps = spec.Batch, spec.LocalEpochs, spec.LocalSteps
 	c.Aggregator = spec.Aggregator
@@ -109,7 +109,7 @@ type LearnStatus struct {
 type learner struct {
 	cfg      LearnConfig
 	peer     *learn.Peer
-	self     overlay.ID
+	self     ident.Peer
 	mgr      *rtc.Manager
 	test     *data.Dataset
 	eval     *learn.Evaluator
@@ -145,7 +145,7 @@ func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Man
 // setNeighbors follows the overlay's neighbour set. Every neighbour is
 // assumed to have this peer's period (the task's; tiers are not
 // advertised before a model arrives).
-func (l *learner) setNeighbors(ids []overlay.ID) {
+func (l *learner) setNeighbors(ids []ident.Peer) {
 	ns := make([]mep.Neighbor, len(ids))
 	for i, id := range ids {
 		ns[i] = mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period}
@@ -211,7 +211,7 @@ func (l *learner) finish(w *learn.Work) {
 }
 
 // onApp steps the MEP with a control message from peer from.
-func (l *learner) onApp(from overlay.ID, b []byte) {
+func (l *learner) onApp(from ident.Peer, b []byte) {
 	m, err := mep.Decode(b)
 	if err == nil && m.From != from {
 		err = fmt.Errorf("MEP message from %v claims to be from %v", from, m.From)
@@ -230,7 +230,7 @@ func (l *learner) onApp(from overlay.ID, b []byte) {
 }
 
 // onTransfer steps the MEP with a model that arrived intact.
-func (l *learner) onTransfer(from overlay.ID, man rtc.Manifest, payload []byte) {
+func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
 	m, err := mep.Decode(man.Meta)
 	switch {
 	case err != nil:

@@ -9,8 +9,8 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // synthetic returns n samples of 10 well-separated classes (a random
@@ -58,7 +58,7 @@ func TestPeersLearnTogether(t *testing.T) {
 		cfg := testPeerConfig(t, url, tid, 100+i, log)
 		classes := []int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}
 		cfg.Learn = &LearnConfig{
-			Build: func(spec task.Spec, id overlay.ID) (*learn.Peer, *data.Dataset, error) {
+			Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
 				train := synthetic(600, classes, uint64(i))
 				lc, err := LearnerConfig(spec, id, train, cfg.Tick)
 				if err != nil {

@@ -13,16 +13,17 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Peer is one real-time peer. Create it with New, run it with Run (once);
 // Status and StatusURL may be called at any time from any goroutine.
 type Peer struct {
 	cfg     Config
-	id      overlay.ID
+	id      ident.Peer
 	node    *overlay.Node
 	ln      net.Listener // status endpoint, or nil
 	running atomic.Bool
@@ -84,7 +85,7 @@ func New(cfg Config) (*Peer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	id := overlay.ID(cfg.Identity.ID())
+	id := cfg.Identity.ID()
 	if cfg.Overlay.Rand == nil {
 		cfg.Overlay.Rand = rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), uint64(time.Now().UnixNano())))
 	}
@@ -105,7 +106,7 @@ func New(cfg Config) (*Peer, error) {
 }
 
 // ID returns the peer's ID.
-func (p *Peer) ID() overlay.ID { return p.id }
+func (p *Peer) ID() ident.Peer { return p.id }
 
 // StatusURL returns the status endpoint's URL, or "" without one.
 func (p *Peer) StatusURL() string {
@@ -149,7 +150,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
 	w := client.Welcome()
 	rc := p.cfg.RTC
-	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task.TaskHash(), w.ICEServers
+	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
 	if rc.Logf == nil {
 		rc.Logf = p.cfg.Logf
 	}
@@ -177,7 +178,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
 	}
 	if len(w.Contacts) > 0 {
-		p.logf("joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+		p.logf("joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
 		if err := p.joinThrough(w.Contacts); err != nil {
 			return fmt.Errorf("%w: join: %w", ErrBootstrap, err)
 		}
@@ -281,7 +282,7 @@ func (p *Peer) handle(ev rtc.Event) {
 
 // onOverlay steps the node with an overlay message from peer from (the
 // transport authenticated it: From must be that peer).
-func (p *Peer) onOverlay(from overlay.ID, b []byte) {
+func (p *Peer) onOverlay(from ident.Peer, b []byte) {
 	m, err := overlay.Unmarshal(b)
 	if err == nil && m.From != from {
 		err = fmt.Errorf("overlay message from %v claims to be from %v", from, m.From)
@@ -371,14 +372,14 @@ func countsMap(c overlay.Counts) map[string]uint64 {
 	return m
 }
 
-func hexID(id overlay.ID) string {
-	if id == (overlay.ID{}) {
+func hexID(id ident.Peer) string {
+	if id == (ident.Peer{}) {
 		return ""
 	}
 	return hex.EncodeToString(id[:])
 }
 
-func hexIDs(ids []overlay.ID) []string {
+func hexIDs(ids []ident.Peer) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = hexID(id)

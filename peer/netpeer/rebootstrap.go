@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // A peer cut off from the overlay (every neighbour gone and no open
@@ -112,7 +112,7 @@ func (p *Peer) registered(r registration) {
 		p.logf("registered again: no other peer is registered for the task")
 		return
 	}
-	p.logf("registered again: joining through %v (%d contacts)", overlay.ID(w.Contacts[0]), len(w.Contacts))
+	p.logf("registered again: joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
 	if err := p.joinThrough(w.Contacts); err != nil {
 		p.logf("join: %v", err)
 	}
@@ -121,12 +121,12 @@ func (p *Peer) registered(r registration) {
 // joinThrough joins the overlay through the first of a welcome's
 // contacts; the others are the node's contacts for its retries, should
 // the first not answer (unreachable behind its NAT, or gone).
-func (p *Peer) joinThrough(contacts []signal.PeerID) error {
-	if err := p.node.Join(overlay.ID(contacts[0])); err != nil {
+func (p *Peer) joinThrough(contacts []ident.Peer) error {
+	if err := p.node.Join(contacts[0]); err != nil {
 		return err
 	}
 	for _, c := range contacts[1:] {
-		p.node.AddContacts(overlay.ID(c))
+		p.node.AddContacts(c)
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func testIdentity(t testing.TB, seed byte) signal.Identity {
@@ -20,7 +20,7 @@ func testIdentity(t testing.TB, seed byte) signal.Identity {
 	return id
 }
 
-func oid(id signal.Identity) overlay.ID { return overlay.ID(id.ID()) }
+func oid(id signal.Identity) ident.Peer { return id.ID() }
 
 func TestControlFrameRoundTrip(t *testing.T) {
 	a, b := testIdentity(t, 1), testIdentity(t, 2)
@@ -195,7 +195,7 @@ func TestSessionRoundTrip(t *testing.T) {
 
 func TestEnvelopeRoundTrip(t *testing.T) {
 	a, b, c := oid(testIdentity(t, 1)), oid(testIdentity(t, 2)), oid(testIdentity(t, 3))
-	in := Envelope{Origin: a, Target: b, Path: []overlay.ID{a, c}, Back: []overlay.ID{c}, Body: []byte("body")}
+	in := Envelope{Origin: a, Target: b, Path: []ident.Peer{a, c}, Back: []ident.Peer{c}, Body: []byte("body")}
 	enc, err := MarshalEnvelope(in)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
-	if _, err := MarshalEnvelope(Envelope{Origin: a, Target: b, Path: make([]overlay.ID, MaxRouteHops+1), Body: []byte("x")}); !errors.Is(err, ErrTooLarge) {
+	if _, err := MarshalEnvelope(Envelope{Origin: a, Target: b, Path: make([]ident.Peer, MaxRouteHops+1), Body: []byte("x")}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("long path: %v", err)
 	}
 	if _, err := UnmarshalEnvelope(mustEnvelope(t, Envelope{Origin: a, Target: a, Body: []byte("x")})); !errors.Is(err, ErrMalformed) {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config parameterises a Manager.
@@ -19,7 +19,7 @@ type Config struct {
 	Spaces int
 	// Task is the task hash transfers must carry; a manifest for another
 	// task is refused. Zero accepts any.
-	Task mep.TaskHash
+	Task ident.Task
 	// ICEServers are the STUN/TURN servers (from the signalling
 	// server's welcome). May be empty (host candidates only).
 	ICEServers []signal.ICEServer
@@ -103,7 +103,7 @@ func DefaultConfig() Config {
 	return Config{
 		Identity:               signal.Identity{},              // required: set by the caller
 		Spaces:                 overlay.DefaultConfig().Spaces, // L = 5, as the overlay
-		Task:                   mep.TaskHash{},                 // accept any task
+		Task:                   ident.Task{},                   // accept any task
 		ICEServers:             nil,                            // host candidates only
 		LoopbackOnly:           false,                          // all interfaces
 		ICEDisconnectedTimeout: 2 * time.Second,                // a killed peer is noticed within seconds ...

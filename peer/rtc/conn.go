@@ -9,8 +9,8 @@ import (
 
 	"github.com/pion/webrtc/v4"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 type connState uint8
@@ -24,12 +24,12 @@ const (
 // conn is one peer connection. Fields are guarded by Manager.mu except
 // where noted.
 type conn struct {
-	peer      overlay.ID
+	peer      ident.Peer
 	session   uint64 // the connection attempt's ID (the offer's)
 	initiator bool
 	viaServer bool       // signalled through the signalling server
 	replaced  bool       // dropped for a crossing offer, or its signalling path closed: no back-off
-	signalVia overlay.ID // the first hop our routed offer took (zero: none, or the server)
+	signalVia ident.Peer // the first hop our routed offer took (zero: none, or the server)
 	started   time.Time  // when the attempt began
 	strayed   time.Time  // when it stopped being a neighbour; zero while one
 	state     connState
@@ -63,7 +63,7 @@ type outTransfer struct {
 }
 
 // newConnLocked registers a connection to peer (m.mu held).
-func (m *Manager) newConnLocked(peer overlay.ID, initiator bool, session uint64) *conn {
+func (m *Manager) newConnLocked(peer ident.Peer, initiator bool, session uint64) *conn {
 	c := &conn{
 		peer: peer, session: session, initiator: initiator, started: time.Now(),
 		recv: map[uint64]*inTransfer{}, results: map[uint64]chan ResultCode{},
@@ -78,7 +78,7 @@ func (m *Manager) newConnLocked(peer overlay.ID, initiator bool, session uint64)
 
 // startLocked starts connecting to peer (m.mu held), or returns nil while
 // backing off after a failed attempt.
-func (m *Manager) startLocked(peer overlay.ID) *conn {
+func (m *Manager) startLocked(peer ident.Peer) *conn {
 	if b, ok := m.backoff[peer]; ok && time.Now().Before(b.until) {
 		return nil
 	}
@@ -188,7 +188,7 @@ func (m *Manager) dial(c *conn) {
 	}
 	body, err := EncodeSession(Session{Kind: SessionOffer, To: c.peer, ID: c.session, UnixMilli: time.Now().UnixMilli(), SDP: sdp}, m.cfg.Identity)
 	if err == nil {
-		var via overlay.ID
+		var via ident.Peer
 		via, err = m.sendSession(c.peer, SessionOffer, body, c.viaServer, nil)
 		m.mu.Lock()
 		c.signalVia = via
@@ -203,7 +203,7 @@ func (m *Manager) dial(c *conn) {
 // onSession handles a verified session addressed to this peer. path is
 // the route an offer took (its answer goes back along it); viaServer says
 // it came through the signalling server.
-func (m *Manager) onSession(s Session, path []overlay.ID, viaServer bool) {
+func (m *Manager) onSession(s Session, path []ident.Peer, viaServer bool) {
 	refuse := func(err error) {
 		m.count(func(st *Stats) { st.SessionsRefused++ })
 		m.errorStat(err)
@@ -273,7 +273,7 @@ func (m *Manager) onSession(s Session, path []overlay.ID, viaServer bool) {
 }
 
 // answer runs the answering side of c.
-func (m *Manager) answer(c *conn, offer Session, back []overlay.ID) {
+func (m *Manager) answer(c *conn, offer Session, back []ident.Peer) {
 	pc, err := m.newPC(c)
 	if err != nil {
 		m.fail(c, err.Error())
@@ -329,7 +329,7 @@ func (m *Manager) onOpen(c *conn, dc *webrtc.DataChannel) {
 	c.queue = nil
 	delete(m.backoff, c.peer)
 	delete(m.relayed, c.peer) // bootstrapped: the next connection is signalled through the overlay
-	if c.viaServer && c.initiator && !m.windowShut && m.bootOpen == (overlay.ID{}) {
+	if c.viaServer && c.initiator && !m.windowShut && m.bootOpen == (ident.Peer{}) {
 		m.bootOpen = c.peer
 	}
 	report, sig := m.bootstrapReportLocked()
@@ -435,13 +435,13 @@ func (m *Manager) spawnClose(pc *webrtc.PeerConnection) {
 // of any session still under way through it (without saying which), so
 // the report waits until a session through the server has opened and
 // none is still under way.
-func (m *Manager) bootstrapReportLocked() (overlay.ID, *signal.Client) {
-	if m.closed || m.windowShut || m.sig == nil || m.bootOpen == (overlay.ID{}) {
-		return overlay.ID{}, nil
+func (m *Manager) bootstrapReportLocked() (ident.Peer, *signal.Client) {
+	if m.closed || m.windowShut || m.sig == nil || m.bootOpen == (ident.Peer{}) {
+		return ident.Peer{}, nil
 	}
 	for _, c := range m.conns {
 		if c.viaServer && c.state == connSignalling {
-			return overlay.ID{}, nil
+			return ident.Peer{}, nil
 		}
 	}
 	m.windowShut = true
@@ -450,7 +450,7 @@ func (m *Manager) bootstrapReportLocked() (overlay.ID, *signal.Client) {
 
 // reportBootstrap tells sig that this peer is connected to peer, unless
 // sig is nil.
-func (m *Manager) reportBootstrap(peer overlay.ID, sig *signal.Client) {
+func (m *Manager) reportBootstrap(peer ident.Peer, sig *signal.Client) {
 	if sig == nil {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/internal/wire"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // An Envelope carries a signed Session between peers that have no
@@ -29,8 +29,8 @@ const (
 
 // Envelope is routed signalling.
 type Envelope struct {
-	Origin, Target overlay.ID
-	Path, Back     []overlay.ID
+	Origin, Target ident.Peer
+	Path, Back     []ident.Peer
 	Body           []byte
 }
 
@@ -81,7 +81,7 @@ func UnmarshalEnvelope(b []byte) (Envelope, error) {
 	if r.Len() != 0 {
 		return Envelope{}, fmt.Errorf("%w: %d trailing bytes after an envelope", ErrMalformed, r.Len())
 	}
-	if e.Origin == (overlay.ID{}) || e.Target == (overlay.ID{}) || e.Origin == e.Target {
+	if e.Origin == (ident.Peer{}) || e.Target == (ident.Peer{}) || e.Origin == e.Target {
 		return Envelope{}, fmt.Errorf("%w: envelope from %v to %v", ErrMalformed, e.Origin, e.Target)
 	}
 	return e, nil
@@ -96,12 +96,12 @@ func readErr(err error) error {
 	return err
 }
 
-func readID(r *wire.Reader) (id overlay.ID) {
+func readID(r *wire.Reader) (id ident.Peer) {
 	r.Fill(id[:])
 	return id
 }
 
-func readIDs(r *wire.Reader) []overlay.ID {
+func readIDs(r *wire.Reader) []ident.Peer {
 	n := int(r.U8())
 	if r.OK() && n > MaxRouteHops {
 		r.Fail(fmt.Errorf("%w: route of %d hops", ErrMalformed, n))
@@ -109,7 +109,7 @@ func readIDs(r *wire.Reader) []overlay.ID {
 	if !r.OK() || n == 0 {
 		return nil
 	}
-	out := make([]overlay.ID, n)
+	out := make([]ident.Peer, n)
 	for i := range out {
 		out[i] = readID(r)
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Frames are the data channel messages between two peers. Every frame
@@ -103,7 +103,7 @@ type Chunk struct {
 
 // AppendControl appends the signed control frame (kind, seq, payload) from
 // id to the peer to.
-func AppendControl(dst []byte, id signal.Identity, to overlay.ID, kind Kind, seq uint64, payload []byte) ([]byte, error) {
+func AppendControl(dst []byte, id signal.Identity, to ident.Peer, kind Kind, seq uint64, payload []byte) ([]byte, error) {
 	if !kind.Valid() {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownKind, kind)
 	}
@@ -115,7 +115,7 @@ func AppendControl(dst []byte, id signal.Identity, to overlay.ID, kind Kind, seq
 	dst = binary.BigEndian.AppendUint64(dst, seq)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(payload)))
 	dst = append(dst, payload...)
-	from := overlay.ID(id.ID())
+	from := id.ID()
 	sig := id.Sign(signingInput(from, to, dst[start:]))
 	return append(dst, sig...), nil
 }
@@ -131,7 +131,7 @@ func AppendChunk(dst []byte, transfer, offset uint64, data []byte) ([]byte, erro
 	return append(dst, data...), nil
 }
 
-func signingInput(from, to overlay.ID, signed []byte) []byte {
+func signingInput(from, to ident.Peer, signed []byte) []byte {
 	b := make([]byte, 0, len(frameDomain)+64+len(signed))
 	b = append(b, frameDomain...)
 	b = append(b, from[:]...)
@@ -186,8 +186,8 @@ func ParseFrame(b []byte) (Frame, error) {
 
 // VerifyControl checks c's signature: made by pub (whose hash must be
 // from) for the receiver to.
-func VerifyControl(c *Control, pub ed25519.PublicKey, from, to overlay.ID) error {
-	if len(pub) != ed25519.PublicKeySize || overlay.IDFromPublicKey(pub) != from {
+func VerifyControl(c *Control, pub ed25519.PublicKey, from, to ident.Peer) error {
+	if len(pub) != ed25519.PublicKeySize || ident.PeerFromPublicKey(pub) != from {
 		return fmt.Errorf("%w: key does not match peer %v", ErrBadSignature, from)
 	}
 	if len(c.sig) != ed25519.SignatureSize || !ed25519.Verify(pub, signingInput(from, to, c.signed), c.sig) {

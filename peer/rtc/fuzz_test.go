@@ -2,8 +2,9 @@ package rtc
 
 import (
 	"bytes"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // The decoders never panic, and what they accept re-encodes to the same
@@ -56,7 +57,7 @@ func FuzzDecodeSession(f *testing.F) {
 }
 
 func FuzzUnmarshalEnvelope(f *testing.F) {
-	e, _ := MarshalEnvelope(Envelope{Origin: oid(testIdentity(f, 1)), Target: oid(testIdentity(f, 2)), Path: []overlay.ID{oid(testIdentity(f, 1))}, Body: []byte("b")})
+	e, _ := MarshalEnvelope(Envelope{Origin: oid(testIdentity(f, 1)), Target: oid(testIdentity(f, 2)), Path: []ident.Peer{oid(testIdentity(f, 1))}, Body: []byte("b")})
 	f.Add(e)
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, in []byte) {

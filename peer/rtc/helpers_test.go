@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // sigServer is a signalling server on a loopback port.
 type sigServer struct {
 	srv  *server.Server
 	url  string
-	task task.ID
+	task ident.Task
 	done chan error
 	once sync.Once
 }
@@ -67,8 +67,8 @@ type testPeer struct {
 	xfers  []Event
 	sent   []Event
 	failed []Event
-	ups    map[overlay.ID]int
-	downs  map[overlay.ID]int
+	ups    map[ident.Peer]int
+	downs  map[ident.Peer]int
 	logs   []string
 }
 
@@ -86,7 +86,7 @@ func testConfig(t *testing.T, seed byte) Config {
 func newTestPeer(t *testing.T, sig *sigServer, seed byte, mutate func(*Config)) *testPeer {
 	t.Helper()
 	cfg := testConfig(t, seed)
-	p := &testPeer{t: t, ups: map[overlay.ID]int{}, downs: map[overlay.ID]int{}}
+	p := &testPeer{t: t, ups: map[ident.Peer]int{}, downs: map[ident.Peer]int{}}
 	cfg.Logf = func(format string, args ...any) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -165,7 +165,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 }
 
 // messages returns the payloads received from peer.
-func (p *testPeer) messages(from overlay.ID) []string {
+func (p *testPeer) messages(from ident.Peer) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
@@ -184,7 +184,7 @@ func (p *testPeer) with(f func()) {
 }
 
 // connected reports whether p has an open connection to id.
-func (p *testPeer) connected(id overlay.ID) bool {
+func (p *testPeer) connected(id ident.Peer) bool {
 	for _, q := range p.Peers() {
 		if q == id {
 			return true

@@ -14,8 +14,8 @@ import (
 
 	"github.com/pion/webrtc/v4"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // EventType says what an Event reports.
@@ -60,7 +60,7 @@ func (t EventType) String() string {
 // Event is something the Manager reports on its Events channel.
 type Event struct {
 	Type     EventType
-	Peer     overlay.ID
+	Peer     ident.Peer
 	Kind     Kind     // EventMessage
 	Data     []byte   // EventMessage, EventTransfer: owned by the receiver of the event
 	Manifest Manifest // EventTransfer
@@ -84,7 +84,7 @@ type Event struct {
 // is full the connections' readers wait: back-pressure) until Close.
 type Manager struct {
 	cfg    Config
-	self   overlay.ID
+	self   ident.Peer
 	api    *webrtc.API
 	ice    []webrtc.ICEServer
 	events chan Event
@@ -100,17 +100,17 @@ type Manager struct {
 
 	mu         sync.Mutex
 	closed     bool
-	conns      map[overlay.ID]*conn
-	replay     map[overlay.ID]*replayWindow
-	backoff    map[overlay.ID]backoff
-	crumbs     map[overlay.ID]crumb
+	conns      map[ident.Peer]*conn
+	replay     map[ident.Peer]*replayWindow
+	backoff    map[ident.Peer]backoff
+	crumbs     map[ident.Peer]crumb
 	seen       map[sessionKey]time.Time // offers accepted, until expiry
-	neighbours map[overlay.ID]bool
+	neighbours map[ident.Peer]bool
 	handles    uint64
 	sig        *signal.Client
-	contacts   map[overlay.ID]bool // bootstrap contacts: offers go through the server
+	contacts   map[ident.Peer]bool // bootstrap contacts: offers go through the server
 	windowShut bool                // this peer's bootstrap window is closed
-	bootOpen   overlay.ID          // the first peer connected through the server (zero: none yet)
+	bootOpen   ident.Peer          // the first peer connected through the server (zero: none yet)
 	windowEnds time.Time           // ...or will be, at the latest (welcome + BootstrapMS)
 	window     time.Duration       // the server's bootstrap window (BootstrapMS)
 	// relayed: peers that offered to us through the server, until their
@@ -118,7 +118,7 @@ type Manager struct {
 	// through the server too, until then or until a connection with
 	// them opens or fails: the server refuses relays outside the window
 	// (without saying which), so later ones must go through the overlay.
-	relayed map[overlay.ID]time.Time
+	relayed map[ident.Peer]time.Time
 }
 
 // testHooks lets in-package tests break transfers on purpose.
@@ -134,12 +134,12 @@ type backoff struct {
 }
 
 type crumb struct {
-	via   overlay.ID
+	via   ident.Peer
 	until time.Time
 }
 
 type sessionKey struct {
-	from overlay.ID
+	from ident.Peer
 	id   uint64
 }
 
@@ -151,12 +151,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
-		cfg: cfg, self: overlay.ID(cfg.Identity.ID()), api: newAPI(cfg),
+		cfg: cfg, self: cfg.Identity.ID(), api: newAPI(cfg),
 		events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
-		conns: map[overlay.ID]*conn{}, replay: map[overlay.ID]*replayWindow{},
-		backoff: map[overlay.ID]backoff{}, crumbs: map[overlay.ID]crumb{},
-		seen: map[sessionKey]time.Time{}, neighbours: map[overlay.ID]bool{},
-		contacts: map[overlay.ID]bool{}, relayed: map[overlay.ID]time.Time{},
+		conns: map[ident.Peer]*conn{}, replay: map[ident.Peer]*replayWindow{},
+		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
+		seen: map[sessionKey]time.Time{}, neighbours: map[ident.Peer]bool{},
+		contacts: map[ident.Peer]bool{}, relayed: map[ident.Peer]time.Time{},
 	}
 	m.ice = iceServers(cfg.ICEServers)
 	now := uint64(time.Now().UnixNano())
@@ -167,7 +167,7 @@ func NewManager(cfg Config) (*Manager, error) {
 }
 
 // ID returns this peer's ID.
-func (m *Manager) ID() overlay.ID { return m.self }
+func (m *Manager) ID() ident.Peer { return m.self }
 
 // Events returns the channel of events; see the Manager's concurrency
 // notes. It is never closed; stop reading after Close.
@@ -195,16 +195,16 @@ func (m *Manager) count(f func(s *Stats)) {
 }
 
 // Peers returns the peers with an open connection, sorted.
-func (m *Manager) Peers() []overlay.ID {
+func (m *Manager) Peers() []ident.Peer {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []overlay.ID
+	var out []ident.Peer
 	for id, c := range m.conns {
 		if c.state == connOpen {
 			out = append(out, id)
 		}
 	}
-	slices.SortFunc(out, func(a, b overlay.ID) int {
+	slices.SortFunc(out, func(a, b ident.Peer) int {
 		switch {
 		case a.Less(b):
 			return -1
@@ -219,17 +219,17 @@ func (m *Manager) Peers() []overlay.ID {
 // Send sends an overlay message (overlay.Transport): a signed KindOverlay
 // frame. It never blocks; see the Manager's notes for peers without a
 // connection.
-func (m *Manager) Send(to overlay.ID, msg []byte) error {
+func (m *Manager) Send(to ident.Peer, msg []byte) error {
 	return m.SendControl(to, KindOverlay, msg)
 }
 
 // SendApp sends an application message (KindApp) to a peer.
-func (m *Manager) SendApp(to overlay.ID, msg []byte) error {
+func (m *Manager) SendApp(to ident.Peer, msg []byte) error {
 	return m.SendControl(to, KindApp, msg)
 }
 
 // SendControl signs and sends a control frame of the given kind.
-func (m *Manager) SendControl(to overlay.ID, kind Kind, payload []byte) error {
+func (m *Manager) SendControl(to ident.Peer, kind Kind, payload []byte) error {
 	if len(payload) > m.cfg.MaxControlPayload {
 		return fmt.Errorf("%w: %v payload of %d bytes, limit %d", ErrTooLarge, kind, len(payload), m.cfg.MaxControlPayload)
 	}
@@ -241,8 +241,8 @@ func (m *Manager) SendControl(to overlay.ID, kind Kind, payload []byte) error {
 }
 
 // control builds a signed frame with the next sequence number.
-func (m *Manager) control(to overlay.ID, kind Kind, payload []byte) ([]byte, error) {
-	if to == m.self || to == (overlay.ID{}) {
+func (m *Manager) control(to ident.Peer, kind Kind, payload []byte) ([]byte, error) {
+	if to == m.self || to == (ident.Peer{}) {
 		return nil, fmt.Errorf("%w: send to %v", ErrMisaddressed, to)
 	}
 	return AppendControl(make([]byte, 0, controlOverhead+len(payload)), m.cfg.Identity, to, kind, m.seq.Add(1), payload)
@@ -250,7 +250,7 @@ func (m *Manager) control(to overlay.ID, kind Kind, payload []byte) ([]byte, err
 
 // sendFrame sends frame to peer to on its open channel, or queues it
 // while the connection is being set up, or (connect) starts one.
-func (m *Manager) sendFrame(to overlay.ID, frame []byte, connect bool) error {
+func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect bool) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -304,14 +304,14 @@ func (m *Manager) write(c *conn, frame []byte, bounded bool) error {
 // transfer's EventSent or EventSendFailed) for peer to, with meta (at most
 // MaxMeta bytes), the model's fingerprint and task hash. It returns the
 // handle its events will carry.
-func (m *Manager) SendTransfer(to overlay.ID, meta, data []byte, fingerprint, task [32]byte) (uint64, error) {
+func (m *Manager) SendTransfer(to ident.Peer, meta, data []byte, fingerprint, task [32]byte) (uint64, error) {
 	if int64(len(data)) > m.cfg.MaxTransferBytes {
 		return 0, fmt.Errorf("%w: transfer of %d bytes, limit %d", ErrTooLarge, len(data), m.cfg.MaxTransferBytes)
 	}
 	if len(meta) > MaxMeta {
 		return 0, fmt.Errorf("%w: meta of %d bytes", ErrTooLarge, len(meta))
 	}
-	if to == m.self || to == (overlay.ID{}) {
+	if to == m.self || to == (ident.Peer{}) {
 		return 0, fmt.Errorf("%w: transfer to %v", ErrMisaddressed, to)
 	}
 	t := &outTransfer{meta: slices.Clone(meta), data: data, fp: fingerprint, task: task, sum: sha256.Sum256(data)}
@@ -339,7 +339,7 @@ func (m *Manager) SendTransfer(to overlay.ID, meta, data []byte, fingerprint, ta
 
 // SetNeighbors tells the manager the overlay's current neighbour set:
 // connections to anyone else are closed Config.Grace later.
-func (m *Manager) SetNeighbors(ids []overlay.ID) {
+func (m *Manager) SetNeighbors(ids []ident.Peer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	clear(m.neighbours)
@@ -362,7 +362,7 @@ func (m *Manager) SetNeighbors(ids []overlay.ID) {
 // signalling for origin is routed back that way for Config.CrumbTTL. This
 // is how a joining peer, connected only to its bootstrap contact, is
 // reached by the peers that answer its discovery.
-func (m *Manager) NoteRoute(origin, via overlay.ID) {
+func (m *Manager) NoteRoute(origin, via ident.Peer) {
 	if origin == via || origin == m.self || via == m.self {
 		return
 	}
@@ -514,17 +514,17 @@ func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
 func (m *Manager) AttachSignal(c *signal.Client) {
 	w := c.Welcome()
 	m.mu.Lock()
-	again := m.sig != nil || m.bootOpen != (overlay.ID{}) || m.windowShut
+	again := m.sig != nil || m.bootOpen != (ident.Peer{}) || m.windowShut
 	m.sig = c
 	m.window = time.Duration(w.BootstrapMS) * time.Millisecond
 	if w.BootstrapMS <= 0 { // no limit given: the server's default
 		m.window = signal.MaxBootstrapMS * time.Millisecond
 	}
 	m.windowEnds = time.Now().Add(m.window)
-	m.windowShut, m.bootOpen = false, overlay.ID{}
+	m.windowShut, m.bootOpen = false, ident.Peer{}
 	clear(m.contacts)
 	for _, id := range w.Contacts {
-		m.contacts[overlay.ID(id)] = true
+		m.contacts[id] = true
 	}
 	if again {
 		// A new registration: attempts that failed while the peer was cut
@@ -573,7 +573,7 @@ func (m *Manager) onRelay(r *signal.Relay) {
 		return
 	}
 	s, err := DecodeSession(b)
-	if err == nil && s.From != overlay.ID(r.From) {
+	if err == nil && s.From != r.From {
 		err = fmt.Errorf("%w: relayed from %v, signed by %v", ErrBadSignature, r.From, s.From)
 	}
 	if err == nil && (r.Kind == signal.RelayOffer) != (s.Kind == SessionOffer) {
@@ -591,13 +591,13 @@ func (m *Manager) onRelay(r *signal.Relay) {
 // when that is the bootstrap path, else routed (back along back if not
 // empty).
 // It returns the first hop of a routed session (zero through the server).
-func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaServer bool, back []overlay.ID) (overlay.ID, error) {
+func (m *Manager) sendSession(to ident.Peer, kind SessionKind, body []byte, viaServer bool, back []ident.Peer) (ident.Peer, error) {
 	m.mu.Lock()
 	sig := m.sig
 	m.mu.Unlock()
 	if viaServer {
 		if sig == nil {
-			return overlay.ID{}, fmt.Errorf("%w: signalling server gone", ErrUnreachable)
+			return ident.Peer{}, fmt.Errorf("%w: signalling server gone", ErrUnreachable)
 		}
 		rk := signal.RelayAnswer
 		if kind == SessionOffer {
@@ -605,14 +605,14 @@ func (m *Manager) sendSession(to overlay.ID, kind SessionKind, body []byte, viaS
 		}
 		ctx, cancel := context.WithTimeout(m.ctx, m.cfg.GatherTimeout)
 		defer cancel()
-		return overlay.ID{}, sig.Send(ctx, signal.PeerID(to), rk, base64.StdEncoding.EncodeToString(body))
+		return ident.Peer{}, sig.Send(ctx, to, rk, base64.StdEncoding.EncodeToString(body))
 	}
-	return m.forward(Envelope{Origin: m.self, Target: to, Back: back, Body: body}, overlay.ID{})
+	return m.forward(Envelope{Origin: m.self, Target: to, Back: back, Body: body}, ident.Peer{})
 }
 
 // useServerLocked reports whether sessions for peer to go through the
 // signalling server.
-func (m *Manager) useServerLocked(to overlay.ID) bool {
+func (m *Manager) useServerLocked(to ident.Peer) bool {
 	now := time.Now()
 	return m.sig != nil && (now.Before(m.relayed[to]) || m.contacts[to] && !m.windowShut && now.Before(m.windowEnds))
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Real pion WebRTC over 127.0.0.1; signalling through an in-process
@@ -452,8 +452,8 @@ func mustChunk(t *testing.T, tid, off uint64, d []byte) []byte {
 
 func TestStraysClosedAfterGrace(t *testing.T) {
 	a, b := pair(t, func(c *Config) { c.Grace = 500 * time.Millisecond })
-	a.SetNeighbors([]overlay.ID{b.ID()})
-	b.SetNeighbors([]overlay.ID{a.ID()})
+	a.SetNeighbors([]ident.Peer{b.ID()})
+	b.SetNeighbors([]ident.Peer{a.ID()})
 	time.Sleep(time.Second)
 	if !a.connected(b.ID()) {
 		t.Fatal("a neighbour's connection was closed")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Routed signalling. A peer that wants a connection to a peer it has no
@@ -32,7 +33,7 @@ import (
 
 // score is the routing distance from peer p to target t: the smallest
 // circular distance between their coordinates over the ring spaces.
-func (m *Manager) score(p, t overlay.ID) uint64 {
+func (m *Manager) score(p, t ident.Peer) uint64 {
 	best := ^uint64(0)
 	for s := range m.cfg.Spaces {
 		best = min(best, overlay.CircularDistance(overlay.Coordinate(p, s), overlay.Coordinate(t, s)))
@@ -42,14 +43,14 @@ func (m *Manager) score(p, t overlay.ID) uint64 {
 
 // forward sends e one hop further from this peer (its origin, or a hop
 // it arrived at from from).
-func (m *Manager) forward(e Envelope, from overlay.ID) (next overlay.ID, err error) {
+func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err error) {
 	if len(e.Path) >= m.cfg.RouteTTL {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
 	}
 	e.Path = append(slices.Clone(e.Path), m.self)
 	next, back := m.nextHop(e, from)
-	if next == (overlay.ID{}) {
+	if next == (ident.Peer{}) {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
 	}
@@ -74,10 +75,10 @@ func (m *Manager) forward(e Envelope, from overlay.ID) (next overlay.ID, err err
 
 // nextHop chooses e's next hop (zero if none) and the source route left
 // after it.
-func (m *Manager) nextHop(e Envelope, from overlay.ID) (overlay.ID, []overlay.ID) {
+func (m *Manager) nextHop(e Envelope, from ident.Peer) (ident.Peer, []ident.Peer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	open := func(id overlay.ID) bool {
+	open := func(id ident.Peer) bool {
 		c := m.conns[id]
 		return c != nil && c.state == connOpen
 	}
@@ -90,7 +91,7 @@ func (m *Manager) nextHop(e Envelope, from overlay.ID) (overlay.ID, []overlay.ID
 	if cr, ok := m.crumbs[e.Target]; ok && time.Now().Before(cr.until) && open(cr.via) && !slices.Contains(e.Path, cr.via) {
 		return cr.via, nil
 	}
-	var best overlay.ID
+	var best ident.Peer
 	bs := ^uint64(0)
 	for id, c := range m.conns {
 		if c.state != connOpen || id == from || slices.Contains(e.Path, id) {
@@ -105,7 +106,7 @@ func (m *Manager) nextHop(e Envelope, from overlay.ID) (overlay.ID, []overlay.ID
 
 // onEnvelope handles routed signalling that arrived from neighbour from:
 // deliver it here or pass it on.
-func (m *Manager) onEnvelope(e Envelope, from overlay.ID) {
+func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
 	if e.Origin != from && e.Origin != m.self {
 		m.mu.Lock()
 		m.crumbs[e.Origin] = crumb{via: from, until: time.Now().Add(m.cfg.CrumbTTL)}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // A Session is a signed SDP offer or answer. It travels through the
@@ -42,7 +42,7 @@ const (
 // Session is a decoded, verified signed SDP.
 type Session struct {
 	Kind      SessionKind
-	From, To  overlay.ID
+	From, To  ident.Peer
 	PublicKey ed25519.PublicKey // hashes to From
 	// ID names the connection attempt; the answer repeats the offer's.
 	ID uint64
@@ -103,10 +103,10 @@ func DecodeSession(b []byte) (Session, error) {
 		return Session{}, fmt.Errorf("%w: SDP is not UTF-8", ErrMalformed)
 	}
 	s.SDP = string(sdp)
-	if s.From == (overlay.ID{}) || s.To == (overlay.ID{}) || s.From == s.To {
+	if s.From == (ident.Peer{}) || s.To == (ident.Peer{}) || s.From == s.To {
 		return Session{}, fmt.Errorf("%w: session from %v to %v", ErrMalformed, s.From, s.To)
 	}
-	if overlay.IDFromPublicKey(s.PublicKey) != s.From {
+	if ident.PeerFromPublicKey(s.PublicKey) != s.From {
 		return Session{}, fmt.Errorf("%w: session key does not hash to %v", ErrBadSignature, s.From)
 	}
 	if !ed25519.Verify(s.PublicKey, append([]byte(sessionDomain), b[:end]...), b[end:]) {

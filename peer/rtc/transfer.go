@@ -42,7 +42,7 @@ type Manifest struct {
 	// Fingerprint is the model's fingerprint (mep.Fingerprint), for the
 	// application; the transport does not interpret it.
 	Fingerprint [32]byte
-	// Task is the task hash (mep.TaskHash) the model belongs to.
+	// Task is the task ID the model belongs to.
 	Task [32]byte
 	// Meta is application metadata (an encoded MEP header).
 	Meta []byte

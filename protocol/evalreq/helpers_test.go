@@ -1,8 +1,8 @@
 package evalreq
 
-import "github.com/peerlearn/peerlearn/protocol/overlay"
+import "github.com/peerlearn/peerlearn/types/ident"
 
-func id(b byte) overlay.ID { return overlay.ID{b, 0xee} }
+func id(b byte) ident.Peer { return ident.Peer{b, 0xee} }
 
 func sampleMessages() []Message {
 	return []Message{

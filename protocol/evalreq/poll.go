@@ -3,7 +3,7 @@ package evalreq
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Status is the state of one polled peer.
@@ -27,7 +27,7 @@ func (s Status) String() string {
 
 // Result is one polled peer's answer about the requester's model.
 type Result struct {
-	Peer     overlay.ID
+	Peer     ident.Peer
 	Status   Status
 	Reason   Reason  // when Refused
 	Loss     float64 // when Answered
@@ -38,7 +38,7 @@ type Result struct {
 // PollConfig describes one round of evaluation requests.
 type PollConfig struct {
 	// ID is the requester. Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Round is the requester's selection round, sent with the requests.
 	Round uint64
 	// FirstReqID is the request ID of the first target; the i-th target
@@ -56,7 +56,7 @@ type PollConfig struct {
 type Poll struct {
 	cfg     PollConfig
 	results []Result
-	index   map[overlay.ID]int
+	index   map[ident.Peer]int
 	left    int // targets still pending
 	now     int
 }
@@ -64,9 +64,9 @@ type Poll struct {
 // NewPoll validates cfg and targets (distinct, not the requester) and
 // returns the poll and its requests, one per target in target order,
 // each carrying params (shared, not copied) as payload.
-func NewPoll(cfg PollConfig, targets []overlay.ID, params []float32) (*Poll, []Message, error) {
+func NewPoll(cfg PollConfig, targets []ident.Peer, params []float32) (*Poll, []Message, error) {
 	switch {
-	case cfg.ID == overlay.ID{}:
+	case cfg.ID == ident.Peer{}:
 		return nil, nil, fmt.Errorf("%w: ID not set", ErrConfig)
 	case cfg.FirstReqID == 0 || cfg.FirstReqID+uint64(len(targets)) < cfg.FirstReqID:
 		return nil, nil, fmt.Errorf("%w: FirstReqID %d for %d targets", ErrConfig, cfg.FirstReqID, len(targets))
@@ -80,7 +80,7 @@ func NewPoll(cfg PollConfig, targets []overlay.ID, params []float32) (*Poll, []M
 	if err := checkHeader(cfg.Model); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	p := &Poll{cfg: cfg, results: make([]Result, len(targets)), index: make(map[overlay.ID]int, len(targets)), left: len(targets)}
+	p := &Poll{cfg: cfg, results: make([]Result, len(targets)), index: make(map[ident.Peer]int, len(targets)), left: len(targets)}
 	msgs := make([]Message, len(targets))
 	for i, t := range targets {
 		if t == cfg.ID {
@@ -101,7 +101,7 @@ func NewPoll(cfg PollConfig, targets []overlay.ID, params []float32) (*Poll, []M
 // request ID, an unknown sender, a second reply, a reply after the
 // deadline) is an error and changes nothing.
 func (p *Poll) Step(m Message) error {
-	if m.To != p.cfg.ID && m.To != (overlay.ID{}) {
+	if m.To != p.cfg.ID && m.To != (ident.Peer{}) {
 		return fmt.Errorf("%w: %v", ErrNotForMe, m.To)
 	}
 	if m.Type != MsgEvalResult && m.Type != MsgEvalRefused {

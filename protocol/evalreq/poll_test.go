@@ -4,13 +4,13 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestPoll(t *testing.T) {
 	cfg := PollConfig{ID: id(9), Round: 2, FirstReqID: 100, Timeout: 5, Model: ModelHeader{Arch: "m", NumParams: 2}}
 	params := []float32{1, 2}
-	p, reqs, err := NewPoll(cfg, []overlay.ID{id(1), id(2), id(3)}, params)
+	p, reqs, err := NewPoll(cfg, []ident.Peer{id(1), id(2), id(3)}, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,17 +71,17 @@ func TestPollRejects(t *testing.T) {
 	one := []float32{0}
 	cases := []struct {
 		cfg     PollConfig
-		targets []overlay.ID
+		targets []ident.Peer
 		params  []float32
 		want    error
 	}{
 		{cfg, nil, one, ErrTargets},
-		{cfg, []overlay.ID{id(1), id(1)}, one, ErrTargets},
-		{cfg, []overlay.ID{id(9)}, one, ErrTargets},
-		{cfg, []overlay.ID{id(1)}, []float32{0, 0}, ErrConfig},
-		{PollConfig{ID: id(9), FirstReqID: 0, Timeout: 1, Model: cfg.Model}, []overlay.ID{id(1)}, one, ErrConfig},
-		{PollConfig{ID: id(9), FirstReqID: ^uint64(0), Timeout: 1, Model: cfg.Model}, []overlay.ID{id(1), id(2)}, one, ErrConfig},
-		{PollConfig{ID: id(9), FirstReqID: 1, Timeout: 0, Model: cfg.Model}, []overlay.ID{id(1)}, one, ErrConfig},
+		{cfg, []ident.Peer{id(1), id(1)}, one, ErrTargets},
+		{cfg, []ident.Peer{id(9)}, one, ErrTargets},
+		{cfg, []ident.Peer{id(1)}, []float32{0, 0}, ErrConfig},
+		{PollConfig{ID: id(9), FirstReqID: 0, Timeout: 1, Model: cfg.Model}, []ident.Peer{id(1)}, one, ErrConfig},
+		{PollConfig{ID: id(9), FirstReqID: ^uint64(0), Timeout: 1, Model: cfg.Model}, []ident.Peer{id(1), id(2)}, one, ErrConfig},
+		{PollConfig{ID: id(9), FirstReqID: 1, Timeout: 0, Model: cfg.Model}, []ident.Peer{id(1)}, one, ErrConfig},
 	}
 	for i, c := range cases {
 		if _, _, err := NewPoll(c.cfg, c.targets, c.params); !errors.Is(err, c.want) {

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ResponderConfig configures the responder side. Times are in ticks.
 type ResponderConfig struct {
 	// ID is this peer. Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Arch and NumParams describe the local model: requests for another
 	// architecture or length are refused with ReasonBadModel. Must be set.
 	Arch      string
@@ -44,7 +44,7 @@ func (c ResponderConfig) Validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	switch {
-	case c.ID == overlay.ID{}:
+	case c.ID == ident.Peer{}:
 		return bad("ID not set")
 	case len(c.Arch) == 0 || len(c.Arch) > MaxArchLen:
 		return bad("Arch %q: want 1 to %d bytes", c.Arch, MaxArchLen)
@@ -125,7 +125,7 @@ func (r *Responder) check(req Message) error {
 	if req.Type != MsgEvalRequest {
 		return fmt.Errorf("%w: %v to a responder", ErrUnexpected, req.Type)
 	}
-	if req.To != r.cfg.ID && req.To != (overlay.ID{}) {
+	if req.To != r.cfg.ID && req.To != (ident.Peer{}) {
 		return fmt.Errorf("%w: %v", ErrNotForMe, req.To)
 	}
 	if req.From == r.cfg.ID {

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Merge writes into out the age-weighted mean of two models,
@@ -24,8 +24,8 @@ func Merge(local, remote []float32, ageL, ageR uint64, out []float32) (uint64, e
 	case !finite(local) || !finite(remote):
 		return 0, fmt.Errorf("%w: non-finite parameters", ErrBadModel)
 	}
-	self := aggregate.Contribution{From: overlay.ID{1}, Arch: "-", Params: local, DataSize: int(ageL)}
-	other := []aggregate.Contribution{{From: overlay.ID{2}, Arch: "-", Params: remote, DataSize: int(ageR)}}
+	self := aggregate.Contribution{From: ident.Peer{1}, Arch: "-", Params: local, DataSize: int(ageL)}
+	other := []aggregate.Contribution{{From: ident.Peer{2}, Arch: "-", Params: remote, DataSize: int(ageR)}}
 	var agg aggregate.Aggregator = aggregate.DecAvg{}
 	if ageL == 0 && ageR == 0 {
 		agg = aggregate.Mean{}

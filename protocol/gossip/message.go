@@ -3,7 +3,7 @@ package gossip
 import (
 	"strconv"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // MsgType is the type of a gossip message. Values are part of the wire
@@ -31,9 +31,9 @@ func (t MsgType) known() bool { return t == MsgModel }
 type Message struct {
 	Type MsgType
 	// From is the sender.
-	From overlay.ID
+	From ident.Peer
 	// To is the receiver (not encoded; zero after Decode).
-	To overlay.ID
+	To ident.Peer
 	// Age is the model's age: the number of training samples (or steps)
 	// it has seen, merged as max over merges (0 to MaxAge).
 	Age uint64

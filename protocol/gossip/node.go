@@ -5,13 +5,13 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config configures one Gossip Learning node. Times are in ticks.
 type Config struct {
 	// ID is this node. Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Arch and NumParams describe the model; models of another
 	// architecture or length are refused. Must be set.
 	Arch      string
@@ -28,7 +28,7 @@ func DefaultConfig() Config { return Config{Period: 600} }
 // Validate checks every field.
 func (c Config) Validate() error {
 	switch {
-	case c.ID == overlay.ID{}:
+	case c.ID == ident.Peer{}:
 		return fmt.Errorf("%w: ID not set", ErrConfig)
 	case len(c.Arch) == 0 || len(c.Arch) > MaxArchLen:
 		return fmt.Errorf("%w: Arch %q", ErrConfig, c.Arch)
@@ -62,7 +62,7 @@ type Update struct {
 	// Age is the merged model's age, before the update.
 	Age uint64
 	// From is the peer whose model was merged.
-	From overlay.ID
+	From ident.Peer
 }
 
 // Ready is what the caller must carry out: send Messages (Params as
@@ -76,7 +76,7 @@ type Ready struct {
 type Node struct {
 	cfg   Config
 	rng   *rand.Rand
-	peers []overlay.ID
+	peers []ident.Peer
 	now   int64
 	next  int64 // tick of the next send
 
@@ -113,10 +113,10 @@ func (n *Node) Stats() Stats { return n.stats }
 func (n *Node) Model() ([]float32, uint64) { return n.params, n.age }
 
 // SetPeers replaces the peer-sampling view the node sends to.
-func (n *Node) SetPeers(ids []overlay.ID) error {
-	seen := make(map[overlay.ID]bool, len(ids))
+func (n *Node) SetPeers(ids []ident.Peer) error {
+	seen := make(map[ident.Peer]bool, len(ids))
 	for _, id := range ids {
-		if id == n.cfg.ID || seen[id] || id == (overlay.ID{}) {
+		if id == n.cfg.ID || seen[id] || id == (ident.Peer{}) {
 			return fmt.Errorf("%w: %v", ErrPeers, id)
 		}
 		seen[id] = true
@@ -172,7 +172,7 @@ func (n *Node) Tick() {
 // merged at once and handed out as an Update; otherwise it waits for
 // ReportTrained, replacing any model already waiting.
 func (n *Node) Step(m Message) error {
-	if (m.To != n.cfg.ID && m.To != overlay.ID{}) || m.From == n.cfg.ID {
+	if (m.To != n.cfg.ID && m.To != ident.Peer{}) || m.From == n.cfg.ID {
 		n.stats.Rejected++
 		return fmt.Errorf("%w: %v -> %v", ErrNotForMe, m.From, m.To)
 	}

@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-func id(b byte) overlay.ID { return overlay.ID{b, 0x60} }
+func id(b byte) ident.Peer { return ident.Peer{b, 0x60} }
 
 func node(t *testing.T, b byte, period int, seed uint64) *Node {
 	t.Helper()
@@ -95,7 +95,7 @@ func TestNodeAdopts(t *testing.T) {
 // uniformly from the view.
 func TestNodeSends(t *testing.T) {
 	n := node(t, 9, 4, 3)
-	n.SetPeers([]overlay.ID{id(1), id(2), id(3), id(4)}) //nolint:errcheck
+	n.SetPeers([]ident.Peer{id(1), id(2), id(3), id(4)}) //nolint:errcheck
 	for range 4 {
 		n.Tick()
 	}
@@ -153,7 +153,7 @@ func TestNodeRejects(t *testing.T) {
 	if n.Stats().Rejected != uint64(len(bad)) {
 		t.Fatalf("stats %+v", n.Stats())
 	}
-	for _, ids := range [][]overlay.ID{{id(1)}, {id(2), id(2)}, {{}}} {
+	for _, ids := range [][]ident.Peer{{id(1)}, {id(2), id(2)}, {{}}} {
 		if err := n.SetPeers(ids); !errors.Is(err, ErrPeers) {
 			t.Errorf("view %v: %v", ids, err)
 		}

@@ -7,13 +7,15 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func sampleMessages() []Message {
 	fp := Fingerprint{0xab, 1, 2, 3}
 	model := Message{
 		Type: MsgModel, From: id(7), Version: 42, Fingerprint: fp,
-		Model: ModelHeader{Task: TaskHash{9, 9}, Arch: "mlp-784-128-10", NumParams: 101770,
+		Model: ModelHeader{Task: ident.Task{9, 9}, Arch: "mlp-784-128-10", NumParams: 101770,
 			DataSize: 600, Period: 30, DataConf: 0.8},
 	}
 	withH := model

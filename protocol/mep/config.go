@@ -3,16 +3,16 @@ package mep
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config configures one peer's MEP state machine. Times are in ticks.
 type Config struct {
 	// ID is this peer. Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Task identifies the learning task; models with another task hash
 	// are refused. Must be set.
-	Task TaskHash
+	Task ident.Task
 	// Arch is the architecture and shape tag of the model (1 to
 	// MaxArchLen bytes); models with another tag are refused. Must be set.
 	Arch string
@@ -67,9 +67,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	switch {
-	case c.ID == overlay.ID{}:
+	case c.ID == ident.Peer{}:
 		return bad("ID not set")
-	case c.Task == TaskHash{}:
+	case c.Task == ident.Task{}:
 		return bad("Task not set")
 	case len(c.Arch) == 0 || len(c.Arch) > MaxArchLen:
 		return bad("Arch %q: want 1 to %d bytes", c.Arch, MaxArchLen)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/protocol/mep"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // A learning loop drives each peer's state machine: feed it neighbours,
@@ -16,12 +16,12 @@ import (
 // offers at most once per pair period max(3, 4) = 4, so only 5 of them
 // reach peer 2, each the newest at the time.
 func Example() {
-	ids := []overlay.ID{{1}, {2}}
+	ids := []ident.Peer{{1}, {2}}
 	periods := []int{3, 4}
 	peers := make([]*mep.Peer, 2)
 	for i := range peers {
 		cfg := mep.DefaultConfig()
-		cfg.ID, cfg.Task, cfg.Arch, cfg.NumParams = ids[i], mep.TaskHash{7}, "toy-2", 2
+		cfg.ID, cfg.Task, cfg.Arch, cfg.NumParams = ids[i], ident.Task{7}, "toy-2", 2
 		cfg.Period, cfg.DataSize = periods[i], 100*(i+1)
 		p, err := mep.New(cfg)
 		if err != nil {

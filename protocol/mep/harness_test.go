@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // The test harness wires peers in-process: every tick it ticks each peer,
@@ -14,12 +14,12 @@ import (
 
 const testParams = 3
 
-func id(b byte) overlay.ID { return overlay.ID{b} }
+func id(b byte) ident.Peer { return ident.Peer{b} }
 
 func testConfig(b byte, period int) Config {
 	c := DefaultConfig()
 	c.ID = id(b)
-	c.Task = TaskHash{0xee}
+	c.Task = ident.Task{0xee}
 	c.Arch = "mlp-3"
 	c.NumParams = testParams
 	c.Period = period
@@ -35,23 +35,23 @@ type flight struct {
 type harness struct {
 	t        *testing.T
 	peers    []*Peer
-	byID     map[overlay.ID]*Peer
+	byID     map[ident.Peer]*Peer
 	latency  int64
 	now      int64
 	inflight []flight
 	sent     []Message               // every message emitted, in order
 	sentAt   []int64                 // the tick each was emitted
-	roundAt  map[overlay.ID][]int64  // the tick of each round, per peer
-	rounds   map[overlay.ID][]Round  // every round emitted, per peer
-	errs     map[overlay.ID][]error  // Step errors, per receiver
+	roundAt  map[ident.Peer][]int64  // the tick of each round, per peer
+	rounds   map[ident.Peer][]Round  // every round emitted, per peer
+	errs     map[ident.Peer][]error  // Step errors, per receiver
 	train    func(p *Peer, r *Round) // serves a round; default meanTrain
 	drop     func(m Message) bool    // drops a message in transit
 }
 
 // newHarness builds peers with the given periods, IDs 1, 2, ...
 func newHarness(t *testing.T, latency int64, periods ...int) *harness {
-	h := &harness{t: t, byID: map[overlay.ID]*Peer{}, latency: latency,
-		rounds: map[overlay.ID][]Round{}, roundAt: map[overlay.ID][]int64{}, errs: map[overlay.ID][]error{}}
+	h := &harness{t: t, byID: map[ident.Peer]*Peer{}, latency: latency,
+		rounds: map[ident.Peer][]Round{}, roundAt: map[ident.Peer][]int64{}, errs: map[ident.Peer][]error{}}
 	h.train = h.meanTrain
 	for i, per := range periods {
 		p, err := New(testConfig(byte(i+1), per))

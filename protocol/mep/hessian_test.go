@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // DecHW over MEP: peers attach their accumulated Hessian while
@@ -12,7 +12,7 @@ import (
 // the neighbour's aggregation; afterwards models travel without it.
 func TestHessianTravelsWithModel(t *testing.T) {
 	h := newHarness(t, 1, 4, 4)
-	dec := map[overlay.ID]*aggregate.DecHW{}
+	dec := map[ident.Peer]*aggregate.DecHW{}
 	var hessRounds, plainRounds int
 	h.train = func(p *Peer, r *Round) {
 		d := dec[p.cfg.ID]

@@ -3,7 +3,7 @@ package mep
 import (
 	"encoding/hex"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Fingerprint identifies a model: SHA-256 over its parameters (and
@@ -13,19 +13,15 @@ type Fingerprint [32]byte
 // String returns the first 8 hex digits.
 func (f Fingerprint) String() string { return hex.EncodeToString(f[:4]) }
 
-// TaskHash identifies a learning task (data set, model, hyper-parameters):
-// models of another task are refused.
-type TaskHash [32]byte
-
 // Message is one MEP message. The codec encodes everything but To,
 // Params and Hessian: To is the transport's address, the vectors its
 // payload.
 type Message struct {
 	Type MsgType
 	// From is the sender.
-	From overlay.ID
+	From ident.Peer
 	// To is the receiver (not encoded; zero after Decode).
-	To overlay.ID
+	To ident.Peer
 	// Version is the sender's model counter (MsgOffer, MsgModel) or the
 	// offered version being answered (MsgHave, MsgNeed). Versions start
 	// at 1 and grow with every model a peer publishes.
@@ -43,7 +39,7 @@ type Message struct {
 // ModelHeader describes a model being sent and its sender.
 type ModelHeader struct {
 	// Task is the sender's task hash.
-	Task TaskHash
+	Task ident.Task
 	// Arch is the architecture and shape tag.
 	Arch string
 	// NumParams is the length of Params.

@@ -6,18 +6,18 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Neighbor is an overlay neighbour and the period it advertises.
 type Neighbor struct {
-	ID     overlay.ID
+	ID     ident.Peer
 	Period int
 }
 
 // neighbor is the per-neighbour protocol state.
 type neighbor struct {
-	id     overlay.ID
+	id     ident.Peer
 	period int
 	// nextOffer is the first tick the next offer may go: one pair period
 	// after the last offer sent.
@@ -55,7 +55,7 @@ func (p *Peer) SetNeighbors(ns []Neighbor) error {
 	if len(ns) > p.cfg.MaxNeighbors {
 		return fmt.Errorf("%w: %d neighbours, at most %d", ErrNeighbors, len(ns), p.cfg.MaxNeighbors)
 	}
-	next := make(map[overlay.ID]*neighbor, len(ns))
+	next := make(map[ident.Peer]*neighbor, len(ns))
 	for _, v := range ns {
 		switch {
 		case v.ID == p.cfg.ID:
@@ -78,7 +78,7 @@ func (p *Peer) SetNeighbors(ns []Neighbor) error {
 	for id := range next {
 		p.order = append(p.order, id)
 	}
-	slices.SortFunc(p.order, func(a, b overlay.ID) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(p.order, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
 	return nil
 }
 

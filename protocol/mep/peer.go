@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Peer is one peer's MEP state machine. It is not safe for concurrent
@@ -12,8 +12,8 @@ import (
 type Peer struct {
 	cfg   Config
 	now   int64
-	nbrs  map[overlay.ID]*neighbor
-	order []overlay.ID // neighbour IDs, sorted: deterministic output
+	nbrs  map[ident.Peer]*neighbor
+	order []ident.Peer // neighbour IDs, sorted: deterministic output
 
 	// The published model: version 0 means none yet.
 	version uint64
@@ -44,7 +44,7 @@ func New(cfg Config) (*Peer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Peer{cfg: cfg, nbrs: map[overlay.ID]*neighbor{}, nextRound: int64(cfg.Period)}, nil
+	return &Peer{cfg: cfg, nbrs: map[ident.Peer]*neighbor{}, nextRound: int64(cfg.Period)}, nil
 }
 
 // Now returns the number of ticks so far.
@@ -210,7 +210,7 @@ func (p *Peer) AbortRound() { p.inRound = false }
 
 // ReportSendFailed tells the peer that the model with fingerprint fp did
 // not reach peer to; it will be offered again at the next pair period.
-func (p *Peer) ReportSendFailed(to overlay.ID, fp Fingerprint) {
+func (p *Peer) ReportSendFailed(to ident.Peer, fp Fingerprint) {
 	if n := p.nbrs[to]; n != nil && n.held == fp && fp != (Fingerprint{}) {
 		n.held = Fingerprint{}
 		p.stats.SendsFailed++

@@ -3,13 +3,15 @@ package mep
 import (
 	"errors"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // modelMsg is peer from's model version v with parameters params.
 func modelMsg(from byte, v uint64, params ...float32) Message {
 	return Message{
 		Type: MsgModel, From: id(from), Version: v, Fingerprint: FingerprintOf(params, nil),
-		Model: ModelHeader{Task: TaskHash{0xee}, Arch: "mlp-3", NumParams: uint32(len(params)),
+		Model: ModelHeader{Task: ident.Task{0xee}, Arch: "mlp-3", NumParams: uint32(len(params)),
 			DataSize: 7, Period: 5, DataConf: 0.5},
 		Params: params,
 	}
@@ -86,7 +88,7 @@ func TestModelRefused(t *testing.T) {
 		return m
 	}
 	cases := map[string]Message{
-		"task":        bad(func(m *Message) { m.Model.Task = TaskHash{1} }),
+		"task":        bad(func(m *Message) { m.Model.Task = ident.Task{1} }),
 		"arch":        bad(func(m *Message) { m.Model.Arch = "cnn" }),
 		"length":      bad(func(m *Message) { m.Params = m.Params[:2] }),
 		"header":      bad(func(m *Message) { m.Model.NumParams = 4 }),

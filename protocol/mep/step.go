@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Step hands the peer a message received from a neighbour (a MsgModel
 // with its payload in Params and Hessian). Errors say why a message was
 // dropped; the state stays consistent either way.
 func (p *Peer) Step(m Message) error {
-	if m.To != p.cfg.ID && m.To != (overlay.ID{}) {
+	if m.To != p.cfg.ID && m.To != (ident.Peer{}) {
 		p.stats.Dropped++
 		return fmt.Errorf("%w: %v", ErrNotForMe, m.To)
 	}

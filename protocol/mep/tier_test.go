@@ -4,6 +4,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestAssignTiers(t *testing.T) {
@@ -62,7 +64,7 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("default without identity: %v", err)
 	}
 	for name, f := range map[string]func(*Config){
-		"task":      func(c *Config) { c.Task = TaskHash{} },
+		"task":      func(c *Config) { c.Task = ident.Task{} },
 		"arch":      func(c *Config) { c.Arch = "" },
 		"params":    func(c *Config) { c.NumParams = 0 },
 		"period":    func(c *Config) { c.Period = 0 },

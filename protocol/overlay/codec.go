@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/internal/wire"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Wire format, version 1 (all integers big-endian):
@@ -28,7 +29,7 @@ const (
 	// MaxSpaces bounds Config.Spaces: Roles has one bit per slot.
 	MaxSpaces = 16
 
-	headerSize = 2 + 2*len(ID{})
+	headerSize = 2 + 2*len(ident.Peer{})
 )
 
 // Validate checks m against its type: known type, no field the type does
@@ -37,7 +38,7 @@ func (m *Message) Validate() error {
 	if m.Type == MsgInvalid || m.Type >= numMsgTypes {
 		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
 	}
-	if m.From == (ID{}) || m.To == (ID{}) {
+	if m.From == (ident.Peer{}) || m.To == (ident.Peer{}) {
 		return fmt.Errorf("%w: %v with zero From or To", ErrMalformed, m.Type)
 	}
 	f := fieldsOf[m.Type]
@@ -48,14 +49,14 @@ func (m *Message) Validate() error {
 		return nil
 	}
 	for _, e := range []error{
-		unexpected(m.Origin != ID{}, fOrigin, "Origin"),
+		unexpected(m.Origin != ident.Peer{}, fOrigin, "Origin"),
 		unexpected(m.Space != 0, fSpace, "Space"),
 		unexpected(m.Side != 0, fSide, "Side"),
 		unexpected(m.Hops != 0, fHops, "Hops"),
 		unexpected(m.Best != 0, fBest, "Best"),
 		unexpected(m.Roles != 0, fRoles, "Roles"),
 		unexpected(m.Target != 0, fTarget, "Target"),
-		unexpected(m.TargetID != ID{}, fTargetID, "TargetID"),
+		unexpected(m.TargetID != ident.Peer{}, fTargetID, "TargetID"),
 		unexpected(len(m.Peers) != 0, fPeers, "Peers"),
 		unexpected(len(m.Payload) != 0, fPayload, "Payload"),
 	} {
@@ -69,7 +70,7 @@ func (m *Message) Validate() error {
 	if m.Side > Succ {
 		return fmt.Errorf("%w: side %d", ErrMalformed, m.Side)
 	}
-	if f&fOrigin != 0 && m.Origin == (ID{}) {
+	if f&fOrigin != 0 && m.Origin == (ident.Peer{}) {
 		return fmt.Errorf("%w: %v with zero Origin", ErrMalformed, m.Type)
 	}
 	lo, hi := peerCount(m.Type)
@@ -78,7 +79,7 @@ func (m *Message) Validate() error {
 	}
 	if m.Type != MsgLeave { // a Leave names its empty slots with zero IDs
 		for _, p := range m.Peers {
-			if p == (ID{}) {
+			if p == (ident.Peer{}) {
 				return fmt.Errorf("%w: %v with a zero peer", ErrMalformed, m.Type)
 			}
 		}
@@ -162,7 +163,7 @@ func AppendMarshal(dst []byte, m Message) ([]byte, error) {
 }
 
 // readID reads a fixed-size ID.
-func readID(r *wire.Reader) (id ID) {
+func readID(r *wire.Reader) (id ident.Peer) {
 	r.Fill(id[:])
 	return id
 }
@@ -219,7 +220,7 @@ func Unmarshal(b []byte) (Message, error) {
 			if _, hi := peerCount(m.Type); n > hi {
 				return Message{}, fmt.Errorf("%w: %v with %d peers", ErrMalformed, m.Type, n)
 			}
-			m.Peers = make([]ID, n)
+			m.Peers = make([]ident.Peer, n)
 			for i := range m.Peers {
 				m.Peers[i] = readID(&r)
 			}

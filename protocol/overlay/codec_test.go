@@ -6,24 +6,26 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-func testID(b byte) ID { return IDFromPublicKey([]byte{b}) }
+func testID(b byte) ident.Peer { return ident.PeerFromPublicKey([]byte{b}) }
 
 // sampleMessages returns one valid message of every type, every field its
 // type carries set.
 func sampleMessages() []Message {
 	a, b, c, d := testID(1), testID(2), testID(3), testID(4)
-	leave := make([]ID, 2*3)
+	leave := make([]ident.Peer, 2*3)
 	leave[0], leave[1], leave[5] = c, d, a // space 1 and half of space 2 empty
 	return []Message{
 		{Type: MsgJoin, From: a, To: b, Roles: 0b11111},
 		{Type: MsgDiscover, From: a, To: b, Origin: c, Space: 4, Hops: 7, Best: 12345},
-		{Type: MsgDiscoverReply, From: a, To: b, Space: 1, Roles: ReplyGuess, Peers: []ID{c, d}},
+		{Type: MsgDiscoverReply, From: a, To: b, Space: 1, Roles: ReplyGuess, Peers: []ident.Peer{c, d}},
 		{Type: MsgLink, From: a, To: b, Roles: RoleBit(0, Succ) | RoleBit(3, Pred)},
-		{Type: MsgHeartbeat, From: a, To: b, Roles: RoleBit(1, Pred), Peers: []ID{b, c, d}},
+		{Type: MsgHeartbeat, From: a, To: b, Roles: RoleBit(1, Pred), Peers: []ident.Peer{b, c, d}},
 		{Type: MsgHeartbeat, From: b, To: a, Roles: RoleBit(1, Succ)},
-		{Type: MsgHint, From: a, To: b, Space: 2, Side: Succ, Peers: []ID{c}},
+		{Type: MsgHint, From: a, To: b, Space: 2, Side: Succ, Peers: []ident.Peer{c}},
 		{Type: MsgLeave, From: a, To: b, Peers: leave},
 		{Type: MsgRepair, From: a, To: b, Origin: c, Space: 15, Side: Pred, Hops: 255, Best: ^uint64(0)},
 		{Type: MsgRepairReply, From: a, To: b, Space: 3, Side: Succ},
@@ -67,9 +69,9 @@ func TestCodecRoundTrip(t *testing.T) {
 // TestWireFormatPinned fixes the bytes of one message: changing the
 // format without bumping CodecVersion breaks this test.
 func TestWireFormatPinned(t *testing.T) {
-	var a, b, c ID
+	var a, b, c ident.Peer
 	a[0], b[0], c[0] = 0xaa, 0xbb, 0xcc
-	m := Message{Type: MsgHint, From: a, To: b, Space: 2, Side: Succ, Peers: []ID{c}}
+	m := Message{Type: MsgHint, From: a, To: b, Space: 2, Side: Succ, Peers: []ident.Peer{c}}
 	got, err := Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -95,13 +97,13 @@ func TestMarshalRejects(t *testing.T) {
 		{Message{Type: MsgHeartbeat, From: a, To: b, Origin: a}, ErrMalformed},     // field not carried
 		{Message{Type: MsgLink, From: a, To: b, Space: 1}, ErrMalformed},           // field not carried
 		{Message{Type: MsgJoin, From: a, To: b, Payload: []byte{1}}, ErrMalformed}, // field not carried
-		{Message{Type: MsgHint, From: a, To: b, Space: MaxSpaces, Peers: []ID{a}}, ErrMalformed},
-		{Message{Type: MsgHint, From: a, To: b, Side: 2, Peers: []ID{a}}, ErrMalformed},
-		{Message{Type: MsgHint, From: a, To: b}, ErrMalformed},                          // no peer
-		{Message{Type: MsgHint, From: a, To: b, Peers: []ID{{}}}, ErrMalformed},         // zero peer
-		{Message{Type: MsgDiscoverReply, From: a, To: b, Peers: []ID{a}}, ErrMalformed}, // one of two
-		{Message{Type: MsgLeave, From: a, To: b, Peers: []ID{a, b, a}}, ErrMalformed},   // odd
-		{Message{Type: MsgLeave, From: a, To: b, Peers: make([]ID, 2*MaxSpaces+2)}, ErrMalformed},
+		{Message{Type: MsgHint, From: a, To: b, Space: MaxSpaces, Peers: []ident.Peer{a}}, ErrMalformed},
+		{Message{Type: MsgHint, From: a, To: b, Side: 2, Peers: []ident.Peer{a}}, ErrMalformed},
+		{Message{Type: MsgHint, From: a, To: b}, ErrMalformed},                                  // no peer
+		{Message{Type: MsgHint, From: a, To: b, Peers: []ident.Peer{{}}}, ErrMalformed},         // zero peer
+		{Message{Type: MsgDiscoverReply, From: a, To: b, Peers: []ident.Peer{a}}, ErrMalformed}, // one of two
+		{Message{Type: MsgLeave, From: a, To: b, Peers: []ident.Peer{a, b, a}}, ErrMalformed},   // odd
+		{Message{Type: MsgLeave, From: a, To: b, Peers: make([]ident.Peer, 2*MaxSpaces+2)}, ErrMalformed},
 		{Message{Type: MsgDiscover, From: a, To: b}, ErrMalformed}, // zero Origin
 		{Message{Type: MsgRoute, From: a, To: b, Origin: a, Payload: tooBig}, ErrTooLarge},
 	} {

@@ -1,5 +1,7 @@
 package overlay
 
+import "github.com/peerlearn/peerlearn/types/ident"
+
 // Contacts: a few live members this node knows besides its neighbours,
 // for the one situation the repair protocols cannot handle: every
 // neighbour has failed at once (with degree 2L that takes 2L concurrent
@@ -16,14 +18,14 @@ package overlay
 // answer (a joiner's retries rotate through its contacts) or if the node
 // is later cut off: a signalling server's welcome lists several. The
 // node's own ID, the zero ID and current neighbours are ignored.
-func (n *Node) AddContacts(ids ...ID) {
+func (n *Node) AddContacts(ids ...ident.Peer) {
 	for _, id := range ids {
 		n.addContact(id)
 	}
 }
 
-func (n *Node) addContact(id ID) {
-	if id == n.id || id == (ID{}) || n.find(id) != nil {
+func (n *Node) addContact(id ident.Peer) {
+	if id == n.id || id == (ident.Peer{}) || n.find(id) != nil {
 		return
 	}
 	n.forgetContact(id)
@@ -33,7 +35,7 @@ func (n *Node) addContact(id ID) {
 	n.contacts = append(n.contacts, id)
 }
 
-func (n *Node) forgetContact(id ID) {
+func (n *Node) forgetContact(id ident.Peer) {
 	for k, c := range n.contacts {
 		if c == id {
 			n.contacts = append(n.contacts[:k], n.contacts[k+1:]...)
@@ -44,16 +46,16 @@ func (n *Node) forgetContact(id ID) {
 
 // nextContact returns a contact to join through, rotating, or false if
 // there is none.
-func (n *Node) nextContact() (ID, bool) {
+func (n *Node) nextContact() (ident.Peer, bool) {
 	for len(n.contacts) > 0 {
 		c := n.contacts[len(n.contacts)-1]
 		n.contacts = n.contacts[:len(n.contacts)-1]
 		if !n.tombstoned(c) {
-			n.contacts = append([]ID{c}, n.contacts...) // to the back of the queue
+			n.contacts = append([]ident.Peer{c}, n.contacts...) // to the back of the queue
 			return c, true
 		}
 	}
-	return ID{}, false
+	return ident.Peer{}, false
 }
 
 // rejoinIfCut starts a new join when failures took the node's last

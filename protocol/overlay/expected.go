@@ -3,6 +3,8 @@ package overlay
 import (
 	"cmp"
 	"slices"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ExpectedTables returns the correct neighbour table (Definition 1) of
@@ -11,8 +13,8 @@ import (
 // previous. With one node its slots are empty; with two each is the
 // other's predecessor and successor. For tests and experiments: nodes
 // never see the whole membership.
-func ExpectedTables(ids []ID, spaces int) map[ID]Table {
-	out := make(map[ID]Table, len(ids))
+func ExpectedTables(ids []ident.Peer, spaces int) map[ident.Peer]Table {
+	out := make(map[ident.Peer]Table, len(ids))
 	for _, id := range ids {
 		out[id] = make(Table, spaces)
 	}
@@ -71,8 +73,8 @@ func (c Correctness) OK() bool {
 
 // Check measures actual (the tables of all live nodes, by ID) against
 // ExpectedTables of the same IDs.
-func Check(actual map[ID]Table, spaces int) Correctness {
-	ids := make([]ID, 0, len(actual))
+func Check(actual map[ident.Peer]Table, spaces int) Correctness {
+	ids := make([]ident.Peer, 0, len(actual))
 	for id := range actual {
 		ids = append(ids, id)
 	}

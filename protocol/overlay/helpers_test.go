@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func testConfig(spaces int, seed uint64) Config {
@@ -17,17 +19,17 @@ func testConfig(spaces int, seed uint64) Config {
 // every node's Ready into a queue and delivers it; drop filters messages.
 type pump struct {
 	t     *testing.T
-	nodes map[ID]*Node
-	order []ID
+	nodes map[ident.Peer]*Node
+	order []ident.Peer
 	drop  func(m Message) bool
-	got   map[ID][]Delivery
+	got   map[ident.Peer][]Delivery
 }
 
-func newPump(t *testing.T, spaces int, names ...string) (*pump, []ID) {
-	p := &pump{t: t, nodes: map[ID]*Node{}, got: map[ID][]Delivery{}}
-	ids := make([]ID, len(names))
+func newPump(t *testing.T, spaces int, names ...string) (*pump, []ident.Peer) {
+	p := &pump{t: t, nodes: map[ident.Peer]*Node{}, got: map[ident.Peer][]Delivery{}}
+	ids := make([]ident.Peer, len(names))
 	for k, name := range names {
-		id := IDFromPublicKey([]byte(name))
+		id := ident.PeerFromPublicKey([]byte(name))
 		n, err := NewNode(id, testConfig(spaces, uint64(k)))
 		if err != nil {
 			t.Fatal(err)
@@ -85,8 +87,8 @@ func (p *pump) tick(k int) {
 	}
 }
 
-func (p *pump) tables() map[ID]Table {
-	t := map[ID]Table{}
+func (p *pump) tables() map[ident.Peer]Table {
+	t := map[ident.Peer]Table{}
 	for id, n := range p.nodes {
 		if !n.Left() {
 			t[id] = n.Table()

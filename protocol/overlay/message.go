@@ -1,6 +1,10 @@
 package overlay
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // MsgType is the kind of a Message. The values are part of the wire
 // format: append new types at the end with the next free number, never
@@ -106,19 +110,19 @@ func RoleBit(space int, side Side) uint32 { return 1 << (2*uint(space) + uint(si
 // their originator in Origin.
 type Message struct {
 	Type MsgType
-	From ID // the sending node (this hop)
-	To   ID // the receiving node (this hop)
+	From ident.Peer // the sending node (this hop)
+	To   ident.Peer // the receiving node (this hop)
 
-	Origin   ID     // Discover, Repair, Route: the node the message works for
-	Space    uint8  // ring space, for the types that concern one space
-	Side     Side   // Hint, Repair, RepairReply: which slot is meant
-	Hops     uint8  // routed types: hops travelled so far
-	Best     uint64 // routed types: best score a lookahead hop has promised (routing.go)
-	Roles    uint32 // Join: spaces to discover; Link, Heartbeat: slots (RoleBit)
-	Target   Coord  // Route: destination coordinate in Space
-	TargetID ID     // Route: the one node to deliver to; zero = whoever is closest
-	Peers    []ID   // DiscoverReply, Hint, Leave: node IDs (see each type)
-	Payload  []byte // Route: opaque upper-layer bytes
+	Origin   ident.Peer   // Discover, Repair, Route: the node the message works for
+	Space    uint8        // ring space, for the types that concern one space
+	Side     Side         // Hint, Repair, RepairReply: which slot is meant
+	Hops     uint8        // routed types: hops travelled so far
+	Best     uint64       // routed types: best score a lookahead hop has promised (routing.go)
+	Roles    uint32       // Join: spaces to discover; Link, Heartbeat: slots (RoleBit)
+	Target   Coord        // Route: destination coordinate in Space
+	TargetID ident.Peer   // Route: the one node to deliver to; zero = whoever is closest
+	Peers    []ident.Peer // DiscoverReply, Hint, Leave: node IDs (see each type)
+	Payload  []byte       // Route: opaque upper-layer bytes
 }
 
 func (m Message) String() string {

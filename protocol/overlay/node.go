@@ -1,6 +1,10 @@
 package overlay
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Node is one peer's NDMP state machine. It has no clock, network or
 // goroutine: its driver feeds it received messages (Step) and the passage
@@ -9,7 +13,7 @@ import "fmt"
 // goroutine (or one scheduler) only. It knows only what messages told it.
 type Node struct {
 	cfg    Config
-	id     ID
+	id     ident.Peer
 	coords []Coord
 	now    int64 // ticks since creation
 	state  nodeState
@@ -20,17 +24,17 @@ type Node struct {
 	grace []excuse    // displaced neighbours a joiner is about to tell
 	waits []pending   // discoveries this node will answer once it can
 
-	contacts   []ID    // live members to join through if cut off (contacts.go)
-	cut        bool    // failures have just taken its last neighbour
-	discovered uint32  // spaces whose DiscoverReply has arrived (bit = space)
-	lastJoin   int64   // tick the last Join was sent
-	hot        []int64 // per space: churn repair runs until this tick
-	hbPhase    int64   // heartbeat timer phase, drawn from Rand
-	rpPhase    int64   // periodic-repair timer phase, drawn from Rand
+	contacts   []ident.Peer // live members to join through if cut off (contacts.go)
+	cut        bool         // failures have just taken its last neighbour
+	discovered uint32       // spaces whose DiscoverReply has arrived (bit = space)
+	lastJoin   int64        // tick the last Join was sent
+	hot        []int64      // per space: churn repair runs until this tick
+	hbPhase    int64        // heartbeat timer phase, drawn from Rand
+	rpPhase    int64        // periodic-repair timer phase, drawn from Rand
 
-	msgs      []Message  // outbox since the last Advance
-	delivered []Delivery // Route payloads for this node since the last Advance
-	prev      []ID       // neighbour set at the last Advance
+	msgs      []Message    // outbox since the last Advance
+	delivered []Delivery   // Route payloads for this node since the last Advance
+	prev      []ident.Peer // neighbour set at the last Advance
 	stats     Stats
 }
 
@@ -44,11 +48,11 @@ const (
 
 // NewNode returns a node with the given ID, alone: the first node of an
 // overlay needs nothing more; any other calls Join.
-func NewNode(id ID, cfg Config) (*Node, error) {
+func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if id == (ID{}) {
+	if id == (ident.Peer{}) {
 		return nil, fmt.Errorf("%w: zero ID is reserved", ErrInvalidConfig)
 	}
 	n := &Node{
@@ -66,7 +70,7 @@ func NewNode(id ID, cfg Config) (*Node, error) {
 }
 
 // ID returns the node's ID.
-func (n *Node) ID() ID { return n.id }
+func (n *Node) ID() ident.Peer { return n.id }
 
 // Spaces returns L.
 func (n *Node) Spaces() int { return n.cfg.Spaces }
@@ -88,11 +92,11 @@ func (n *Node) allSpaces() uint32 { return 1<<uint(n.cfg.Spaces) - 1 }
 // Neighbor_discovery for this node in every space. If replies are
 // missing after RetryTicks the Join is sent again (to a neighbour if the
 // node has one by then, else to via).
-func (n *Node) Join(via ID) error {
+func (n *Node) Join(via ident.Peer) error {
 	if n.state == stateLeft {
 		return ErrStopped
 	}
-	if via == n.id || via == (ID{}) {
+	if via == n.id || via == (ident.Peer{}) {
 		return fmt.Errorf("%w: cannot join through %v", ErrMisaddressed, via)
 	}
 	n.state = stateJoining
@@ -102,7 +106,7 @@ func (n *Node) Join(via ID) error {
 	return nil
 }
 
-func (n *Node) sendJoin(to ID) {
+func (n *Node) sendJoin(to ident.Peer) {
 	n.lastJoin = n.now
 	n.send(Message{Type: MsgJoin, To: to, Roles: n.allSpaces() &^ n.discovered})
 }
@@ -116,7 +120,7 @@ func (n *Node) Leave() error {
 		return ErrStopped
 	}
 	t := n.Table()
-	ring := make([]ID, 0, 2*len(t))
+	ring := make([]ident.Peer, 0, 2*len(t))
 	for _, a := range t {
 		ring = append(ring, a.Pred, a.Succ)
 	}
@@ -134,20 +138,20 @@ func (n *Node) Leave() error {
 // routing. It surfaces in that node's Ready.Delivered (this node's own,
 // if it is the closest).
 func (n *Node) Route(space int, target Coord, payload []byte) error {
-	return n.originate(space, target, ID{}, payload)
+	return n.originate(space, target, ident.Peer{}, payload)
 }
 
 // RouteTo sends payload to the node with the given ID by greedy routing
 // in space 0 towards its coordinate. If no such node is in the overlay the
 // message is dropped where routing ends (Stats.Undeliverable).
-func (n *Node) RouteTo(id ID, payload []byte) error {
-	if id == (ID{}) {
+func (n *Node) RouteTo(id ident.Peer, payload []byte) error {
+	if id == (ident.Peer{}) {
 		return fmt.Errorf("%w: zero target ID", ErrMisaddressed)
 	}
 	return n.originate(0, Coordinate(id, 0), id, payload)
 }
 
-func (n *Node) originate(space int, target Coord, targetID ID, payload []byte) error {
+func (n *Node) originate(space int, target Coord, targetID ident.Peer, payload []byte) error {
 	if n.state == stateLeft {
 		return ErrStopped
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -37,7 +39,7 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("NewNode with %s: %v", name, err)
 		}
 	}
-	if _, err := NewNode(ID{}, testConfig(5, 1)); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := NewNode(ident.Peer{}, testConfig(5, 1)); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("zero ID: %v", err)
 	}
 }
@@ -94,7 +96,7 @@ func TestReadyReportsNeighbourChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd := a.Ready()
-	if !slices.Equal(rd.Added, []ID{ids[1]}) || len(rd.Removed) != 0 {
+	if !slices.Equal(rd.Added, []ident.Peer{ids[1]}) || len(rd.Removed) != 0 {
 		t.Fatalf("a's Ready: added %v removed %v", rd.Added, rd.Removed)
 	}
 	a.Advance()
@@ -106,7 +108,7 @@ func TestReadyReportsNeighbourChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if rd := b.Ready(); !slices.Equal(rd.Added, []ID{ids[0]}) {
+	if rd := b.Ready(); !slices.Equal(rd.Added, []ident.Peer{ids[0]}) {
 		t.Fatalf("b's Ready added %v", rd.Added)
 	}
 	b.Advance()
@@ -114,7 +116,7 @@ func TestReadyReportsNeighbourChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd = b.Ready()
-	if !slices.Equal(rd.Removed, []ID{ids[0]}) || len(rd.Messages) != 1 || rd.Messages[0].Type != MsgLeave {
+	if !slices.Equal(rd.Removed, []ident.Peer{ids[0]}) || len(rd.Messages) != 1 || rd.Messages[0].Type != MsgLeave {
 		t.Fatalf("after Leave: removed %v, messages %v", rd.Removed, rd.Messages)
 	}
 	if err := b.Leave(); !errors.Is(err, ErrStopped) {
@@ -133,7 +135,7 @@ func TestStepRejects(t *testing.T) {
 		"to another":   {Message{Type: MsgLink, From: ids[1], To: other, Roles: 1}, ErrMisaddressed},
 		"from itself":  {Message{Type: MsgLink, From: ids[0], To: ids[0], Roles: 1}, ErrMisaddressed},
 		"space beyond": {Message{Type: MsgRepairReply, From: ids[1], To: ids[0], Space: 2}, ErrBadSpace},
-		"leave size":   {Message{Type: MsgLeave, From: ids[1], To: ids[0], Peers: []ID{other, other}}, ErrMalformed},
+		"leave size":   {Message{Type: MsgLeave, From: ids[1], To: ids[0], Peers: []ident.Peer{other, other}}, ErrMalformed},
 		"invalid":      {Message{Type: MsgHint, From: ids[1], To: ids[0]}, ErrMalformed},
 	} {
 		if err := a.Step(c.m); !errors.Is(err, c.want) {
@@ -158,7 +160,7 @@ func TestStepRejects(t *testing.T) {
 	}
 }
 
-func build(t *testing.T, spaces int, names ...string) (*pump, []ID) {
+func build(t *testing.T, spaces int, names ...string) (*pump, []ident.Peer) {
 	p, ids := newPump(t, spaces, names...)
 	for _, id := range ids[1:] {
 		if err := p.nodes[id].Join(ids[0]); err != nil {
@@ -178,7 +180,7 @@ func TestSequentialJoinsStayCorrect(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.settle() // no ticks: the join protocol alone
-		tabs := map[ID]Table{}
+		tabs := map[ident.Peer]Table{}
 		for _, j := range ids[:k+2] {
 			tabs[j] = p.nodes[j].Table()
 		}
@@ -216,7 +218,7 @@ func TestFailureDetectedAfterFailureTicks(t *testing.T) {
 		t.Fatalf("%d nodes still hold the failed node after FailureTicks", k)
 	}
 	delete(p.nodes, dead)
-	p.order = slices.DeleteFunc(p.order, func(id ID) bool { return id == dead })
+	p.order = slices.DeleteFunc(p.order, func(id ident.Peer) bool { return id == dead })
 	p.tick(2)
 	p.requireCorrect()
 }
@@ -250,7 +252,7 @@ func TestRouteDelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.settle()
-	check := func(at ID, payload string) {
+	check := func(at ident.Peer, payload string) {
 		t.Helper()
 		for _, d := range p.got[at] {
 			if string(d.Payload) == payload {
@@ -290,17 +292,17 @@ func TestHeartbeatsEveryT(t *testing.T) {
 // contacts (here, after RetryTicks) and joins.
 func TestJoinRetriesThroughOtherContacts(t *testing.T) {
 	p, ids := build(t, 2, "a", "b", "c", "d")
-	j, err := NewNode(IDFromPublicKey([]byte("joiner")), testConfig(2, 9))
+	j, err := NewNode(ident.PeerFromPublicKey([]byte("joiner")), testConfig(2, 9))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.nodes[j.ID()] = j
 	p.order = append(p.order, j.ID())
-	dead := IDFromPublicKey([]byte("gone")) // a contact that has left: messages to it vanish
+	dead := ident.PeerFromPublicKey([]byte("gone")) // a contact that has left: messages to it vanish
 	if err := j.Join(dead); err != nil {
 		t.Fatal(err)
 	}
-	j.AddContacts(dead, ids[2], j.ID(), ID{}) // duplicates, self and zero are ignored
+	j.AddContacts(dead, ids[2], j.ID(), ident.Peer{}) // duplicates, self and zero are ignored
 	p.settle()
 	if j.Joined() {
 		t.Fatal("joined through a contact that does not exist")

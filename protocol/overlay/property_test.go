@@ -9,6 +9,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 var long = flag.Bool("long", false, "run the property test over many more seeds")
@@ -50,10 +51,10 @@ func churnRun(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	next := 0
-	fresh := func(k int) []overlay.ID {
-		ids := make([]overlay.ID, k)
+	fresh := func(k int) []ident.Peer {
+		ids := make([]ident.Peer, k)
 		for i := range ids {
-			ids[i] = overlay.IDFromPublicKey(fmt.Appendf(nil, "churn-%d-%d", seed, next))
+			ids[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "churn-%d-%d", seed, next))
 			next++
 		}
 		return ids
@@ -98,7 +99,7 @@ func churnRun(t *testing.T, seed uint64) {
 			if err := c.Leave(live[perm[kf]]); err != nil {
 				t.Fatal(err)
 			}
-			var rest []overlay.ID
+			var rest []ident.Peer
 			for _, i := range perm[kf+1:] {
 				rest = append(rest, live[i])
 			}
@@ -123,22 +124,22 @@ func churnRun(t *testing.T, seed uint64) {
 // know nothing of each other (a node left with no neighbour at all is
 // fine: it joins again through a contact). It tries a few draws and
 // returns the last.
-func survivable(live []overlay.ID, k, spaces int, rng *rand.Rand) []int {
+func survivable(live []ident.Peer, k, spaces int, rng *rand.Rand) []int {
 	want := overlay.ExpectedTables(live, spaces)
 	var perm []int
 	for range 50 {
 		perm = rng.Perm(len(live))
-		dead := map[overlay.ID]bool{}
+		dead := map[ident.Peer]bool{}
 		for _, i := range perm[:k] {
 			dead[live[i]] = true
 		}
-		seen := map[overlay.ID]bool{}
+		seen := map[ident.Peer]bool{}
 		groups := 0
 		for _, id := range live {
 			if dead[id] || seen[id] {
 				continue
 			}
-			size, stack := 0, []overlay.ID{id}
+			size, stack := 0, []ident.Peer{id}
 			seen[id] = true
 			for len(stack) > 0 {
 				u := stack[len(stack)-1]
@@ -163,7 +164,7 @@ func survivable(live []overlay.ID, k, spaces int, rng *rand.Rand) []int {
 }
 
 // joinAll joins the nodes ids at once, each through a random one of via.
-func joinAll(t *testing.T, c *simnet.Cluster, ids, via []overlay.ID, rng *rand.Rand) {
+func joinAll(t *testing.T, c *simnet.Cluster, ids, via []ident.Peer, rng *rand.Rand) {
 	t.Helper()
 	for _, id := range ids {
 		if _, err := c.AddNode(id); err != nil {

@@ -1,6 +1,10 @@
 package overlay
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Ready is what a node wants done since the last Advance: messages to
 // send, payloads routed to it, and changes to its neighbour set (a
@@ -11,16 +15,16 @@ type Ready struct {
 	// Delivered are Route payloads that ended at this node.
 	Delivered []Delivery
 	// Added and Removed are the changes to the neighbour set.
-	Added, Removed []ID
+	Added, Removed []ident.Peer
 }
 
 // Delivery is a Route payload that reached the node it was routed to.
 type Delivery struct {
-	Origin   ID    // the node that called Route or RouteTo
-	Space    int   // the space it was routed in
-	Target   Coord // the coordinate it was routed to
-	TargetID ID    // the node it was addressed to; zero for "closest to Target"
-	Hops     int   // hops it travelled
+	Origin   ident.Peer // the node that called Route or RouteTo
+	Space    int        // the space it was routed in
+	Target   Coord      // the coordinate it was routed to
+	TargetID ident.Peer // the node it was addressed to; zero for "closest to Target"
+	Hops     int        // hops it travelled
 	Payload  []byte
 }
 

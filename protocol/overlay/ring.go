@@ -1,5 +1,7 @@
 package overlay
 
+import "github.com/peerlearn/peerlearn/types/ident"
+
 // Ring order. In every space the nodes sit on a ring ordered by
 // (coordinate, ID): coordinates increase clockwise and equal coordinates
 // (which SHA-256 makes practically impossible) are ordered by ID, the same
@@ -10,7 +12,7 @@ package overlay
 // pos is a node's place on one ring.
 type pos struct {
 	c  Coord
-	id ID
+	id ident.Peer
 }
 
 // cwLess reports whether a comes strictly before b when walking clockwise

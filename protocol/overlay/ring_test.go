@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestCwLessMatchesRingOrder: walking clockwise from any node visits the
@@ -40,10 +42,10 @@ func TestCwLessMatchesRingOrder(t *testing.T) {
 }
 
 func TestExpectedTables(t *testing.T) {
-	if got := ExpectedTables([]ID{testID(1)}, 3)[testID(1)]; !got.Equal(make(Table, 3)) {
+	if got := ExpectedTables([]ident.Peer{testID(1)}, 3)[testID(1)]; !got.Equal(make(Table, 3)) {
 		t.Errorf("one node: %v, want empty slots", got)
 	}
-	two := ExpectedTables([]ID{testID(1), testID(2)}, 2)
+	two := ExpectedTables([]ident.Peer{testID(1), testID(2)}, 2)
 	for _, a := range two[testID(1)] {
 		if a.Pred != testID(2) || a.Succ != testID(2) {
 			t.Errorf("two nodes: %v", two[testID(1)])
@@ -51,23 +53,23 @@ func TestExpectedTables(t *testing.T) {
 	}
 	// Against brute force: the successor is the node at the smallest
 	// clockwise offset.
-	var ids []ID
+	var ids []ident.Peer
 	for k := range 50 {
 		ids = append(ids, testID(byte(k)))
 	}
 	want := ExpectedTables(ids, 4)
 	for _, u := range ids {
 		for i := range 4 {
-			var succ, pred ID
+			var succ, pred ident.Peer
 			for _, v := range ids {
 				if v == u {
 					continue
 				}
 				o, pv := pos{Coordinate(u, i), u}, pos{Coordinate(v, i), v}
-				if succ == (ID{}) || cwLess(o, pv, pos{Coordinate(succ, i), succ}) {
+				if succ == (ident.Peer{}) || cwLess(o, pv, pos{Coordinate(succ, i), succ}) {
 					succ = v
 				}
-				if pred == (ID{}) || cwLess(o, pos{Coordinate(pred, i), pred}, pv) {
+				if pred == (ident.Peer{}) || cwLess(o, pos{Coordinate(pred, i), pred}, pv) {
 					pred = v
 				}
 			}
@@ -79,7 +81,7 @@ func TestExpectedTables(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	var ids []ID
+	var ids []ident.Peer
 	for k := range 20 {
 		ids = append(ids, testID(byte(k)))
 	}

@@ -1,6 +1,10 @@
 package overlay
 
-import "math"
+import (
+	"math"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Routing. Greedy routing (Neighbor_discovery, Route) forwards to the
 // neighbour, from any space, closest to the target coordinate by circular
@@ -30,7 +34,7 @@ const noScore = math.MaxUint64
 // closest to target in space among itself and its neighbours. exclude (a
 // joiner looking for its place) is never chosen. A suspect neighbour is
 // taken only if no other neighbour is closer than this node.
-func (n *Node) greedyNext(space int, target Coord, exclude ID) *peer {
+func (n *Node) greedyNext(space int, target Coord, exclude ident.Peer) *peer {
 	var best [2]*peer // [0]: best trusted, [1]: best suspect
 	for _, p := range n.peers {
 		if p.id == exclude {
@@ -88,7 +92,7 @@ func (n *Node) directionalNext(space int, origin pos, side Side) *peer {
 
 // lookahead returns the neighbour whose two-hop neighbourhood (itself and
 // its listed neighbours) holds the best score, and that score.
-func (n *Node) lookahead(space int, score func(Coord) uint64, skip ID) (*peer, uint64) {
+func (n *Node) lookahead(space int, score func(Coord) uint64, skip ident.Peer) (*peer, uint64) {
 	var best *peer
 	bs := uint64(noScore)
 	L := n.cfg.Spaces
@@ -110,7 +114,7 @@ func (n *Node) lookahead(space int, score func(Coord) uint64, skip ID) (*peer, u
 // next combines the plain rule's choice (plain, nil to stop) with
 // lookahead: it returns the hop to take, or nil to stop here, updating
 // m.Best.
-func (n *Node) next(m *Message, plain *peer, score func(Coord) uint64, skip ID) *peer {
+func (n *Node) next(m *Message, plain *peer, score func(Coord) uint64, skip ident.Peer) *peer {
 	if n.cfg.Lookahead {
 		ps := score(n.coords[m.Space])
 		if plain != nil {
@@ -182,7 +186,7 @@ func (n *Node) discover(m Message) {
 }
 
 // knowsOthers reports whether the node has a neighbour other than u.
-func (n *Node) knowsOthers(u ID) bool {
+func (n *Node) knowsOthers(u ident.Peer) bool {
 	for _, p := range n.peers {
 		if p.id != u {
 			return true
@@ -195,11 +199,11 @@ func (n *Node) knowsOthers(u ID) bool {
 // the adjacent node p with u's coordinate on the arc between itself and p,
 // links u and tells u that it and p are u's adjacent nodes. guess flags
 // an answer given without knowing both of its own adjacent nodes.
-func (n *Node) answerDiscover(u ID, space int, guess bool) {
+func (n *Node) answerDiscover(u ident.Peer, space int, guess bool) {
 	me := n.selfPos(space)
 	xu := pos{Coordinate(u, space), u}
 	pr, su := n.slots[space][Pred], n.slots[space][Succ]
-	var pred, succ ID
+	var pred, succ ident.Peer
 	switch {
 	case pr == nil && su == nil: // alone in this space: a ring of two
 		pred, succ = n.id, n.id
@@ -231,7 +235,7 @@ func (n *Node) answerDiscover(u ID, space int, guess bool) {
 	if guess {
 		flags = ReplyGuess
 	}
-	n.send(Message{Type: MsgDiscoverReply, To: u, Space: uint8(space), Roles: flags, Peers: []ID{pred, succ}})
+	n.send(Message{Type: MsgDiscoverReply, To: u, Space: uint8(space), Roles: flags, Peers: []ident.Peer{pred, succ}})
 }
 
 // startRepair sends Neighbor_repair for this node's side slot in space.
@@ -268,12 +272,12 @@ func (n *Node) repair(m Message) {
 // route runs one step of Route: forward greedily, or deliver here.
 func (n *Node) route(m Message) {
 	space := int(m.Space)
-	plain := n.greedyNext(space, m.Target, ID{})
-	if next := n.next(&m, plain, greedyScore(m.Target, false), ID{}); next != nil {
+	plain := n.greedyNext(space, m.Target, ident.Peer{})
+	if next := n.next(&m, plain, greedyScore(m.Target, false), ident.Peer{}); next != nil {
 		n.forward(m, next)
 		return
 	}
-	if m.TargetID != (ID{}) && m.TargetID != n.id {
+	if m.TargetID != (ident.Peer{}) && m.TargetID != n.id {
 		n.stats.Undeliverable++
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/overlay/internal/datadriven"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the testdata scripts")
@@ -27,7 +28,7 @@ func TestScripts(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &script{names: map[overlay.ID]string{}}
+			s := &script{names: map[ident.Peer]string{}}
 			datadriven.Run(t, f, *rewrite, s.run)
 		})
 	}
@@ -35,18 +36,18 @@ func TestScripts(t *testing.T) {
 
 type script struct {
 	c     *simnet.Cluster
-	names map[overlay.ID]string
+	names map[ident.Peer]string
 	got   []simnet.Delivered
 }
 
-func (s *script) id(name string) overlay.ID {
-	id := overlay.IDFromPublicKey([]byte(name))
+func (s *script) id(name string) ident.Peer {
+	id := ident.PeerFromPublicKey([]byte(name))
 	s.names[id] = name
 	return id
 }
 
-func (s *script) name(id overlay.ID) string {
-	if id == (overlay.ID{}) {
+func (s *script) name(id ident.Peer) string {
+	if id == (ident.Peer{}) {
 		return "-"
 	}
 	if n, ok := s.names[id]; ok {
@@ -105,8 +106,8 @@ func (s *script) exec(c *datadriven.Cmd) (string, error) {
 		s.c.RunFor(time.Duration(n) * s.tick())
 		return fmt.Sprintf("t=%v", s.c.Now()), nil
 	case "partition":
-		var groups [][]overlay.ID
-		var g []overlay.ID
+		var groups [][]ident.Peer
+		var g []ident.Peer
 		for _, a := range append(slices.Clone(c.Args), "|") {
 			if a == "|" {
 				groups = append(groups, g)
@@ -192,7 +193,7 @@ func (s *script) deliver(c *datadriven.Cmd) (string, error) {
 		return "", err
 	}
 	var target overlay.Coord
-	var to overlay.ID
+	var to ident.Peer
 	if c.Has("to") {
 		to = s.id(c.Get("to", ""))
 	} else {
@@ -250,9 +251,9 @@ func (s *script) checkCorrect() string {
 	return b.String()
 }
 
-func (s *script) sortedLive() []overlay.ID {
+func (s *script) sortedLive() []ident.Peer {
 	ids := s.c.Live()
-	slices.SortFunc(ids, func(a, b overlay.ID) int { return strings.Compare(s.name(a), s.name(b)) })
+	slices.SortFunc(ids, func(a, b ident.Peer) int { return strings.Compare(s.name(a), s.name(b)) })
 	return ids
 }
 
@@ -279,7 +280,7 @@ func (s *script) rings() string {
 	ids := s.c.Live()
 	for i := range s.c.Spaces() {
 		r := slices.Clone(ids)
-		slices.SortFunc(r, func(a, b overlay.ID) int {
+		slices.SortFunc(r, func(a, b ident.Peer) int {
 			ca, cb := overlay.Coordinate(a, i), overlay.Coordinate(b, i)
 			if ca != cb {
 				if ca < cb {

@@ -1,6 +1,10 @@
 package overlay
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Step hands the node one message received from the network. It returns
 // an error (and changes nothing) for a message that is invalid, not for
@@ -95,7 +99,7 @@ func (n *Node) onDiscoverReply(m Message) {
 
 // claim handles "I am your side neighbour in space" from x: adopt x, or,
 // if this node knows a node in between, point x at it with a Hint.
-func (n *Node) claim(x ID, space int, side Side) {
+func (n *Node) claim(x ident.Peer, space int, side Side) {
 	if h := n.slots[space][side]; h != nil && h.id == x {
 		return
 	}
@@ -106,7 +110,7 @@ func (n *Node) claim(x ID, space int, side Side) {
 		return // a joiner we just answered is about to tell x itself
 	}
 	if h := n.slots[space][side]; h != nil {
-		n.send(Message{Type: MsgHint, To: x, Space: uint8(space), Side: side.Opposite(), Peers: []ID{h.id}})
+		n.send(Message{Type: MsgHint, To: x, Space: uint8(space), Side: side.Opposite(), Peers: []ident.Peer{h.id}})
 	}
 }
 

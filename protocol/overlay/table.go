@@ -3,6 +3,8 @@ package overlay
 import (
 	"hash/fnv"
 	"slices"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // The neighbour table: per space a predecessor and a successor slot. A
@@ -11,7 +13,7 @@ import (
 
 // peer is a neighbour as this node knows it.
 type peer struct {
-	id        ID
+	id        ident.Peer
 	coords    []Coord // Coordinate(id, i) for every space i
 	lastHeard int64   // tick of the last message from it (or of adoption)
 	roles     uint32  // the slots it holds here (RoleBit)
@@ -26,7 +28,7 @@ type peer struct {
 func (n *Node) pos(p *peer, space int) pos { return pos{p.coords[space], p.id} }
 func (n *Node) selfPos(space int) pos      { return pos{n.coords[space], n.id} }
 
-func coordsOf(id ID, spaces int) []Coord {
+func coordsOf(id ident.Peer, spaces int) []Coord {
 	cs := make([]Coord, spaces)
 	for i := range cs {
 		cs[i] = Coordinate(id, i)
@@ -34,7 +36,7 @@ func coordsOf(id ID, spaces int) []Coord {
 	return cs
 }
 
-func (n *Node) find(id ID) *peer {
+func (n *Node) find(id ident.Peer) *peer {
 	for _, p := range n.peers {
 		if p.id == id {
 			return p
@@ -82,8 +84,8 @@ func (n *Node) dropPeer(p *peer) {
 // holder is suspected dead and id is not (if the holder was alive after
 // all, its next heartbeat claims the slot back). Tombstoned IDs are
 // refused.
-func (n *Node) consider(id ID, space int, side Side) bool {
-	if id == n.id || id == (ID{}) || n.tombstoned(id) {
+func (n *Node) consider(id ident.Peer, space int, side Side) bool {
+	if id == n.id || id == (ident.Peer{}) || n.tombstoned(id) {
 		return false
 	}
 	h := n.slots[space][side]
@@ -109,7 +111,7 @@ func (n *Node) suspect(p *peer) bool { return n.now-p.lastHeard >= int64(n.cfg.S
 // Adjacent is a node's pair of adjacent nodes in one space; a zero ID
 // marks an empty slot.
 type Adjacent struct {
-	Pred, Succ ID
+	Pred, Succ ident.Peer
 }
 
 // Table is a neighbour table: Adjacent for every space.
@@ -117,11 +119,11 @@ type Table []Adjacent
 
 // Neighbors returns the neighbour set of t: the distinct non-zero IDs,
 // sorted.
-func (t Table) Neighbors() []ID {
-	ids := make([]ID, 0, 2*len(t))
+func (t Table) Neighbors() []ident.Peer {
+	ids := make([]ident.Peer, 0, 2*len(t))
 	for _, a := range t {
-		for _, id := range [2]ID{a.Pred, a.Succ} {
-			if id != (ID{}) {
+		for _, id := range [2]ident.Peer{a.Pred, a.Succ} {
+			if id != (ident.Peer{}) {
 				ids = append(ids, id)
 			}
 		}
@@ -133,7 +135,7 @@ func (t Table) Neighbors() []ID {
 // Equal reports whether t and u name the same adjacent nodes.
 func (t Table) Equal(u Table) bool { return slices.Equal(t, u) }
 
-func compareIDs(a, b ID) int {
+func compareIDs(a, b ident.Peer) int {
 	switch {
 	case a.Less(b):
 		return -1
@@ -158,8 +160,8 @@ func (n *Node) Table() Table {
 }
 
 // Neighbors returns the node's neighbour set, sorted.
-func (n *Node) Neighbors() []ID {
-	ids := make([]ID, len(n.peers))
+func (n *Node) Neighbors() []ident.Peer {
+	ids := make([]ident.Peer, len(n.peers))
 	for k, p := range n.peers {
 		ids[k] = p.id
 	}
@@ -169,7 +171,7 @@ func (n *Node) Neighbors() []ID {
 
 // learnNeighbors records p's neighbour list from its heartbeat, for
 // lookahead routing. This node itself is left out (it is no shortcut).
-func (n *Node) learnNeighbors(p *peer, ids []ID) {
+func (n *Node) learnNeighbors(p *peer, ids []ident.Peer) {
 	if !n.cfg.Lookahead {
 		return
 	}

@@ -1,5 +1,7 @@
 package overlay
 
+import "github.com/peerlearn/peerlearn/types/ident"
+
 // Tick advances the node's time by one tick: heartbeats every T, failure
 // detection after FailureTicks of silence (followed by Neighbor_repair in
 // the opposite direction of the failed neighbour), the periodic two-way
@@ -21,9 +23,9 @@ func (n *Node) Tick() {
 	}
 
 	if (n.now+n.hbPhase)%int64(n.cfg.HeartbeatTicks) == 0 {
-		var list []ID // shared by all heartbeats of this round; never mutated
+		var list []ident.Peer // shared by all heartbeats of this round; never mutated
 		if n.cfg.Lookahead {
-			list = make([]ID, len(n.peers))
+			list = make([]ident.Peer, len(n.peers))
 			for k, p := range n.peers {
 				list[k] = p.id
 			}

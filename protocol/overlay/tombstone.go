@@ -1,5 +1,7 @@
 package overlay
 
+import "github.com/peerlearn/peerlearn/types/ident"
+
 // Tombstones: a short memory of neighbours that failed or left, so that
 // stale hearsay (a Hint or DiscoverReply naming a node that is gone) does
 // not put them back in the table. A failed node's tombstone is soft: any
@@ -7,12 +9,12 @@ package overlay
 // node's is hard: it said goodbye.
 
 type tombstone struct {
-	id    ID
+	id    ident.Peer
 	until int64 // tick at which it expires
 	hard  bool
 }
 
-func (n *Node) bury(id ID, hard bool) {
+func (n *Node) bury(id ident.Peer, hard bool) {
 	if n.cfg.MaxTombstones == 0 || n.cfg.TombstoneTicks == 0 {
 		return
 	}
@@ -23,7 +25,7 @@ func (n *Node) bury(id ID, hard bool) {
 	n.tombs = append(n.tombs, tombstone{id: id, until: n.now + int64(n.cfg.TombstoneTicks), hard: hard})
 }
 
-func (n *Node) tombstoned(id ID) bool {
+func (n *Node) tombstoned(id ident.Peer) bool {
 	for _, t := range n.tombs {
 		if t.id == id {
 			return true
@@ -33,7 +35,7 @@ func (n *Node) tombstoned(id ID) bool {
 }
 
 // heardFrom lifts a soft tombstone: the node just sent us a message.
-func (n *Node) heardFrom(id ID) {
+func (n *Node) heardFrom(id ident.Peer) {
 	for k, t := range n.tombs {
 		if t.id == id && !t.hard {
 			n.tombs = append(n.tombs[:k], n.tombs[k+1:]...)
@@ -42,7 +44,7 @@ func (n *Node) heardFrom(id ID) {
 	}
 }
 
-func (n *Node) departed(id ID) bool {
+func (n *Node) departed(id ident.Peer) bool {
 	for _, t := range n.tombs {
 		if t.id == id && t.hard {
 			return true
@@ -51,7 +53,7 @@ func (n *Node) departed(id ID) bool {
 	return false
 }
 
-func (n *Node) unbury(id ID) {
+func (n *Node) unbury(id ident.Peer) {
 	for k, t := range n.tombs {
 		if t.id == id {
 			n.tombs = append(n.tombs[:k], n.tombs[k+1:]...)

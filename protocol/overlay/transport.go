@@ -1,13 +1,17 @@
 package overlay
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Transport carries encoded messages between peers, addressed by ID: the
 // implementation maps an ID to a connection (simnet.Endpoint in
 // simulation, later WebRTC data channels). Send must not block and must
 // not call back into the Node; delivery is best effort.
 type Transport interface {
-	Send(to ID, msg []byte) error
+	Send(to ident.Peer, msg []byte) error
 }
 
 // Flush encodes every message in n's Ready, hands each to t, advances n

@@ -5,14 +5,14 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // coll returns round k's collection, creating it.
 func (p *Peer) coll(k uint64) *coll {
 	c := p.colls[k]
 	if c == nil {
-		c = &coll{from: map[overlay.ID]bool{}}
+		c = &coll{from: map[ident.Peer]bool{}}
 		if pt := p.parts[k]; pt != nil {
 			c.base = pt.base
 		}
@@ -83,7 +83,7 @@ func (p *Peer) ReportAggregated(k uint64, params []float32) error {
 		p.global, p.globalP = k, params
 	}
 	last := p.cfg.Rounds > 0 && k >= p.cfg.Rounds
-	var next []overlay.ID
+	var next []ident.Peer
 	if !last {
 		next = p.view.Sample(k+1, p.cfg.SampleSize)
 	}

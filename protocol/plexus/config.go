@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config configures one peer. Times are in ticks.
 type Config struct {
 	// ID is this peer. Must be set.
-	ID overlay.ID
+	ID ident.Peer
 	// Bandwidth is the bandwidth this peer advertises (>= 1), in the unit
 	// all peers share; the largest in a sample aggregates.
 	Bandwidth uint64
@@ -62,7 +62,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	switch {
-	case c.ID == overlay.ID{}:
+	case c.ID == ident.Peer{}:
 		return bad("ID not set")
 	case c.Bandwidth == 0:
 		return bad("Bandwidth 0")

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // simNet runs peers in process on virtual ticks: messages arrive latency
@@ -15,7 +15,7 @@ type simNet struct {
 	t          *testing.T
 	ms         []Member
 	peers      []*Peer
-	crashed    map[overlay.ID]bool
+	crashed    map[ident.Peer]bool
 	now        int64
 	latency    int64
 	trainTicks func(i int, k uint64) int64
@@ -40,8 +40,8 @@ type job struct {
 
 type aggRecord struct {
 	k      uint64
-	by     overlay.ID
-	from   []overlay.ID
+	by     ident.Peer
+	from   []ident.Peer
 	at     int64
 	result []float32
 }
@@ -57,7 +57,7 @@ func trainStep(i int, base []float32) []float32 {
 
 func newSimNet(t *testing.T, n int, mod func(*Config)) *simNet {
 	ms := members(n)
-	s := &simNet{t: t, ms: ms, crashed: map[overlay.ID]bool{}, latency: 1,
+	s := &simNet{t: t, ms: ms, crashed: map[ident.Peer]bool{}, latency: 1,
 		trainTicks: func(int, uint64) int64 { return 3 }}
 	for i := range ms {
 		s.peers = append(s.peers, newPeer(t, ms, i, mod))
@@ -72,7 +72,7 @@ func newSimNet(t *testing.T, n int, mod func(*Config)) *simNet {
 	return s
 }
 
-func (s *simNet) index(id overlay.ID) int { return indexOf(s.ms, id) }
+func (s *simNet) index(id ident.Peer) int { return indexOf(s.ms, id) }
 
 // drain serves every peer's Ready until all are quiet.
 func (s *simNet) drain() {

@@ -3,11 +3,11 @@ package plexus
 import (
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // pid is the i-th test peer: a hashed ID, so its sample keys are random.
-func pid(i int) overlay.ID { return overlay.IDFromPublicKey([]byte{byte(i), byte(i >> 8), 0x91}) }
+func pid(i int) ident.Peer { return ident.PeerFromPublicKey([]byte{byte(i), byte(i >> 8), 0x91}) }
 
 // members returns n members with distinct bandwidths 1000+37*i mod 997.
 func members(n int) []Member {
@@ -18,7 +18,7 @@ func members(n int) []Member {
 	return ms
 }
 
-func testConfig(id overlay.ID, bw uint64) Config {
+func testConfig(id ident.Peer, bw uint64) Config {
 	c := DefaultConfig()
 	c.ID, c.Bandwidth, c.Arch, c.NumParams = id, bw, "m", 2
 	c.SampleSize, c.SuccessFraction = 5, 0.8 // gate 4
@@ -39,7 +39,7 @@ func newPeer(t *testing.T, ms []Member, i int, mod func(*Config)) *Peer {
 	return p
 }
 
-func indexOf(ms []Member, id overlay.ID) int {
+func indexOf(ms []Member, id ident.Peer) int {
 	for i, m := range ms {
 		if m.ID == id {
 			return i

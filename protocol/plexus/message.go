@@ -1,15 +1,15 @@
 package plexus
 
-import "github.com/peerlearn/peerlearn/protocol/overlay"
+import "github.com/peerlearn/peerlearn/types/ident"
 
 // Message is one Plexus message. The codec encodes everything but To and
 // Params: To is the transport's address, Params its payload.
 type Message struct {
 	Type MsgType
 	// From is the sender.
-	From overlay.ID
+	From ident.Peer
 	// To is the receiver (not encoded; zero after Decode).
-	To overlay.ID
+	To ident.Peer
 	// Round is k >= 1: the round to train (MsgTrain), trained in
 	// (MsgTrained) or aggregated (MsgAggregated).
 	Round uint64

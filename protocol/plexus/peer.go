@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Window is how many rounds behind the newest one a peer remembers;
@@ -50,7 +50,7 @@ type part struct {
 type coll struct {
 	base        []float32
 	models      []aggregate.Contribution
-	from        map[overlay.ID]bool
+	from        map[ident.Peer]bool
 	deadline    int64 // T_agg deadline; 0 until the round began here
 	aggregating bool  // AggregateTask emitted
 }
@@ -190,7 +190,7 @@ func (p *Peer) Step(m Message) error {
 
 // check drops what is malformed, not for us, stale or of another model.
 func (p *Peer) check(m *Message) error {
-	if (m.To != p.cfg.ID && m.To != overlay.ID{}) || m.From == p.cfg.ID {
+	if (m.To != p.cfg.ID && m.To != ident.Peer{}) || m.From == p.cfg.ID {
 		return fmt.Errorf("%w: %v -> %v", ErrNotForMe, m.From, m.To)
 	}
 	if err := checkFields(m); err != nil {

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // trained is a MsgTrained of round k from member i, as sent to to.
-func trained(ms []Member, i int, to overlay.ID, k uint64, attempt uint8) Message {
+func trained(ms []Member, i int, to ident.Peer, k uint64, attempt uint8) Message {
 	return Message{Type: MsgTrained, From: ms[i].ID, To: to, Round: k, Bandwidth: ms[i].Bandwidth, Attempt: attempt,
 		Model: ModelHeader{Arch: "m", NumParams: 2, DataSize: 1}, Params: []float32{float32(i), 1}}
 }
@@ -94,7 +94,7 @@ func checkCompletion(t *testing.T, p *Peer, ms []Member, k uint64, params []floa
 	rd := p.Ready()
 	v, _ := NewView(ms...)
 	next := v.Sample(k+1, 5)
-	var trains, dones []overlay.ID
+	var trains, dones []ident.Peer
 	for _, m := range rd.Messages {
 		switch {
 		case m.Type == MsgTrain && m.Round == k+1 && &m.Params[0] == &params[0]:

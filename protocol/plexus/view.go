@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Member is a peer known to the view and its advertised bandwidth
 // (bytes per second, or any unit shared by all peers).
 type Member struct {
-	ID        overlay.ID
+	ID        ident.Peer
 	Bandwidth uint64
 }
 
@@ -23,7 +23,7 @@ type Member struct {
 // pure functions of the view and the round, so peers with equal views
 // agree on them. Not safe for concurrent use.
 type View struct {
-	members map[overlay.ID]uint64
+	members map[ident.Peer]uint64
 	version uint64
 	cache   [4]cached // recent samples, for the aggregator's repeated calls
 	next    int
@@ -32,12 +32,12 @@ type View struct {
 type cached struct {
 	version, round uint64
 	s              int
-	sample         []overlay.ID
+	sample         []ident.Peer
 }
 
 // NewView returns a view holding members.
 func NewView(members ...Member) (*View, error) {
-	v := &View{members: make(map[overlay.ID]uint64, len(members))}
+	v := &View{members: make(map[ident.Peer]uint64, len(members))}
 	for _, m := range members {
 		if _, err := v.Add(m.ID, m.Bandwidth); err != nil {
 			return nil, err
@@ -48,8 +48,8 @@ func NewView(members ...Member) (*View, error) {
 
 // Add inserts id or updates its bandwidth; it reports whether the view
 // changed. A zero ID or bandwidth is an error.
-func (v *View) Add(id overlay.ID, bandwidth uint64) (bool, error) {
-	if id == (overlay.ID{}) || bandwidth == 0 {
+func (v *View) Add(id ident.Peer, bandwidth uint64) (bool, error) {
+	if id == (ident.Peer{}) || bandwidth == 0 {
 		return false, fmt.Errorf("%w: %v with bandwidth %d", ErrView, id, bandwidth)
 	}
 	if b, ok := v.members[id]; ok && b == bandwidth {
@@ -61,7 +61,7 @@ func (v *View) Add(id overlay.ID, bandwidth uint64) (bool, error) {
 }
 
 // Remove deletes id; it reports whether it was there.
-func (v *View) Remove(id overlay.ID) bool {
+func (v *View) Remove(id ident.Peer) bool {
 	if _, ok := v.members[id]; !ok {
 		return false
 	}
@@ -74,7 +74,7 @@ func (v *View) Remove(id overlay.ID) bool {
 func (v *View) Len() int { return len(v.members) }
 
 // Bandwidth returns id's advertised bandwidth and whether id is known.
-func (v *View) Bandwidth(id overlay.ID) (uint64, bool) {
+func (v *View) Bandwidth(id ident.Peer) (uint64, bool) {
 	b, ok := v.members[id]
 	return b, ok
 }
@@ -91,7 +91,7 @@ func (v *View) Members() []Member {
 
 // SampleKey is the sort key of id in round k: SHA-256(id || k), k as 8
 // big-endian bytes (Algorithm 1's hash(j + k)).
-func SampleKey(id overlay.ID, k uint64) [32]byte {
+func SampleKey(id ident.Peer, k uint64) [32]byte {
 	var buf [40]byte
 	copy(buf[:32], id[:])
 	binary.BigEndian.PutUint64(buf[32:], k)
@@ -100,7 +100,7 @@ func SampleKey(id overlay.ID, k uint64) [32]byte {
 
 // Sample returns S^k: the first s members of the view sorted by
 // SampleKey(id, k) (Algorithm 1), all of them if the view is smaller.
-func (v *View) Sample(k uint64, s int) []overlay.ID {
+func (v *View) Sample(k uint64, s int) []ident.Peer {
 	for _, c := range v.cache {
 		if c.sample != nil && c.version == v.version && c.round == k && c.s == s {
 			return slices.Clone(c.sample)
@@ -108,7 +108,7 @@ func (v *View) Sample(k uint64, s int) []overlay.ID {
 	}
 	type keyed struct {
 		key [32]byte
-		id  overlay.ID
+		id  ident.Peer
 	}
 	all := make([]keyed, 0, len(v.members))
 	for id := range v.members {
@@ -120,7 +120,7 @@ func (v *View) Sample(k uint64, s int) []overlay.ID {
 		}
 		return bytes.Compare(a.id[:], b.id[:])
 	})
-	out := make([]overlay.ID, min(max(s, 0), len(all)))
+	out := make([]ident.Peer, min(max(s, 0), len(all)))
 	for i := range out {
 		out[i] = all[i].id
 	}
@@ -132,9 +132,9 @@ func (v *View) Sample(k uint64, s int) []overlay.ID {
 // Ranking returns S^k ordered by advertised bandwidth, largest first,
 // ties to the smaller ID: rank 0 is Algorithm 1's aggregator, the next
 // ranks are the fallback aggregators (see the package comment).
-func (v *View) Ranking(k uint64, s int) []overlay.ID {
+func (v *View) Ranking(k uint64, s int) []ident.Peer {
 	r := v.Sample(k, s)
-	slices.SortFunc(r, func(a, b overlay.ID) int {
+	slices.SortFunc(r, func(a, b ident.Peer) int {
 		if c := cmp.Compare(v.members[b], v.members[a]); c != 0 {
 			return c
 		}
@@ -145,10 +145,10 @@ func (v *View) Ranking(k uint64, s int) []overlay.ID {
 
 // Aggregator returns a^k, the member of S^k with the largest bandwidth
 // (ties to the smaller ID); false for an empty view.
-func (v *View) Aggregator(k uint64, s int) (overlay.ID, bool) {
+func (v *View) Aggregator(k uint64, s int) (ident.Peer, bool) {
 	r := v.Ranking(k, s)
 	if len(r) == 0 {
-		return overlay.ID{}, false
+		return ident.Peer{}, false
 	}
 	return r[0], true
 }

@@ -5,14 +5,14 @@ import (
 	"math"
 
 	"github.com/peerlearn/peerlearn/protocol/evalreq"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Candidate is a sampled peer and, if it evaluated our model, what it
 // reported: the loss and accuracy of OUR current model on ITS training
 // data.
 type Candidate struct {
-	ID        overlay.ID
+	ID        ident.Peer
 	Evaluated bool    // the peer answered an evaluation request
 	Loss      float64 // finite, >= 0, when Evaluated
 	Accuracy  float64 // in [0, 1], when Evaluated
@@ -32,8 +32,8 @@ func FromResults(rs []evalreq.Result) []Candidate {
 }
 
 // IDs returns the candidates' peer IDs, in order.
-func IDs(cs []Candidate) []overlay.ID {
-	out := make([]overlay.ID, len(cs))
+func IDs(cs []Candidate) []ident.Peer {
+	out := make([]ident.Peer, len(cs))
 	for i, c := range cs {
 		out[i] = c.ID
 	}
@@ -42,11 +42,11 @@ func IDs(cs []Candidate) []overlay.ID {
 
 // checkSample rejects a sample that repeats a peer, holds self, or
 // carries an evaluation out of range.
-func checkSample(self overlay.ID, s []Candidate) error {
-	seen := make(map[overlay.ID]bool, len(s))
+func checkSample(self ident.Peer, s []Candidate) error {
+	seen := make(map[ident.Peer]bool, len(s))
 	for _, c := range s {
 		switch {
-		case c.ID == self && self != overlay.ID{}:
+		case c.ID == self && self != ident.Peer{}:
 			return fmt.Errorf("%w: self %v", ErrCandidates, c.ID)
 		case seen[c.ID]:
 			return fmt.Errorf("%w: %v twice", ErrCandidates, c.ID)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Kind names a policy.
@@ -68,7 +68,7 @@ type Config struct {
 	Kind Kind
 	// Self is this peer: never a candidate, excluded from Oracle's pool.
 	// Must be set.
-	Self overlay.ID
+	Self ident.Peer
 	// Selected is m_selected: neighbours per round (PENS: in step 1).
 	Selected int
 	// Sampled is m_sample: candidates per sample (evaluation-based kinds).
@@ -89,7 +89,7 @@ type Config struct {
 	Step2Selected int
 	// Clusters is the true cluster of every peer (Oracle; also what
 	// PrecisionRecall scores against). Self must be in it.
-	Clusters map[overlay.ID]int
+	Clusters map[ident.Peer]int
 }
 
 // DefaultConfig returns the thesis' settings for kind with 200 clients
@@ -118,7 +118,7 @@ func (c Config) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %v: "+format, append([]any{ErrConfig, c.Kind}, a...)...)
 	}
-	if c.Self == (overlay.ID{}) {
+	if c.Self == (ident.Peer{}) {
 		return bad("Self not set")
 	}
 	if c.Metric > MetricAccuracy {

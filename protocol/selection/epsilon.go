@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // EpsilonGreedy is Algorithm 3: Greedy's m_selected best, of which n_swap
@@ -52,11 +52,11 @@ func (e *EpsilonGreedy) Select(t int, samples [][]Candidate, rng *rand.Rand) ([]
 	}
 	e.swaps += uint64(nswap)
 	swap := pick(sel, nswap, rng)
-	out := make(map[overlay.ID]bool, nswap)
+	out := make(map[ident.Peer]bool, nswap)
 	for _, c := range swap {
 		out[c.ID] = true
 	}
-	in := make(map[overlay.ID]bool, len(sel))
+	in := make(map[ident.Peer]bool, len(sel))
 	for _, c := range sel {
 		in[c.ID] = true
 	}

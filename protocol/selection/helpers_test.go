@@ -4,10 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-func id(b byte) overlay.ID { return overlay.ID{b, 0x5e} }
+func id(b byte) ident.Peer { return ident.Peer{b, 0x5e} }
 
 var self = id(0)
 

@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Oracle is the upper baseline: Random, but only among the peers of our
 // own true cluster (Config.Clusters).
 type Oracle struct {
 	cfg  Config
-	pool []overlay.ID // our cluster without self, sorted
+	pool []ident.Peer // our cluster without self, sorted
 }
 
 func newOracle(cfg Config) *Oracle {
@@ -23,7 +23,7 @@ func newOracle(cfg Config) *Oracle {
 			o.pool = append(o.pool, id)
 		}
 	}
-	slices.SortFunc(o.pool, func(a, b overlay.ID) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(o.pool, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
 	return o
 }
 

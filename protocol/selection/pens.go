@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // PENS is Algorithm 4, Performance-based Neighbour Selection.
@@ -29,15 +29,15 @@ import (
 // neighbours; the caller draws no samples.
 type PENS struct {
 	cfg        Config
-	counts     map[overlay.ID]int  // occurrences in ~C_selected
-	sampled    map[overlay.ID]bool // C_sampled
+	counts     map[ident.Peer]int  // occurrences in ~C_selected
+	sampled    map[ident.Peer]bool // C_sampled
 	total      int                 // |~C_selected|
-	neighbours []overlay.ID        // C_neighbours, sorted; valid once done
+	neighbours []ident.Peer        // C_neighbours, sorted; valid once done
 	done       bool
 }
 
 func newPENS(cfg Config) *PENS {
-	return &PENS{cfg: cfg, counts: map[overlay.ID]int{}, sampled: map[overlay.ID]bool{}}
+	return &PENS{cfg: cfg, counts: map[ident.Peer]int{}, sampled: map[ident.Peer]bool{}}
 }
 
 // Kind implements Policy.
@@ -91,7 +91,7 @@ func (*PENS) Weights(_ float64, sel []Candidate) ([]float64, error) { return uni
 
 // Neighbours ends step 1 if it has not ended and returns the kept
 // neighbour set C_neighbours, sorted by ID (a copy).
-func (p *PENS) Neighbours() []overlay.ID {
+func (p *PENS) Neighbours() []ident.Peer {
 	if !p.done {
 		p.done = true
 		p.neighbours = keep(p.counts, p.total, len(p.sampled))
@@ -101,8 +101,8 @@ func (p *PENS) Neighbours() []overlay.ID {
 
 // History returns a copy of the step-1 counts: how often each peer was
 // among a sample's greedy picks.
-func (p *PENS) History() map[overlay.ID]int {
-	out := make(map[overlay.ID]int, len(p.counts))
+func (p *PENS) History() map[ident.Peer]int {
+	out := make(map[ident.Peer]int, len(p.counts))
 	for id, c := range p.counts {
 		out[id] = c
 	}
@@ -125,12 +125,12 @@ func (p *PENS) Expected() float64 {
 // |C_sampled| times (|~C_selected| counts every pick). Unlike PENS it has
 // no fallback: it may return nothing. A pick that was never sampled is an
 // error.
-func SelectNeighbours(selected [][]overlay.ID, sampled []overlay.ID) ([]overlay.ID, error) {
-	in := make(map[overlay.ID]bool, len(sampled))
+func SelectNeighbours(selected [][]ident.Peer, sampled []ident.Peer) ([]ident.Peer, error) {
+	in := make(map[ident.Peer]bool, len(sampled))
 	for _, id := range sampled {
 		in[id] = true
 	}
-	counts := map[overlay.ID]int{}
+	counts := map[ident.Peer]int{}
 	total := 0
 	for _, s := range selected {
 		for _, id := range s {
@@ -146,19 +146,19 @@ func SelectNeighbours(selected [][]overlay.ID, sampled []overlay.ID) ([]overlay.
 
 // overRepresented returns, sorted, the peers with count*n > total (count
 // > T without rounding).
-func overRepresented(counts map[overlay.ID]int, total, n int) []overlay.ID {
-	var out []overlay.ID
+func overRepresented(counts map[ident.Peer]int, total, n int) []ident.Peer {
+	var out []ident.Peer
 	for id, c := range counts {
 		if c*n > total {
 			out = append(out, id)
 		}
 	}
-	slices.SortFunc(out, func(a, b overlay.ID) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(out, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
 	return out
 }
 
 // keep is overRepresented with PENS's fallback to the most selected peers.
-func keep(counts map[overlay.ID]int, total, n int) []overlay.ID {
+func keep(counts map[ident.Peer]int, total, n int) []ident.Peer {
 	if out := overRepresented(counts, total, n); len(out) > 0 {
 		return out
 	}
@@ -166,12 +166,12 @@ func keep(counts map[overlay.ID]int, total, n int) []overlay.ID {
 	for _, c := range counts {
 		top = max(top, c)
 	}
-	var out []overlay.ID
+	var out []ident.Peer
 	for id, c := range counts {
 		if c == top && c > 0 {
 			out = append(out, id)
 		}
 	}
-	slices.SortFunc(out, func(a, b overlay.ID) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(out, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
 	return out
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Hand-made history: 4 samples of 4 peers with 2 picks each. |~C| = 8,
@@ -13,8 +13,8 @@ import (
 // more are kept (1: 3 times, 2: 2 times); 3, 4 and 5 (once) and 6
 // (never) are dropped.
 func TestSelectNeighboursHandMade(t *testing.T) {
-	selected := [][]overlay.ID{{id(1), id(2)}, {id(1), id(3)}, {id(2), id(4)}, {id(1), id(5)}}
-	sampled := []overlay.ID{id(1), id(2), id(3), id(4), id(5), id(6)}
+	selected := [][]ident.Peer{{id(1), id(2)}, {id(1), id(3)}, {id(2), id(4)}, {id(1), id(5)}}
+	sampled := []ident.Peer{id(1), id(2), id(3), id(4), id(5), id(6)}
 	got, err := SelectNeighbours(selected, sampled)
 	if err != nil {
 		t.Fatal(err)
@@ -23,11 +23,11 @@ func TestSelectNeighboursHandMade(t *testing.T) {
 		t.Fatalf("kept %v, want [1 2]", got)
 	}
 	// Exactly T is not enough: 2 picks over 2 peers, T = 1, counts 1 and 1.
-	got, _ = SelectNeighbours([][]overlay.ID{{id(1)}, {id(2)}}, []overlay.ID{id(1), id(2)})
+	got, _ = SelectNeighbours([][]ident.Peer{{id(1)}, {id(2)}}, []ident.Peer{id(1), id(2)})
 	if len(got) != 0 {
 		t.Fatalf("kept %v at exactly T", got)
 	}
-	if _, err := SelectNeighbours([][]overlay.ID{{id(9)}}, sampled); !errors.Is(err, ErrCandidates) {
+	if _, err := SelectNeighbours([][]ident.Peer{{id(9)}}, sampled); !errors.Is(err, ErrCandidates) {
 		t.Fatalf("unsampled pick: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestPENSTwoSteps(t *testing.T) {
 		t.Fatalf("step-1 round after step 2: %v", err)
 	}
 	ns := pens.Neighbours()
-	s, err := PrecisionRecall(self, ns, map[overlay.ID]int{self: 0, id(1): 0, id(2): 0, id(3): 1, id(4): 1, id(5): 1, id(6): 1})
+	s, err := PrecisionRecall(self, ns, map[ident.Peer]int{self: 0, id(1): 0, id(2): 0, id(3): 1, id(4): 1, id(5): 1, id(6): 1})
 	if err != nil || s.Precision != 1 || s.Recall != 1 {
 		t.Fatalf("score %+v %v", s, err)
 	}

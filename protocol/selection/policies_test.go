@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/protocol/evalreq"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestRandomAndLocal(t *testing.T) {
@@ -44,7 +44,7 @@ func TestRandomAndLocal(t *testing.T) {
 }
 
 func TestOracle(t *testing.T) {
-	clusters := map[overlay.ID]int{self: 1, id(1): 1, id(2): 2, id(3): 1, id(4): 2, id(5): 1}
+	clusters := map[ident.Peer]int{self: 1, id(1): 1, id(2): 2, id(3): 1, id(4): 2, id(5): 1}
 	p := policy(t, KindOracle, func(c *Config) { c.Selected, c.Clusters = 2, clusters })
 	r := rng(9)
 	for range 100 {
@@ -117,7 +117,7 @@ func TestConfigValidate(t *testing.T) {
 	for k := KindLocal; k <= KindOracle; k++ {
 		c := DefaultConfig(k)
 		c.Self = self
-		c.Clusters = map[overlay.ID]int{self: 0}
+		c.Clusters = map[ident.Peer]int{self: 0}
 		if _, err := New(c); err != nil {
 			t.Errorf("%v defaults: %v", k, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Plan says what a policy needs from the caller for one round.
@@ -65,7 +65,7 @@ func New(cfg Config) (Policy, error) {
 }
 
 // begin checks the arguments every Select shares.
-func begin(self overlay.ID, t int, samples [][]Candidate, rng *rand.Rand) error {
+func begin(self ident.Peer, t int, samples [][]Candidate, rng *rand.Rand) error {
 	if t < 1 {
 		return fmt.Errorf("%w: %d", ErrRound, t)
 	}

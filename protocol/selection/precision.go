@@ -3,7 +3,7 @@ package selection
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Score is the quality of one peer's neighbour selection against the true
@@ -23,13 +23,13 @@ type Score struct {
 // step-2 set, PENS.Neighbours) against clusters, the true cluster of
 // every peer. Every peer involved must be in clusters, and selected must
 // not repeat a peer or hold self.
-func PrecisionRecall(self overlay.ID, selected []overlay.ID, clusters map[overlay.ID]int) (Score, error) {
+func PrecisionRecall(self ident.Peer, selected []ident.Peer, clusters map[ident.Peer]int) (Score, error) {
 	mine, ok := clusters[self]
 	if !ok {
 		return Score{}, fmt.Errorf("%w: self %v", ErrUnknownPeer, self)
 	}
 	var s Score
-	seen := make(map[overlay.ID]bool, len(selected))
+	seen := make(map[ident.Peer]bool, len(selected))
 	for _, id := range selected {
 		c, ok := clusters[id]
 		switch {

@@ -5,23 +5,23 @@ import (
 	"math"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestPrecisionRecall(t *testing.T) {
 	// Two clusters of five: self, 1..4 in cluster A; 5..9 in B.
-	clusters := map[overlay.ID]int{self: 0}
+	clusters := map[ident.Peer]int{self: 0}
 	for b := byte(1); b <= 9; b++ {
 		clusters[id(b)] = int(b / 5)
 	}
-	s, err := PrecisionRecall(self, []overlay.ID{id(1), id(2), id(7)}, clusters)
+	s, err := PrecisionRecall(self, []ident.Peer{id(1), id(2), id(7)}, clusters)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Correct != 2 || s.Selected != 3 || s.Relevant != 4 || math.Abs(s.Precision-2.0/3) > 1e-15 || s.Recall != 0.5 {
 		t.Fatalf("score %+v, want precision 2/3 recall 2/4", s)
 	}
-	s2, _ := PrecisionRecall(id(5), []overlay.ID{id(6), id(7), id(8), id(9)}, clusters)
+	s2, _ := PrecisionRecall(id(5), []ident.Peer{id(6), id(7), id(8), id(9)}, clusters)
 	if s2.Precision != 1 || s2.Recall != 1 {
 		t.Fatalf("perfect score %+v", s2)
 	}
@@ -34,14 +34,14 @@ func TestPrecisionRecall(t *testing.T) {
 		t.Fatalf("mean %v %v", p, r)
 	}
 	for i, c := range []struct {
-		self overlay.ID
-		sel  []overlay.ID
+		self ident.Peer
+		sel  []ident.Peer
 		want error
 	}{
 		{id(42), nil, ErrUnknownPeer},
-		{self, []overlay.ID{id(42)}, ErrUnknownPeer},
-		{self, []overlay.ID{self}, ErrCandidates},
-		{self, []overlay.ID{id(1), id(1)}, ErrCandidates},
+		{self, []ident.Peer{id(42)}, ErrUnknownPeer},
+		{self, []ident.Peer{self}, ErrCandidates},
+		{self, []ident.Peer{id(1), id(1)}, ErrCandidates},
 	} {
 		if _, err := PrecisionRecall(c.self, c.sel, clusters); !errors.Is(err, c.want) {
 			t.Errorf("case %d: %v, want %v", i, err, c.want)

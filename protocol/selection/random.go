@@ -3,7 +3,7 @@ package selection
 import (
 	"math/rand/v2"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Local is the no-federation baseline: it never selects anyone.
@@ -17,7 +17,7 @@ func (*Local) Plan(int) Plan { return Plan{} }
 
 // Select implements Policy: no neighbours.
 func (*Local) Select(t int, samples [][]Candidate, rng *rand.Rand) ([]Candidate, error) {
-	return nil, begin(overlay.ID{}, t, samples, rng)
+	return nil, begin(ident.Peer{}, t, samples, rng)
 }
 
 // Weights implements Policy: self only.
@@ -51,7 +51,7 @@ func union(samples [][]Candidate) []Candidate {
 		return samples[0]
 	}
 	var out []Candidate
-	seen := map[overlay.ID]bool{}
+	seen := map[ident.Peer]bool{}
 	for _, s := range samples {
 		for _, c := range s {
 			if !seen[c.ID] {

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Normalized returns s validated and with its partition spec in canonical
@@ -44,10 +45,10 @@ func (s Spec) Canonical() ([]byte, error) {
 
 // ID returns the task's ID, the SHA-256 of Canonical. It fails if s is
 // invalid.
-func (s Spec) ID() (ID, error) {
+func (s Spec) ID() (ident.Task, error) {
 	b, err := s.Canonical()
 	if err != nil {
-		return ID{}, err
+		return ident.Task{}, err
 	}
 	return sha256.Sum256(b), nil
 }
@@ -101,7 +102,7 @@ func ParseList(b []byte) ([]Spec, error) {
 		return nil, fmt.Errorf("%w: %d specs, want 1 to %d", ErrInvalid, len(raws), MaxListLen)
 	}
 	specs := make([]Spec, 0, len(raws))
-	seen := make(map[ID]int, len(raws))
+	seen := make(map[ident.Task]int, len(raws))
 	for i, raw := range raws {
 		s, err := Parse(raw)
 		if err != nil {

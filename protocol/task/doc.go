@@ -5,8 +5,8 @@
 //
 // A Spec has one canonical encoding (JSON with sorted keys, no spaces, the
 // partition spec in data.Spec's canonical form), and a task is named by the
-// SHA-256 of that encoding, its ID. Every model a peer sends carries the ID
-// of its task (ID.TaskHash gives mep's form) so that models of different
+// SHA-256 of that encoding, its ID (an ident.Task). Every model a peer
+// sends carries the ID of its task so that models of different
 // tasks never mix: two specs differing in any field, the name included, are
 // different tasks.
 //

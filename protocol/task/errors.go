@@ -14,8 +14,4 @@ var (
 	ErrMalformed = errors.New("task: malformed spec")
 	// ErrTooLarge: the encoded spec is longer than MaxSpecSize.
 	ErrTooLarge = errors.New("task: spec too large")
-	// ErrID: a task ID's text form is not 64 hexadecimal digits.
-	ErrID = errors.New("task: malformed task ID")
-	// ErrMismatch: a model or message carries another task's ID.
-	ErrMismatch = errors.New("task: task ID mismatch")
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestIDText(t *testing.T) {
@@ -15,30 +15,29 @@ func TestIDText(t *testing.T) {
 	if err != nil || string(b) != `"`+goldenID+`"` {
 		t.Fatalf("marshal: %s %v", b, err)
 	}
-	var back ID
+	var back ident.Task
 	if err := json.Unmarshal(b, &back); err != nil || back != id {
 		t.Fatalf("unmarshal: %v", err)
 	}
-	if p, err := ParseID(strings.ToUpper(goldenID)); err != nil || p != id {
+	if p, err := ident.ParseTask(strings.ToUpper(goldenID)); err != nil || p != id {
 		t.Fatalf("upper case: %v", err)
 	}
 	for _, bad := range []string{"", "ab", goldenID + "0", "zz" + goldenID[2:]} {
-		if _, err := ParseID(bad); !errors.Is(err, ErrID) {
+		if _, err := ident.ParseTask(bad); !errors.Is(err, ident.ErrTask) {
 			t.Errorf("ParseID(%q): %v", bad, err)
 		}
 	}
-	if id.String() != goldenID[:16] || id.IsZero() || !(ID{}).IsZero() {
+	if id.String() != goldenID[:16] || id.IsZero() || !(ident.Task{}).IsZero() {
 		t.Fatal("String/IsZero")
 	}
 }
 
-func TestTaskHash(t *testing.T) {
+func TestIDCheck(t *testing.T) {
 	id, _ := golden().ID()
-	h := id.TaskHash()
-	if FromTaskHash(h) != id || id.Check(h) != nil {
-		t.Fatal("round trip")
+	if err := id.Check(id); err != nil {
+		t.Fatalf("same task: %v", err)
 	}
-	if err := id.Check(mep.TaskHash{1}); !errors.Is(err, ErrMismatch) {
+	if err := id.Check(ident.Task{1}); !errors.Is(err, ident.ErrTaskMismatch) {
 		t.Fatalf("mismatch: %v", err)
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Config configures a Server.
@@ -129,7 +130,7 @@ func (c *Config) Validate() error {
 	if len(c.Tasks) == 0 {
 		return bad("no tasks")
 	}
-	seen := map[task.ID]bool{}
+	seen := map[ident.Task]bool{}
 	for i := range c.Tasks {
 		id, err := c.Tasks[i].ID()
 		if err != nil {

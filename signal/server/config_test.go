@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 func TestConfigValidate(t *testing.T) {

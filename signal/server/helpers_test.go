@@ -11,12 +11,13 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // testSpec returns a valid task spec named name.
-func testSpec(t testing.TB, name string) (task.Spec, task.ID) {
+func testSpec(t testing.TB, name string) (task.Spec, ident.Task) {
 	t.Helper()
 	s := task.DefaultSpec()
 	s.Name = name
@@ -31,7 +32,7 @@ func testSpec(t testing.TB, name string) (task.Spec, task.ID) {
 type testServer struct {
 	*Server
 	addr string // host:port
-	tid  task.ID
+	tid  ident.Task
 	logs *logBuffer
 }
 
@@ -217,7 +218,7 @@ func (r *raw) send(m *signal.Message) error {
 }
 
 // register runs the handshake as identity b and returns the welcome.
-func (r *raw) register(tid task.ID, b byte) *signal.Welcome {
+func (r *raw) register(tid ident.Task, b byte) *signal.Welcome {
 	r.t.Helper()
 	ch := r.mustRead(signal.MsgChallenge)
 	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: identity(r.t, b).Hello(ch.Challenge.Nonce, tid)}); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // A flood of 200 messages is rate-limited: about Burst get through, the
@@ -200,7 +200,7 @@ func TestBadSignatures(t *testing.T) {
 		"another peer's key":    func(h *signal.Hello, nonce []byte) { h.PublicKey = other.PublicKey() },
 		"claims another ID":     func(h *signal.Hello, nonce []byte) { h.ID = other.ID() },
 		"signed for another task": func(h *signal.Hello, nonce []byte) {
-			*h = *identity(t, 1).Hello(nonce, task.ID{1, 2, 3})
+			*h = *identity(t, 1).Hello(nonce, ident.Task{1, 2, 3})
 			h.Task = ts.tid
 		},
 	}
@@ -233,7 +233,7 @@ func TestHandshakeRefusals(t *testing.T) {
 		c.HandshakeTimeout = 300 * time.Millisecond
 	})
 	ctx := context.Background()
-	_, err := signal.Dial(ctx, ts.wsURL(), identity(t, 1), task.ID{7}, clientConfig())
+	_, err := signal.Dial(ctx, ts.wsURL(), identity(t, 1), ident.Task{7}, clientConfig())
 	if !errors.Is(err, &signal.Refusal{Code: signal.CodeUnknownTask}) {
 		t.Fatalf("unknown task: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // register admits a verified hello: it picks the contacts, opens the
@@ -64,8 +65,8 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 
 // pickContacts returns up to k random peers of the task other than self,
 // established ones (connected to the overlay) first. Called with mu held.
-func pickContacts(ts *taskState, self signal.PeerID, k int) []signal.PeerID {
-	var established, others []signal.PeerID
+func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
+	var established, others []ident.Peer
 	for id, p := range ts.peers {
 		switch {
 		case id == self:
@@ -75,19 +76,19 @@ func pickContacts(ts *taskState, self signal.PeerID, k int) []signal.PeerID {
 			others = append(others, id)
 		}
 	}
-	shuffle := func(ids []signal.PeerID) {
+	shuffle := func(ids []ident.Peer) {
 		rand.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	}
 	shuffle(established)
 	shuffle(others)
-	out := make([]signal.PeerID, 0, k)
+	out := make([]ident.Peer, 0, k)
 	out = append(out, established[:min(k, len(established))]...)
 	return append(out, others[:min(k-len(out), len(others))]...)
 }
 
 // bootstrapDone closes sess's bootstrap window: it reported its first
 // WebRTC connection (to peer).
-func (s *Server) bootstrapDone(sess *session, peer signal.PeerID) {
+func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
 	s.mu.Lock()
 	wasOpen := time.Now().Before(sess.windowEnd)
 	sess.windowEnd = time.Time{}
@@ -125,13 +126,13 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 
 // mayRelay reports whether p's bootstrap window is open at now and other
 // is one of its contacts. Called with mu held.
-func (p *session) mayRelay(now time.Time, other signal.PeerID) bool {
+func (p *session) mayRelay(now time.Time, other ident.Peer) bool {
 	return now.Before(p.windowEnd) && slices.Contains(p.contacts, other)
 }
 
 // iceServers returns the configured ICE servers plus, with TURN auth, a
 // TURN server with credentials for peer.
-func (s *Server) iceServers(peer signal.PeerID, now time.Time) []signal.ICEServer {
+func (s *Server) iceServers(peer ident.Peer, now time.Time) []signal.ICEServer {
 	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
 	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
 		user, pass := TURNCredentials(t.Secret, peer.String(), now.Add(t.TTL))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Four peers join one task: the first gets no contacts, later ones get up
@@ -25,7 +26,7 @@ func TestRegisterWelcomeRelayRoundTrip(t *testing.T) {
 		t.Fatalf("first welcome: %+v", w)
 	}
 	b := dial(t, ts, 2)
-	if got := b.Welcome().Contacts; !slices.Equal(got, []signal.PeerID{a.ID()}) {
+	if got := b.Welcome().Contacts; !slices.Equal(got, []ident.Peer{a.ID()}) {
 		t.Fatalf("second peer's contacts %v, want [%v]", got, a.ID())
 	}
 
@@ -55,7 +56,7 @@ func TestRegisterWelcomeRelayRoundTrip(t *testing.T) {
 	d := dial(t, ts, 4)
 	for _, cl := range []*signal.Client{c, d} {
 		w := cl.Welcome()
-		want := min(3, int(ts.Stats().Peers[ts.tid])-1)
+		want := min(3, ts.Stats().Peers[ts.tid]-1)
 		if len(w.Contacts) < 2 || len(w.Contacts) > want || slices.Contains(w.Contacts, cl.ID()) {
 			t.Fatalf("contacts of %v: %v", cl.ID(), w.Contacts)
 		}
@@ -109,7 +110,7 @@ func TestRelayRules(t *testing.T) {
 	a := dial(t, ts, 1) // first: established
 	b := dial(t, ts, 2) // contacts [a]
 	c := dial(t, ts, 3) // contacts [a]: established peers first
-	if !slices.Equal(c.Welcome().Contacts, []signal.PeerID{a.ID()}) {
+	if !slices.Equal(c.Welcome().Contacts, []ident.Peer{a.ID()}) {
 		t.Fatalf("c's contacts %v", c.Welcome().Contacts)
 	}
 	// b and c are both new, but not each other's contacts.
@@ -154,7 +155,7 @@ func TestRelayRules(t *testing.T) {
 }
 
 // windowClosed reports whether peer's bootstrap window has passed.
-func (s *Server) windowClosed(peer signal.PeerID) bool {
+func (s *Server) windowClosed(peer ident.Peer) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.peers[peer]

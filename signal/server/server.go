@@ -14,8 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Server is the signalling server. Create it with New, mount Handler (or
@@ -27,8 +28,8 @@ type Server struct {
 	counters counters
 
 	mu         sync.Mutex
-	tasks      map[task.ID]*taskState // fixed at New; peers guarded by mu
-	peers      map[signal.PeerID]*session
+	tasks      map[ident.Task]*taskState // fixed at New; peers guarded by mu
+	peers      map[ident.Peer]*session
 	sessions   map[*session]struct{} // every open websocket
 	handshakes int                   // sessions not registered yet
 	draining   bool
@@ -38,9 +39,9 @@ type Server struct {
 
 // taskState is one hosted task and its peer set (guarded by Server.mu).
 type taskState struct {
-	id    task.ID
+	id    ident.Task
 	spec  task.Spec
-	peers map[signal.PeerID]*session
+	peers map[ident.Peer]*session
 }
 
 // New validates cfg and returns a server ready to serve.
@@ -51,8 +52,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		registry: prometheus.NewRegistry(),
-		tasks:    make(map[task.ID]*taskState, len(cfg.Tasks)),
-		peers:    map[signal.PeerID]*session{},
+		tasks:    make(map[ident.Task]*taskState, len(cfg.Tasks)),
+		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
 	}
 	for _, spec := range cfg.Tasks {
@@ -61,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		id, _ := n.ID()
-		s.tasks[id] = &taskState{id: id, spec: n, peers: map[signal.PeerID]*session{}}
+		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}}
 	}
 	s.registry.MustRegister(newCollector(s), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -84,8 +85,8 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Tasks returns the IDs and specs of the hosted tasks.
-func (s *Server) Tasks() map[task.ID]task.Spec {
-	out := make(map[task.ID]task.Spec, len(s.tasks))
+func (s *Server) Tasks() map[ident.Task]task.Spec {
+	out := make(map[ident.Task]task.Spec, len(s.tasks))
 	for id, ts := range s.tasks {
 		out[id] = ts.spec
 	}

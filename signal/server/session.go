@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // session is one websocket connection. Its reader runs on the HTTP
@@ -29,9 +30,9 @@ type session struct {
 	once    sync.Once // closeWith
 
 	// mu: set at registration.
-	id          signal.PeerID
+	id          ident.Peer
 	task        *taskState
-	contacts    []signal.PeerID
+	contacts    []ident.Peer
 	windowEnd   time.Time // relays allowed until then (zero: none)
 	established bool      // connected, or was a task's first peer
 	registered  bool

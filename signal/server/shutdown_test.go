@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 // Shutdown tells every peer (CodeShutdown), closes their websockets, stops

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/peerlearn/peerlearn/signal"
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // maxCode bounds the codes counted (signal's codes are small and
@@ -31,7 +31,7 @@ type Stats struct {
 	// Connections is the number of open websockets (registered or not).
 	Connections int
 	// Peers is the number of registered peers per hosted task.
-	Peers map[task.ID]int
+	Peers map[ident.Task]int
 	// Registrations counts accepted hellos.
 	Registrations uint64
 	// Relayed counts relayed messages by kind.
@@ -55,7 +55,7 @@ func (s Stats) RelayedTotal() uint64 {
 func (s *Server) Stats() Stats {
 	st := Stats{
 		Connections:   int(s.counters.connections.Load()),
-		Peers:         map[task.ID]int{},
+		Peers:         map[ident.Task]int{},
 		Registrations: s.counters.registrations.Load(),
 		Relayed:       map[signal.RelayKind]uint64{},
 		Refusals:      map[signal.Code]uint64{},

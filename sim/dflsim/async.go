@@ -11,9 +11,9 @@ import (
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/theory/topology"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // AsyncRun runs peers asynchronously (FedLay's MEP) on simnet's virtual
@@ -98,11 +98,11 @@ type asyncSim struct {
 	r       AsyncRun
 	sched   *simnet.Scheduler
 	cluster *simnet.Cluster
-	net     *simnet.Network[overlay.ID, mep.Message]
-	index   map[overlay.ID]int
+	net     *simnet.Network[ident.Peer, mep.Message]
+	index   map[ident.Peer]int
 	started []bool
 	active  []*learn.Peer
-	nbrs    [][]overlay.ID
+	nbrs    [][]ident.Peer
 	rng     *rand.Rand
 	res     AsyncResult
 	errs    int
@@ -139,9 +139,9 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 		r.RoundUnit = r.Tick
 	}
 	s := &asyncSim{
-		r: r, index: map[overlay.ID]int{}, rng: rand.New(rand.NewPCG(r.Seed, 0x6173796e63)),
+		r: r, index: map[ident.Peer]int{}, rng: rand.New(rand.NewPCG(r.Seed, 0x6173796e63)),
 		started: make([]bool, len(r.Peers)), active: make([]*learn.Peer, len(r.Peers)),
-		nbrs: make([][]overlay.ID, len(r.Peers)),
+		nbrs: make([][]ident.Peer, len(r.Peers)),
 	}
 	for i, p := range r.Peers {
 		s.index[p.Config().ID] = i
@@ -159,7 +159,7 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 	if err := s.build(initial); err != nil {
 		return nil, err
 	}
-	net, err := simnet.New[overlay.ID](s.sched, rand.New(rand.NewPCG(r.Seed, 0x6d6570)), simnet.Config[mep.Message]{
+	net, err := simnet.New[ident.Peer](s.sched, rand.New(rand.NewPCG(r.Seed, 0x6d6570)), simnet.Config[mep.Message]{
 		Latency: r.Latency, FIFO: true,
 		Size: func(m mep.Message) int { c, p := learn.WireSize(m); return int(c + p) },
 	})
@@ -227,7 +227,7 @@ func (s *asyncSim) build(initial []int) error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	s.cluster, s.sched = c, c.Scheduler()
-	ids := make([]overlay.ID, len(initial))
+	ids := make([]ident.Peer, len(initial))
 	for k, i := range initial {
 		ids[k] = s.r.Peers[i].Config().ID
 	}
@@ -240,7 +240,7 @@ func (s *asyncSim) build(initial []int) error {
 // start attaches peer i to the MEP network and starts its ticks.
 func (s *asyncSim) start(i int) error {
 	p := s.r.Peers[i]
-	_, err := s.net.Attach(p.Config().ID, simnet.HandlerFunc[overlay.ID, mep.Message](func(_ overlay.ID, m mep.Message) {
+	_, err := s.net.Attach(p.Config().ID, simnet.HandlerFunc[ident.Peer, mep.Message](func(_ ident.Peer, m mep.Message) {
 		if err := p.Step(m); err != nil {
 			s.res.StepErrors++
 		}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/theory/topology"
 )

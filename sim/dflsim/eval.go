@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
 // Eval says how peers are measured.

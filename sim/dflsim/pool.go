@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
 // Pool runs jobs on a fixed set of worker goroutines. Each worker keeps

@@ -7,7 +7,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Population describes n peers on a partitioned training set.
@@ -39,8 +39,8 @@ type Built struct {
 }
 
 // PeerID is the overlay ID of peer i of a population seeded with seed.
-func PeerID(seed uint64, i int) overlay.ID {
-	return overlay.IDFromPublicKey(fmt.Appendf(nil, "dflsim seed %d peer %d", seed, i))
+func PeerID(seed uint64, i int) ident.Peer {
+	return ident.PeerFromPublicKey(fmt.Appendf(nil, "dflsim seed %d peer %d", seed, i))
 }
 
 // Build partitions the data and creates the peers.

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/gossip"
 )
 
 // DPSGDRun is D-PSGD (package gossip: a Schedule's mixing rows, e.g.

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/protocol/gossip"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/selection"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // blobs is a synthetic data set: 4 classes, 16 features, each class a
@@ -274,4 +274,4 @@ func TestGossipRun(t *testing.T) {
 	}
 }
 
-var _ = overlay.ID{}
+var _ = ident.Peer{}

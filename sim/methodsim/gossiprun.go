@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // GossipRun is Gossip Learning (package gossip: age-weighted merge,
@@ -78,7 +78,7 @@ func (r GossipRun) Run() (*GossipResult, error) {
 		if nodes[i], err = gossip.NewNode(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i)))); err != nil {
 			return nil, fmt.Errorf("peer %d: %w", i, err)
 		}
-		view := make([]overlay.ID, 0, n-1)
+		view := make([]ident.Peer, 0, n-1)
 		for j, id := range r.Peers.IDs {
 			if j != i {
 				view = append(view, id)

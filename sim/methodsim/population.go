@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Population describes n learning peers on a partitioned training set.
@@ -29,9 +29,9 @@ type Peers struct {
 	Peers  []*learn.Peer
 	Local  []*data.Dataset
 	Shards []data.Shard
-	IDs    []overlay.ID
+	IDs    []ident.Peer
 	// Index maps an ID back to its peer index.
-	Index map[overlay.ID]int
+	Index map[ident.Peer]int
 }
 
 // Build partitions the data and creates the peers. IDs are dflsim's
@@ -46,7 +46,7 @@ func (p Population) Build() (*Peers, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	seeds := rand.New(rand.NewPCG(p.Seed, 0x7365656473))
-	b := &Peers{Shards: shards, Index: make(map[overlay.ID]int, p.N)}
+	b := &Peers{Shards: shards, Index: make(map[ident.Peer]int, p.N)}
 	for i, s := range shards {
 		local, err := p.Train.Client(s)
 		if err != nil {
@@ -68,8 +68,8 @@ func (p Population) Build() (*Peers, error) {
 
 // Clusters returns the true cluster of every peer: 1 for a rotated
 // shard, 0 otherwise (the PENS thesis' two clusters).
-func (b *Peers) Clusters() map[overlay.ID]int {
-	m := make(map[overlay.ID]int, len(b.IDs))
+func (b *Peers) Clusters() map[ident.Peer]int {
+	m := make(map[ident.Peer]int, len(b.IDs))
 	for i, id := range b.IDs {
 		if b.Shards[i].Rotated {
 			m[id] = 1

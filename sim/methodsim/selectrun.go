@@ -7,9 +7,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/protocol/selection"
 )
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // checker measures a cluster's correctness like Cluster.Correctness
@@ -15,13 +16,13 @@ import (
 // each time.
 type checker struct {
 	c      *simnet.Cluster
-	coords map[overlay.ID][]overlay.Coord
-	live   []overlay.ID                 // the membership want was computed for
-	want   map[overlay.ID]overlay.Table // correct tables for live
+	coords map[ident.Peer][]overlay.Coord
+	live   []ident.Peer                 // the membership want was computed for
+	want   map[ident.Peer]overlay.Table // correct tables for live
 }
 
 func newChecker(c *simnet.Cluster) *checker {
-	return &checker{c: c, coords: map[overlay.ID][]overlay.Coord{}}
+	return &checker{c: c, coords: map[ident.Peer][]overlay.Coord{}}
 }
 
 // check returns the correctness of the live nodes' tables.
@@ -56,11 +57,11 @@ func (k *checker) check() overlay.Correctness {
 
 // neighbors returns the distinct non-zero IDs of t (at most 2L: a linear
 // scan beats sorting).
-func neighbors(t overlay.Table) []overlay.ID {
-	out := make([]overlay.ID, 0, 2*len(t))
+func neighbors(t overlay.Table) []ident.Peer {
+	out := make([]ident.Peer, 0, 2*len(t))
 	for _, a := range t {
-		for _, id := range [2]overlay.ID{a.Pred, a.Succ} {
-			if id != (overlay.ID{}) && !slices.Contains(out, id) {
+		for _, id := range [2]ident.Peer{a.Pred, a.Succ} {
+			if id != (ident.Peer{}) && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}
@@ -69,9 +70,9 @@ func neighbors(t overlay.Table) []overlay.ID {
 }
 
 // expected is overlay.ExpectedTables with cached coordinates.
-func (k *checker) expected(ids []overlay.ID) map[overlay.ID]overlay.Table {
+func (k *checker) expected(ids []ident.Peer) map[ident.Peer]overlay.Table {
 	L := k.c.Spaces()
-	out := make(map[overlay.ID]overlay.Table, len(ids))
+	out := make(map[ident.Peer]overlay.Table, len(ids))
 	for _, id := range ids {
 		out[id] = make(overlay.Table, L)
 		if _, ok := k.coords[id]; !ok {
@@ -87,7 +88,7 @@ func (k *checker) expected(ids []overlay.ID) map[overlay.ID]overlay.Table {
 	}
 	type pos struct {
 		c  overlay.Coord
-		id overlay.ID
+		id ident.Peer
 	}
 	ring := make([]pos, len(ids))
 	for i := range L {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestCheckerMatchesOverlayCheck: the cached checker agrees with
@@ -33,7 +33,7 @@ func TestCheckerMatchesOverlayCheck(t *testing.T) {
 	}
 	same("one node")
 	rng := rand.New(rand.NewPCG(1, 2))
-	if err := joinAll(c, ids[1:], []overlay.ID{ids[0]}, rng); err != nil {
+	if err := joinAll(c, ids[1:], []ident.Peer{ids[0]}, rng); err != nil {
 		t.Fatal(err)
 	}
 	for range 30 {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // grower joins nodes into a cluster in batches and waits, after each
@@ -32,7 +32,7 @@ type grower struct {
 }
 
 // grow adds and joins ids. An empty cluster is founded by ids[0].
-func (g *grower) grow(ctx context.Context, ids []overlay.ID) error {
+func (g *grower) grow(ctx context.Context, ids []ident.Peer) error {
 	if g.k == nil {
 		g.k = newChecker(g.c)
 	}
@@ -75,7 +75,7 @@ func (g *grower) grow(ctx context.Context, ids []overlay.ID) error {
 
 // joinAll adds ids and makes each join, at once, through a member of
 // live drawn with rng.
-func joinAll(c *simnet.Cluster, ids, live []overlay.ID, rng *rand.Rand) error {
+func joinAll(c *simnet.Cluster, ids, live []ident.Peer, rng *rand.Rand) error {
 	for _, id := range ids {
 		if _, err := c.AddNode(id); err != nil {
 			return err

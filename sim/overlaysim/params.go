@@ -9,6 +9,7 @@ import (
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ErrInvalid marks bad parameters.
@@ -111,10 +112,10 @@ func (p Params) newCluster(periodicRepair bool) (*simnet.Cluster, error) {
 
 // ids returns n distinct node IDs for stream (each experiment phase draws
 // from its own stream, so adding nodes to one does not move another).
-func (p Params) ids(stream string, n int) []overlay.ID {
-	out := make([]overlay.ID, n)
+func (p Params) ids(stream string, n int) []ident.Peer {
+	out := make([]ident.Peer, n)
 	for i := range out {
-		out[i] = overlay.IDFromPublicKey(fmt.Appendf(nil, "overlaysim/%d/%s/%d", p.Seed, stream, i))
+		out[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "overlaysim/%d/%s/%d", p.Seed, stream, i))
 	}
 	return out
 }

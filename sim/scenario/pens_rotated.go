@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/sim/methodsim"
-	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/selection"
+	"github.com/peerlearn/peerlearn/sim/methodsim"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Scenario pens-rotated reproduces the two-cluster experiment of the PENS
@@ -273,7 +273,7 @@ func runPENS(ctx context.Context, o Options, p pensParams) (string, error) {
 }
 
 // pensPolicyConfig is the selection configuration of one method.
-func pensPolicyConfig(kind selection.Kind, p pensParams, self overlay.ID, clusters map[overlay.ID]int) selection.Config {
+func pensPolicyConfig(kind selection.Kind, p pensParams, self ident.Peer, clusters map[ident.Peer]int) selection.Config {
 	c := selection.DefaultConfig(kind)
 	c.Self, c.Clusters = self, clusters
 	switch kind {
@@ -290,7 +290,7 @@ func pensPolicyConfig(kind selection.Kind, p pensParams, self overlay.ID, cluste
 
 // inClusterShare is the fraction of all averaging picks that came from
 // the picker's own cluster.
-func inClusterShare(picks [][]int32, ids []overlay.ID, clusters map[overlay.ID]int) float64 {
+func inClusterShare(picks [][]int32, ids []ident.Peer, clusters map[ident.Peer]int) float64 {
 	var in, all int64
 	for i, row := range picks {
 		for j, c := range row {

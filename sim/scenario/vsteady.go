@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/theory/initgain"
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/theory/initgain"
 	"github.com/peerlearn/peerlearn/theory/topology"
 )
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ClusterConfig describes a simulated overlay.
@@ -41,10 +42,10 @@ func DefaultClusterConfig() ClusterConfig {
 type Cluster struct {
 	cfg     ClusterConfig
 	sched   *Scheduler
-	net     *Network[overlay.ID, []byte]
+	net     *Network[ident.Peer, []byte]
 	rng     *rand.Rand
-	members map[overlay.ID]*member
-	order   []overlay.ID // in order of AddNode
+	members map[ident.Peer]*member
+	order   []ident.Peer // in order of AddNode
 
 	// OnDeliver, if set, is called for every Route payload delivered.
 	// OnMessage, if set, sees every message a live node receives, before
@@ -59,14 +60,14 @@ type Cluster struct {
 
 type member struct {
 	node *overlay.Node
-	ep   Endpoint[overlay.ID, []byte]
+	ep   Endpoint[ident.Peer, []byte]
 	down bool // crashed or left
 }
 
 // Delivered is a Route payload delivered in the simulation.
 type Delivered struct {
 	At time.Duration
-	To overlay.ID
+	To ident.Peer
 	overlay.Delivery
 }
 
@@ -82,14 +83,14 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 	}
 	cfg.Net.Size = func(b []byte) int { return len(b) }
 	sched := NewScheduler()
-	net, err := New[overlay.ID](sched, rand.New(rand.NewPCG(cfg.Seed, 1)), cfg.Net)
+	net, err := New[ident.Peer](sched, rand.New(rand.NewPCG(cfg.Seed, 1)), cfg.Net)
 	if err != nil {
 		return nil, err
 	}
 	return &Cluster{
 		cfg: cfg, sched: sched, net: net,
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 2)),
-		members: map[overlay.ID]*member{},
+		members: map[ident.Peer]*member{},
 	}, nil
 }
 
@@ -98,7 +99,7 @@ func (c *Cluster) Scheduler() *Scheduler { return c.sched }
 
 // Network returns the cluster's network (for partitions, link latencies
 // and per-node traffic counters).
-func (c *Cluster) Network() *Network[overlay.ID, []byte] { return c.net }
+func (c *Cluster) Network() *Network[ident.Peer, []byte] { return c.net }
 
 // Now returns the virtual time.
 func (c *Cluster) Now() time.Duration { return c.sched.Now() }
@@ -108,7 +109,7 @@ func (c *Cluster) Spaces() int { return c.cfg.Overlay.Spaces }
 
 // AddNode creates a node, attaches it and starts its ticks. Alone it is
 // the founder of an overlay; call Join to make it join one.
-func (c *Cluster) AddNode(id overlay.ID) (*overlay.Node, error) {
+func (c *Cluster) AddNode(id ident.Peer) (*overlay.Node, error) {
 	if _, ok := c.members[id]; ok {
 		return nil, fmt.Errorf("%w: %v", ErrDuplicate, id)
 	}
@@ -119,7 +120,7 @@ func (c *Cluster) AddNode(id overlay.ID) (*overlay.Node, error) {
 		return nil, err
 	}
 	m := &member{node: n}
-	m.ep, err = c.net.Attach(id, HandlerFunc[overlay.ID, []byte](func(from overlay.ID, b []byte) {
+	m.ep, err = c.net.Attach(id, HandlerFunc[ident.Peer, []byte](func(from ident.Peer, b []byte) {
 		c.receive(m, from, b)
 	}))
 	if err != nil {
@@ -141,14 +142,14 @@ func (c *Cluster) AddNode(id overlay.ID) (*overlay.Node, error) {
 }
 
 // Node returns the node with the given ID, or nil.
-func (c *Cluster) Node(id overlay.ID) *overlay.Node {
+func (c *Cluster) Node(id ident.Peer) *overlay.Node {
 	if m := c.members[id]; m != nil {
 		return m.node
 	}
 	return nil
 }
 
-func (c *Cluster) get(id overlay.ID) (*member, error) {
+func (c *Cluster) get(id ident.Peer) (*member, error) {
 	m := c.members[id]
 	if m == nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownNode, id)
@@ -160,7 +161,7 @@ func (c *Cluster) get(id overlay.ID) (*member, error) {
 }
 
 // Join makes node id join through member via (now).
-func (c *Cluster) Join(id, via overlay.ID) error {
+func (c *Cluster) Join(id, via ident.Peer) error {
 	m, err := c.get(id)
 	if err != nil {
 		return err
@@ -173,7 +174,7 @@ func (c *Cluster) Join(id, via overlay.ID) error {
 }
 
 // Leave makes node id leave gracefully (now); it is then gone.
-func (c *Cluster) Leave(id overlay.ID) error {
+func (c *Cluster) Leave(id ident.Peer) error {
 	m, err := c.get(id)
 	if err != nil {
 		return err
@@ -188,7 +189,7 @@ func (c *Cluster) Leave(id overlay.ID) error {
 
 // Crash makes node id fail silently (now): no more ticks, nothing in or
 // out.
-func (c *Cluster) Crash(id overlay.ID) error {
+func (c *Cluster) Crash(id ident.Peer) error {
 	m, err := c.get(id)
 	if err != nil {
 		return err
@@ -199,12 +200,12 @@ func (c *Cluster) Crash(id overlay.ID) error {
 
 // Route makes node from route payload to the node closest to target in
 // space (to, if not zero, to that node only).
-func (c *Cluster) Route(from overlay.ID, space int, target overlay.Coord, to overlay.ID, payload []byte) error {
+func (c *Cluster) Route(from ident.Peer, space int, target overlay.Coord, to ident.Peer, payload []byte) error {
 	m, err := c.get(from)
 	if err != nil {
 		return err
 	}
-	if to != (overlay.ID{}) {
+	if to != (ident.Peer{}) {
 		err = m.node.RouteTo(to, payload)
 	} else {
 		err = m.node.Route(space, target, payload)
@@ -216,7 +217,7 @@ func (c *Cluster) Route(from overlay.ID, space int, target overlay.Coord, to ove
 	return nil
 }
 
-func (c *Cluster) receive(m *member, from overlay.ID, b []byte) {
+func (c *Cluster) receive(m *member, from ident.Peer, b []byte) {
 	if m.down {
 		return
 	}

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Live returns the nodes neither crashed nor departed, in order of
 // AddNode.
-func (c *Cluster) Live() []overlay.ID {
-	ids := make([]overlay.ID, 0, len(c.order))
+func (c *Cluster) Live() []ident.Peer {
+	ids := make([]ident.Peer, 0, len(c.order))
 	for _, id := range c.order {
 		if !c.members[id].down {
 			ids = append(ids, id)
@@ -21,8 +22,8 @@ func (c *Cluster) Live() []overlay.ID {
 }
 
 // Tables returns the neighbour table of every live node.
-func (c *Cluster) Tables() map[overlay.ID]overlay.Table {
-	t := make(map[overlay.ID]overlay.Table, len(c.members))
+func (c *Cluster) Tables() map[ident.Peer]overlay.Table {
+	t := make(map[ident.Peer]overlay.Table, len(c.members))
 	for _, id := range c.Live() {
 		t[id] = c.members[id].node.Table()
 	}
@@ -78,7 +79,7 @@ func (c *Cluster) RunUntilCorrect(limit, every time.Duration) (time.Duration, bo
 // waits (up to limit per batch, checking every 5 ticks) for the overlay
 // to be correct before the next batch. With batch 1 it is a sequence of single joins into correct
 // overlays. If the cluster is empty the first node founds the overlay.
-func (c *Cluster) Grow(ids []overlay.ID, batch int, rng *rand.Rand, limit time.Duration) error {
+func (c *Cluster) Grow(ids []ident.Peer, batch int, rng *rand.Rand, limit time.Duration) error {
 	if batch < 1 {
 		return fmt.Errorf("%w: batch %d", ErrInvalid, batch)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestClusterGrowFailRepair(t *testing.T) {
@@ -27,7 +28,7 @@ func TestClusterGrowFailRepair(t *testing.T) {
 }
 
 // The cluster's endpoints are overlay transports.
-var _ overlay.Transport = Endpoint[overlay.ID, []byte]{}
+var _ overlay.Transport = Endpoint[ident.Peer, []byte]{}
 
 // TestClusterDeterministic: the same seed gives the same run, message for
 // message; another seed gives another run.
@@ -79,7 +80,7 @@ func TestClusterRouteAndLeave(t *testing.T) {
 	if err := c.Leave(nodes[3]); !errors.Is(err, ErrCrashed) {
 		t.Errorf("leave twice: %v", err)
 	}
-	if err := c.Join(overlay.ID{1}, nodes[0]); !errors.Is(err, ErrUnknownNode) {
+	if err := c.Join(ident.Peer{1}, nodes[0]); !errors.Is(err, ErrUnknownNode) {
 		t.Errorf("join of an unknown node: %v", err)
 	}
 	noErrors(t, c)

@@ -9,10 +9,10 @@
 //   - Scheduler: the event queue (At, After, Step, RunUntil, RunFor).
 //   - Network[A, M]: nodes attached with a Handler; Send, Crash,
 //     Partition/Heal, SetLinkLatency, per-node Counters. Endpoint is one
-//     node's Transport (Send(to, m)); Endpoint[overlay.ID, []byte] is an
+//     node's Transport (Send(to, m)); Endpoint[ident.Peer, []byte] is an
 //     overlay.Transport, and the same network can carry model exchange.
 //   - Latency: Fixed, Uniform, Normal, Exponential.
-//   - Cluster: overlay Nodes on a Network[overlay.ID, []byte], each
+//   - Cluster: overlay Nodes on a Network[ident.Peer, []byte], each
 //     ticking every ClusterConfig.Tick of virtual time with a random phase,
 //     messages travelling encoded.
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // A harness: build an overlay, inject churn, measure correctness over
@@ -19,9 +20,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	ids := make([]overlay.ID, 100)
+	ids := make([]ident.Peer, 100)
 	for i := range ids {
-		ids[i] = overlay.IDFromPublicKey(fmt.Appendf(nil, "peer-%d", i))
+		ids[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "peer-%d", i))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	// 20 concurrent joins at a time, each through a random member, waiting

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 var (
@@ -17,7 +18,7 @@ var (
 // paperLatency is the Fig. 8 setting: mean one-way latency 350 ms.
 var paperLatency = Uniform{250 * time.Millisecond, 450 * time.Millisecond}
 
-func build(t *testing.T, seed uint64, n int) (*Cluster, []overlay.ID) {
+func build(t *testing.T, seed uint64, n int) (*Cluster, []ident.Peer) {
 	c := newCluster(t, seed, 5, paperLatency)
 	nodes := ids(seed, n)
 	grow(t, c, nodes, 50, seed)

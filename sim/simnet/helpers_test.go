@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // ids returns n distinct node IDs derived from seed.
-func ids(seed uint64, n int) []overlay.ID {
-	out := make([]overlay.ID, n)
+func ids(seed uint64, n int) []ident.Peer {
+	out := make([]ident.Peer, n)
 	for i := range out {
-		out[i] = overlay.IDFromPublicKey(fmt.Appendf(nil, "node-%d-%d", seed, i))
+		out[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "node-%d-%d", seed, i))
 	}
 	return out
 }
@@ -31,7 +31,7 @@ func newCluster(t testing.TB, seed uint64, spaces int, lat Latency) *Cluster {
 	return c
 }
 
-func grow(t testing.TB, c *Cluster, nodes []overlay.ID, batch int, seed uint64) {
+func grow(t testing.TB, c *Cluster, nodes []ident.Peer, batch int, seed uint64) {
 	t.Helper()
 	if err := c.Grow(nodes, batch, rand.New(rand.NewPCG(seed, 99)), 60*time.Second); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // FedLay returns the correct FedLay overlay (Definition 1 of the paper) on
@@ -15,7 +16,7 @@ import (
 // predecessor and successor. Node i of the graph is ids[i]. A peer
 // adjacent to the same neighbour in several spaces gets one edge, so
 // degrees are at most 2L (and n-1). IDs must be distinct; L >= 1.
-func FedLay(ids []overlay.ID, L int) (*Graph, error) {
+func FedLay(ids []ident.Peer, L int) (*Graph, error) {
 	n := len(ids)
 	if err := checkN(n); err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func FedLay(ids []overlay.ID, L int) (*Graph, error) {
 	if L < 1 {
 		return nil, errorf("L = %d, want L >= 1", L)
 	}
-	seen := make(map[overlay.ID]int, n)
+	seen := make(map[ident.Peer]int, n)
 	for i, id := range ids {
 		if j, dup := seen[id]; dup {
 			return nil, errorf("peers %d and %d share ID %v", j, i, id)

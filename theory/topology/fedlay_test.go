@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-func randomIDs(n int, rng *rand.Rand) []overlay.ID {
-	ids := make([]overlay.ID, n)
+func randomIDs(n int, rng *rand.Rand) []ident.Peer {
+	ids := make([]ident.Peer, n)
 	for i := range ids {
 		for j := range ids[i] {
 			ids[i][j] = byte(rng.Uint32())
@@ -22,7 +23,7 @@ func randomIDs(n int, rng *rand.Rand) []overlay.ID {
 
 // adjacentOnRing finds u's successor and predecessor in space s by brute
 // force: smallest clockwise and counter-clockwise arc from u.
-func adjacentOnRing(ids []overlay.ID, u, s int) (succ, pred int) {
+func adjacentOnRing(ids []ident.Peer, u, s int) (succ, pred int) {
 	xu := overlay.Coordinate(ids[u], s)
 	bestS, bestP := ^uint64(0), ^uint64(0)
 	for v := range ids {
@@ -108,7 +109,7 @@ func TestFedLaySmallAndBad(t *testing.T) {
 	if _, err := FedLay(nil, 2); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("no peers error = %v", err)
 	}
-	if _, err := FedLay([]overlay.ID{ids[0], ids[1], ids[0]}, 2); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := FedLay([]ident.Peer{ids[0], ids[1], ids[0]}, 2); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("duplicate IDs error = %v", err)
 	}
 }
