@@ -3,8 +3,6 @@ package gossip
 import (
 	"fmt"
 	"math/bits"
-
-	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 // Weight is one entry of a mixing-matrix row: node Node's model counts W.
@@ -30,7 +28,16 @@ type Schedule interface {
 // 10-regular baseline: topology.RandomRegular(n, 10, rng)) with
 // Metropolis-Hastings weights W_ij = 1/(1+max(d_i, d_j)) and W_ii the
 // rest; on a k-regular graph every weight is 1/(k+1).
-type StaticGraph struct{ G *topology.Graph }
+type StaticGraph struct{ G Graph }
+
+// Graph is the undirected graph a StaticGraph runs on; *topology.Graph
+// is one. gossip names only what it reads, so the protocol layer does not
+// import the theory layer above it.
+type Graph interface {
+	N() int
+	Degree(u int) int
+	Neighbors(u int) []int
+}
 
 // N implements Schedule.
 func (s StaticGraph) N() int { return s.G.N() }

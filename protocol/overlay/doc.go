@@ -8,7 +8,7 @@ A Node is a deterministic state machine in the style of etcd-io/raft:
 	n, _ := overlay.NewNode(id, cfg)     // cfg.Rand: a seeded *rand.Rand
 	n.Join(member)                       // or nothing, to found an overlay
 	for {
-		select {                         // (in a driver; simnet.Cluster does this)
+		select {                         // (in a driver; overlaynet.Cluster does this)
 		case <-ticker:   n.Tick()
 		case b := <-in:  overlay.Receive(n, b)   // Unmarshal + Step
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -35,7 +36,7 @@ func TestChurnConverges(t *testing.T) {
 
 func churnRun(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	cfg := simnet.DefaultClusterConfig()
+	cfg := overlaynet.DefaultClusterConfig()
 	cfg.Seed = seed
 	cfg.Overlay.Spaces = []int{2, 3, 5}[rng.IntN(3)]
 	cfg.Net.Latency = simnet.Uniform{Min: 20 * time.Millisecond, Max: 150 * time.Millisecond}
@@ -46,7 +47,7 @@ func churnRun(t *testing.T, seed uint64) {
 		cfg.Net.FIFO = false
 		cfg.Net.Latency = simnet.Exponential{MeanD: 100 * time.Millisecond, Min: 10 * time.Millisecond}
 	}
-	c, err := simnet.NewCluster(cfg)
+	c, err := overlaynet.NewCluster(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func survivable(live []ident.Peer, k, spaces int, rng *rand.Rand) []int {
 }
 
 // joinAll joins the nodes ids at once, each through a random one of via.
-func joinAll(t *testing.T, c *simnet.Cluster, ids, via []ident.Peer, rng *rand.Rand) {
+func joinAll(t *testing.T, c *overlaynet.Cluster, ids, via []ident.Peer, rng *rand.Rand) {
 	t.Helper()
 	for _, id := range ids {
 		if _, err := c.AddNode(id); err != nil {
@@ -177,7 +178,7 @@ func joinAll(t *testing.T, c *simnet.Cluster, ids, via []ident.Peer, rng *rand.R
 }
 
 // dumpTables logs every live node's table next to the correct one.
-func dumpTables(t *testing.T, c *simnet.Cluster) {
+func dumpTables(t *testing.T, c *overlaynet.Cluster) {
 	want := overlay.ExpectedTables(c.Live(), c.Spaces())
 	for _, id := range c.Live() {
 		t.Logf("%v has %v, want %v (joined %v)", id, c.Node(id).Table(), want[id], c.Node(id).Joined())

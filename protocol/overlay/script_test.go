@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/internal/datadriven"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
-	"github.com/peerlearn/peerlearn/protocol/overlay/internal/datadriven"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -35,9 +36,9 @@ func TestScripts(t *testing.T) {
 }
 
 type script struct {
-	c     *simnet.Cluster
+	c     *overlaynet.Cluster
 	names map[ident.Peer]string
-	got   []simnet.Delivered
+	got   []overlaynet.Delivered
 }
 
 func (s *script) id(name string) ident.Peer {
@@ -138,7 +139,7 @@ func (s *script) tick() time.Duration { return 100 * time.Millisecond }
 
 // new spaces=2 seed=1 latency=50ms [jitter=20ms] [loss=0.1]
 func (s *script) newCluster(c *datadriven.Cmd) error {
-	cfg := simnet.DefaultClusterConfig()
+	cfg := overlaynet.DefaultClusterConfig()
 	cfg.Tick = s.tick()
 	var err error
 	if cfg.Overlay.Spaces, err = strconv.Atoi(c.Get("spaces", "2")); err != nil {
@@ -159,11 +160,11 @@ func (s *script) newCluster(c *datadriven.Cmd) error {
 	if cfg.Net.Loss, err = strconv.ParseFloat(c.Get("loss", "0"), 64); err != nil {
 		return err
 	}
-	s.c, err = simnet.NewCluster(cfg)
+	s.c, err = overlaynet.NewCluster(cfg)
 	if err != nil {
 		return err
 	}
-	s.c.OnDeliver = func(d simnet.Delivered) { s.got = append(s.got, d) }
+	s.c.OnDeliver = func(d overlaynet.Delivered) { s.got = append(s.got, d) }
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/theory/topology"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -97,7 +98,7 @@ type AsyncResult struct {
 type asyncSim struct {
 	r       AsyncRun
 	sched   *simnet.Scheduler
-	cluster *simnet.Cluster
+	cluster *overlaynet.Cluster
 	net     *simnet.Network[ident.Peer, mep.Message]
 	index   map[ident.Peer]int
 	started []bool
@@ -218,11 +219,11 @@ func (s *asyncSim) build(initial []int) error {
 		s.sched = simnet.NewScheduler()
 		return nil
 	}
-	cc := simnet.DefaultClusterConfig()
+	cc := overlaynet.DefaultClusterConfig()
 	cc.Seed, cc.Tick = s.r.Seed, s.r.Overlay.Tick
 	cc.Overlay.Spaces = s.r.Overlay.Spaces
 	cc.Net.Latency = s.r.Latency
-	c, err := simnet.NewCluster(cc)
+	c, err := overlaynet.NewCluster(cc)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

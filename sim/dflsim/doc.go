@@ -1,6 +1,6 @@
 // Package dflsim runs many learn.Peers in one process: asynchronously over
 // simnet's virtual-time network, with neighbours from the FedLay overlay
-// (NDMP nodes on a simnet.Cluster) or from a static topology; in
+// (NDMP nodes on a overlaynet.Cluster) or from a static topology; in
 // synchronous rounds on a static topology; and a centralised FedAvg
 // baseline (server and clients, the same local training) as the upper
 // bound. Local training and evaluation run on a worker pool across cores;

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
-	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -15,13 +15,13 @@ import (
 // times, and overlay.Check hashes every coordinate and sorts every ring
 // each time.
 type checker struct {
-	c      *simnet.Cluster
+	c      *overlaynet.Cluster
 	coords map[ident.Peer][]overlay.Coord
 	live   []ident.Peer                 // the membership want was computed for
 	want   map[ident.Peer]overlay.Table // correct tables for live
 }
 
-func newChecker(c *simnet.Cluster) *checker {
+func newChecker(c *overlaynet.Cluster) *checker {
 	return &checker{c: c, coords: map[ident.Peer][]overlay.Coord{}}
 }
 

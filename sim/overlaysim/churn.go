@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 )
 
 // Churn is one Fig. 8a or 8b run: k nodes join (Joins) or crash (Fails)
@@ -62,7 +62,7 @@ func Failures(ctx context.Context, p Params, n, k int) (Churn, error) {
 }
 
 // crash fails k live nodes of c drawn with rng.
-func crash(c *simnet.Cluster, k int, rng *rand.Rand) error {
+func crash(c *overlaynet.Cluster, k int, rng *rand.Rand) error {
 	live := c.Live()
 	for _, i := range rng.Perm(len(live))[:k] {
 		if err := c.Crash(live[i]); err != nil {
@@ -74,7 +74,7 @@ func crash(c *simnet.Cluster, k int, rng *rand.Rand) error {
 
 // base builds a correct n-node overlay with the default NDMP
 // configuration: batches of concurrent joins, doubling up to 50.
-func base(ctx context.Context, p Params, n int) (*simnet.Cluster, time.Duration, error) {
+func base(ctx context.Context, p Params, n int) (*overlaynet.Cluster, time.Duration, error) {
 	c, err := p.newCluster(true)
 	if err != nil {
 		return nil, 0, err
@@ -94,7 +94,7 @@ func base(ctx context.Context, p Params, n int) (*simnet.Cluster, time.Duration,
 }
 
 // finish traces the recovery from the event just injected.
-func finish(ctx context.Context, p Params, c *simnet.Cluster, r Churn) (Churn, error) {
+func finish(ctx context.Context, p Params, c *overlaynet.Cluster, r Churn) (Churn, error) {
 	r.Trace = recovery(ctx, p, newChecker(c), r.Event())
 	if err := ctx.Err(); err != nil {
 		return r, err
@@ -103,7 +103,7 @@ func finish(ctx context.Context, p Params, c *simnet.Cluster, r Churn) (Churn, e
 }
 
 // clusterErrors reports messages the nodes rejected: a correct run has none.
-func clusterErrors(c *simnet.Cluster) error {
+func clusterErrors(c *overlaynet.Cluster) error {
 	if n, errs := c.Errors(); n > 0 {
 		return fmt.Errorf("%d node errors, first: %v", n, errs[0])
 	}

@@ -1,5 +1,5 @@
 // Package overlaysim runs the FedLay paper's NDMP experiments (Fig. 8) on
-// simulated overlays: simnet.Cluster driving overlay.Node state machines
+// simulated overlays: overlaynet.Cluster driving overlay.Node state machines
 // in virtual time. It is the logic behind `peerlearn sim overlay`.
 //
 //   - Joins (Fig. 8a): k nodes join a correct n-node overlay at once,

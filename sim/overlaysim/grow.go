@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // grower joins nodes into a cluster in batches and waits, after each
 // batch, for the overlay to be correct.
 type grower struct {
-	c   *simnet.Cluster
+	c   *overlaynet.Cluster
 	k   *checker   // nil: made on first use
 	rng *rand.Rand // picks each joiner's contact
 	// batch returns the size of the next batch given the live count.
@@ -75,7 +75,7 @@ func (g *grower) grow(ctx context.Context, ids []ident.Peer) error {
 
 // joinAll adds ids and makes each join, at once, through a member of
 // live drawn with rng.
-func joinAll(c *simnet.Cluster, ids, live []ident.Peer, rng *rand.Rand) error {
+func joinAll(c *overlaynet.Cluster, ids, live []ident.Peer, rng *rand.Rand) error {
 	for _, id := range ids {
 		if _, err := c.AddNode(id); err != nil {
 			return err

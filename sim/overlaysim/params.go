@@ -8,6 +8,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -95,19 +96,19 @@ func (p Params) LatencyString() string {
 // newCluster returns an empty cluster with the default NDMP
 // configuration on L spaces; periodicRepair false turns the periodic
 // two-way repair off.
-func (p Params) newCluster(periodicRepair bool) (*simnet.Cluster, error) {
+func (p Params) newCluster(periodicRepair bool) (*overlaynet.Cluster, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	lat, _ := p.latency()
-	cfg := simnet.DefaultClusterConfig()
+	cfg := overlaynet.DefaultClusterConfig()
 	cfg.Seed = p.Seed
 	cfg.Overlay.Spaces = p.Spaces
 	if !periodicRepair {
 		cfg.Overlay.RepairTicks = 0
 	}
 	cfg.Net.Latency = lat
-	return simnet.NewCluster(cfg)
+	return overlaynet.NewCluster(cfg)
 }
 
 // ids returns n distinct node IDs for stream (each experiment phase draws

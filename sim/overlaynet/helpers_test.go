@@ -1,10 +1,12 @@
-package simnet
+package overlaynet
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/sim/simnet"
 
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -18,7 +20,7 @@ func ids(seed uint64, n int) []ident.Peer {
 	return out
 }
 
-func newCluster(t testing.TB, seed uint64, spaces int, lat Latency) *Cluster {
+func newCluster(t testing.TB, seed uint64, spaces int, lat simnet.Latency) *Cluster {
 	t.Helper()
 	cfg := DefaultClusterConfig()
 	cfg.Seed = seed

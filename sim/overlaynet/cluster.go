@@ -1,9 +1,11 @@
-package simnet
+package overlaynet
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/peerlearn/peerlearn/sim/simnet"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -20,7 +22,7 @@ type ClusterConfig struct {
 	Overlay overlay.Config
 	// Net describes the links. Messages travel encoded (overlay.Marshal),
 	// so Size is len.
-	Net Config[[]byte]
+	Net simnet.Config[[]byte]
 }
 
 // DefaultClusterConfig: 100 ms ticks, default overlay (L = 5), reliable
@@ -30,19 +32,19 @@ func DefaultClusterConfig() ClusterConfig {
 		Seed:    1,                      // any fixed value: runs repeat exactly
 		Tick:    100 * time.Millisecond, // the tick overlay.DefaultConfig assumes
 		Overlay: overlay.DefaultConfig(),
-		Net:     DefaultConfig[[]byte](),
+		Net:     simnet.DefaultConfig[[]byte](),
 	}
 }
 
-// Cluster runs overlay Nodes on a simulated Network, each ticking every
+// Cluster runs overlay Nodes on a simulated simnet.Network, each ticking every
 // Tick of virtual time with its own random phase. Its methods inject
 // joins, leaves and crashes, run virtual time, and measure the overlay
 // from outside (correctness against the live membership, message
 // counts). Not safe for concurrent use.
 type Cluster struct {
 	cfg     ClusterConfig
-	sched   *Scheduler
-	net     *Network[ident.Peer, []byte]
+	sched   *simnet.Scheduler
+	net     *simnet.Network[ident.Peer, []byte]
 	rng     *rand.Rand
 	members map[ident.Peer]*member
 	order   []ident.Peer // in order of AddNode
@@ -60,7 +62,7 @@ type Cluster struct {
 
 type member struct {
 	node *overlay.Node
-	ep   Endpoint[ident.Peer, []byte]
+	ep   simnet.Endpoint[ident.Peer, []byte]
 	down bool // crashed or left
 }
 
@@ -74,7 +76,7 @@ type Delivered struct {
 // NewCluster returns an empty cluster at virtual time 0.
 func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 	if cfg.Tick <= 0 {
-		return nil, fmt.Errorf("%w: tick %v", ErrInvalid, cfg.Tick)
+		return nil, fmt.Errorf("%w: tick %v", simnet.ErrInvalid, cfg.Tick)
 	}
 	probe := cfg.Overlay
 	probe.Rand = rand.New(rand.NewPCG(0, 0))
@@ -82,8 +84,8 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		return nil, err
 	}
 	cfg.Net.Size = func(b []byte) int { return len(b) }
-	sched := NewScheduler()
-	net, err := New[ident.Peer](sched, rand.New(rand.NewPCG(cfg.Seed, 1)), cfg.Net)
+	sched := simnet.NewScheduler()
+	net, err := simnet.New[ident.Peer](sched, rand.New(rand.NewPCG(cfg.Seed, 1)), cfg.Net)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +97,11 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 }
 
 // Scheduler returns the cluster's scheduler.
-func (c *Cluster) Scheduler() *Scheduler { return c.sched }
+func (c *Cluster) Scheduler() *simnet.Scheduler { return c.sched }
 
 // Network returns the cluster's network (for partitions, link latencies
 // and per-node traffic counters).
-func (c *Cluster) Network() *Network[ident.Peer, []byte] { return c.net }
+func (c *Cluster) Network() *simnet.Network[ident.Peer, []byte] { return c.net }
 
 // Now returns the virtual time.
 func (c *Cluster) Now() time.Duration { return c.sched.Now() }
@@ -111,7 +113,7 @@ func (c *Cluster) Spaces() int { return c.cfg.Overlay.Spaces }
 // the founder of an overlay; call Join to make it join one.
 func (c *Cluster) AddNode(id ident.Peer) (*overlay.Node, error) {
 	if _, ok := c.members[id]; ok {
-		return nil, fmt.Errorf("%w: %v", ErrDuplicate, id)
+		return nil, fmt.Errorf("%w: %v", simnet.ErrDuplicate, id)
 	}
 	cfg := c.cfg.Overlay
 	cfg.Rand = rand.New(rand.NewPCG(c.cfg.Seed, c.rng.Uint64()))
@@ -120,7 +122,7 @@ func (c *Cluster) AddNode(id ident.Peer) (*overlay.Node, error) {
 		return nil, err
 	}
 	m := &member{node: n}
-	m.ep, err = c.net.Attach(id, HandlerFunc[ident.Peer, []byte](func(from ident.Peer, b []byte) {
+	m.ep, err = c.net.Attach(id, simnet.HandlerFunc[ident.Peer, []byte](func(from ident.Peer, b []byte) {
 		c.receive(m, from, b)
 	}))
 	if err != nil {
@@ -152,10 +154,10 @@ func (c *Cluster) Node(id ident.Peer) *overlay.Node {
 func (c *Cluster) get(id ident.Peer) (*member, error) {
 	m := c.members[id]
 	if m == nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnknownNode, id)
+		return nil, fmt.Errorf("%w: %v", simnet.ErrUnknownNode, id)
 	}
 	if m.down {
-		return nil, fmt.Errorf("%w: %v", ErrCrashed, id)
+		return nil, fmt.Errorf("%w: %v", simnet.ErrCrashed, id)
 	}
 	return m, nil
 }

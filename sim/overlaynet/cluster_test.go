@@ -1,16 +1,18 @@
-package simnet
+package overlaynet
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/sim/simnet"
+
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 func TestClusterGrowFailRepair(t *testing.T) {
-	c := newCluster(t, 1, 3, Uniform{20 * time.Millisecond, 80 * time.Millisecond})
+	c := newCluster(t, 1, 3, simnet.Uniform{Min: 20 * time.Millisecond, Max: 80 * time.Millisecond})
 	nodes := ids(1, 40)
 	grow(t, c, nodes, 8, 1)
 	t.Logf("built 40 at %v, sent %v", c.Now(), c.Sent())
@@ -28,13 +30,13 @@ func TestClusterGrowFailRepair(t *testing.T) {
 }
 
 // The cluster's endpoints are overlay transports.
-var _ overlay.Transport = Endpoint[ident.Peer, []byte]{}
+var _ overlay.Transport = simnet.Endpoint[ident.Peer, []byte]{}
 
 // TestClusterDeterministic: the same seed gives the same run, message for
 // message; another seed gives another run.
 func TestClusterDeterministic(t *testing.T) {
-	run := func(seed uint64) (overlay.Counts, Counters, time.Duration) {
-		c := newCluster(t, seed, 3, Uniform{10 * time.Millisecond, 90 * time.Millisecond})
+	run := func(seed uint64) (overlay.Counts, simnet.Counters, time.Duration) {
+		c := newCluster(t, seed, 3, simnet.Uniform{Min: 10 * time.Millisecond, Max: 90 * time.Millisecond})
 		nodes := ids(seed, 30)
 		grow(t, c, nodes, 6, seed)
 		for _, id := range nodes[:5] {
@@ -58,7 +60,7 @@ func TestClusterDeterministic(t *testing.T) {
 }
 
 func TestClusterRouteAndLeave(t *testing.T) {
-	c := newCluster(t, 2, 2, Fixed(20*time.Millisecond))
+	c := newCluster(t, 2, 2, simnet.Fixed(20*time.Millisecond))
 	nodes := ids(2, 12)
 	grow(t, c, nodes, 4, 2)
 	var got []Delivered
@@ -77,10 +79,10 @@ func TestClusterRouteAndLeave(t *testing.T) {
 	if cr := c.Correctness(); !cr.OK() {
 		t.Fatalf("after a leave: %+v", cr)
 	}
-	if err := c.Leave(nodes[3]); !errors.Is(err, ErrCrashed) {
+	if err := c.Leave(nodes[3]); !errors.Is(err, simnet.ErrCrashed) {
 		t.Errorf("leave twice: %v", err)
 	}
-	if err := c.Join(ident.Peer{1}, nodes[0]); !errors.Is(err, ErrUnknownNode) {
+	if err := c.Join(ident.Peer{1}, nodes[0]); !errors.Is(err, simnet.ErrUnknownNode) {
 		t.Errorf("join of an unknown node: %v", err)
 	}
 	noErrors(t, c)

@@ -1,9 +1,11 @@
-package simnet
+package overlaynet
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/peerlearn/peerlearn/sim/simnet"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -81,7 +83,7 @@ func (c *Cluster) RunUntilCorrect(limit, every time.Duration) (time.Duration, bo
 // overlays. If the cluster is empty the first node founds the overlay.
 func (c *Cluster) Grow(ids []ident.Peer, batch int, rng *rand.Rand, limit time.Duration) error {
 	if batch < 1 {
-		return fmt.Errorf("%w: batch %d", ErrInvalid, batch)
+		return fmt.Errorf("%w: batch %d", simnet.ErrInvalid, batch)
 	}
 	if len(c.Live()) == 0 && len(ids) > 0 {
 		if _, err := c.AddNode(ids[0]); err != nil {

@@ -1,4 +1,4 @@
-package simnet_test
+package overlaynet_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -13,10 +14,10 @@ import (
 // A harness: build an overlay, inject churn, measure correctness over
 // virtual time and messages per node.
 func Example() {
-	cfg := simnet.DefaultClusterConfig() // 100 ms ticks, L = 5
+	cfg := overlaynet.DefaultClusterConfig() // 100 ms ticks, L = 5
 	cfg.Seed = 1
 	cfg.Net.Latency = simnet.Uniform{Min: 250 * time.Millisecond, Max: 450 * time.Millisecond}
-	c, err := simnet.NewCluster(cfg)
+	c, err := overlaynet.NewCluster(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -1,10 +1,12 @@
-package simnet
+package overlaynet
 
 import (
 	"flag"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/sim/simnet"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -16,7 +18,7 @@ var (
 )
 
 // paperLatency is the Fig. 8 setting: mean one-way latency 350 ms.
-var paperLatency = Uniform{250 * time.Millisecond, 450 * time.Millisecond}
+var paperLatency = simnet.Uniform{Min: 250 * time.Millisecond, Max: 450 * time.Millisecond}
 
 func build(t *testing.T, seed uint64, n int) (*Cluster, []ident.Peer) {
 	c := newCluster(t, seed, 5, paperLatency)
