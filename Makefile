@@ -17,8 +17,9 @@ export PEERLEARN_DATA := $(DATA_DIR)
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
              ./peer/learn/... ./internal/f32/... ./internal/wire/...
 
-.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
-        companion bench-companion wasm serve-web bench-browser bench-transfer clean
+.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
+        bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
+        bench-smoke clean
 
 all: build
 
@@ -69,24 +70,34 @@ test-companion: deps data
 companion: deps
 	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn
 
-bench-companion: deps
+# The benchmarks. Each script installs what it needs (scripts/deps.sh),
+# reports ratios against a reference measured in the same run, and ends
+# with one machine-readable line: "bench-NAME key=value ...".
+bench-companion:
 	scripts/bench-companion.sh
 
-bench-browser: deps data
+bench-browser: data
 	scripts/bench-browser.sh
 
 bench-transfer:
 	scripts/bench-transfer.sh
 
+bench-train:
+	scripts/bench-train.sh
+
+# Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
+bench-go:
+	scripts/bench-go.sh
+
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-train bench-companion bench-browser bench-transfer
-	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./engine/nn/...
+bench: bench-go bench-train bench-companion bench-browser bench-transfer
 
-bench-train: deps data build
-	@scripts/deps.sh torch
-	scripts/bench-train.sh
+# Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
+# line checked to parse: CI runs it (.ci/run) so that none rots.
+bench-smoke: data
+	scripts/bench-smoke.sh
 
 clean:
 	rm -rf $(BIN)
