@@ -45,9 +45,11 @@ wasm:
 	ln -sfn $(DATA_DIR) $(WEB_OUT)/data
 	@ls -l $(WEB_OUT)/peer.wasm | awk '{printf "wasm: peer.wasm %.1f MB\n", $$5/1e6}'
 
-# A signalling server with the page, for trying the browser peer by hand.
+# A signalling server with the page, for trying the browser peer by hand
+# (open http://$(SERVE_ADDR)/).
+SERVE_ADDR ?= 127.0.0.1:8080
 serve-web: deps data build wasm
-	$(BIN)/signalserver -web web -wasm $(WEB_OUT)
+	$(BIN)/signalserver -addr $(SERVE_ADDR) -web web -wasm $(WEB_OUT)
 
 test: deps data test-native test-wasm test-companion
 
