@@ -57,9 +57,10 @@ test-native:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-# node runs the core packages' tests through go_js_wasm_exec.
+# node runs the core packages' tests through go_js_wasm_exec. cmd/peerlearn
+# is vetted as js too: bench-train runs `peerlearn bench train` under node.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./cmd/peerlearn/
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(PURE_PKGS)
 
 # The GPU companion: the same tests against libtorch (Debian libtorch-dev,
