@@ -17,8 +17,9 @@ export PEERLEARN_DATA := $(DATA_DIR)
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
              ./peer/learn/... ./internal/f32/... ./internal/wire/...
 
-.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-train \
-        companion bench-companion wasm serve-web bench-browser bench-transfer clean
+.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
+        bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
+        bench-smoke clean
 
 all: build
 
@@ -44,9 +45,11 @@ wasm:
 	ln -sfn $(DATA_DIR) $(WEB_OUT)/data
 	@ls -l $(WEB_OUT)/peer.wasm | awk '{printf "wasm: peer.wasm %.1f MB\n", $$5/1e6}'
 
-# A signalling server with the page, for trying the browser peer by hand.
+# A signalling server with the page, for trying the browser peer by hand
+# (open http://$(SERVE_ADDR)/).
+SERVE_ADDR ?= 127.0.0.1:8080
 serve-web: deps data build wasm
-	$(BIN)/signalserver -web web -wasm $(WEB_OUT)
+	$(BIN)/signalserver -addr $(SERVE_ADDR) -web web -wasm $(WEB_OUT)
 
 test: deps data test-native test-wasm test-companion
 
@@ -54,9 +57,10 @@ test-native:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-# node runs the core packages' tests through go_js_wasm_exec.
+# node runs the core packages' tests through go_js_wasm_exec. cmd/peerlearn
+# is vetted as js too: bench-train runs `peerlearn bench train` under node.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./cmd/peerlearn/
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m -exec=$(WASM_EXEC) $(PURE_PKGS)
 
 # The GPU companion: the same tests against libtorch (Debian libtorch-dev,
@@ -69,24 +73,34 @@ test-companion: deps data
 companion: deps
 	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn
 
-bench-companion: deps
+# The benchmarks. Each script installs what it needs (scripts/deps.sh),
+# reports ratios against a reference measured in the same run, and ends
+# with one machine-readable line: "bench-NAME key=value ...".
+bench-companion:
 	scripts/bench-companion.sh
 
-bench-browser: deps data
+bench-browser: data
 	scripts/bench-browser.sh
 
 bench-transfer:
 	scripts/bench-transfer.sh
 
+bench-train:
+	scripts/bench-train.sh
+
+# Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
+bench-go:
+	scripts/bench-go.sh
+
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-train bench-companion bench-browser bench-transfer
-	$(GO) test -run '^$$' -bench . -benchtime 200ms ./internal/f32/... ./engine/nn/...
+bench: bench-go bench-train bench-companion bench-browser bench-transfer
 
-bench-train: deps data build
-	@scripts/deps.sh torch
-	scripts/bench-train.sh
+# Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
+# line checked to parse: CI runs it (.ci/run) so that none rots.
+bench-smoke: data
+	scripts/bench-smoke.sh
 
 clean:
 	rm -rf $(BIN)

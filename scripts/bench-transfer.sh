@@ -4,8 +4,10 @@
 # 64 KiB chunks under flow control, SHA-256 checked by the receiver)
 # against plain TCP on 127.0.0.1 (the same bytes and hash check), each
 # BENCH_RUNS times, interleaved, on connections opened beforehand
-# (`peerlearn bench transfer`). MB/s are medians, MB = 10^6 bytes. The
-# last line is machine-readable:
+# (`peerlearn bench transfer`). MB/s are medians, MB = 10^6 bytes.
+# BENCH_SMOKE=1 sends 1 MiB once each (the same code path in seconds, for
+# `make bench-smoke`; its numbers mean little). The last line is
+# machine-readable:
 #
 #   bench-transfer webrtc_mbs=X tcp_mbs=Y ratio=R      (R = X/Y)
 set -euo pipefail
@@ -14,6 +16,9 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 RUNS=${BENCH_RUNS:-5}
 SIZE=${BENCH_SIZE:-10485760}
+if [ "${BENCH_SMOKE:-}" = 1 ]; then
+	RUNS=1 SIZE=1048576
+fi
 
 mkdir -p bin
 "$GO" build -o bin/peerlearn ./cmd/peerlearn

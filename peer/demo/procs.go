@@ -32,9 +32,7 @@ func startProc(name, logDir, bin string, args ...string) (*proc, error) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = f
-	// Children get their own process group so a Ctrl-C at the terminal
-	// reaches the demo, which then stops them in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		f.Close()

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make bench-smoke`: every benchmark script in smoke mode (BENCH_SMOKE=1:
+# tiny durations and sizes through the same code paths), each checked for
+# a result line that parses (scripts/check-bench-line.sh, itself tested
+# first, with the keys each script promises). The numbers of a smoke run
+# mean little and nothing asserts on them; what fails the run is a script
+# that breaks, or a last line that is missing, malformed, zero or not
+# finite. Each script installs what it needs (scripts/deps.sh); their
+# build and progress output goes to stderr, their results to stdout.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export BENCH_SMOKE=1
+LIMIT=${BENCH_SMOKE_LIMIT:-600} # seconds per script, fresh-machine installs included
+
+scripts/check-bench-line_test.sh
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+times=()
+# smoke NAME KEY...: runs scripts/NAME.sh and checks that its last line is
+# "NAME key=value ..." with every KEY.
+smoke() {
+	local name=$1 start=$SECONDS
+	shift
+	echo "== $name (smoke)"
+	if ! timeout "$LIMIT" "scripts/$name.sh" >"$out"; then
+		cat "$out"
+		echo "bench-smoke: $name failed" >&2
+		exit 1
+	fi
+	scripts/check-bench-line.sh "$name" "$@" <"$out"
+	times+=("$name=$((SECONDS - start))s")
+}
+
+smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps nn_small_cnn_sps
+smoke bench-transfer webrtc_mbs tcp_mbs ratio
+smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go
+smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go
+smoke bench-browser go_wasm_sps tfjs_wasm_sps ratio
+echo "bench-smoke: ${#times[@]} benchmarks parse (${times[*]}, ${SECONDS}s in all)"
