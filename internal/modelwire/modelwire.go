@@ -12,9 +12,9 @@
 //	arch    archlen bytes
 //	nparams u32  1..MaxParams
 //
-// Each protocol keeps its own version byte, limits and error values (a
-// Codec holds them), so errors still say which protocol refused what, and
-// its own layout around these pieces.
+// Each protocol keeps its own version byte, message size limit and error
+// values (a Codec holds them), so errors still say which protocol refused
+// what, and its own layout around these pieces.
 package modelwire
 
 import (
@@ -24,8 +24,14 @@ import (
 	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
-// OpeningSize is the encoded size of the version, type and sender.
-const OpeningSize = 1 + 1 + 32
+const (
+	// OpeningSize is the encoded size of the version, type and sender.
+	OpeningSize = 1 + 1 + 32
+	// MaxArchLen bounds the architecture tag, in bytes.
+	MaxArchLen = 128
+	// MaxParams bounds a model's parameter count (256 MiB of float32).
+	MaxParams = 1 << 26
+)
 
 // ModelSize returns the encoded size of a model description.
 func ModelSize(arch string) int { return 1 + len(arch) + 4 }
@@ -47,16 +53,12 @@ type Errors struct {
 	Field error
 }
 
-// Codec is one protocol's version, limits and errors.
+// Codec is one protocol's version, size limit and errors.
 type Codec struct {
 	// Version is the version byte written and required.
 	Version uint8
 	// MaxMessageSize bounds an encoded message.
 	MaxMessageSize int
-	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen int
-	// MaxParams bounds a model's parameter count.
-	MaxParams uint32
 	// Known reports whether a type byte is one the protocol defines.
 	Known func(uint8) bool
 	// Errors are the protocol's sentinels.
@@ -104,7 +106,7 @@ func (c *Codec) ReadModel(r *wire.Reader) (arch string, nparams uint32) {
 	if r.OK() && n == 0 {
 		r.Fail(fmt.Errorf("%w: empty arch tag", c.Errors.Field))
 	}
-	if r.OK() && n > c.MaxArchLen {
+	if r.OK() && n > MaxArchLen {
 		r.Fail(fmt.Errorf("%w: arch tag of %d bytes", c.Errors.Oversized, n))
 	}
 	return r.String(n), r.U32()
@@ -140,11 +142,11 @@ func (c *Codec) CheckModel(arch string, nparams uint32) error {
 	switch {
 	case len(arch) == 0:
 		return fmt.Errorf("%w: empty arch tag", c.Errors.Field)
-	case len(arch) > c.MaxArchLen:
+	case len(arch) > MaxArchLen:
 		return fmt.Errorf("%w: arch tag of %d bytes", c.Errors.Oversized, len(arch))
 	case nparams == 0:
 		return fmt.Errorf("%w: no parameters", c.Errors.Field)
-	case nparams > c.MaxParams:
+	case nparams > MaxParams:
 		return fmt.Errorf("%w: %d parameters", c.Errors.Oversized, nparams)
 	}
 	return nil

@@ -18,7 +18,7 @@ var (
 )
 
 var testCodec = Codec{
-	Version: 7, MaxMessageSize: 64, MaxArchLen: 8, MaxParams: 1000,
+	Version: 7, MaxMessageSize: 200,
 	Known: func(t uint8) bool { return t == 1 || t == 2 },
 	Errors: Errors{
 		Version: errVersion, Type: errType, Truncated: errTruncated,
@@ -67,9 +67,9 @@ func TestRefusalsInTheProtocolsErrors(t *testing.T) {
 		{"version", mut(func(b []byte) []byte { b[0] = 8; return b }), errVersion},
 		{"type", mut(func(b []byte) []byte { b[1] = 3; return b }), errType},
 		{"empty arch", mut(func(b []byte) []byte { b[34] = 0; return b }), errField},
-		{"long arch", mut(func(b []byte) []byte { b[34] = 9; return b }), errOversized},
+		{"long arch", mut(func(b []byte) []byte { b[34] = MaxArchLen + 1; return b }), errOversized},
 		{"trailing", append(mut(func(b []byte) []byte { return b }), 0), errTrailing},
-		{"oversized", make([]byte, 65), errOversized},
+		{"oversized", make([]byte, 201), errOversized},
 		{"empty", nil, errTruncated},
 		{"short", good[:len(good)-1], errTruncated},
 	} {
@@ -82,7 +82,8 @@ func TestRefusalsInTheProtocolsErrors(t *testing.T) {
 		n    uint32
 		want error
 	}{
-		{"", 1, errField}, {"123456789", 1, errOversized}, {"a", 0, errField}, {"a", 1001, errOversized}, {"a", 1000, nil},
+		{"", 1, errField}, {string(make([]byte, MaxArchLen+1)), 1, errOversized}, {string(make([]byte, MaxArchLen)), 1, nil},
+		{"a", 0, errField}, {"a", MaxParams + 1, errOversized}, {"a", MaxParams, nil},
 	} {
 		if err := testCodec.CheckModel(c.arch, c.n); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("CheckModel(%q, %d) = %v, want %v", c.arch, c.n, err, c.want)

@@ -29,19 +29,20 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxMessageSize bounds an encoded message.
 	MaxMessageSize = 256
 
 	baseSize = modelwire.OpeningSize + 8 + 8
 )
 
-// codec holds what the evaluation protocol's wire format shares with the other model
-// protocols: the opening, the model description and their errors.
+// codec is the part of the evaluation protocol's wire format that the
+// model protocols share (internal/modelwire), in this package's limits
+// and errors.
 var codec = modelwire.Codec{
-	Version: CodecVersion, MaxMessageSize: MaxMessageSize, MaxArchLen: MaxArchLen, MaxParams: MaxParams,
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
 	Known: func(t uint8) bool { return MsgType(t).known() },
 	Errors: modelwire.Errors{
 		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,

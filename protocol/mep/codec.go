@@ -32,9 +32,9 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxDataSize bounds an advertised data-set size.
 	MaxDataSize = 1 << 40
 	// MaxPeriod bounds an advertised period, in ticks.
@@ -45,10 +45,10 @@ const (
 	baseSize = modelwire.OpeningSize + 8 + 32
 )
 
-// codec holds what MEP's wire format shares with the other model
-// protocols: the opening, the model description and their errors.
+// codec is the part of MEP's wire format that the model protocols
+// share (internal/modelwire), in this package's limits and errors.
 var codec = modelwire.Codec{
-	Version: CodecVersion, MaxMessageSize: MaxMessageSize, MaxArchLen: MaxArchLen, MaxParams: MaxParams,
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
 	Known: func(t uint8) bool { return MsgType(t).known() },
 	Errors: modelwire.Errors{
 		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,
