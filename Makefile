@@ -15,7 +15,8 @@ export PEERLEARN_DATA := $(DATA_DIR)
 # browser peer runs the same code). internal/layers_test.go checks that no
 # package imports one from a higher layer.
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
-             ./peer/learn/... ./internal/f32/... ./internal/wire/...
+             ./peer/learn/... ./internal/f32/... ./internal/wire/... ./internal/detmath/... \
+             ./internal/modelwire/...
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \

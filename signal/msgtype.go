@@ -1,6 +1,6 @@
 package signal
 
-import "fmt"
+import "github.com/peerlearn/peerlearn/internal/wire"
 
 // MsgType is a message's type on the wire. Values are fixed: append new
 // types, never renumber or reuse one.
@@ -29,19 +29,14 @@ const (
 	MsgPong MsgType = 9
 )
 
-var msgTypeNames = map[MsgType]string{
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
 	MsgChallenge: "challenge", MsgHello: "hello", MsgWelcome: "welcome",
 	MsgRelay: "relay", MsgConnected: "connected", MsgBye: "bye",
 	MsgError: "error", MsgPing: "ping", MsgPong: "pong",
-}
+}}
 
 // Valid reports whether t is a known type.
-func (t MsgType) Valid() bool { _, ok := msgTypeNames[t]; return ok }
+func (t MsgType) Valid() bool { return msgTypeNames.Known(t) }
 
 // String names the type.
-func (t MsgType) String() string {
-	if s, ok := msgTypeNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("MsgType(%d)", uint8(t))
-}
+func (t MsgType) String() string { return msgTypeNames.String(t) }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/peerlearn/peerlearn/internal/detmath"
 )
 
 // The partitioners split a dataset across clients. Each takes a seeded
@@ -85,7 +87,7 @@ func Zipf(d *Dataset, clients int, s float64, rng *rand.Rand) ([]Shard, error) {
 	rank := rng.Perm(clients)
 	w := make([]float64, clients)
 	for c := range w {
-		w[c] = detExp(-s * detLog(float64(rank[c]+1)))
+		w[c] = detmath.Exp(-s * detmath.Log(float64(rank[c]+1)))
 	}
 	sizes := apportion(w, d.Len())
 	atLeastOne(sizes)

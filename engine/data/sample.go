@@ -4,23 +4,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/peerlearn/peerlearn/internal/detmath"
 )
 
 // Samplers over a caller's seeded rng. All arithmetic is platform-exact
-// (see detmath.go), so a seed gives the same draws everywhere.
+// (log and exp from internal/detmath, every product that feeds an addition
+// wrapped in float64(...) against FMA fusion), so a seed gives the same
+// draws everywhere.
 
 // normal draws from N(0, 1) by Marsaglia's polar method.
-func normal(rng *rand.Rand) float64 {
-	for {
-		u := 2*rng.Float64() - 1
-		v := 2*rng.Float64() - 1
-		s := float64(u*u) + float64(v*v)
-		if s >= 1 || s == 0 {
-			continue
-		}
-		return u * math.Sqrt(-2*detLog(s)/s)
-	}
-}
+func normal(rng *rand.Rand) float64 { return detmath.Normal(rng.Float64) }
 
 // logGamma draws log(G) for G ~ Gamma(a, 1), a > 0, by Marsaglia and
 // Tsang's method ("A simple method for generating gamma variables", 2000).
@@ -29,7 +23,7 @@ func normal(rng *rand.Rand) float64 {
 func logGamma(rng *rand.Rand, a float64) float64 {
 	if a < 1 {
 		u := 1 - rng.Float64() // (0, 1]: log stays finite
-		return logGamma(rng, a+1) + detLog(u)/a
+		return logGamma(rng, a+1) + detmath.Log(u)/a
 	}
 	d := a - 1.0/3
 	c := 1 / math.Sqrt(9*d)
@@ -46,10 +40,10 @@ func logGamma(rng *rand.Rand, a float64) float64 {
 		u := rng.Float64()
 		x2 := x * x
 		if u < 1-float64(0.0331*x2*x2) {
-			return detLog(d) + detLog(v)
+			return detmath.Log(d) + detmath.Log(v)
 		}
-		if detLog(u) < float64(0.5*x2)+float64(d*(1-v+detLog(v))) {
-			return detLog(d) + detLog(v)
+		if detmath.Log(u) < float64(0.5*x2)+float64(d*(1-v+detmath.Log(v))) {
+			return detmath.Log(d) + detmath.Log(v)
 		}
 	}
 }
@@ -68,7 +62,7 @@ func dirichlet(rng *rand.Rand, alpha float64, p []float64) {
 	}
 	sum := 0.0
 	for i := range p {
-		p[i] = detExp(p[i] - m)
+		p[i] = detmath.Exp(p[i] - m)
 		sum += p[i]
 	}
 	for i := range p {

@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"github.com/peerlearn/peerlearn/internal/detmath"
+)
 
 // relu is max(x, 0). Its derivative at 0 is taken as 0 (as in PyTorch), so
 // backward only needs the output: dy passes where y > 0.
@@ -41,8 +45,8 @@ func (r *relu) backward(dy []float32, n int, _ bool) []float32 {
 	return dx
 }
 
-// tanh is the hyperbolic tangent, evaluated in float64 by tanh64 (see
-// mathf.go) and rounded; its derivative is 1 - y².
+// tanh is the hyperbolic tangent, evaluated in float64 by detmath.Tanh (see
+// internal/detmath) and rounded; its derivative is 1 - y².
 type tanh struct {
 	size  int
 	y, dx []float32
@@ -53,7 +57,7 @@ func (t *tanh) reserve(n int) { t.y = grow(t.y, n*t.size); t.dx = grow(t.dx, n*t
 func (t *tanh) forward(x []float32, n int) []float32 {
 	y := t.y[:n*t.size]
 	for i, v := range x[:n*t.size] {
-		y[i] = float32(tanh64(float64(v)))
+		y[i] = float32(detmath.Tanh(float64(v)))
 	}
 	return y
 }

@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // The serialised form of a model's parameters, format version 1. All
@@ -51,7 +53,7 @@ func AppendEncoded(dst []byte, arch string, shapeChecksum uint64, params []float
 	if arch == "" || len(arch) > maxNameLen {
 		return nil, fmt.Errorf("%w: architecture name must be 1..%d bytes, got %d", ErrConfig, maxNameLen, len(arch))
 	}
-	if i, ok := finite(params); !ok {
+	if i := f32.FirstNonFinite(params); i >= 0 {
 		return nil, fmt.Errorf("%w: parameter %d is %v", ErrNonFinite, i, params[i])
 	}
 	start := len(dst)
@@ -79,7 +81,7 @@ func Decode(data []byte) (Header, []float32, error) {
 	for i := range params {
 		params[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
 	}
-	if i, ok := finite(params); !ok {
+	if i := f32.FirstNonFinite(params); i >= 0 {
 		return Header{}, nil, fmt.Errorf("%w: parameter %d is %v", ErrNonFinite, i, params[i])
 	}
 	return h, params, nil

@@ -1,6 +1,10 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/internal/f32"
+)
 
 // HessianDiag estimates the diagonal of the Hessian of the loss on
 // (x, y) by the empirical Fisher / Gauss-Newton approximation DecHW uses:
@@ -37,7 +41,7 @@ func (m *Model) HessianDiag(x []float32, y []int32, batch int, dst []float32, yi
 		}
 		m.backward(hi-lo, true)
 	}
-	if i, ok := finite(m.grads); !ok {
+	if i := f32.FirstNonFinite(m.grads); i >= 0 {
 		return fmt.Errorf("%w: Hessian diagonal entry %d is %v", ErrNonFinite, i, m.grads[i])
 	}
 	inv := 1 / float32(n)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/internal/detmath"
 )
 
 // InitScheme chooses the distribution of initial weights. Biases start at 0.
@@ -40,7 +42,7 @@ func Gains(g ...float32) Gain {
 // Init draws fresh weights from rng and sets biases to 0. Weights are
 // drawn layer by layer in flat layout order, so the same seed, scheme and
 // gains give the same parameters on every platform (normals come from a
-// polar method on rng's uniforms, see normal64).
+// polar method on rng's uniforms, see detmath.Normal).
 func (m *Model) Init(rng *rand.Rand, scheme InitScheme, gain Gain) error {
 	if rng == nil {
 		return fmt.Errorf("%w: nil random source", ErrConfig)
@@ -73,7 +75,7 @@ func (m *Model) Init(rng *rand.Rand, scheme InitScheme, gain Gain) error {
 		if scheme == HeNormal || scheme == GlorotNormal {
 			std := gains[i] * math.Sqrt(scale)
 			for j := range w {
-				w[j] = float32(std * normal64(rng.Float64))
+				w[j] = float32(std * detmath.Normal(rng.Float64))
 			}
 		} else {
 			bound := gains[i] * math.Sqrt(3*scale)

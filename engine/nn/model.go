@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"slices"
+
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // Model is a feed-forward network whose parameters live in one flat
@@ -123,7 +125,7 @@ func (m *Model) SetParams(src []float32) error {
 	if len(src) != len(m.params) {
 		return fmt.Errorf("%w: %d parameters for %s, which has %d", ErrShape, len(src), m.arch.Name, len(m.params))
 	}
-	if i, ok := finite(src); !ok {
+	if i := f32.FirstNonFinite(src); i >= 0 {
 		return fmt.Errorf("%w: parameter %d is %v", ErrNonFinite, i, src[i])
 	}
 	copy(m.params, src)
@@ -151,7 +153,7 @@ func (m *Model) checkBatch(x []float32, n int, y []int32) error {
 	if len(x) != n*m.inSize {
 		return fmt.Errorf("%w: %d input values for %d samples of %d features", ErrShape, len(x), n, m.inSize)
 	}
-	if i, ok := finite(x); !ok {
+	if i := f32.FirstNonFinite(x); i >= 0 {
 		return fmt.Errorf("%w: input sample %d feature %d is %v", ErrNonFinite, i/m.inSize, i%m.inSize, x[i])
 	}
 	for i, l := range y {
@@ -204,7 +206,7 @@ func (m *Model) LossGrad(x []float32, y []int32) (float32, error) {
 	}
 	clear(m.grads)
 	m.backward(n, false)
-	if i, ok := finite(m.grads); !ok {
+	if i := f32.FirstNonFinite(m.grads); i >= 0 {
 		return 0, fmt.Errorf("%w: gradient %d is %v", ErrNonFinite, i, m.grads[i])
 	}
 	return float32(total / float64(n)), nil

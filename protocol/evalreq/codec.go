@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/peerlearn/peerlearn/internal/modelwire"
 	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
@@ -28,14 +29,26 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxMessageSize bounds an encoded message.
 	MaxMessageSize = 256
 
-	baseSize = 2 + 32 + 8 + 8
+	baseSize = modelwire.OpeningSize + 8 + 8
 )
+
+// codec is the part of the evaluation protocol's wire format that the
+// model protocols share (internal/modelwire), in this package's limits
+// and errors.
+var codec = modelwire.Codec{
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
+	Known: func(t uint8) bool { return MsgType(t).known() },
+	Errors: modelwire.Errors{
+		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,
+		Trailing: ErrTrailing, Oversized: ErrOversized, Field: ErrField,
+	},
+}
 
 // Encode returns the wire form of m (not To or Params). It refuses a
 // message Decode would refuse.
@@ -47,16 +60,12 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		return b, err
 	}
 	w := wire.Writer{B: b}
-	w.U8(CodecVersion)
-	w.U8(byte(m.Type))
-	w.Bytes(m.From[:])
+	codec.PutOpening(&w, uint8(m.Type), m.From[:])
 	w.U64(m.ReqID)
 	w.U64(m.Round)
 	switch m.Type {
 	case MsgEvalRequest:
-		w.U8(byte(len(m.Model.Arch)))
-		w.String(m.Model.Arch)
-		w.U32(m.Model.NumParams)
+		codec.PutModel(&w, m.Model.Arch, m.Model.NumParams)
 	case MsgEvalResult:
 		w.F64(m.Loss)
 		w.F64(m.Accuracy)
@@ -71,7 +80,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 func EncodedSize(m Message) int {
 	switch m.Type {
 	case MsgEvalRequest:
-		return baseSize + 1 + len(m.Model.Arch) + 4
+		return baseSize + modelwire.ModelSize(m.Model.Arch)
 	case MsgEvalResult:
 		return baseSize + 8 + 8 + 4
 	}
@@ -82,31 +91,13 @@ func EncodedSize(m Message) int {
 // reads m.PayloadBytes() of payload and fills them in.
 func Decode(b []byte) (Message, error) {
 	var m Message
-	if len(b) > MaxMessageSize {
-		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
-	}
-	r := wire.NewReader(b)
-	if v := r.U8(); r.OK() && v != CodecVersion {
-		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
-	}
-	m.Type = MsgType(r.U8())
-	if r.OK() && !m.Type.known() {
-		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
-	}
-	r.Fill(m.From[:])
+	r, t := codec.Open(b, m.From[:])
+	m.Type = MsgType(t)
 	m.ReqID = r.U64()
 	m.Round = r.U64()
 	switch m.Type {
 	case MsgEvalRequest:
-		n := int(r.U8())
-		if r.OK() && n == 0 {
-			return Message{}, fmt.Errorf("%w: empty arch tag", ErrField)
-		}
-		if r.OK() && n > MaxArchLen {
-			return Message{}, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
-		}
-		m.Model.Arch = r.String(n)
-		m.Model.NumParams = r.U32()
+		m.Model.Arch, m.Model.NumParams = codec.ReadModel(&r)
 	case MsgEvalResult:
 		m.Loss = r.F64()
 		m.Accuracy = r.F64()
@@ -114,11 +105,8 @@ func Decode(b []byte) (Message, error) {
 	case MsgEvalRefused:
 		m.Reason = Reason(r.U8())
 	}
-	if !r.OK() {
-		return Message{}, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
-	}
-	if r.Len() != 0 {
-		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
+	if err := codec.End(&r, len(b)); err != nil {
+		return Message{}, err
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -128,35 +116,21 @@ func Decode(b []byte) (Message, error) {
 
 // checkFields applies the value rules shared by Encode and Decode.
 func checkFields(m *Message) error {
-	if !m.Type.known() {
-		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	if err := codec.CheckType(uint8(m.Type)); err != nil {
+		return err
 	}
 	if m.ReqID == 0 {
 		return fmt.Errorf("%w: request ID 0", ErrField)
 	}
 	switch m.Type {
 	case MsgEvalRequest:
-		return checkHeader(m.Model)
+		return codec.CheckModel(m.Model.Arch, m.Model.NumParams)
 	case MsgEvalResult:
 		return checkResult(m.Loss, m.Accuracy, m.Samples)
 	case MsgEvalRefused:
 		if !m.Reason.known() {
 			return fmt.Errorf("%w: reason %d", ErrField, uint8(m.Reason))
 		}
-	}
-	return nil
-}
-
-func checkHeader(h ModelHeader) error {
-	switch {
-	case len(h.Arch) == 0:
-		return fmt.Errorf("%w: empty arch tag", ErrField)
-	case len(h.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, len(h.Arch))
-	case h.NumParams == 0:
-		return fmt.Errorf("%w: no parameters", ErrField)
-	case h.NumParams > MaxParams:
-		return fmt.Errorf("%w: %d parameters", ErrOversized, h.NumParams)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 package evalreq
 
-import "strconv"
+import "github.com/peerlearn/peerlearn/internal/wire"
 
 // MsgType is the type of an evaluation message. Values are part of the
 // wire format: append new types, never renumber or reuse one.
@@ -16,20 +16,14 @@ const (
 	MsgEvalRefused MsgType = 3
 )
 
-// String names the type.
-func (t MsgType) String() string {
-	switch t {
-	case MsgEvalRequest:
-		return "MsgEvalRequest"
-	case MsgEvalResult:
-		return "MsgEvalResult"
-	case MsgEvalRefused:
-		return "MsgEvalRefused"
-	}
-	return "MsgType(" + strconv.Itoa(int(t)) + ")"
-}
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
+	MsgEvalRequest: "MsgEvalRequest", MsgEvalResult: "MsgEvalResult", MsgEvalRefused: "MsgEvalRefused",
+}}
 
-func (t MsgType) known() bool { return t >= MsgEvalRequest && t <= MsgEvalRefused }
+// String names the type.
+func (t MsgType) String() string { return msgTypeNames.String(t) }
+
+func (t MsgType) known() bool { return msgTypeNames.Known(t) }
 
 // Reason says why a request was refused. Values are part of the wire
 // format: append new reasons, never renumber.
@@ -46,17 +40,11 @@ const (
 	ReasonBadModel Reason = 3
 )
 
-// String names the reason.
-func (r Reason) String() string {
-	switch r {
-	case ReasonRateLimited:
-		return "rate-limited"
-	case ReasonPolicy:
-		return "policy"
-	case ReasonBadModel:
-		return "bad-model"
-	}
-	return "Reason(" + strconv.Itoa(int(r)) + ")"
-}
+var reasonNames = wire.Names[Reason]{Kind: "Reason", Names: []string{
+	ReasonRateLimited: "rate-limited", ReasonPolicy: "policy", ReasonBadModel: "bad-model",
+}}
 
-func (r Reason) known() bool { return r >= ReasonRateLimited && r <= ReasonBadModel }
+// String names the reason.
+func (r Reason) String() string { return reasonNames.String(r) }
+
+func (r Reason) known() bool { return reasonNames.Known(r) }

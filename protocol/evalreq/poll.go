@@ -77,7 +77,7 @@ func NewPoll(cfg PollConfig, targets []ident.Peer, params []float32) (*Poll, []M
 	case len(params) != int(cfg.Model.NumParams):
 		return nil, nil, fmt.Errorf("%w: %d parameters, header says %d", ErrConfig, len(params), cfg.Model.NumParams)
 	}
-	if err := checkHeader(cfg.Model); err != nil {
+	if err := codec.CheckModel(cfg.Model.Arch, cfg.Model.NumParams); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p := &Poll{cfg: cfg, results: make([]Result, len(targets)), index: make(map[ident.Peer]int, len(targets)), left: len(targets)}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -111,7 +112,7 @@ func (r *Responder) Admit(req Message) (reply Message, evaluate bool, err error)
 	case r.cfg.Refuse:
 		return refuse(ReasonPolicy, &r.stats.Policy)
 	case req.Model.Arch != r.cfg.Arch || int(req.Model.NumParams) != r.cfg.NumParams ||
-		len(req.Params) != r.cfg.NumParams || !finite(req.Params):
+		len(req.Params) != r.cfg.NumParams || f32.FirstNonFinite(req.Params) >= 0:
 		return refuse(ReasonBadModel, &r.stats.BadModel)
 	case !r.bucket.take():
 		return refuse(ReasonRateLimited, &r.stats.RateLimited)
@@ -148,14 +149,4 @@ func (r *Responder) Answer(req Message, loss, accuracy float64, samples int) (Me
 		Type: MsgEvalResult, From: r.cfg.ID, To: req.From, ReqID: req.ReqID, Round: req.Round,
 		Loss: loss, Accuracy: accuracy, Samples: uint32(samples),
 	}, nil
-}
-
-// finite reports whether every parameter is finite.
-func finite(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package gossip
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/internal/modelwire"
 	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
@@ -22,17 +23,28 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxAge bounds a model's age (it fits an int on every platform Go
 	// targets with 64-bit ints, wasm included).
 	MaxAge = 1 << 53
 	// MaxMessageSize bounds an encoded header.
 	MaxMessageSize = 256
 
-	baseSize = 2 + 32 + 8
+	baseSize = modelwire.OpeningSize + 8
 )
+
+// codec is the part of gossip's wire format that the model protocols
+// share (internal/modelwire), in this package's limits and errors.
+var codec = modelwire.Codec{
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
+	Known: func(t uint8) bool { return MsgType(t).known() },
+	Errors: modelwire.Errors{
+		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,
+		Trailing: ErrTrailing, Oversized: ErrOversized, Field: ErrField,
+	},
+}
 
 // Encode returns the wire form of m's header (not To or Params). It
 // refuses a message Decode would refuse.
@@ -44,18 +56,14 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		return b, err
 	}
 	w := wire.Writer{B: b}
-	w.U8(CodecVersion)
-	w.U8(byte(m.Type))
-	w.Bytes(m.From[:])
+	codec.PutOpening(&w, uint8(m.Type), m.From[:])
 	w.U64(m.Age)
-	w.U8(byte(len(m.Arch)))
-	w.String(m.Arch)
-	w.U32(m.NumParams)
+	codec.PutModel(&w, m.Arch, m.NumParams)
 	return w.B, nil
 }
 
 // EncodedSize returns len(Encode(m)) for a valid m, without encoding.
-func EncodedSize(m Message) int { return baseSize + 1 + len(m.Arch) + 4 }
+func EncodedSize(m Message) int { return baseSize + modelwire.ModelSize(m.Arch) }
 
 // WireBytes is what m costs on the wire: header plus payload.
 func WireBytes(m Message) int64 { return int64(EncodedSize(m)) + m.PayloadBytes() }
@@ -64,33 +72,12 @@ func WireBytes(m Message) int64 { return int64(EncodedSize(m)) + m.PayloadBytes(
 // m.PayloadBytes() of payload into Params.
 func Decode(b []byte) (Message, error) {
 	var m Message
-	if len(b) > MaxMessageSize {
-		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
-	}
-	r := wire.NewReader(b)
-	if v := r.U8(); r.OK() && v != CodecVersion {
-		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
-	}
-	m.Type = MsgType(r.U8())
-	if r.OK() && !m.Type.known() {
-		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
-	}
-	r.Fill(m.From[:])
+	r, t := codec.Open(b, m.From[:])
+	m.Type = MsgType(t)
 	m.Age = r.U64()
-	n := int(r.U8())
-	if r.OK() && n == 0 {
-		return Message{}, fmt.Errorf("%w: empty arch tag", ErrField)
-	}
-	if r.OK() && n > MaxArchLen {
-		return Message{}, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
-	}
-	m.Arch = r.String(n)
-	m.NumParams = r.U32()
-	if !r.OK() {
-		return Message{}, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
-	}
-	if r.Len() != 0 {
-		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
+	m.Arch, m.NumParams = codec.ReadModel(&r)
+	if err := codec.End(&r, len(b)); err != nil {
+		return Message{}, err
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -100,19 +87,11 @@ func Decode(b []byte) (Message, error) {
 
 // checkFields applies the value rules shared by Encode, Decode and Step.
 func checkFields(m *Message) error {
-	switch {
-	case !m.Type.known():
-		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
-	case m.Age > MaxAge:
-		return fmt.Errorf("%w: age %d", ErrField, m.Age)
-	case len(m.Arch) == 0:
-		return fmt.Errorf("%w: empty arch tag", ErrField)
-	case len(m.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, len(m.Arch))
-	case m.NumParams == 0:
-		return fmt.Errorf("%w: no parameters", ErrField)
-	case m.NumParams > MaxParams:
-		return fmt.Errorf("%w: %d parameters", ErrOversized, m.NumParams)
+	if err := codec.CheckType(uint8(m.Type)); err != nil {
+		return err
 	}
-	return nil
+	if m.Age > MaxAge {
+		return fmt.Errorf("%w: age %d", ErrField, m.Age)
+	}
+	return codec.CheckModel(m.Arch, m.NumParams)
 }

@@ -2,9 +2,9 @@ package gossip
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -21,7 +21,7 @@ func Merge(local, remote []float32, ageL, ageR uint64, out []float32) (uint64, e
 		return 0, fmt.Errorf("%w: ages %d, %d above %d", ErrBadModel, ageL, ageR, uint64(MaxAge))
 	case len(local) == 0 || len(remote) != len(local) || len(out) != len(local):
 		return 0, fmt.Errorf("%w: lengths %d, %d, out %d", ErrBadModel, len(local), len(remote), len(out))
-	case !finite(local) || !finite(remote):
+	case f32.FirstNonFinite(local) >= 0 || f32.FirstNonFinite(remote) >= 0:
 		return 0, fmt.Errorf("%w: non-finite parameters", ErrBadModel)
 	}
 	self := aggregate.Contribution{From: ident.Peer{1}, Arch: "-", Params: local, DataSize: int(ageL)}
@@ -34,14 +34,4 @@ func Merge(local, remote []float32, ageL, ageR uint64, out []float32) (uint64, e
 		return 0, fmt.Errorf("%w: %w", ErrBadModel, err) // unreachable after the checks above
 	}
 	return max(ageL, ageR), nil
-}
-
-// finite reports whether every value is finite.
-func finite(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,8 +1,7 @@
 package gossip
 
 import (
-	"strconv"
-
+	"github.com/peerlearn/peerlearn/internal/wire"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -16,15 +15,12 @@ const (
 	MsgModel MsgType = 1
 )
 
-// String names the type.
-func (t MsgType) String() string {
-	if t == MsgModel {
-		return "MsgModel"
-	}
-	return "MsgType(" + strconv.Itoa(int(t)) + ")"
-}
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{MsgModel: "MsgModel"}}
 
-func (t MsgType) known() bool { return t == MsgModel }
+// String names the type.
+func (t MsgType) String() string { return msgTypeNames.String(t) }
+
+func (t MsgType) known() bool { return msgTypeNames.Known(t) }
 
 // Message is one gossip message. The codec encodes everything but To and
 // Params: To is the transport's address, Params its payload.

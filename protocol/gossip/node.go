@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -245,7 +246,7 @@ func (n *Node) ReportTrained(params []float32, units uint64) error {
 
 // checkParams requires NumParams finite values.
 func (n *Node) checkParams(v []float32) error {
-	if len(v) != n.cfg.NumParams || !finite(v) {
+	if len(v) != n.cfg.NumParams || f32.FirstNonFinite(v) >= 0 {
 		return fmt.Errorf("%w: %d parameters (want %d finite)", ErrBadModel, len(v), n.cfg.NumParams)
 	}
 	return nil

@@ -3,6 +3,7 @@ package mep
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/internal/modelwire"
 	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
@@ -31,9 +32,9 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxDataSize bounds an advertised data-set size.
 	MaxDataSize = 1 << 40
 	// MaxPeriod bounds an advertised period, in ticks.
@@ -41,8 +42,19 @@ const (
 	// MaxMessageSize bounds an encoded control message.
 	MaxMessageSize = 512
 
-	baseSize = 2 + 32 + 8 + 32
+	baseSize = modelwire.OpeningSize + 8 + 32
 )
+
+// codec is the part of MEP's wire format that the model protocols
+// share (internal/modelwire), in this package's limits and errors.
+var codec = modelwire.Codec{
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
+	Known: func(t uint8) bool { return MsgType(t).known() },
+	Errors: modelwire.Errors{
+		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,
+		Trailing: ErrTrailing, Oversized: ErrOversized, Field: ErrField,
+	},
+}
 
 // Encode returns the wire form of m's control part (not To, Params or
 // Hessian). It refuses a message Decode would refuse.
@@ -54,9 +66,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		return b, err
 	}
 	w := wire.Writer{B: b}
-	w.U8(CodecVersion)
-	w.U8(byte(m.Type))
-	w.Bytes(m.From[:])
+	codec.PutOpening(&w, uint8(m.Type), m.From[:])
 	w.U64(m.Version)
 	w.Bytes(m.Fingerprint[:])
 	if m.Type != MsgModel {
@@ -64,9 +74,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 	}
 	h := &m.Model
 	w.Bytes(h.Task[:])
-	w.U8(byte(len(h.Arch)))
-	w.String(h.Arch)
-	w.U32(h.NumParams)
+	codec.PutModel(&w, h.Arch, h.NumParams)
 	var flags byte
 	if h.HasHessian {
 		flags = 1
@@ -83,46 +91,25 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 // m.Model.PayloadBytes() of payload and fills them in.
 func Decode(b []byte) (Message, error) {
 	var m Message
-	if len(b) > MaxMessageSize {
-		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
-	}
-	r := wire.NewReader(b)
-	if v := r.U8(); r.OK() && v != CodecVersion {
-		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
-	}
-	m.Type = MsgType(r.U8())
-	if r.OK() && !m.Type.known() {
-		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
-	}
-	r.Fill(m.From[:])
+	r, t := codec.Open(b, m.From[:])
+	m.Type = MsgType(t)
 	m.Version = r.U64()
 	r.Fill(m.Fingerprint[:])
 	if m.Type == MsgModel {
 		h := &m.Model
 		r.Fill(h.Task[:])
-		n := int(r.U8())
-		if r.OK() && n == 0 {
-			return m, fmt.Errorf("%w: empty arch tag", ErrField)
-		}
-		if r.OK() && n > MaxArchLen {
-			return m, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
-		}
-		h.Arch = r.String(n)
-		h.NumParams = r.U32()
+		h.Arch, h.NumParams = codec.ReadModel(&r)
 		flags := r.U8()
 		if r.OK() && flags > 1 {
-			return m, fmt.Errorf("%w: flags %#x", ErrField, flags)
+			r.Fail(fmt.Errorf("%w: flags %#x", ErrField, flags))
 		}
 		h.HasHessian = flags == 1
 		h.DataSize = r.U64()
 		h.Period = r.U32()
 		h.DataConf = r.F64()
 	}
-	if !r.OK() {
-		return m, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
-	}
-	if r.Len() != 0 {
-		return m, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
+	if err := codec.End(&r, len(b)); err != nil {
+		return Message{}, err
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -132,8 +119,8 @@ func Decode(b []byte) (Message, error) {
 
 // checkFields applies the value rules shared by Encode and Decode.
 func checkFields(m *Message) error {
-	if !m.Type.known() {
-		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	if err := codec.CheckType(uint8(m.Type)); err != nil {
+		return err
 	}
 	if m.Version == 0 {
 		return fmt.Errorf("%w: model version 0", ErrField)
@@ -145,15 +132,10 @@ func checkFields(m *Message) error {
 		return nil
 	}
 	h := &m.Model
+	if err := codec.CheckModel(h.Arch, h.NumParams); err != nil {
+		return err
+	}
 	switch {
-	case len(h.Arch) == 0:
-		return fmt.Errorf("%w: empty arch tag", ErrField)
-	case len(h.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, len(h.Arch))
-	case h.NumParams == 0:
-		return fmt.Errorf("%w: no parameters", ErrField)
-	case h.NumParams > MaxParams:
-		return fmt.Errorf("%w: %d parameters", ErrOversized, h.NumParams)
 	case h.DataSize > MaxDataSize:
 		return fmt.Errorf("%w: data size %d", ErrOversized, h.DataSize)
 	case h.Period == 0 || h.Period > MaxPeriod:

@@ -1,6 +1,6 @@
 package mep
 
-import "strconv"
+import "github.com/peerlearn/peerlearn/internal/wire"
 
 // MsgType is the type of a MEP message. Values are part of the wire
 // format: append new types, never renumber or reuse one.
@@ -20,20 +20,12 @@ const (
 	MsgModel MsgType = 4
 )
 
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
+	MsgOffer: "MsgOffer", MsgHave: "MsgHave", MsgNeed: "MsgNeed", MsgModel: "MsgModel",
+}}
+
 // String names the type.
-func (t MsgType) String() string {
-	switch t {
-	case MsgOffer:
-		return "MsgOffer"
-	case MsgHave:
-		return "MsgHave"
-	case MsgNeed:
-		return "MsgNeed"
-	case MsgModel:
-		return "MsgModel"
-	}
-	return "MsgType(" + strconv.Itoa(int(t)) + ")"
-}
+func (t MsgType) String() string { return msgTypeNames.String(t) }
 
 // known reports whether t is a type this version defines.
-func (t MsgType) known() bool { return t >= MsgOffer && t <= MsgModel }
+func (t MsgType) known() bool { return msgTypeNames.Known(t) }

@@ -3,6 +3,7 @@ package overlay
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/internal/wire"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -53,18 +54,15 @@ const (
 	numMsgTypes = 11
 )
 
-var msgTypeNames = [numMsgTypes]string{
+// msgTypeNames names MsgInvalid too, for logs and scripts; whether a type
+// may go on the wire is the codec's check, not the table's.
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
 	"Invalid", "Join", "Discover", "DiscoverReply", "Link", "Heartbeat",
 	"Hint", "Leave", "Repair", "RepairReply", "Route",
-}
+}}
 
 // String returns the type's name.
-func (t MsgType) String() string {
-	if int(t) < len(msgTypeNames) {
-		return msgTypeNames[t]
-	}
-	return fmt.Sprintf("MsgType(%d)", uint8(t))
-}
+func (t MsgType) String() string { return msgTypeNames.String(t) }
 
 // MsgTypes lists every valid message type in wire order.
 func MsgTypes() []MsgType {

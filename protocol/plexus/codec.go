@@ -3,6 +3,7 @@ package plexus
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/internal/modelwire"
 	"github.com/peerlearn/peerlearn/internal/wire"
 )
 
@@ -27,9 +28,9 @@ const (
 	// CodecVersion is the version byte this codec writes and reads.
 	CodecVersion = 1
 	// MaxArchLen bounds the architecture tag, in bytes.
-	MaxArchLen = 128
+	MaxArchLen = modelwire.MaxArchLen
 	// MaxParams bounds a model's parameter count (256 MiB of float32).
-	MaxParams = 1 << 26
+	MaxParams = modelwire.MaxParams
 	// MaxDataSize bounds an advertised data-set size.
 	MaxDataSize = 1 << 40
 	// MaxRound bounds a round number.
@@ -37,8 +38,19 @@ const (
 	// MaxMessageSize bounds an encoded header.
 	MaxMessageSize = 256
 
-	baseSize = 2 + 32 + 8 + 8
+	baseSize = modelwire.OpeningSize + 8 + 8
 )
+
+// codec is the part of Plexus's wire format that the model protocols
+// share (internal/modelwire), in this package's limits and errors.
+var codec = modelwire.Codec{
+	Version: CodecVersion, MaxMessageSize: MaxMessageSize,
+	Known: func(t uint8) bool { return MsgType(t).known() },
+	Errors: modelwire.Errors{
+		Version: ErrCodecVersion, Type: ErrUnknownType, Truncated: ErrTruncated,
+		Trailing: ErrTrailing, Oversized: ErrOversized, Field: ErrField,
+	},
+}
 
 // Encode returns the wire form of m's header (not To or Params). It
 // refuses a message Decode would refuse.
@@ -50,9 +62,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		return b, err
 	}
 	w := wire.Writer{B: b}
-	w.U8(CodecVersion)
-	w.U8(byte(m.Type))
-	w.Bytes(m.From[:])
+	codec.PutOpening(&w, uint8(m.Type), m.From[:])
 	w.U64(m.Round)
 	w.U64(m.Bandwidth)
 	switch m.Type {
@@ -60,9 +70,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		if m.Type == MsgTrained {
 			w.U8(m.Attempt)
 		}
-		w.U8(byte(len(m.Model.Arch)))
-		w.String(m.Model.Arch)
-		w.U32(m.Model.NumParams)
+		codec.PutModel(&w, m.Model.Arch, m.Model.NumParams)
 		if m.Type == MsgTrained {
 			w.U64(m.Model.DataSize)
 		}
@@ -76,9 +84,9 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 func EncodedSize(m Message) int {
 	switch m.Type {
 	case MsgTrain:
-		return baseSize + 1 + len(m.Model.Arch) + 4
+		return baseSize + modelwire.ModelSize(m.Model.Arch)
 	case MsgTrained:
-		return baseSize + 1 + 1 + len(m.Model.Arch) + 4 + 8
+		return baseSize + 1 + modelwire.ModelSize(m.Model.Arch) + 8
 	}
 	return baseSize + 4
 }
@@ -90,18 +98,8 @@ func WireBytes(m Message) int64 { return int64(EncodedSize(m)) + m.PayloadBytes(
 // Params yet: the transport reads m.PayloadBytes() and fills them in.
 func Decode(b []byte) (Message, error) {
 	var m Message
-	if len(b) > MaxMessageSize {
-		return m, fmt.Errorf("%w: %d bytes", ErrOversized, len(b))
-	}
-	r := wire.NewReader(b)
-	if v := r.U8(); r.OK() && v != CodecVersion {
-		return m, fmt.Errorf("%w: %d", ErrCodecVersion, v)
-	}
-	m.Type = MsgType(r.U8())
-	if r.OK() && !m.Type.known() {
-		return m, fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
-	}
-	r.Fill(m.From[:])
+	r, t := codec.Open(b, m.From[:])
+	m.Type = MsgType(t)
 	m.Round = r.U64()
 	m.Bandwidth = r.U64()
 	switch m.Type {
@@ -109,26 +107,15 @@ func Decode(b []byte) (Message, error) {
 		if m.Type == MsgTrained {
 			m.Attempt = r.U8()
 		}
-		n := int(r.U8())
-		if r.OK() && n == 0 {
-			return Message{}, fmt.Errorf("%w: empty arch tag", ErrField)
-		}
-		if r.OK() && n > MaxArchLen {
-			return Message{}, fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, n)
-		}
-		m.Model.Arch = r.String(n)
-		m.Model.NumParams = r.U32()
+		m.Model.Arch, m.Model.NumParams = codec.ReadModel(&r)
 		if m.Type == MsgTrained {
 			m.Model.DataSize = r.U64()
 		}
 	case MsgAggregated:
 		m.Count = r.U32()
 	}
-	if !r.OK() {
-		return Message{}, fmt.Errorf("%w: %d bytes", ErrTruncated, len(b))
-	}
-	if r.Len() != 0 {
-		return Message{}, fmt.Errorf("%w: %d", ErrTrailing, r.Len())
+	if err := codec.End(&r, len(b)); err != nil {
+		return Message{}, err
 	}
 	if err := checkFields(&m); err != nil {
 		return Message{}, err
@@ -138,8 +125,8 @@ func Decode(b []byte) (Message, error) {
 
 // checkFields applies the value rules shared by Encode, Decode and Step.
 func checkFields(m *Message) error {
-	if !m.Type.known() {
-		return fmt.Errorf("%w: %d", ErrUnknownType, uint8(m.Type))
+	if err := codec.CheckType(uint8(m.Type)); err != nil {
+		return err
 	}
 	switch {
 	case m.Round == 0 || m.Round > MaxRound:
@@ -163,15 +150,5 @@ func checkFields(m *Message) error {
 			return fmt.Errorf("%w: data size %d", ErrField, h.DataSize)
 		}
 	}
-	switch {
-	case len(h.Arch) == 0:
-		return fmt.Errorf("%w: empty arch tag", ErrField)
-	case len(h.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: arch tag of %d bytes", ErrOversized, len(h.Arch))
-	case h.NumParams == 0:
-		return fmt.Errorf("%w: no parameters", ErrField)
-	case h.NumParams > MaxParams:
-		return fmt.Errorf("%w: %d parameters", ErrOversized, h.NumParams)
-	}
-	return nil
+	return codec.CheckModel(h.Arch, h.NumParams)
 }

@@ -1,6 +1,6 @@
 package plexus
 
-import "strconv"
+import "github.com/peerlearn/peerlearn/internal/wire"
 
 // MsgType is the type of a Plexus message. Values are part of the wire
 // format: append new types, never renumber or reuse one.
@@ -21,17 +21,11 @@ const (
 	numTypes = 3
 )
 
-// String names the type.
-func (t MsgType) String() string {
-	switch t {
-	case MsgTrain:
-		return "MsgTrain"
-	case MsgTrained:
-		return "MsgTrained"
-	case MsgAggregated:
-		return "MsgAggregated"
-	}
-	return "MsgType(" + strconv.Itoa(int(t)) + ")"
-}
+var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
+	MsgTrain: "MsgTrain", MsgTrained: "MsgTrained", MsgAggregated: "MsgAggregated",
+}}
 
-func (t MsgType) known() bool { return t >= MsgTrain && t <= MsgAggregated }
+// String names the type.
+func (t MsgType) String() string { return msgTypeNames.String(t) }
+
+func (t MsgType) known() bool { return msgTypeNames.Known(t) }

@@ -2,10 +2,10 @@ package plexus
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -213,10 +213,8 @@ func (p *Peer) checkParams(v []float32) error {
 	if len(v) != p.cfg.NumParams {
 		return fmt.Errorf("%w: %d parameters, want %d", ErrBadModel, len(v), p.cfg.NumParams)
 	}
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("%w: parameter %d is %v", ErrBadModel, i, x)
-		}
+	if i := f32.FirstNonFinite(v); i >= 0 {
+		return fmt.Errorf("%w: parameter %d is %v", ErrBadModel, i, v[i])
 	}
 	return nil
 }

@@ -12,25 +12,12 @@ import (
 	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
-// synthetic returns a learnable 4-class task of 16 features: class
-// templates plus uniform noise.
+// synthetic returns n samples of a learnable 4-class task of 16 features
+// (data.Synthetic, noise 1), labels in turn.
 func synthetic(n int, seed uint64) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 0x73796e))
 	tpl := rand.New(rand.NewPCG(99, 0x74706c)) // the same templates for train and test
-	const f, k = 16, 4
-	templates := make([]float32, k*f)
-	for i := range templates {
-		templates[i] = tpl.Float32()
-	}
-	d := &data.Dataset{Name: "synthetic", Shape: [3]int{1, f, 1}, Classes: k}
-	for i := range n {
-		c := i % k
-		for j := range f {
-			d.X = append(d.X, min(max(templates[c*f+j]+(rng.Float32()-0.5), 0), 1))
-		}
-		d.Y = append(d.Y, int32(c))
-	}
-	return d
+	s := data.NewSynthetic(tpl, [3]int{1, 16, 1}, 4, 1)
+	return s.Draw(rand.New(rand.NewPCG(seed, 0x73796e)), n, s.Cycle)
 }
 
 func population(t *testing.T, n int, seed uint64, agg string) *Built {

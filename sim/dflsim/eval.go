@@ -59,19 +59,25 @@ func (e Eval) validate() error {
 }
 
 // set returns the evaluated test samples.
-func (e Eval) set() ([]float32, []int32) {
-	n := e.Test.Len()
-	if e.Samples > 0 {
-		n = min(n, e.Samples)
-	}
-	return e.Test.X[:n*e.Test.Features()], e.Test.Y[:n]
-}
+func (e Eval) set() ([]float32, []int32) { return Head(e.Test, e.Samples) }
 
 // chosen returns the indices of the evaluated peers among n.
-func (e Eval) chosen(n int) []int {
-	k := n
-	if e.Peers > 0 {
-		k = min(n, e.Peers)
+func (e Eval) chosen(n int) []int { return Spread(n, e.Peers) }
+
+// Head returns the first n samples of d (all of them if n <= 0 or n >
+// d.Len()): a test subset that is the same every time.
+func Head(d *data.Dataset, n int) ([]float32, []int32) {
+	if n <= 0 || n > d.Len() {
+		n = d.Len()
+	}
+	return d.X[:n*d.Features()], d.Y[:n]
+}
+
+// Spread returns the indices of k of n items, evenly spread and the same
+// every time (all n if k <= 0 or k > n).
+func Spread(n, k int) []int {
+	if k <= 0 || k > n {
+		k = n
 	}
 	out := make([]int, k)
 	for i := range out {
@@ -102,15 +108,61 @@ type Point struct {
 
 // probe is a Point whose evaluations are under way.
 type probe struct {
-	pt   Point
-	res  []*evalResult
+	pt    Point
+	evals evalBatch
+}
+
+// evalBatch is evaluations queued on a pool.
+type evalBatch struct {
+	res  []*evaluation
 	futs []*Future
 }
 
-// evalResult is one evaluation, written by its job only.
-type evalResult struct {
-	loss, acc float64
-	err       error
+// evaluation is one model measured on one set, written by its job only.
+type evaluation struct {
+	m   nn.Metrics
+	err error
+}
+
+// add queues the evaluation of params (of arch) on (x, y).
+func (b *evalBatch) add(pool *Pool, arch nn.Arch, params, x []float32, y []int32) {
+	r := &evaluation{}
+	b.res = append(b.res, r)
+	b.futs = append(b.futs, pool.Go(func(w *Worker) {
+		r.m, r.err = w.Evaluate(arch, params, x, y)
+	}))
+}
+
+// wait returns the metrics in the order queued, or the first error.
+func (b *evalBatch) wait() ([]nn.Metrics, error) {
+	WaitAll(b.futs)
+	out := make([]nn.Metrics, len(b.res))
+	for i, r := range b.res {
+		if r.err != nil {
+			return nil, fmt.Errorf("dflsim: evaluation %d: %w", i, r.err)
+		}
+		out[i] = r.m
+	}
+	return out, nil
+}
+
+// EvaluateAll measures models[i] (of arch) on (xs[i], ys[i]) on the pool
+// and returns their metrics in order.
+func EvaluateAll(pool *Pool, arch nn.Arch, models [][]float32, xs [][]float32, ys [][]int32) ([]nn.Metrics, error) {
+	var b evalBatch
+	for i := range models {
+		b.add(pool, arch, models[i], xs[i], ys[i])
+	}
+	return b.wait()
+}
+
+// Summarize returns the loss and accuracy summaries of ms.
+func Summarize(ms []nn.Metrics) (loss, acc learn.Summary) {
+	l, a := make([]float64, len(ms)), make([]float64, len(ms))
+	for i, m := range ms {
+		l[i], a[i] = m.Loss, m.Accuracy
+	}
+	return learn.Summarize(l), learn.Summarize(a)
 }
 
 // measure snapshots the peers (counters now; models evaluated on the
@@ -123,19 +175,14 @@ func measure(pool *Pool, peers []*learn.Peer, ev Eval, pt Point) *probe {
 			pr.add(pool, p.Config().Arch, ev.Model.of(p), ev)
 		}
 	}
-	pr.pt.Peers = len(pr.futs)
+	pr.pt.Peers = len(pr.evals.res)
 	return pr
 }
 
 // add queues the evaluation of one model.
 func (pr *probe) add(pool *Pool, arch nn.Arch, params []float32, ev Eval) {
 	x, y := ev.set()
-	r := &evalResult{}
-	pr.res = append(pr.res, r)
-	pr.futs = append(pr.futs, pool.Go(func(w *Worker) {
-		m, err := w.Evaluate(arch, params, x, y)
-		r.loss, r.acc, r.err = m.Loss, m.Accuracy, err
-	}))
+	pr.evals.add(pool, arch, params, x, y)
 }
 
 // counters fills pt's per-peer means of the traffic and training counters.
@@ -163,16 +210,11 @@ func counters(peers []*learn.Peer, pt *Point) {
 
 // wait collects the evaluations.
 func (pr *probe) wait() (Point, error) {
-	WaitAll(pr.futs)
-	loss := make([]float64, len(pr.res))
-	acc := make([]float64, len(pr.res))
-	for i, r := range pr.res {
-		if r.err != nil {
-			return pr.pt, fmt.Errorf("dflsim: evaluation: %w", r.err)
-		}
-		loss[i], acc[i] = r.loss, r.acc
+	ms, err := pr.evals.wait()
+	if err != nil {
+		return pr.pt, err
 	}
-	pr.pt.Loss, pr.pt.Acc = learn.Summarize(loss), learn.Summarize(acc)
+	pr.pt.Loss, pr.pt.Acc = Summarize(ms)
 	return pr.pt, nil
 }
 

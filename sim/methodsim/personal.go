@@ -5,6 +5,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
 // OwnAccuracy measures every peer's published model on the test set of
@@ -28,9 +29,9 @@ func OwnAccuracy(pool *Pool, b *Peers, tests [2]*data.Dataset, samples int) ([]n
 		if t == nil {
 			return nil, fmt.Errorf("%w: no test set for peer %d", ErrConfig, i)
 		}
-		xs[i], ys[i] = head(t, samples)
+		xs[i], ys[i] = dflsim.Head(t, samples)
 	}
-	return EvaluateAll(pool, b.Peers[0].Config().Arch, models, xs, ys)
+	return dflsim.EvaluateAll(pool, b.Peers[0].Config().Arch, models, xs, ys)
 }
 
 // MeanAccuracy averages the accuracies of ms (0 for none).

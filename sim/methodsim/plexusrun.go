@@ -3,12 +3,14 @@ package methodsim
 import (
 	"context"
 	"fmt"
-	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"io"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/peerlearn/peerlearn/internal/progress"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 
 	"github.com/peerlearn/peerlearn/protocol/plexus"
 )
@@ -103,9 +105,9 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 		return nil, err
 	}
 	arch := first.Config().Arch
-	x, y := r.Eval.set()
+	x, y := dflsim.Head(r.Eval.Test, r.Eval.Samples)
 	measure := func(round uint64, model []float32) (bool, error) {
-		ms, err := EvaluateAll(r.Pool, arch, [][]float32{model}, [][]float32{x}, [][]int32{y})
+		ms, err := dflsim.EvaluateAll(r.Pool, arch, [][]float32{model}, [][]float32{x}, [][]int32{y})
 		if err != nil {
 			return false, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/protocol/selection"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
 // SelectionRun is decentralized learning with per-peer neighbour
@@ -220,7 +221,7 @@ func (r SelectionRun) evaluate(st []*selectState, res *SelectionResult) (map[pai
 	for _, pr := range order {
 		o := out[pr]
 		model := peers.Peers[pr.from].Published()
-		x, y := head(peers.Local[pr.to], r.EvalSamples)
+		x, y := dflsim.Head(peers.Local[pr.to], r.EvalSamples)
 		futs = append(futs, r.Pool.Go(func(w *Worker) {
 			m, err := w.Evaluate(arch, model, x, y)
 			o.loss, o.acc, o.samples, o.err = m.Loss, m.Accuracy, m.Samples, err

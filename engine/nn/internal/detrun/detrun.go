@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 )
 
@@ -52,7 +53,9 @@ func Run(seed uint64, steps int) ([]Result, error) {
 			return nil, err
 		}
 		const batch = 32
-		x, y := synthetic(rng, a, batch*steps)
+		syn := data.NewSynthetic(rng, a.Input, a.Classes, 0.6)
+		d := syn.Draw(rng, batch*steps, syn.Random(rng))
+		x, y := d.X, d.Y
 		f := len(x) / len(y)
 		var loss float32
 		for s := range steps {
@@ -64,25 +67,6 @@ func Run(seed uint64, steps int) ([]Result, error) {
 		out = append(out, Result{Arch: name, Loss: loss, Digest: nn.Fingerprint(m.Params())})
 	}
 	return out, nil
-}
-
-// synthetic draws n samples: a random template per class plus noise.
-func synthetic(rng *rand.Rand, a nn.Arch, n int) ([]float32, []int32) {
-	f := a.Input[0] * a.Input[1] * a.Input[2]
-	templates := make([]float32, a.Classes*f)
-	for i := range templates {
-		templates[i] = rng.Float32()
-	}
-	x := make([]float32, n*f)
-	y := make([]int32, n)
-	for i := range n {
-		c := rng.IntN(a.Classes)
-		y[i] = int32(c)
-		for j := range f {
-			x[i*f+j] = min(max(templates[c*f+j]+0.6*(rng.Float32()-0.5), 0), 1)
-		}
-	}
-	return x, y
 }
 
 // Print writes one line per result: "arch loss-bits loss digest".

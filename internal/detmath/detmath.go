@@ -1,18 +1,9 @@
-package data
+package detmath
 
 import "math"
 
-// Partitions must come out the same on every platform for a given seed.
-// math.Log and math.Exp have assembly versions on some architectures that
-// may differ from the pure-Go ones in the last bit, and the compiler may
-// fuse x*y+z into one FMA on some (not all) of them. So the sampling code
-// uses only +, -, *, /, sqrt (correctly rounded everywhere), the two
-// functions below (ports of Go's pure-Go math.Log and math.Exp), and wraps
-// every product that feeds an addition in float64(...), which the Go spec
-// says prevents fusion.
-
-// detLog is the natural logarithm, bit-identical on every platform.
-func detLog(x float64) float64 {
+// Log returns the natural logarithm of x.
+func Log(x float64) float64 {
 	const (
 		ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
 		ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76
@@ -40,8 +31,8 @@ func detLog(x float64) float64 {
 	f := f1 - 1
 	k := float64(ki)
 	s := f / (2 + f)
-	s2 := s * s
-	s4 := s2 * s2
+	s2 := float64(s * s)
+	s4 := float64(s2 * s2)
 	t1 := float64(s2 * (l1 + float64(s4*(l3+float64(s4*(l5+float64(s4*l7)))))))
 	t2 := float64(s4 * (l2 + float64(s4*(l4+float64(s4*l6)))))
 	r := t1 + t2
@@ -49,8 +40,8 @@ func detLog(x float64) float64 {
 	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
 }
 
-// detExp is e**x, bit-identical on every platform.
-func detExp(x float64) float64 {
+// Exp returns e**x.
+func Exp(x float64) float64 {
 	const (
 		ln2Hi     = 6.93147180369123816490e-01
 		ln2Lo     = 1.90821492927058770002e-10
@@ -67,27 +58,71 @@ func detExp(x float64) float64 {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 1):
 		return x
-	case math.IsInf(x, -1):
-		return 0
 	case x > overflow:
 		return math.Inf(1)
-	case x < underflow:
+	case x < underflow: // -Inf included
 		return 0
 	case -nearZero < x && x < nearZero:
 		return 1 + x
 	}
 	var k int
-	switch {
-	case x < 0:
+	if x < 0 {
 		k = int(float64(log2e*x) - 0.5)
-	case x > 0:
+	} else {
 		k = int(float64(log2e*x) + 0.5)
 	}
 	hi := x - float64(float64(k)*ln2Hi)
 	lo := float64(k) * ln2Lo
 	r := hi - lo
-	t := r * r
+	t := float64(r * r)
 	c := r - float64(t*(p1+float64(t*(p2+float64(t*(p3+float64(t*(p4+float64(t*p5)))))))))
 	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
 	return math.Ldexp(y, k) // exact: bit manipulation
+}
+
+// Tanh returns the hyperbolic tangent of x.
+func Tanh(x float64) float64 {
+	const maxLog = 8.8029691931113054295988e+01 // log(2**127)
+	z := math.Abs(x)
+	switch {
+	case x != x:
+		return x
+	case z > 0.5*maxLog:
+		if x < 0 {
+			return -1
+		}
+		return 1
+	case z >= 0.625:
+		s := Exp(2 * z)
+		z = 1 - 2/(s+1)
+		if x < 0 {
+			z = -z
+		}
+		return z
+	case x == 0:
+		return x
+	}
+	const (
+		p0, p1, p2 = -9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3
+		q0, q1, q2 = 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3
+	)
+	s := float64(x * x)
+	num := float64(float64(float64(p0*s)+p1)*s) + p2
+	den := float64(float64(float64(s+q0)*s)+q1)*s + q2
+	return x + float64(float64(x*s)*num)/den
+}
+
+// Normal draws a standard normal variate by Marsaglia's polar method on
+// the uniforms in [0, 1) that u returns. It needs only Log and an exactly
+// rounded square root (rand.NormFloat64 calls math.Exp and math.Log).
+func Normal(u func() float64) float64 {
+	for {
+		a := 2*u() - 1
+		b := 2*u() - 1
+		s := float64(a*a) + float64(b*b)
+		if s >= 1 || s == 0 {
+			continue
+		}
+		return a * math.Sqrt(-2*Log(s)/s)
+	}
 }
