@@ -11,6 +11,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -171,7 +172,7 @@ func (o *options) parseTask(s string) error {
 		}
 		o.Task, o.TaskName = id, spec.Name
 	case strings.HasPrefix(s, "{"):
-		spec, err := task.Parse([]byte(s))
+		spec, err := task.ParseFor([]byte(s), netpeer.TaskEngine{}) // refused here, not after the welcome
 		if err != nil {
 			return fmt.Errorf("task spec: %w", err)
 		}

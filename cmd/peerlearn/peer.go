@@ -211,7 +211,7 @@ func parseTaskArg(arg string) (ident.Task, error) {
 	if err != nil {
 		return ident.Task{}, err
 	}
-	s, err := task.Parse(b)
+	s, err := task.ParseFor(b, netpeer.TaskEngine{}) // refused here, not after the welcome
 	if err != nil {
 		return ident.Task{}, err
 	}

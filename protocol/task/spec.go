@@ -9,14 +9,14 @@ const SpecVersion = 1
 // nested structs too), so encoding/json writes the canonical form directly;
 // keep them sorted when adding fields (a test checks).
 type Spec struct {
-	// Aggregator names the aggregation rule (AggregatorNames:
-	// aggregate.Names without "fedavg", which is a server's rule).
+	// Aggregator names the aggregation rule (AggregatorNames: the
+	// engine's without "fedavg", which is a server's rule).
 	Aggregator string `json:"aggregator"`
-	// Arch names the model architecture (nn.ArchNames).
+	// Arch names the model architecture (ArchNames).
 	Arch string `json:"arch"`
 	// Batch is the minibatch size of local training.
 	Batch int `json:"batch"`
-	// Dataset names the data set (data.Names).
+	// Dataset names the data set (DatasetNames).
 	Dataset string `json:"dataset"`
 	// Init is how peers draw their initial models.
 	Init Init `json:"init"`
@@ -85,7 +85,7 @@ type Partition struct {
 	Parts int `json:"parts"`
 	// Seed seeds the split, so every peer computes the same shards.
 	Seed uint64 `json:"seed"`
-	// Spec is a data.ParseSpec partition spec ("iid", "dirichlet:0.5",
+	// Spec is a partition spec (types/partition: "iid", "dirichlet:0.5",
 	// "shards:2+rotate:0.5", ...), kept in canonical form.
 	Spec string `json:"spec"`
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/types/partition"
 )
 
 // golden is a fixed spec whose canonical form and ID must never change:
@@ -180,8 +180,8 @@ func TestValidate(t *testing.T) {
 	}
 	s = golden()
 	s.Partition.Spec = "shards:x"
-	if err := s.Validate(); !errors.Is(err, data.ErrSpec) || !errors.Is(err, ErrInvalid) {
-		t.Errorf("partition error should wrap data.ErrSpec and ErrInvalid: %v", err)
+	if err := s.Validate(); !errors.Is(err, partition.ErrSpec) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("partition error should wrap partition.ErrSpec and ErrInvalid: %v", err)
 	}
 	// Every allowed name passes.
 	for _, a := range ArchNames() {

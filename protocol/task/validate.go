@@ -5,12 +5,12 @@ import (
 	"math"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/types/partition"
 )
 
 // Validate checks every field; the error wraps ErrVersion or ErrInvalid
-// and names the first offending field.
+// and names the first offending field. It checks names against this
+// package's lists, not against an engine (see ValidateFor).
 func (s *Spec) Validate() error {
 	if s.Version != SpecVersion {
 		return fmt.Errorf("%w: version %d, want %d", ErrVersion, s.Version, SpecVersion)
@@ -20,7 +20,7 @@ func (s *Spec) Validate() error {
 	}
 	checks := []func() error{
 		func() error { return oneOf("dataset", s.Dataset, DatasetNames()) },
-		s.validArch,
+		func() error { return oneOf("arch", s.Arch, ArchNames()) },
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
 		s.validLocal,
@@ -76,19 +76,6 @@ func intIn(field string, v, lo, hi int) error {
 func floatIn(field string, v, lo, hi float64) error {
 	if math.IsNaN(v) || v < lo || v > hi {
 		return invalid("%s %v: want %v to %v", field, v, lo, hi)
-	}
-	return nil
-}
-
-// validArch checks the name and that the architecture builds for the
-// data's sample shape (every data set here is MNIST-shaped: 28x28x1, 10
-// classes).
-func (s *Spec) validArch() error {
-	if err := oneOf("arch", s.Arch, ArchNames()); err != nil {
-		return err
-	}
-	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
-		return invalid("arch %q on %s: %v", s.Arch, s.Dataset, err)
 	}
 	return nil
 }
@@ -151,7 +138,7 @@ func (p *Partition) validate() error {
 	if err := intIn("partition.parts", p.Parts, 1, MaxPeersCap); err != nil {
 		return err
 	}
-	if _, err := data.ParseSpec(p.Spec); err != nil {
+	if _, err := partition.Parse(p.Spec); err != nil {
 		return invalid("partition.spec: %w", err)
 	}
 	return nil
