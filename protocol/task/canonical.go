@@ -70,8 +70,8 @@ func Parse(b []byte) (Spec, error) {
 	if probe.Version == nil {
 		return Spec{}, fmt.Errorf("%w: no version field", ErrVersion)
 	}
-	if *probe.Version != SpecVersion {
-		return Spec{}, fmt.Errorf("%w: version %d, want %d", ErrVersion, *probe.Version, SpecVersion)
+	if err := checkVersion(*probe.Version); err != nil {
+		return Spec{}, err
 	}
 	var s Spec
 	if err := strictDecode(b, &s); err != nil {

@@ -16,6 +16,8 @@
 // that need the engine come from the edge that has it (Engine,
 // ValidateFor).
 //
-// The spec format is versioned (Spec.Version, currently SpecVersion); a
-// spec of another version is refused, never guessed at.
+// The spec format is versioned (Spec.Version, currently SpecVersion);
+// older versions from MinSpecVersion on still load, with their own
+// canonical form and ID, and any other version is refused, never guessed
+// at.
 package task

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/partition"
 )
 
@@ -12,8 +13,8 @@ import (
 // and names the first offending field. It checks names against this
 // package's lists, not against an engine (see ValidateFor).
 func (s *Spec) Validate() error {
-	if s.Version != SpecVersion {
-		return fmt.Errorf("%w: version %d, want %d", ErrVersion, s.Version, SpecVersion)
+	if err := checkVersion(s.Version); err != nil {
+		return err
 	}
 	if err := validName(s.Name); err != nil {
 		return err
@@ -32,6 +33,7 @@ func (s *Spec) Validate() error {
 		s.Optimizer.validate,
 		s.Partition.validate,
 		s.Selection.validate,
+		s.validSpaces,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -78,6 +80,25 @@ func floatIn(field string, v, lo, hi float64) error {
 		return invalid("%s %v: want %v to %v", field, v, lo, hi)
 	}
 	return nil
+}
+
+func checkVersion(v int) error {
+	if v < MinSpecVersion || v > SpecVersion {
+		return fmt.Errorf("%w: version %d, want %d to %d", ErrVersion, v, MinSpecVersion, SpecVersion)
+	}
+	return nil
+}
+
+// validSpaces: version 1 has no spaces field (its L is SpacesV1); from
+// version 2 it is required.
+func (s *Spec) validSpaces() error {
+	if s.Version == 1 {
+		if s.Spaces != 0 {
+			return invalid(`spaces %d: a version 1 spec has no spaces (its L is %d); to choose L, write "version":%d`, s.Spaces, SpacesV1, SpecVersion)
+		}
+		return nil
+	}
+	return intIn("spaces", s.Spaces, 1, overlay.MaxSpaces)
 }
 
 func (s *Spec) validLocal() error {
