@@ -11,6 +11,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -30,8 +31,8 @@ import (
 //	seed         64 hex digits: the peer's key seed (default: a fresh key)
 //	evalEveryMS  evaluate the model this often (default 3000)
 //	evalSamples  test samples per evaluation (default 2000)
-//	spaces       overlay ring spaces L (default 5; every peer of a task must
-//	             use the same)
+//	spaces       refused: the overlay's ring count L is the task's ("spaces"
+//	             in the task spec), which the peer reads from the welcome
 //	tickMS       overlay tick (default 100)
 //	maxRoundMS   longest local round this tab accepts (default 600): rounds
 //	             run without yielding, so a longer one is cut to fewer steps
@@ -47,14 +48,13 @@ type options struct {
 	Seed        []byte
 	EvalEvery   time.Duration
 	EvalSamples int
-	Spaces      int
 	Tick        time.Duration
 	MaxRound    time.Duration
 }
 
 func parseOptions(o js.Value) (options, error) {
 	opt := options{
-		EvalEvery: 3 * time.Second, EvalSamples: 2000, Spaces: 5,
+		EvalEvery: 3 * time.Second, EvalSamples: 2000,
 		Tick: 100 * time.Millisecond, MaxRound: 600 * time.Millisecond, ShardK: -1,
 	}
 	if o.Type() != js.TypeObject {
@@ -143,8 +143,8 @@ func parseOptions(o js.Value) (options, error) {
 	if opt.EvalSamples, err = num("evalSamples", opt.EvalSamples); err != nil {
 		return opt, err
 	}
-	if opt.Spaces, err = num("spaces", opt.Spaces); err != nil {
-		return opt, err
+	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
+		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)
 	}
 	switch {
 	case opt.EvalEvery < 100*time.Millisecond:
@@ -153,8 +153,8 @@ func parseOptions(o js.Value) (options, error) {
 		return opt, fmt.Errorf("tickMS %d: want >= 10", opt.Tick.Milliseconds())
 	case opt.MaxRound < 50*time.Millisecond:
 		return opt, fmt.Errorf("maxRoundMS %d: want >= 50", opt.MaxRound.Milliseconds())
-	case opt.EvalSamples < 0 || opt.Spaces < 1:
-		return opt, fmt.Errorf("evalSamples %d, spaces %d", opt.EvalSamples, opt.Spaces)
+	case opt.EvalSamples < 0:
+		return opt, fmt.Errorf("evalSamples %d: want >= 0", opt.EvalSamples)
 	}
 	return opt, nil
 }
@@ -171,7 +171,7 @@ func (o *options) parseTask(s string) error {
 		}
 		o.Task, o.TaskName = id, spec.Name
 	case strings.HasPrefix(s, "{"):
-		spec, err := task.Parse([]byte(s))
+		spec, err := task.ParseFor([]byte(s), netpeer.TaskEngine{}) // refused here, not after the welcome
 		if err != nil {
 			return fmt.Errorf("task spec: %w", err)
 		}

@@ -43,8 +43,8 @@ type browserPeer struct {
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the current Run returns
 	started  time.Time
-	spec     *task.Spec
-	ds       *dataSet // cached across joins of the same dataset
+	spec     *task.Spec // the welcome's; its OverlaySpaces is the overlay's L
+	ds       *dataSet   // cached across joins of the same dataset
 	lp       *learn.Peer
 	lcfg     learn.Config
 	spr      int     // samples per round
@@ -171,7 +171,7 @@ func (b *browserPeer) join() error {
 	cfg := netpeer.DefaultConfig()
 	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, b.identity
 	cfg.Tick = b.opts.Tick
-	cfg.Overlay.Spaces, cfg.RTC.Spaces = b.opts.Spaces, b.opts.Spaces
+	// The overlay's L is the task's: netpeer takes it from the welcome.
 	cfg.Logf = b.logf
 	// Evaluation runs here (evaluator.go), yielding to the page between
 	// batches; netpeer's own would not.

@@ -136,9 +136,13 @@ func parseID(s string) ident.Peer {
 func (b *browserPeer) status() pageStatus {
 	b.mu.Lock()
 	np, lp, ds, spec, state := b.np, b.lp, b.ds, b.spec, b.state
+	spaces := 0 // the task's L, known once the welcome has brought the spec
+	if spec != nil {
+		spaces = spec.OverlaySpaces()
+	}
 	ps := pageStatus{
 		ID: b.identity.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
-		State: state, Error: b.lastErr, Spaces: b.opts.Spaces, Coords: coords(b.id, b.opts.Spaces),
+		State: state, Error: b.lastErr, Spaces: spaces, Coords: coords(b.id, spaces),
 		Neighbors: []neighborView{},
 	}
 	if !b.started.IsZero() {
@@ -168,7 +172,7 @@ func (b *browserPeer) status() pageStatus {
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {
 		id := parseID(n)
-		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, b.opts.Spaces), Connected: slices.Contains(st.Connections, n)}
+		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, spaces), Connected: slices.Contains(st.Connections, n)}
 		for i, a := range st.Table {
 			if a.Pred == n {
 				nv.PredOf = append(nv.PredOf, i)

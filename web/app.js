@@ -2,8 +2,9 @@
 // drives it (join, leave, download) and shows its status.
 //
 // URL parameters (all optional): task, shard (K/N), signal (ws URL), data
-// (data directory URL), spaces, tick, evalEvery (ms), evalSamples,
-// maxRoundMS, autojoin=1.
+// (data directory URL), tick, evalEvery (ms), evalSamples, maxRoundMS,
+// autojoin=1. The overlay's ring count L is the task's ("spaces" in the
+// task spec): the peer reads it from the welcome.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -170,7 +171,7 @@ function peerOptions() {
     shard: params.get("shard") || "",
     seed: tabSeed(),
   };
-  for (const [k, p] of [["spaces", "spaces"], ["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
+  for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
   }
   if (document.querySelector('input[name="source"]:checked').value === "own") {

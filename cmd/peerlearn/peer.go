@@ -51,7 +51,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	statusAddr := fs.String("status", "", "serve GET /status (JSON) on this loopback host:port (port 0: any)")
 	loopback := fs.Bool("loopback", false, "WebRTC over 127.0.0.1 only (single-machine runs and tests)")
 	tick := fs.Duration("tick", 100*time.Millisecond, "overlay tick")
-	spaces := fs.Int("spaces", 5, "overlay ring spaces L (at most 2L neighbours); every peer of a task must use the same")
+	fs.Func("spaces", "refused: the overlay's ring count L is the task's (\"spaces\" in the task spec)", refuseSpaces)
 	every := fs.Duration("every", 2*time.Second, "progress line period (0: none)")
 	verbose := fs.Bool("v", false, "log connections, neighbour changes and refusals to stderr")
 	learnOn := fs.Bool("learn", true, "train and exchange models (false: overlay only)")
@@ -82,7 +82,6 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	cfg.SignalURL, cfg.Task, cfg.Identity = *sigURL, tid, id
 	cfg.Tick, cfg.StatusAddr = *tick, *statusAddr
 	cfg.RTC.LoopbackOnly = *loopback
-	cfg.Overlay.Spaces, cfg.RTC.Spaces = *spaces, *spaces
 	if *verbose {
 		cfg.Logf = logf
 	}
@@ -134,6 +133,12 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 	}
 }
+
+// errSpacesFlag answers -spaces, which peers no longer take: every peer
+// of a task must run the same L, so it is the task's.
+var errSpacesFlag = errors.New(`the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2) that the signalling server hosts; every peer reads it from the welcome`)
+
+func refuseSpaces(string) error { return errSpacesFlag }
 
 // parseShard reads -shard K/N; "" gives (-1, 0).
 func parseShard(s string) (k, n int, err error) {
@@ -211,7 +216,7 @@ func parseTaskArg(arg string) (ident.Task, error) {
 	if err != nil {
 		return ident.Task{}, err
 	}
-	s, err := task.Parse(b)
+	s, err := task.ParseFor(b, netpeer.TaskEngine{}) // refused here, not after the welcome
 	if err != nil {
 		return ident.Task{}, err
 	}

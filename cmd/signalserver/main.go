@@ -110,7 +110,7 @@ func run(args []string) error {
 		return err
 	}
 	for id, spec := range srv.Tasks() {
-		log.Printf("signalserver: task %s %q (%s, %s, %s, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.MaxPeers)
+		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -24,10 +24,10 @@ func TestBrowserBackgroundTab(t *testing.T) {
 	var natives []*proc
 	for i := range 3 {
 		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), srv.sigURL,
-			"-task", srv.taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i), "-spaces", fmt.Sprint(spaces),
+			"-task", srv.taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i),
 			"-eval-every", "2s", "-eval-samples", "1000"))
 	}
-	url := fmt.Sprintf("%s/?task=%s&shard=1/6&spaces=%d&evalEvery=2000&evalSamples=1000", srv.origin, srv.tid.Hex(), spaces)
+	url := fmt.Sprintf("%s/?task=%s&shard=1/6&evalEvery=2000&evalSamples=1000", srv.origin, srv.tid.Hex())
 	tb := openTabThrottled(t, bin, "tab0", srv.origin, url, true)
 	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
 	err := chromedp.Do(ctx, chromedp.Click("#join"))

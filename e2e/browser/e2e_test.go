@@ -19,8 +19,9 @@ import (
 const e2eSpec = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
 	`"local_epochs":0,"local_steps":10,"max_peers":100,"max_rounds":0,"name":"browser-e2e",` +
 	`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":6,"seed":1,"spec":"dirichlet:1"},` +
-	`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.8,"tiers":false,"version":1}`
+	`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"spaces":3,"target_accuracy":0.8,"tiers":false,"version":2}`
 
+// spaces is e2eSpec's overlay ring count L.
 const spaces = 3
 
 type frameStats struct {
@@ -55,9 +56,9 @@ func TestBrowserPeers(t *testing.T) {
 	var tabs []*tab
 	for i := range 3 {
 		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), sigURL,
-			"-task", taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i), "-spaces", fmt.Sprint(spaces),
+			"-task", taskFile, "-data", data, "-shard", fmt.Sprintf("%d/6", 2*i),
 			"-eval-every", "2s", "-eval-samples", "1000"))
-		url := fmt.Sprintf("%s/?task=%s&shard=%d/6&spaces=%d&evalEvery=2000&evalSamples=1000", origin, tid.Hex(), 2*i+1, spaces)
+		url := fmt.Sprintf("%s/?task=%s&shard=%d/6&evalEvery=2000&evalSamples=1000", origin, tid.Hex(), 2*i+1)
 		tb := openTab(t, bin, fmt.Sprintf("tab%d", i), origin, url)
 		ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
 		err := chromedp.Do(ctx, chromedp.Click("#join"))

@@ -59,8 +59,8 @@ func TestBrowserOwnImages(t *testing.T) {
 	srv := startE2EServer(t, sigBin, wasmDir)
 	tid, taskFile, origin, sigURL := srv.tid, srv.taskFile, srv.origin, srv.sigURL
 	native := startPeer(t, peerBin, "native0", sigURL, "-task", taskFile, "-data", dir, "-shard", "0/6",
-		"-spaces", fmt.Sprint(spaces), "-eval-every", "2s", "-eval-samples", "1000")
-	tb := openTab(t, bin, "tab-own", origin, fmt.Sprintf("%s/?task=%s&spaces=%d&evalEvery=1000&evalSamples=1000", origin, tid.Hex(), spaces))
+		"-eval-every", "2s", "-eval-samples", "1000")
+	tb := openTab(t, bin, "tab-own", origin, fmt.Sprintf("%s/?task=%s&evalEvery=1000&evalSamples=1000", origin, tid.Hex()))
 
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
 	defer cancel()

@@ -1,6 +1,10 @@
 package data
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/peerlearn/peerlearn/types/partition"
+)
 
 // Sentinel errors. Every error the package returns wraps one of them (with
 // %w), so callers can test the kind with errors.Is and still print details.
@@ -22,6 +26,7 @@ var (
 	// ErrInvalid: a bad argument (client count, alpha, shard count, buffer
 	// size, index, a malformed Dataset, a nil rng).
 	ErrInvalid = errors.New("data: invalid argument")
-	// ErrSpec: a partition spec that does not parse.
-	ErrSpec = errors.New("data: bad partition spec")
+	// ErrSpec: a partition spec that does not parse; the grammar's own
+	// error (types/partition), so that one errors.Is serves both.
+	ErrSpec = partition.ErrSpec
 )

@@ -74,8 +74,8 @@ func Spec(peers int, target float64) task.Spec {
 }
 
 // JoinURL is the page a browser opens to join the demo's task.
-func JoinURL(addr string, tid ident.Task, spaces int) string {
-	return fmt.Sprintf("http://%s/?task=%s&spaces=%d", addr, tid.Hex(), spaces)
+func JoinURL(addr string, tid ident.Task) string {
+	return fmt.Sprintf("http://%s/?task=%s", addr, tid.Hex())
 }
 
 // Result is what the demo measured at its end.
@@ -118,6 +118,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	spec := Spec(cfg.Peers, cfg.Target)
+	spec.Spaces = cfg.Spaces // the task's L: every peer reads it from the spec
 	canon, err := spec.Canonical()
 	if err != nil {
 		return Result{}, err
@@ -148,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := waitListening(ctx, cfg.Addr, 10*time.Second); err != nil {
 		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
 	}
-	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid, cfg.Spaces))
+	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid))
 
 	peers := make([]*proc, 0, cfg.Peers)
 	defer func() {
@@ -158,13 +159,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}()
 	sigURL := "ws://" + cfg.Addr + "/signal"
-	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s -loopback -task %s -data %s -spaces %d\n",
-		cfg.PeerBin, sigURL, taskFile, cfg.DataDir, cfg.Spaces)
+	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s -loopback -task %s -data %s\n",
+		cfg.PeerBin, sigURL, taskFile, cfg.DataDir)
 	for i := range cfg.Peers {
 		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, "peer",
 			"-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0",
 			"-task", taskFile, "-data", cfg.DataDir, "-shard", fmt.Sprintf("%d/%d", i, cfg.Peers),
-			"-spaces", fmt.Sprint(cfg.Spaces), "-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
+			"-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
 		if err != nil {
 			return Result{}, err
 		}

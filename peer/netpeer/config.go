@@ -27,10 +27,13 @@ type Config struct {
 	// runs late), the ticks that passed are run at once, up to this many;
 	// beyond that (a machine that slept) time resumes from now.
 	MaxCatchUpTicks int
-	// Overlay configures the NDMP node; Rand may be nil (seeded from the ID).
+	// Overlay configures the NDMP node; Rand may be nil (seeded from the
+	// ID). Its Spaces (L) is the task's, set by the peer from the spec
+	// the welcome brings (task.Spec.OverlaySpaces): every peer of a task
+	// must use the same.
 	Overlay overlay.Config
-	// RTC configures the transport; Identity, Task and ICEServers are
-	// filled in by the peer (from the welcome).
+	// RTC configures the transport; Identity, Task, ICEServers and Spaces
+	// are filled in by the peer (from the welcome).
 	RTC rtc.Config
 	// Signal configures the signalling client.
 	Signal signal.ClientConfig
@@ -62,7 +65,7 @@ func DefaultConfig() Config {
 		Identity:         signal.Identity{},            // required
 		Tick:             100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
 		MaxCatchUpTicks:  30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
-		Overlay:          overlay.DefaultConfig(),      // L = 5, heartbeat 500 ms, failure after 1.5 s
+		Overlay:          overlay.DefaultConfig(),      // heartbeat 500 ms, failure after 1.5 s; L: the task's
 		RTC:              rtc.DefaultConfig(),          // 64 KiB chunks, 1/4 MiB water marks
 		Signal:           signal.DefaultClientConfig(), // matches the server's defaults
 		StatusAddr:       "",                           // no status endpoint

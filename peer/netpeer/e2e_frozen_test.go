@@ -20,13 +20,14 @@ import (
 func TestE2EFrozenPeerComesBack(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const n, spaces = 6, 2
+	tf := taskFile(t, "e2e-frozen", spaces)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	var peers []*proc
 	for i := range n {
-		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-spaces", fmt.Sprint(spaces)))
+		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-task", tf))
 		time.Sleep(100 * time.Millisecond)
 	}
 	waitCorrect(t, peers, spaces, 40*time.Second)

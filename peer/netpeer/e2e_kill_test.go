@@ -43,8 +43,9 @@ func TestE2EKillQuarter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0x6b696c6c))
 	keyDir := t.TempDir()
 
+	tf := taskFile(t, "e2e-kill", spaces)
 	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
 	url := "ws://" + addr + "/signal"
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		c, err := net.Dial("tcp", addr)
@@ -68,7 +69,7 @@ func TestE2EKillQuarter(t *testing.T) {
 		if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		peers[i] = startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-spaces", fmt.Sprint(spaces), "-key", keyFile)
+		peers[i] = startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-task", tf, "-key", keyFile)
 		time.Sleep(100 * time.Millisecond)
 	}
 	sts := waitCorrect(t, peers, spaces, bootstrapBound)

@@ -130,8 +130,9 @@ func waitCorrect(t *testing.T, peers []*proc, spaces int, timeout time.Duration)
 func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const n, spaces = 10, 3
+	tf := taskFile(t, "e2e-overlay", spaces)
 	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web"}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
 	url := "ws://" + addr + "/signal"
 	waitFor := func(cond func() bool) {
 		for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
@@ -149,7 +150,7 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	t0 := time.Now()
 	var peers []*proc
 	for i := range n {
-		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-spaces", fmt.Sprint(spaces)))
+		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-task", tf))
 		time.Sleep(100 * time.Millisecond)
 	}
 	sts := waitCorrect(t, peers, spaces, 40*time.Second)

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
@@ -44,6 +46,30 @@ func (c *LearnConfig) validate() error {
 	return nil
 }
 
+// TaskEngine is this module's training engine as a task spec sees it
+// (task.Engine): the checks package task cannot make because it does not
+// link the engine. The edges that run learning peers (cmd/peerlearn, the
+// wasm peer) pass it to task.ParseFor / Spec.ValidateFor; LearnerConfig
+// applies it to every spec a peer is asked to learn.
+type TaskEngine struct{}
+
+// CheckSpec reports whether the engine has the spec's data set,
+// aggregator and architecture, and whether the architecture builds for
+// the data set's samples (every data set here is MNIST-shaped: 28x28x1,
+// 10 classes).
+func (TaskEngine) CheckSpec(s task.Spec) error {
+	if !slices.Contains(data.Names(), s.Dataset) {
+		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
+	}
+	if _, err := aggregate.New(s.Aggregator); err != nil {
+		return err
+	}
+	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
+		return fmt.Errorf("arch %q on %s: %w", s.Arch, s.Dataset, err)
+	}
+	return nil
+}
+
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every
 // tick: the architecture for the data's shape, the optimiser, batch,
@@ -51,6 +77,9 @@ func (c *LearnConfig) validate() error {
 // (PeriodMS in ticks), task hash and a seed drawn from the ID. A "he-gain"
 // spec with gain 0 (estimate at run time) falls back to plain He.
 func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
+	if err := spec.ValidateFor(TaskEngine{}); err != nil {
+		return learn.Config{}, err
+	}
 	tid, err := spec.ID()
 	if err != nil {
 		return learn.Config{}, err

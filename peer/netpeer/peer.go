@@ -149,6 +149,9 @@ func (p *Peer) Run(ctx context.Context) error {
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
 	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
 	w := client.Welcome()
+	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
+		return err
+	}
 	rc := p.cfg.RTC
 	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
 	if rc.Logf == nil {

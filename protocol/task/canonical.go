@@ -8,22 +8,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/partition"
 )
 
 // Normalized returns s validated and with its partition spec in canonical
-// form (data.Spec.String), so that specs meaning the same task encode
-// alike.
+// form (partition.Canonical, the form engine/data reads too), so that
+// specs meaning the same task encode alike.
 func (s Spec) Normalized() (Spec, error) {
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
 	}
-	p, err := data.ParseSpec(s.Partition.Spec)
+	p, err := partition.Canonical(s.Partition.Spec)
 	if err != nil { // Validate parsed it already
 		return Spec{}, invalid("partition.spec: %w", err)
 	}
-	s.Partition.Spec = p.String()
+	s.Partition.Spec = p
 	return s, nil
 }
 
@@ -70,8 +70,8 @@ func Parse(b []byte) (Spec, error) {
 	if probe.Version == nil {
 		return Spec{}, fmt.Errorf("%w: no version field", ErrVersion)
 	}
-	if *probe.Version != SpecVersion {
-		return Spec{}, fmt.Errorf("%w: version %d, want %d", ErrVersion, *probe.Version, SpecVersion)
+	if err := checkVersion(*probe.Version); err != nil {
+		return Spec{}, err
 	}
 	var s Spec
 	if err := strictDecode(b, &s); err != nil {

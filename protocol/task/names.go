@@ -1,28 +1,12 @@
 package task
 
-import (
-	"slices"
-
-	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
-)
-
-// Limits on spec fields.
-const (
-	MaxSpecSize  = 16 << 10 // bytes of an encoded spec
-	MaxNameLen   = 64       // bytes of Name
-	MaxPeersCap  = 100_000  // MaxPeers and Partition.Parts
-	MaxBatch     = 4096     // Batch
-	MaxEpochs    = 1000     // LocalEpochs
-	MaxSteps     = 1 << 20  // LocalSteps
-	MaxRoundsCap = 1 << 30  // MaxRounds
-	MinPeriodMS  = 100      // PeriodMS: one MEP tick
-	MaxPeriodMS  = 3600_000 // PeriodMS: an hour
-	MaxSelectK   = 64       // Selection.K (FedLay has at most 2L neighbours)
-	MaxLR        = 10.0     // Optimizer.LR
-	MaxGain      = 100.0    // Init.Gain
-)
+// The names a spec may use are the spec format's own vocabulary, listed
+// here rather than read from the engine's registries: this package must
+// not link the engine (the signalling server hosts tasks without it).
+// netpeer's TestTaskNamesMatchEngine keeps the lists in step with the
+// registries (aggregate.Names, nn.ArchNames, data.Names), and an edge that
+// links the engine checks a spec against it through an Engine
+// (Spec.ValidateFor).
 
 // SelectionPolicies lists the neighbour selection policies a spec may
 // name: "overlay" (FedLay: every overlay neighbour, no choice) and the
@@ -40,14 +24,14 @@ func InitModes() []string { return []string{"he", "he-gain", "common"} }
 // OptimizerNames lists the optimisers (learn.OptimizerConfig's names).
 func OptimizerNames() []string { return []string{"sgd", "adam", "adamw"} }
 
-// AggregatorNames lists the aggregators a task may use: aggregate.Names
-// without "fedavg", a server's rule that no peer runs.
-func AggregatorNames() []string {
-	return slices.DeleteFunc(aggregate.Names(), func(n string) bool { return n == "fedavg" })
+// AggregatorNames lists the aggregators a task may use: the engine's
+// (aggregate.Names) without "fedavg", a server's rule that no peer runs.
+func AggregatorNames() []string { return []string{"mean", "decavg", "fedlay", "dechw"} }
+
+// ArchNames lists the model architectures, sorted (nn.ArchNames).
+func ArchNames() []string {
+	return []string{"dechw-cnn", "fedlay-mlp", "mlp", "mlp3", "small-cnn"}
 }
 
-// ArchNames lists the architectures (nn.ArchNames).
-func ArchNames() []string { return nn.ArchNames() }
-
-// DatasetNames lists the data sets (data.Names).
-func DatasetNames() []string { return data.Names() }
+// DatasetNames lists the data sets, sorted (data.Names).
+func DatasetNames() []string { return []string{"fashion-mnist", "mnist"} }

@@ -1,22 +1,36 @@
 package task
 
-// SpecVersion is the spec format version this package reads and writes.
-// A new version is made only for an incompatible change; specs of another
-// version are refused.
-const SpecVersion = 1
+// SpecVersion is the spec format version this package writes. It reads
+// it and every version from MinSpecVersion on; others are refused.
+//
+//	1  the first format. It has no "spaces" field: the overlay has
+//	   SpacesV1 ring spaces. Such a spec still loads and keeps its
+//	   canonical form and ID (Spaces stays 0; OverlaySpaces says 5).
+//	2  adds "spaces", the overlay's ring count L, a property of the task
+//	   (every peer of a task must use the same L), required.
+//
+// A new version is made only for an incompatible change.
+const (
+	SpecVersion    = 2
+	MinSpecVersion = 1
+)
+
+// SpacesV1 is the overlay's ring count L of a version 1 spec, which
+// predates the "spaces" field: every peer then ran with L = 5.
+const SpacesV1 = 5
 
 // Spec is a training task. Its JSON keys are declared in sorted order (in
 // nested structs too), so encoding/json writes the canonical form directly;
 // keep them sorted when adding fields (a test checks).
 type Spec struct {
-	// Aggregator names the aggregation rule (AggregatorNames:
-	// aggregate.Names without "fedavg", which is a server's rule).
+	// Aggregator names the aggregation rule (AggregatorNames: the
+	// engine's without "fedavg", which is a server's rule).
 	Aggregator string `json:"aggregator"`
-	// Arch names the model architecture (nn.ArchNames).
+	// Arch names the model architecture (ArchNames).
 	Arch string `json:"arch"`
 	// Batch is the minibatch size of local training.
 	Batch int `json:"batch"`
-	// Dataset names the data set (data.Names).
+	// Dataset names the data set (DatasetNames).
 	Dataset string `json:"dataset"`
 	// Init is how peers draw their initial models.
 	Init Init `json:"init"`
@@ -43,6 +57,11 @@ type Spec struct {
 	PeriodMS int `json:"period_ms"`
 	// Selection is the neighbour selection policy.
 	Selection Selection `json:"selection"`
+	// Spaces is the overlay's ring count L (at most 2L neighbours per
+	// peer), 1 to overlay.MaxSpaces; every peer of the task uses it.
+	// Version 2 on; 0 (and absent from the encoding) in version 1, whose
+	// L is SpacesV1: read it with OverlaySpaces.
+	Spaces int `json:"spaces,omitempty"`
 	// TargetAccuracy is the test accuracy in (0, 1] at which the task
 	// counts as done.
 	TargetAccuracy float64 `json:"target_accuracy"`
@@ -50,7 +69,7 @@ type Spec struct {
 	// at 2/3 of the period, 20% low at twice it); false: every peer uses
 	// PeriodMS.
 	Tiers bool `json:"tiers"`
-	// Version is the spec format version; must be SpecVersion.
+	// Version is the spec format version, MinSpecVersion to SpecVersion.
 	Version int `json:"version"`
 }
 
@@ -85,7 +104,7 @@ type Partition struct {
 	Parts int `json:"parts"`
 	// Seed seeds the split, so every peer computes the same shards.
 	Seed uint64 `json:"seed"`
-	// Spec is a data.ParseSpec partition spec ("iid", "dirichlet:0.5",
+	// Spec is a partition spec (types/partition: "iid", "dirichlet:0.5",
 	// "shards:2+rotate:0.5", ...), kept in canonical form.
 	Spec string `json:"spec"`
 }
@@ -120,8 +139,18 @@ func DefaultSpec() Spec {
 		Partition:      Partition{Parts: 100, Seed: 1, Spec: "dirichlet:0.5"}, // 100 label-skewed shards
 		PeriodMS:       3000,                                                  // 3 s rounds (30 MEP ticks of 100 ms)
 		Selection:      Selection{Policy: "overlay"},                          // FedLay: all overlay neighbours
+		Spaces:         5,                                                     // FedLay's L: up to 10 neighbours
 		TargetAccuracy: 0.9,                                                   // FedLay reaches 90.2% (Table III)
 		Tiers:          false,                                                 // one period for every peer
 		Version:        SpecVersion,                                           // this format
 	}
+}
+
+// OverlaySpaces returns the overlay's ring count L of the task: Spaces,
+// or SpacesV1 for a version 1 spec.
+func (s Spec) OverlaySpaces() int {
+	if s.Version == 1 {
+		return SpacesV1
+	}
+	return s.Spaces
 }

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/partition"
 )
 
 // golden is a fixed spec whose canonical form and ID must never change:
-// peers built from different commits must agree on task IDs. The ID was
+// peers built from different commits must agree on task IDs. The IDs were
 // checked with `printf %s "$canonical" | sha256sum`.
 func golden() Spec {
 	s := DefaultSpec()
@@ -20,26 +22,78 @@ func golden() Spec {
 	return s
 }
 
+// goldenV1 is golden in the version 1 format, which has no spaces field:
+// what every spec was before version 2. Its form and ID are those version
+// 1 always had.
+func goldenV1() Spec {
+	s := golden()
+	s.Version, s.Spaces = 1, 0
+	return s
+}
+
 const (
-	goldenCanonical = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},"local_epochs":1,"local_steps":0,"max_peers":100,"max_rounds":0,"name":"mnist-fedlay","optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":100,"seed":1,"spec":"dirichlet:0.5"},"period_ms":3000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.9,"tiers":false,"version":1}`
-	goldenID        = "f580e76fe0e71a60a47610ed7655dbf7f990c039456299e52c85314da6b1b1a8"
+	goldenCanonical   = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},"local_epochs":1,"local_steps":0,"max_peers":100,"max_rounds":0,"name":"mnist-fedlay","optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":100,"seed":1,"spec":"dirichlet:0.5"},"period_ms":3000,"selection":{"k":0,"policy":"overlay"},"spaces":5,"target_accuracy":0.9,"tiers":false,"version":2}`
+	goldenID          = "f51a9d4ae4f2df8990dae565bdd8fec5204f30adc750a18913d2e2bd63ab0067"
+	goldenV1Canonical = `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},"local_epochs":1,"local_steps":0,"max_peers":100,"max_rounds":0,"name":"mnist-fedlay","optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":100,"seed":1,"spec":"dirichlet:0.5"},"period_ms":3000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.9,"tiers":false,"version":1}`
+	goldenV1ID        = "f580e76fe0e71a60a47610ed7655dbf7f990c039456299e52c85314da6b1b1a8"
 )
 
 func TestGoldenCanonicalAndID(t *testing.T) {
-	b, err := golden().Canonical()
+	for _, g := range []struct {
+		spec      Spec
+		canonical string
+		id        string
+	}{
+		{golden(), goldenCanonical, goldenID},
+		{goldenV1(), goldenV1Canonical, goldenV1ID},
+	} {
+		b, err := g.spec.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != g.canonical {
+			t.Fatalf("canonical form changed:\n got %s\nwant %s", b, g.canonical)
+		}
+		id, err := g.spec.ID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id.Hex() != g.id {
+			t.Fatalf("version %d: ID changed: got %s, want %s", g.spec.Version, id.Hex(), g.id)
+		}
+	}
+}
+
+// A version 1 spec (no spaces field) still loads: its L is SpacesV1, its
+// canonical form and ID are unchanged; only version 2 states L.
+func TestVersion1Loads(t *testing.T) {
+	s, err := Parse([]byte(goldenV1Canonical))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != goldenCanonical {
-		t.Fatalf("canonical form changed:\n got %s\nwant %s", b, goldenCanonical)
+	if s != goldenV1() || s.Spaces != 0 || s.OverlaySpaces() != SpacesV1 {
+		t.Fatalf("version 1 spec read as %+v, L %d", s, s.OverlaySpaces())
 	}
-	id, err := golden().ID()
+	if b, _ := s.Canonical(); string(b) != goldenV1Canonical {
+		t.Fatalf("version 1 canonical form changed: %s", b)
+	}
+	v2 := golden()
+	v2.Spaces = 3
+	if v2.OverlaySpaces() != 3 {
+		t.Fatalf("version 2 L: %d", v2.OverlaySpaces())
+	}
+	if a, _ := goldenV1().ID(); a == mustID(t, golden()) {
+		t.Fatal("a version 1 spec and its version 2 twin share an ID")
+	}
+}
+
+func mustID(t *testing.T, s Spec) ident.Task {
+	t.Helper()
+	id, err := s.ID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id.Hex() != goldenID {
-		t.Fatalf("ID changed: got %s, want %s", id.Hex(), goldenID)
-	}
+	return id
 }
 
 // The canonical form must be what a generic sorted-key JSON writer
@@ -71,7 +125,7 @@ func TestCanonicalKeysSorted(t *testing.T) {
 }
 
 func TestParseRoundTripAndNormalize(t *testing.T) {
-	want, _ := golden().ID()
+	want, _ := goldenV1().ID()
 	// Another key order, spacing and a non-canonical partition spec.
 	in := `{ "version": 1, "name": "mnist-fedlay", "dataset": "mnist", "arch": "mlp",
 		"aggregator": "fedlay", "batch": 32, "local_epochs": 1, "local_steps": 0,
@@ -96,6 +150,12 @@ func TestParseRoundTripAndNormalize(t *testing.T) {
 	if err != nil || again != s {
 		t.Fatalf("canonical form does not parse back: %v", err)
 	}
+	// The same in version 2, spaces first.
+	in2 := strings.Replace(strings.Replace(in, `"version": 1,`, `"spaces": 5, "version": 2,`, 1), "\t", " ", -1)
+	s2, err := Parse([]byte(in2))
+	if err != nil || mustID(t, s2) != mustID(t, golden()) {
+		t.Fatalf("version 2: %+v, %v", s2, err)
+	}
 }
 
 func TestParseRefuses(t *testing.T) {
@@ -107,7 +167,12 @@ func TestParseRefuses(t *testing.T) {
 		"empty":         {``, ErrMalformed},
 		"not object":    {`[1]`, ErrMalformed},
 		"no version":    {`{"name":"x"}`, ErrVersion},
-		"version 2":     {strings.Replace(canon, `"version":1`, `"version":2`, 1), ErrVersion},
+		"version 0":     {strings.Replace(canon, `"version":2`, `"version":0`, 1), ErrVersion},
+		"version 3":     {strings.Replace(canon, `"version":2`, `"version":3`, 1), ErrVersion},
+		"v1 spaces":     {strings.Replace(goldenV1Canonical, `"target_accuracy"`, `"spaces":5,"target_accuracy"`, 1), ErrInvalid},
+		"v2 no spaces":  {strings.Replace(canon, `"spaces":5,`, ``, 1), ErrInvalid},
+		"v2 spaces 0":   {strings.Replace(canon, `"spaces":5,`, `"spaces":0,`, 1), ErrInvalid},
+		"spaces 17":     {strings.Replace(canon, `"spaces":5,`, `"spaces":17,`, 1), ErrInvalid},
 		"unknown field": {strings.Replace(canon, `"tiers"`, `"colour":1,"tiers"`, 1), ErrMalformed},
 		"trailing":      {canon + `{}`, ErrMalformed},
 		"wrong type":    {strings.Replace(canon, `"batch":32`, `"batch":"32"`, 1), ErrMalformed},
@@ -161,6 +226,10 @@ func TestValidate(t *testing.T) {
 		"selection overlay k": func(s *Spec) { s.Selection.K = 3 },
 		"selection k 0":       func(s *Spec) { s.Selection = Selection{Policy: "random"} },
 		"selection k huge":    func(s *Spec) { s.Selection = Selection{Policy: "pens", K: MaxSelectK + 1} },
+		"spaces 0":            func(s *Spec) { s.Spaces = 0 },
+		"spaces negative":     func(s *Spec) { s.Spaces = -1 },
+		"spaces huge":         func(s *Spec) { s.Spaces = overlay.MaxSpaces + 1 },
+		"spaces in version 1": func(s *Spec) { s.Version = 1 },
 	}
 	for name, mutate := range cases {
 		s := golden()
@@ -173,15 +242,30 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: ID of an invalid spec", name)
 		}
 	}
-	s := golden()
-	s.Version = 0
-	if err := s.Validate(); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 0: %v", err)
+	for _, v := range []int{0, SpecVersion + 1} {
+		s := golden()
+		s.Version = v
+		if err := s.Validate(); !errors.Is(err, ErrVersion) {
+			t.Errorf("version %d: %v", v, err)
+		}
+	}
+	s := goldenV1()
+	s.Spaces = 3
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `"version":2`) {
+		t.Errorf("spaces in a version 1 spec: %v, want a message naming version 2", err)
+	}
+	// Every L from 1 to overlay.MaxSpaces.
+	for l := 1; l <= overlay.MaxSpaces; l++ {
+		s := golden()
+		s.Spaces = l
+		if err := s.Validate(); err != nil || s.OverlaySpaces() != l {
+			t.Errorf("spaces %d: %v", l, err)
+		}
 	}
 	s = golden()
 	s.Partition.Spec = "shards:x"
-	if err := s.Validate(); !errors.Is(err, data.ErrSpec) || !errors.Is(err, ErrInvalid) {
-		t.Errorf("partition error should wrap data.ErrSpec and ErrInvalid: %v", err)
+	if err := s.Validate(); !errors.Is(err, partition.ErrSpec) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("partition error should wrap partition.ErrSpec and ErrInvalid: %v", err)
 	}
 	// Every allowed name passes.
 	for _, a := range ArchNames() {

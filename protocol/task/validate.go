@@ -5,22 +5,23 @@ import (
 	"math"
 	"slices"
 
-	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/partition"
 )
 
 // Validate checks every field; the error wraps ErrVersion or ErrInvalid
-// and names the first offending field.
+// and names the first offending field. It checks names against this
+// package's lists, not against an engine (see ValidateFor).
 func (s *Spec) Validate() error {
-	if s.Version != SpecVersion {
-		return fmt.Errorf("%w: version %d, want %d", ErrVersion, s.Version, SpecVersion)
+	if err := checkVersion(s.Version); err != nil {
+		return err
 	}
 	if err := validName(s.Name); err != nil {
 		return err
 	}
 	checks := []func() error{
 		func() error { return oneOf("dataset", s.Dataset, DatasetNames()) },
-		s.validArch,
+		func() error { return oneOf("arch", s.Arch, ArchNames()) },
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
 		s.validLocal,
@@ -32,6 +33,7 @@ func (s *Spec) Validate() error {
 		s.Optimizer.validate,
 		s.Partition.validate,
 		s.Selection.validate,
+		s.validSpaces,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -80,17 +82,23 @@ func floatIn(field string, v, lo, hi float64) error {
 	return nil
 }
 
-// validArch checks the name and that the architecture builds for the
-// data's sample shape (every data set here is MNIST-shaped: 28x28x1, 10
-// classes).
-func (s *Spec) validArch() error {
-	if err := oneOf("arch", s.Arch, ArchNames()); err != nil {
-		return err
-	}
-	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
-		return invalid("arch %q on %s: %v", s.Arch, s.Dataset, err)
+func checkVersion(v int) error {
+	if v < MinSpecVersion || v > SpecVersion {
+		return fmt.Errorf("%w: version %d, want %d to %d", ErrVersion, v, MinSpecVersion, SpecVersion)
 	}
 	return nil
+}
+
+// validSpaces: version 1 has no spaces field (its L is SpacesV1); from
+// version 2 it is required.
+func (s *Spec) validSpaces() error {
+	if s.Version == 1 {
+		if s.Spaces != 0 {
+			return invalid(`spaces %d: a version 1 spec has no spaces (its L is %d); to choose L, write "version":%d`, s.Spaces, SpacesV1, SpecVersion)
+		}
+		return nil
+	}
+	return intIn("spaces", s.Spaces, 1, overlay.MaxSpaces)
 }
 
 func (s *Spec) validLocal() error {
@@ -151,7 +159,7 @@ func (p *Partition) validate() error {
 	if err := intIn("partition.parts", p.Parts, 1, MaxPeersCap); err != nil {
 		return err
 	}
-	if _, err := data.ParseSpec(p.Spec); err != nil {
+	if _, err := partition.Parse(p.Spec); err != nil {
 		return invalid("partition.spec: %w", err)
 	}
 	return nil

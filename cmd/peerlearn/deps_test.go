@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/peerlearn/peerlearn"
+
+// What `peerlearn` links: the peer runtime (`peerlearn peer` is the same
+// peer the browser tab runs), the engine, and the signalling server (the
+// demos host one in-process).
+var peerlearnRequired = []string{
+	module + "/peer/netpeer",
+	module + "/peer/rtc",
+	module + "/peer/learn",
+	module + "/engine/nn",
+	module + "/signal/server",
+	"github.com/pion/webrtc/v4",
+}
+
+// peerlearnDeps lists what the package in this directory links under the
+// build tags: import path to whether it has cgo files. cgo is on, so
+// that files importing "C" are listed as such.
+func peerlearnDeps(t *testing.T, tags string) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-tags", tags, "-f", "{{.ImportPath}} {{len .CgoFiles}}", ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps -tags %q: %v\n%s", tags, err, out)
+	}
+	m := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, n, _ := strings.Cut(line, " ")
+		m[path] = n != "0"
+	}
+	return m
+}
+
+// Without the torch tag the binary links the pure-Go engine only: no
+// package of the module has cgo files (the libtorch shim is gpu's
+// backend_torch.go, built with -tags torch by `make companion`). With the
+// tag it does link the shim, so the check above can fail.
+func TestPeerlearnDeps(t *testing.T) {
+	got := peerlearnDeps(t, "")
+	for _, r := range peerlearnRequired {
+		if _, ok := got[r]; !ok {
+			t.Errorf("peerlearn does not link %s", r)
+		}
+	}
+	for d, cgo := range got {
+		if cgo && strings.HasPrefix(d, module+"/") {
+			t.Errorf("peerlearn without -tags torch links %s, which has cgo files (the libtorch shim)", d)
+		}
+	}
+	torch := peerlearnDeps(t, "torch")
+	if !torch[module+"/gpu"] {
+		t.Errorf("peerlearn with -tags torch does not link gpu's cgo shim")
+	}
+	t.Logf("%d packages (%d with -tags torch)", len(got), len(torch))
+}

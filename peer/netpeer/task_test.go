@@ -1,0 +1,82 @@
+package netpeer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/task"
+)
+
+// Peers configured with the default L join a task whose spec says L = 3:
+// they run the task's, and their overlay is the correct one for L = 3.
+func TestPeersUseTheTasksSpaces(t *testing.T) {
+	const spaces, n = 3, 4
+	if DefaultConfig().Overlay.Spaces == spaces {
+		t.Fatal("pick an L other than the default")
+	}
+	url, tid, _ := startSignal(t, "netpeer-spaces", func(s *task.Spec) { s.Spaces = spaces })
+	log := &testLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	peers := make([]*Peer, n)
+	for i := range n {
+		p, err := New(testPeerConfig(t, url, tid, 100+i, log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		peers[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(ctx); err != nil {
+				t.Errorf("peer %d: %v", i, err)
+			}
+		}()
+		time.Sleep(150 * time.Millisecond)
+	}
+	defer func() {
+		cancel()
+		wg.Wait()
+		if t.Failed() {
+			log.dump(t)
+		}
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		sts := make([]Status, n)
+		tables := true
+		for i, p := range peers {
+			sts[i] = p.Status()
+			tables = tables && len(sts[i].Table) == spaces
+		}
+		diff := checkOverlay(sts, spaces)
+		if tables && diff == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s: tables of %d spaces: %v; overlay for L = %d: %s", spaces, tables, spaces, diff)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// taskFile writes a task spec whose overlay has L = spaces, for the
+// separate-process tests: the server hosts it (-task) and the peers name
+// it (-task), since L is the task's.
+func taskFile(t *testing.T, name string, spaces int) string {
+	t.Helper()
+	s := task.DefaultSpec()
+	s.Name, s.Spaces = name, spaces
+	b, err := s.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "task.json")
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
