@@ -59,3 +59,35 @@ func TestTaskEngineRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A real peer runs only the overlay's neighbours and a given gain today;
+// every other value the spec accepts is refused, never run as plain
+// FedLay under its name.
+func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
+	spec := task.DefaultSpec()
+	spec.Name = "engine-check"
+	for _, p := range task.SelectionPolicies() {
+		s := spec
+		s.Selection = task.Selection{Policy: p}
+		if p != "overlay" && p != "local" {
+			s.Selection.K = 3
+		}
+		err := s.ValidateFor(TaskEngine{})
+		if p == "overlay" {
+			if err != nil {
+				t.Errorf("policy overlay: %v", err)
+			}
+		} else if !errors.Is(err, ErrSimulatorOnly) {
+			t.Errorf("policy %s: %v, want ErrSimulatorOnly", p, err)
+		}
+	}
+	s := spec
+	s.Init = task.Init{Mode: "he-gain"}
+	if err := s.ValidateFor(TaskEngine{}); !errors.Is(err, ErrSimulatorOnly) {
+		t.Errorf("he-gain, gain 0: %v, want ErrSimulatorOnly", err)
+	}
+	s.Init.Gain = 0.3
+	if err := s.ValidateFor(TaskEngine{}); err != nil {
+		t.Errorf("he-gain, gain 0.3: %v", err)
+	}
+}

@@ -12,4 +12,8 @@ var (
 	ErrBootstrap = errors.New("netpeer: bootstrap failed")
 	// ErrState: a method called in the wrong state (Run twice).
 	ErrState = errors.New("netpeer: wrong state")
+	// ErrSimulatorOnly: a task spec asks for a method that only the
+	// simulator runs today (peerlearn sim train); a real peer refuses it
+	// rather than run something else under its name.
+	ErrSimulatorOnly = errors.New("netpeer: the simulator runs this, a real peer does not yet")
 )

@@ -56,8 +56,18 @@ type TaskEngine struct{}
 // CheckSpec reports whether the engine has the spec's data set,
 // aggregator and architecture, and whether the architecture builds for
 // the data set's samples (every data set here is MNIST-shaped: 28x28x1,
-// 10 classes).
+// 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
+// a selection policy other than "overlay" (a real peer exchanges with its
+// overlay neighbours and has no PENS or Random selection yet), and init
+// "he-gain" with gain 0 (a real peer has no run-time size estimate yet).
+// Accepting them would run plain FedLay under another method's name.
 func (TaskEngine) CheckSpec(s task.Spec) error {
+	if s.Selection.Policy != "overlay" {
+		return fmt.Errorf("%w: selection policy %q (a real peer runs \"overlay\")", ErrSimulatorOnly, s.Selection.Policy)
+	}
+	if s.Init.Mode == "he-gain" && s.Init.Gain == 0 {
+		return fmt.Errorf("%w: init he-gain with gain 0, estimated at run time (give init.gain)", ErrSimulatorOnly)
+	}
 	if !slices.Contains(data.Names(), s.Dataset) {
 		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
 	}
@@ -74,8 +84,8 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 // peer id training on train (its shard), with the overlay ticking every
 // tick: the architecture for the data's shape, the optimiser, batch,
 // local epochs or steps, aggregator, initialisation and the MEP period
-// (PeriodMS in ticks), task hash and a seed drawn from the ID. A "he-gain"
-// spec with gain 0 (estimate at run time) falls back to plain He.
+// (PeriodMS in ticks), task hash and a seed drawn from the ID. It refuses
+// what TaskEngine refuses.
 func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
 	if err := spec.ValidateFor(TaskEngine{}); err != nil {
 		return learn.Config{}, err
@@ -100,10 +110,8 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 	switch spec.Init.Mode {
 	case "common":
 		c.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: spec.Init.Seed}
-	case "he-gain":
-		if spec.Init.Gain > 0 {
-			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
-		}
+	case "he-gain": // TaskEngine refused gain 0
+		c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
 	}
 	c.MEP.Period = max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
 	c.MEP.JoinWait = c.MEP.Period
