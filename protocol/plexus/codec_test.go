@@ -6,6 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
 )
 
 func sampleMessages() []Message {
@@ -88,11 +90,7 @@ func TestDecodeRejects(t *testing.T) {
 		}
 	}
 	for _, good := range [][]byte{train, trained, agg} {
-		for n := range len(good) {
-			if _, err := Decode(good[:n]); !errors.Is(err, ErrTruncated) {
-				t.Fatalf("prefix of %d bytes: %v, want ErrTruncated", n, err)
-			}
-		}
+		wiretest.Truncated(t, good, Decode, ErrTruncated)
 	}
 	bad := sampleMessages()[0]
 	bad.Model.DataSize = 5
@@ -104,17 +102,5 @@ func TestDecodeRejects(t *testing.T) {
 // FuzzDecode: Decode never panics, and whatever it accepts re-encodes to
 // the same bytes (the codec is canonical). Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Decode(b)
-		if err != nil {
-			return
-		}
-		out, err := Encode(m)
-		if err != nil {
-			t.Fatalf("decoded message does not encode: %v", err)
-		}
-		if !bytes.Equal(out, b) {
-			t.Fatalf("re-encoded % x, input % x", out, b)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { wiretest.Canonical(t, b, Decode, Encode) })
 }
