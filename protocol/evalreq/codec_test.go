@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
@@ -13,19 +12,8 @@ import (
 
 func TestCodecRoundTrip(t *testing.T) {
 	for _, m := range sampleMessages() {
-		b, err := Encode(m)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if len(b) != EncodedSize(m) {
+		if b := wiretest.RoundTrip(t, m, Encode, Decode); len(b) != EncodedSize(m) {
 			t.Errorf("%v: %d bytes, EncodedSize %d", m.Type, len(b), EncodedSize(m))
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if !reflect.DeepEqual(got, m) {
-			t.Fatalf("%v: decoded %+v, want %+v", m.Type, got, m)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
@@ -32,17 +31,7 @@ func sampleMessages() []Message {
 
 func TestCodecRoundTrip(t *testing.T) {
 	for _, m := range sampleMessages() {
-		b, err := Encode(m)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if !reflect.DeepEqual(got, m) {
-			t.Fatalf("%v: decoded %+v, want %+v", m.Type, got, m)
-		}
+		wiretest.RoundTrip(t, m, Encode, Decode)
 	}
 }
 

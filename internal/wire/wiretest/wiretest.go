@@ -1,12 +1,13 @@
 // Package wiretest holds the checks every canonical binary codec's tests
-// make (protocol/mep, plexus, evalreq, gossip, overlay): decoding then
-// encoding gives back the input, and a cut-short message is refused as
-// truncated. Test code only.
+// make (protocol/mep, plexus, evalreq, gossip, overlay): encoding then
+// decoding gives back the message, decoding then encoding gives back the
+// input, and a cut-short message is refused as truncated. Test code only.
 package wiretest
 
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -27,6 +28,24 @@ func Canonical[M any](t testing.TB, b []byte, decode func([]byte) (M, error), en
 		t.Fatalf("accepted % x, re-encodes as % x", b, out)
 	}
 	return m, true
+}
+
+// RoundTrip encodes m, checks that decoding gives m back (reflect.DeepEqual)
+// and returns the encoding.
+func RoundTrip[M any](t testing.TB, m M, encode func(M) ([]byte, error), decode func([]byte) (M, error)) []byte {
+	t.Helper()
+	b, err := encode(m)
+	if err != nil {
+		t.Fatalf("%+v: %v", m, err)
+	}
+	got, err := decode(b)
+	if err != nil {
+		t.Fatalf("%+v: %v", m, err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Fatalf("decoded %+v, want %+v", got, m)
+	}
+	return b
 }
 
 // Truncated checks that decode refuses every proper prefix of good with

@@ -68,3 +68,13 @@ func TestTruncated(t *testing.T) {
 		t.Fatal("a codec that accepts prefixes passed")
 	}
 }
+
+func TestRoundTrip(t *testing.T) {
+	r := &recorder{TB: t}
+	if b := RoundTrip(r, "ok", encode, decode); string(b) != "\x02ok" || r.failed != "" {
+		t.Fatalf("good codec: % x, failure %q", b, r.failed)
+	}
+	if RoundTrip(r, "OK", encodeLower, decode); r.failed == "" {
+		t.Fatal("a lossy codec passed")
+	}
+}
