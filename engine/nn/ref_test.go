@@ -106,17 +106,23 @@ func refLogits(a Arch, p []float64, x []float32, n int) [][]float64 {
 func refLoss(a Arch, p []float64, x []float32, y []int32) float64 {
 	var total float64
 	for i, z := range refLogits(a, p, x, len(y)) {
-		m := math.Inf(-1)
-		for _, v := range z {
-			m = math.Max(m, v)
-		}
-		var s float64
-		for _, v := range z {
-			s += math.Exp(v - m)
-		}
-		total += math.Log(s) + m - z[y[i]]
+		total += refCE(z, int(y[i]))
 	}
 	return total / float64(len(y))
+}
+
+// refCE is the cross-entropy of one row of logits z for label, in
+// float64 with math.Exp and math.Log (stable: exponents of z - max(z)).
+func refCE(z []float64, label int) float64 {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = math.Max(m, v)
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(v - m)
+	}
+	return math.Log(s) + m - z[label]
 }
 
 func to64(x []float32) []float64 {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
 )
 
 func TestCodec(t *testing.T) {
@@ -48,27 +50,11 @@ func TestCodec(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
-	for n := range len(b) {
-		if _, err := Decode(b[:n]); !errors.Is(err, ErrTruncated) {
-			t.Fatalf("prefix of %d bytes: %v", n, err)
-		}
-	}
+	wiretest.Truncated(t, b, Decode, ErrTruncated)
 }
 
 // FuzzDecode: Decode never panics, and whatever it accepts re-encodes to
 // the same bytes (the codec is canonical). Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Decode(b)
-		if err != nil {
-			return
-		}
-		out, err := Encode(m)
-		if err != nil {
-			t.Fatalf("decoded message does not encode: %v", err)
-		}
-		if !bytes.Equal(out, b) {
-			t.Fatalf("re-encoded % x, input % x", out, b)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { wiretest.Canonical(t, b, Decode, Encode) })
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"reflect"
 	"testing"
 
+	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -31,17 +31,7 @@ func sampleMessages() []Message {
 
 func TestCodecRoundTrip(t *testing.T) {
 	for _, m := range sampleMessages() {
-		b, err := Encode(m)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if !reflect.DeepEqual(got, m) {
-			t.Fatalf("%v: decoded %+v, want %+v", m.Type, got, m)
-		}
+		wiretest.RoundTrip(t, m, Encode, Decode)
 	}
 }
 
@@ -106,11 +96,7 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
-	for n := range len(good) {
-		if _, err := Decode(good[:n]); !errors.Is(err, ErrTruncated) {
-			t.Fatalf("prefix of %d bytes: %v, want ErrTruncated", n, err)
-		}
-	}
+	wiretest.Truncated(t, good, Decode, ErrTruncated)
 	if _, err := Encode(Message{Type: 9, Version: 1, Fingerprint: Fingerprint{1}}); !errors.Is(err, ErrUnknownType) {
 		t.Errorf("encode unknown type: %v", err)
 	}
@@ -119,17 +105,5 @@ func TestDecodeRejects(t *testing.T) {
 // FuzzDecode: Decode never panics, and whatever it accepts re-encodes to
 // the same bytes (the codec is canonical). Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Decode(b)
-		if err != nil {
-			return
-		}
-		out, err := Encode(m)
-		if err != nil {
-			t.Fatalf("decoded message does not encode: %v", err)
-		}
-		if !bytes.Equal(out, b) {
-			t.Fatalf("re-encoded % x, input % x", out, b)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { wiretest.Canonical(t, b, Decode, Encode) })
 }

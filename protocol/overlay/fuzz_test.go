@@ -1,8 +1,9 @@
 package overlay
 
 import (
-	"bytes"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
 )
 
 // FuzzUnmarshal: Unmarshal never panics, and whatever it accepts encodes
@@ -17,18 +18,8 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Unmarshal(b)
-		if err != nil {
-			return
-		}
-		again, err := Marshal(m)
-		if err != nil {
-			t.Fatalf("accepted %x but cannot re-encode it: %v", b, err)
-		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("accepted %x, re-encodes as %x", b, again)
-		}
-		if m.EncodedSize() != len(b) {
+		m, ok := wiretest.Canonical(t, b, Unmarshal, Marshal)
+		if ok && m.EncodedSize() != len(b) {
 			t.Fatalf("EncodedSize %d for %d bytes", m.EncodedSize(), len(b))
 		}
 	})

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
 )
 
 func sampleMessages() []Message {
@@ -18,19 +19,8 @@ func sampleMessages() []Message {
 
 func TestCodecRoundTrip(t *testing.T) {
 	for _, m := range sampleMessages() {
-		b, err := Encode(m)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if len(b) != EncodedSize(m) {
+		if b := wiretest.RoundTrip(t, m, Encode, Decode); len(b) != EncodedSize(m) {
 			t.Errorf("%v: %d bytes, EncodedSize %d", m.Type, len(b), EncodedSize(m))
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("%v: %v", m.Type, err)
-		}
-		if !reflect.DeepEqual(got, m) {
-			t.Fatalf("%v: decoded %+v, want %+v", m.Type, got, m)
 		}
 	}
 }
@@ -88,11 +78,7 @@ func TestDecodeRejects(t *testing.T) {
 		}
 	}
 	for _, good := range [][]byte{train, trained, agg} {
-		for n := range len(good) {
-			if _, err := Decode(good[:n]); !errors.Is(err, ErrTruncated) {
-				t.Fatalf("prefix of %d bytes: %v, want ErrTruncated", n, err)
-			}
-		}
+		wiretest.Truncated(t, good, Decode, ErrTruncated)
 	}
 	bad := sampleMessages()[0]
 	bad.Model.DataSize = 5
@@ -104,17 +90,5 @@ func TestDecodeRejects(t *testing.T) {
 // FuzzDecode: Decode never panics, and whatever it accepts re-encodes to
 // the same bytes (the codec is canonical). Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Decode(b)
-		if err != nil {
-			return
-		}
-		out, err := Encode(m)
-		if err != nil {
-			t.Fatalf("decoded message does not encode: %v", err)
-		}
-		if !bytes.Equal(out, b) {
-			t.Fatalf("re-encoded % x, input % x", out, b)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { wiretest.Canonical(t, b, Decode, Encode) })
 }

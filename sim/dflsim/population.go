@@ -29,9 +29,11 @@ type Population struct {
 	Edit func(i int, c *learn.Config)
 }
 
-// Built is a population ready to run.
+// Built is a population ready to run: peer i is Peers[i] and trains on
+// Local[i], its shard Shards[i] of the training set.
 type Built struct {
 	Peers  []*learn.Peer
+	Local  []*data.Dataset
 	Shards []data.Shard
 	// TrainScale is each peer's training-time factor (1, or the tier's).
 	TrainScale []float64
@@ -53,10 +55,7 @@ func (p Population) Build() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	caps := make([]mep.Capacity, p.N)
-	for i := range caps {
-		caps[i] = mep.Capacity{Tier: mep.TierMedium, Period: p.Config.MEP.Period, TrainScale: 1}
-	}
+	var caps []mep.Capacity
 	if p.Tiers {
 		if caps, err = mep.AssignTiers(p.N, p.Config.MEP.Period, p.Seed); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -71,7 +70,11 @@ func (p Population) Build() (*Built, error) {
 		}
 		cfg := p.Config
 		cfg.ID, cfg.Seed = PeerID(p.Seed, i), seeds.Uint64()
-		cfg.MEP.Period, cfg.MEP.Tier = caps[i].Period, caps[i].Tier
+		scale := 1.0
+		if p.Tiers {
+			cfg.MEP.Period, cfg.MEP.Tier, scale = caps[i].Period, caps[i].Tier, caps[i].TrainScale
+		}
+		tier := cfg.MEP.Tier
 		if p.Edit != nil {
 			p.Edit(i, &cfg)
 		}
@@ -80,8 +83,9 @@ func (p Population) Build() (*Built, error) {
 			return nil, fmt.Errorf("peer %d: %w", i, err)
 		}
 		b.Peers = append(b.Peers, peer)
-		b.TrainScale = append(b.TrainScale, caps[i].TrainScale)
-		b.Tiers = append(b.Tiers, caps[i].Tier)
+		b.Local = append(b.Local, local)
+		b.TrainScale = append(b.TrainScale, scale)
+		b.Tiers = append(b.Tiers, tier)
 	}
 	return b, nil
 }

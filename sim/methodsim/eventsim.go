@@ -1,6 +1,7 @@
 package methodsim
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -104,6 +105,21 @@ func (s *eventSim) next(i int) {
 // wait waits for every training handed to the pool (those still
 // running when a run ends are discarded, but must not outlive it).
 func (s *eventSim) wait() { WaitAll(s.futs) }
+
+// run executes events while more() holds before each one and events are
+// left, checking ctx every 4096 events: it returns ctx's error when the
+// run was cancelled. Either way no training is running when it returns.
+func (s *eventSim) run(ctx context.Context, more func() bool) error {
+	defer s.wait()
+	for more() && s.sched.Step() {
+		if s.sched.Executed()%4096 == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // every runs fn every period of virtual time, from period on, until fn
 // returns false.

@@ -161,15 +161,9 @@ func (r GossipRun) Run() (*GossipResult, error) {
 		bar.Add(1)
 		return true
 	})
-	for !stop && runErr == nil && sim.now() < r.Duration && sim.sched.Step() {
-		if sim.sched.Executed()%4096 == 0 {
-			if err := ctxErr(r.Ctx); err != nil {
-				sim.wait()
-				return res, err
-			}
-		}
+	if err := sim.run(r.Ctx, func() bool { return !stop && runErr == nil && sim.now() < r.Duration }); err != nil {
+		return res, err
 	}
-	sim.wait()
 	res.Ledger, res.TrainFailures = sim.ledger, sim.failed
 	for _, nd := range nodes {
 		res.Stats = append(res.Stats, nd.Stats())

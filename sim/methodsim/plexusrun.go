@@ -201,20 +201,12 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 		}
 		return true
 	})
-	for !done && runErr == nil && sim.sched.Step() {
-		if r.Duration > 0 && sim.now() > r.Duration {
-			break
-		}
-		if sim.sched.Executed()%4096 == 0 {
-			if err := ctxErr(r.Ctx); err != nil {
-				sim.wait()
-				return res, err
-			}
-		}
+	// run lets trainings still running finish their compute before the
+	// peers are reused (their results are discarded).
+	more := func() bool { return !done && runErr == nil && !(r.Duration > 0 && sim.now() > r.Duration) }
+	if err := sim.run(r.Ctx, more); err != nil {
+		return res, err
 	}
-	// Let trainings still running finish their compute before the peers
-	// are reused (their results are discarded).
-	sim.wait()
 	res.Ledger, res.TrainFailures = sim.ledger, sim.failed
 	for _, p := range plx {
 		res.Stats = append(res.Stats, p.Stats())

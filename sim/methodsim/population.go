@@ -1,8 +1,8 @@
 package methodsim
 
 import (
+	"errors"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
@@ -34,36 +34,23 @@ type Peers struct {
 	Index map[ident.Peer]int
 }
 
-// Build partitions the data and creates the peers. IDs are dflsim's
-// (dflsim.PeerID), so a population of the same seed has the same IDs
-// there.
+// Build partitions the data and creates the peers, as dflsim does (the
+// same shards, IDs and seeds for the same Seed), with no capacity tiers.
 func (p Population) Build() (*Peers, error) {
-	if p.Train == nil || p.N < 1 {
-		return nil, fmt.Errorf("%w: population of %d peers", ErrConfig, p.N)
-	}
-	shards, err := data.Partition(p.Train, p.Partition, p.N, data.NewRand(p.Seed))
-	if err != nil {
+	b, err := dflsim.Population{Train: p.Train, Partition: p.Partition, N: p.N, Seed: p.Seed, Config: p.Config}.Build()
+	if errors.Is(err, dflsim.ErrConfig) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	seeds := rand.New(rand.NewPCG(p.Seed, 0x7365656473))
-	b := &Peers{Shards: shards, Index: make(map[ident.Peer]int, p.N)}
-	for i, s := range shards {
-		local, err := p.Train.Client(s)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		cfg := p.Config
-		cfg.ID, cfg.Seed = dflsim.PeerID(p.Seed, i), seeds.Uint64()
-		peer, err := learn.NewPeer(cfg, local)
-		if err != nil {
-			return nil, fmt.Errorf("peer %d: %w", i, err)
-		}
-		b.Peers = append(b.Peers, peer)
-		b.Local = append(b.Local, local)
-		b.IDs = append(b.IDs, cfg.ID)
-		b.Index[cfg.ID] = i
+	if err != nil {
+		return nil, err
 	}
-	return b, nil
+	out := &Peers{Peers: b.Peers, Local: b.Local, Shards: b.Shards, Index: make(map[ident.Peer]int, len(b.Peers))}
+	for i, peer := range b.Peers {
+		id := peer.Config().ID
+		out.IDs = append(out.IDs, id)
+		out.Index[id] = i
+	}
+	return out, nil
 }
 
 // Clusters returns the true cluster of every peer: 1 for a rotated
