@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // errLen is the size of the buffer the shim writes messages into.
@@ -224,7 +225,7 @@ func (b *Backend) SetParams(src []float32) error {
 	if len(src) != b.n {
 		return fmt.Errorf("%w: %d parameters for %s, which has %d", nn.ErrShape, len(src), b.arch.Name, b.n)
 	}
-	if i, ok := finite(src); !ok {
+	if i := f32.FirstNonFinite(src); i >= 0 {
 		return fmt.Errorf("%w: parameter %d is %v", nn.ErrNonFinite, i, src[i])
 	}
 	var errbuf [errLen]C.char

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // Config configures a Backend.
@@ -135,7 +136,7 @@ func checkBatch(x []float32, y []int32, inSize, classes int) error {
 	if len(x) != n*inSize {
 		return fmt.Errorf("%w: %d input values for %d samples of %d features", nn.ErrShape, len(x), n, inSize)
 	}
-	if i, ok := finite(x); !ok {
+	if i := f32.FirstNonFinite(x); i >= 0 {
 		return fmt.Errorf("%w: input sample %d feature %d is %v", nn.ErrNonFinite, i/inSize, i%inSize, x[i])
 	}
 	for i, l := range y {
@@ -144,15 +145,4 @@ func checkBatch(x []float32, y []int32, inSize, classes int) error {
 		}
 	}
 	return nil
-}
-
-// finite returns the index of the first NaN or infinity and false, or
-// (0, true) when every value is finite.
-func finite(x []float32) (int, bool) {
-	for i, v := range x {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return i, false
-		}
-	}
-	return 0, true
 }

@@ -1,6 +1,6 @@
 package signal
 
-import "fmt"
+import "github.com/peerlearn/peerlearn/internal/wire"
 
 // RelayKind says what a relay carries. The server does not look inside;
 // the kind is for the peers and the counters. Values are fixed: append
@@ -16,18 +16,12 @@ const (
 	RelayCandidate RelayKind = 3
 )
 
+var relayKindNames = wire.Names[RelayKind]{Kind: "RelayKind", Names: []string{
+	RelayOffer: "offer", RelayAnswer: "answer", RelayCandidate: "candidate",
+}}
+
 // Valid reports whether k is a known kind.
-func (k RelayKind) Valid() bool { return k >= RelayOffer && k <= RelayCandidate }
+func (k RelayKind) Valid() bool { return relayKindNames.Known(k) }
 
 // String names the kind.
-func (k RelayKind) String() string {
-	switch k {
-	case RelayOffer:
-		return "offer"
-	case RelayAnswer:
-		return "answer"
-	case RelayCandidate:
-		return "candidate"
-	}
-	return fmt.Sprintf("RelayKind(%d)", uint8(k))
-}
+func (k RelayKind) String() string { return relayKindNames.String(k) }
