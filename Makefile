@@ -47,7 +47,7 @@ wasm:
 	@ls -l $(WEB_OUT)/peer.wasm | awk '{printf "wasm: peer.wasm %.1f MB\n", $$5/1e6}'
 
 # A signalling server with the page, for trying the browser peer by hand
-# (open http://$(SERVE_ADDR)/).
+# (open http://$(SERVE_ADDR)/). The demo's server listens there too.
 SERVE_ADDR ?= 127.0.0.1:8080
 serve-web: deps data build wasm
 	$(BIN)/signalserver -addr $(SERVE_ADDR) -web web -wasm $(WEB_OUT)
@@ -94,7 +94,7 @@ bench-go:
 	scripts/bench-go.sh
 
 demo: deps data build wasm
-	$(BIN)/peerlearn demo -data $(DATA_DIR) -wasm $(WEB_OUT)
+	$(BIN)/peerlearn demo -addr $(SERVE_ADDR) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
 bench: bench-go bench-train bench-companion bench-browser bench-transfer
 
