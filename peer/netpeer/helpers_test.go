@@ -49,7 +49,8 @@ func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return servertest.SignalURL(servertest.Serve(t, srv)), tid
+	addr, _ := servertest.Serve(t, srv)
+	return servertest.SignalURL(addr), tid
 }
 
 // testPeerConfig is a loopback-only configuration.

@@ -65,7 +65,7 @@ func startServer(t *testing.T, mutate func(*Config)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := servertest.Serve(t, s)
+	addr, _ := servertest.Serve(t, s)
 	return &testServer{Server: s, addr: addr, tid: tid, logs: logs}
 }
 

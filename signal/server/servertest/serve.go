@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,11 +19,12 @@ type Server interface {
 // ShutdownTimeout bounds the shutdown at cleanup.
 const ShutdownTimeout = 5 * time.Second
 
-// Serve serves srv on a fresh 127.0.0.1 port and returns its host:port.
-// At cleanup it shuts srv down and waits for Serve to return; an error
-// from either fails the test, so a server that does not stop cleanly is
-// noticed.
-func Serve(t testing.TB, srv Server) (addr string) {
+// Serve serves srv on a fresh 127.0.0.1 port and returns its host:port
+// and stop, which shuts srv down and waits for Serve to return. A test
+// may call stop to take the server away mid-test; cleanup calls it in
+// any case (it runs once). An error from Shutdown or Serve fails the
+// test, so a server that does not stop cleanly is noticed.
+func Serve(t testing.TB, srv Server) (addr string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -30,18 +32,22 @@ func Serve(t testing.TB, srv Server) (addr string) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-			return // Serve may not have returned
-		}
-		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil {
+				t.Errorf("shutdown: %v", err)
+				return // Serve may not have returned
+			}
+			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("serve: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return ln.Addr().String(), stop
 }
 
 // SignalURL is the websocket URL of the signalling server at addr.

@@ -16,7 +16,7 @@ func TestServeUntilCleanup(t *testing.T) {
 	t.Run("serve", func(t *testing.T) {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "up") })
-		addr = Serve(t, &http.Server{Handler: mux, ReadHeaderTimeout: time.Second})
+		addr, _ = Serve(t, &http.Server{Handler: mux, ReadHeaderTimeout: time.Second})
 		if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
 			t.Fatalf("addr %s is not loopback", addr)
 		}
@@ -39,6 +39,18 @@ func TestServeUntilCleanup(t *testing.T) {
 }
 
 // Task names the spec and applies mutate before taking the ID.
+// stop takes the server away at once, and cleanup's second stop is a
+// no-op.
+func TestStopMidTest(t *testing.T) {
+	addr, stop := Serve(t, &http.Server{Handler: http.NotFoundHandler(), ReadHeaderTimeout: time.Second})
+	stop()
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		conn.Close()
+		t.Fatalf("%s still accepts connections after stop", addr)
+	}
+}
+
 func TestTaskNamesAndMutates(t *testing.T) {
 	plain, plainID := Task(t, "a")
 	bounded, boundedID := Task(t, "a", func(s *task.Spec) { s.MaxRounds = plain.MaxRounds + 7 })
