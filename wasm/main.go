@@ -1,25 +1,5 @@
 //go:build js && wasm
 
-// Command wasm is the browser peer of PeerLearn (GOOS=js GOARCH=wasm): the
-// same peer code as `peerlearn peer` (package netpeer: the FedLay overlay
-// over the browser's WebRTC through pion's browser wrapper, MEP learning
-// with package learn) running in a tab.
-//
-// It exports one value to JavaScript, PeerLearn, whose one constructor
-// newPeer(options) returns a peer object:
-//
-//	const peer = PeerLearn.newPeer({signalURL, task, dataURL, ...}) // an Error if options are bad
-//	peer.onEvent(ev => ...)  // {type: "status"|"eval"|"state"|"progress"|"log"|"error", ...}
-//	await peer.join()        // bootstrap through the signalling server
-//	peer.status()            // a snapshot: ID, ring coordinates, neighbours, bytes, learning
-//	await peer.downloadModel() // {name, bytes}: the model in nn's versioned format
-//	await peer.leave()       // NDMP's graceful leave
-//
-// options are documented on the options type. Panics in callbacks are
-// recovered and reported to the page (an "error" event, a rejected
-// promise). Computation yields to the event loop between batches where
-// the code allows it (evaluation, calibration); a learning round runs
-// without yielding, so the tab bounds its length (options.maxRoundMS).
 package main
 
 import (

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 )
 
 // TestMain runs main itself when re-executed by TestServeAndSIGTERM.
@@ -28,31 +28,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // The command serves a task from a file on loopback, registers a peer,
 // and exits cleanly on SIGTERM.
 func TestServeAndSIGTERM(t *testing.T) {
-	spec := task.DefaultSpec()
-	spec.Name = "cmd-test"
+	spec, tid := servertest.Task(t, "cmd-test")
 	canon, err := spec.Canonical()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tid, _ := spec.ID()
 	file := filepath.Join(t.TempDir(), "tasks.json")
 	if err := os.WriteFile(file, []byte("["+string(canon)+"]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")

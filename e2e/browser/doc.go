@@ -1,4 +1,4 @@
-// Package browsertest holds PeerLearn's browser end-to-end tests: real
+// Package browser holds PeerLearn's browser end-to-end tests: real
 // headless Chromium (Debian's chromium package, driven over the DevTools
 // protocol with chromedp) loading the page (web/) and the Go-wasm peer
 // (wasm/) from cmd/signalserver, next to native `peerlearn peer`

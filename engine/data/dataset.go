@@ -1,6 +1,3 @@
-// Package data decodes datasets (IDX files, raw or gzip, from bytes or an
-// fs.FS) and splits them across clients with seeded partitioners. It does
-// no I/O of its own, so it builds and runs natively and under GOOS=js.
 package data
 
 // Dataset is a labelled set of samples with features stored row-major in

@@ -1,4 +1,3 @@
-// Package version names this build of PeerLearn.
 package version
 
 // String is the release of the PeerLearn protocols and formats in this build.

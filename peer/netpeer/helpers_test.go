@@ -1,10 +1,8 @@
 package netpeer
 
 import (
-	"context"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -39,42 +38,19 @@ func (l *testLog) dump(t *testing.T) {
 	}
 }
 
-// startSignal serves a one-task signalling server on 127.0.0.1.
-func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid ident.Task, stop func()) {
+// startSignal serves a one-task signalling server on 127.0.0.1 until
+// cleanup and returns its websocket URL and the task's ID.
+func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url string, tid ident.Task) {
 	t.Helper()
-	spec := task.DefaultSpec()
-	spec.Name = name
-	for _, m := range mutate {
-		m(&spec)
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, tid := servertest.Task(t, name, mutate...)
 	cfg := server.DefaultConfig()
 	cfg.Tasks = []task.Spec{spec}
 	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if srv.Shutdown(ctx) == nil {
-				<-done
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return "ws://" + ln.Addr().String() + "/signal", tid, stop
+	addr, _ := servertest.Serve(t, srv)
+	return servertest.SignalURL(addr), tid
 }
 
 // testPeerConfig is a loopback-only configuration.

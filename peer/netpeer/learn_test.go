@@ -45,7 +45,7 @@ func TestPeersLearnTogether(t *testing.T) {
 	if raceEnabled {
 		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
 	}
-	url, tid, _ := startSignal(t, "netpeer-learn", func(s *task.Spec) {
+	url, tid := startSignal(t, "netpeer-learn", func(s *task.Spec) {
 		s.PeriodMS, s.LocalEpochs, s.LocalSteps = 500, 0, 20
 	})
 	log := &testLog{}

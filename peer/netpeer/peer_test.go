@@ -13,7 +13,7 @@ import (
 // 127.0.0.1; the separate-process tests are in e2e_test.go.
 
 func TestPeersFormCorrectOverlay(t *testing.T) {
-	url, tid, _ := startSignal(t, "netpeer-inproc")
+	url, tid := startSignal(t, "netpeer-inproc")
 	log := &testLog{}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -30,7 +30,8 @@ type Config struct {
 	// space, and while a slot is empty, the node repeats the two-way repair
 	// of that space every ChurnRepairTicks, for ChurnWindowTicks after
 	// the failure (concurrent failures leave rings with gaps that one
-	// repair round does not close; see DESIGN in doc.go).
+	// repair round does not close; see "Periodic repair" in the package
+	// documentation).
 	ChurnRepairTicks int
 	ChurnWindowTicks int
 	// RetryTicks: a joining node re-sends its Join (to a neighbour if it

@@ -1,5 +1,14 @@
 /*
-Design notes (DESIGN). The package comment is in id.go.
+Package overlay is the FedLay overlay (NDMP, its Neighbor Discovery and
+Maintenance Protocols) as a pure state machine: L virtual rings, greedy
+routing, join, leave, heartbeat and repair. FedLay is the overlay of
+"Towards Practical Overlay Networks for Decentralized Federated Learning"
+(Hua, Pang, Zhang, Liu, Shi, Wang, Liu, Qian); section numbers below are
+that paper's.
+
+Every node has one coordinate per ring, or space (Coordinate: a hash of
+its ID and the space's index), and keeps in every space the nearest node
+on each side, its predecessor and successor.
 
 # Driving a node
 
@@ -102,5 +111,4 @@ adds a welcome's), and forever if none answers. Nodes are trusted
 (the paper's assumption): no message is authenticated beyond the
 transport's From.
 */
-
 package overlay

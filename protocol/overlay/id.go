@@ -1,5 +1,3 @@
-// Package overlay is the FedLay overlay (NDMP) as a pure state machine:
-// L virtual rings, greedy routing, join, leave, heartbeat and repair.
 package overlay
 
 import (

@@ -7,10 +7,11 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 )
 
 func TestConfigValidate(t *testing.T) {
-	spec, _ := testSpec(t, "a")
+	spec, _ := servertest.Task(t, "a")
 	good := func() Config {
 		c := DefaultConfig()
 		c.Tasks = []task.Spec{spec}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -13,20 +12,9 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
-
-// testSpec returns a valid task spec named name.
-func testSpec(t testing.TB, name string) (task.Spec, ident.Task) {
-	t.Helper()
-	s := task.DefaultSpec()
-	s.Name = name
-	id, err := s.ID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, id
-}
 
 // testServer is a Server serving on a loopback listener.
 type testServer struct {
@@ -36,7 +24,7 @@ type testServer struct {
 	logs *logBuffer
 }
 
-func (ts *testServer) wsURL() string   { return "ws://" + ts.addr + "/signal" }
+func (ts *testServer) wsURL() string   { return servertest.SignalURL(ts.addr) }
 func (ts *testServer) httpURL() string { return "http://" + ts.addr }
 
 // logBuffer collects log lines (safe for concurrent use).
@@ -57,7 +45,7 @@ func (l *logBuffer) logf(format string, args ...any) {
 // short timeouts, after mutate; it is shut down at cleanup.
 func startServer(t *testing.T, mutate func(*Config)) *testServer {
 	t.Helper()
-	spec, tid := testSpec(t, "test")
+	spec, _ := servertest.Task(t, "test")
 	logs := &logBuffer{}
 	cfg := DefaultConfig()
 	cfg.Tasks = []task.Spec{spec}
@@ -73,24 +61,12 @@ func startServer(t *testing.T, mutate func(*Config)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tid, _ = cfg.Tasks[0].ID() // mutate may have changed the spec
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tid, err := cfg.Tasks[0].ID() // mutate may have changed the spec
 	if err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return &testServer{Server: s, addr: ln.Addr().String(), tid: tid, logs: logs}
+	addr, _ := servertest.Serve(t, s)
+	return &testServer{Server: s, addr: addr, tid: tid, logs: logs}
 }
 
 // clientConfig has short timeouts for tests.

@@ -11,12 +11,13 @@ import (
 
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 )
 
 // Shutdown tells every peer (CodeShutdown), closes their websockets, stops
 // the listener, turns /healthz to 503 and returns once all is closed.
 func TestGracefulShutdown(t *testing.T) {
-	spec, tid := testSpec(t, "test")
+	spec, tid := servertest.Task(t, "test")
 	cfg := DefaultConfig()
 	cfg.Tasks = []task.Spec{spec}
 	s, err := New(cfg)

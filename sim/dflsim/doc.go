@@ -1,6 +1,6 @@
-// Package dflsim runs many learn.Peers in one process: asynchronously over
+// Package dflsim runs many learning peers (learn.Peer) in one process: asynchronously over
 // simnet's virtual-time network, with neighbours from the FedLay overlay
-// (NDMP nodes on a overlaynet.Cluster) or from a static topology; in
+// (NDMP nodes on an overlaynet.Cluster) or from a static topology; in
 // synchronous rounds on a static topology; and a centralised FedAvg
 // baseline (server and clients, the same local training) as the upper
 // bound. Local training and evaluation run on a worker pool across cores;
@@ -10,5 +10,5 @@
 //
 // Results are time series of the peers' test loss and accuracy (mean,
 // minimum and maximum across peers) with traffic and training counters,
-// written as CSV and PNG by WriteSeries.
+// written as CSV by WriteCSV and plotted as PNG by Plot.
 package dflsim

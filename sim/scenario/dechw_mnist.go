@@ -7,9 +7,9 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/learn"
@@ -82,74 +82,95 @@ type dechwRun struct {
 	wall   time.Duration
 }
 
+// dechwStudy is the scenario's run (see study).
+type dechwStudy struct {
+	p           dechwParams
+	train, test *data.Dataset
+	arch        nn.Arch
+	runs        []dechwRun // per alpha: DecHW, then DecAvg
+}
+
 func runDecHW(ctx context.Context, o Options, p dechwParams) (string, error) {
-	start := time.Now()
-	train, test, err := loadMNIST(o)
-	if err != nil {
-		return "", err
+	return runStudy(ctx, o, &dechwStudy{p: p})
+}
+
+func (s *dechwStudy) describe(o Options, out io.Writer) error {
+	p := s.p
+	var err error
+	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+		return err
 	}
 	if p.trainSubset > 0 {
-		if train, err = train.Subset(firstN(p.trainSubset)); err != nil {
-			return "", err
+		if s.train, err = s.train.Subset(firstN(p.trainSubset)); err != nil {
+			return err
 		}
 	}
-	arch, err := scenarioArch(p.arch)
-	if err != nil {
-		return "", err
-	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
+	if s.arch, err = scenarioArch(p.arch); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "dechw-mnist: %d peers on Erdős–Rényi(p=%g), MNIST (%d training images) Dirichlet(alpha) for alpha in %v, independent He init per peer\n",
-		p.peers, p.p, train.Len(), p.alphas)
+		p.peers, p.p, s.train.Len(), p.alphas)
 	fmt.Fprintf(out, "  %s (%d params), SGD lr %g momentum %g, %d local epochs of batch %d per round, %d communication rounds\n",
-		arch, mustParams(arch), p.lr, p.momentum, p.epochs, p.batch, p.rounds)
+		s.arch, mustParams(s.arch), p.lr, p.momentum, p.epochs, p.batch, p.rounds)
 	fmt.Fprintf(out, "  model: an MLP with the depth of DecHW's CNN (4 weight layers): the CNN (dechw-cnn) trains ~23x slower here than the 784-128-10 MLP (3.6k vs 83k samples/s per core, peerlearn bench train -batch 100)\n")
 	if p.scale != "" {
 		fmt.Fprintf(out, "  scale: %s\n", p.scale)
 	}
-	defer singleThreadKernels()()
-	pool := dflsim.NewPool(0)
-	defer pool.Close()
+	return nil
+}
 
-	var runs []dechwRun
-	for _, alpha := range p.alphas {
-		g, err := connectedER(p.peers, p.p, o.Seed)
-		if err != nil {
-			return "", err
-		}
-		for _, method := range []string{"dechw", "decavg"} {
-			cfg := learn.DefaultConfig()
-			cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = arch, p.batch, p.epochs, method
-			cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
-			cfg.Init = learn.Init{Mode: learn.InitHe}
-			b, err := dflsim.Population{Train: train, Partition: "dirichlet:" + strconv.FormatFloat(alpha, 'g', -1, 64),
-				N: p.peers, Seed: o.Seed, Config: cfg}.Build()
+// run runs DecHW and DecAvg at every alpha on one Erdős–Rényi graph per
+// alpha.
+func (s *dechwStudy) run(ctx context.Context, o Options) error {
+	return onPool(func(pool *dflsim.Pool) error {
+		for _, alpha := range s.p.alphas {
+			g, err := connectedER(s.p.peers, s.p.p, o.Seed)
 			if err != nil {
-				return "", err
+				return err
 			}
-			t0 := time.Now()
-			pts, err := dflsim.SyncRun{
-				Peers: b.Peers, Graph: g, Rounds: p.rounds, Pool: pool, Ctx: ctx,
-				Eval:     dflsim.Eval{Test: test, Samples: p.evalTest, Peers: p.evalPeers, Model: dflsim.Trained},
-				Progress: o.Progress, Label: fmt.Sprintf("dechw-mnist alpha=%g %s", alpha, method),
-			}.Run()
-			if err != nil {
-				return "", fmt.Errorf("alpha %g %s: %w", alpha, method, err)
+			for _, method := range []string{"dechw", "decavg"} {
+				if err := s.runOne(ctx, o, pool, g, alpha, method); err != nil {
+					return err
+				}
 			}
-			runs = append(runs, dechwRun{method, alpha, pts, time.Since(t0)})
 		}
+		return nil
+	})
+}
+
+// runOne runs one method at one alpha in synchronous rounds.
+func (s *dechwStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, alpha float64, method string) error {
+	p := s.p
+	cfg := learn.DefaultConfig()
+	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, method
+	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
+	cfg.Init = learn.Init{Mode: learn.InitHe}
+	b, err := dflsim.Population{Train: s.train, Partition: "dirichlet:" + strconv.FormatFloat(alpha, 'g', -1, 64),
+		N: p.peers, Seed: o.Seed, Config: cfg}.Build()
+	if err != nil {
+		return err
 	}
+	t0 := time.Now()
+	pts, err := dflsim.SyncRun{
+		Peers: b.Peers, Graph: g, Rounds: p.rounds, Pool: pool, Ctx: ctx,
+		Eval:     dflsim.Eval{Test: s.test, Samples: p.evalTest, Peers: p.evalPeers, Model: dflsim.Trained},
+		Progress: o.Progress, Label: fmt.Sprintf("dechw-mnist alpha=%g %s", alpha, method),
+	}.Run()
+	if err != nil {
+		return fmt.Errorf("alpha %g %s: %w", alpha, method, err)
+	}
+	s.runs = append(s.runs, dechwRun{method, alpha, pts, time.Since(t0)})
+	return nil
+}
 
+func (s *dechwStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
 	fractions := []float64{0.5, 0.75, 0.9}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "alpha\tmethod\tbest acc %\tr50\tr75\tr90\tfinal acc %\twall s")
+	tw := newTable(out, "alpha\tmethod\tbest acc %\tr50\tr75\tr90\tfinal acc %\twall s")
 	var series []dflsim.Series
 	var rows [][]any
-	summary := map[string]string{}
-	for i := 0; i < len(runs); i += 2 {
-		pair := runs[i : i+2]
+	r50r90 := map[string]string{}
+	for i := 0; i < len(s.runs); i += 2 {
+		pair := s.runs[i : i+2]
 		best := max(bestAcc(pair[0].points), bestAcc(pair[1].points))
 		for _, r := range pair {
 			rr := make([]string, len(fractions))
@@ -163,31 +184,31 @@ func runDecHW(ctx context.Context, o Options, p dechwParams) (string, error) {
 			name := fmt.Sprintf("%s alpha=%g", r.method, r.alpha)
 			series = append(series, dflsim.Series{Name: name, Points: r.points})
 			if r.alpha == 0.5 {
-				summary["r50_"+r.method], summary["r90_"+r.method] = rr[0], rr[2]
+				r50r90["r50_"+r.method], r50r90["r90_"+r.method] = rr[0], rr[2]
 			}
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "  rounds to reach 50/75/90%% of the best mean accuracy of either method at that alpha; >N: not within the %d rounds\n", p.rounds)
+	fmt.Fprintf(out, "  rounds to reach 50/75/90%% of the best mean accuracy of either method at that alpha; >N: not within the %d rounds\n", s.p.rounds)
 	fmt.Fprintf(out, "  paper (Table II, MNIST, CNN, 1000 rounds): r50 DecHW 10/11/14 vs DecHetero 321/247/189 for alpha 1/0.5/0.2\n")
 	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "dechw_mnist.csv"), series); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "dechw_mnist_rounds.csv"),
 		[]string{"alpha", "method", "best_acc", "best_acc_either", "r50", "r75", "r90", "final_acc"}, rows); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := dflsim.Plot(filepath.Join(o.OutDir, "dechw_mnist_acc.png"), report.LinePlot{
 		Title: "DecHW vs DecAvg, MNIST, ER(50, 0.2), heterogeneous init", XLabel: "communication round",
 		YLabel: "mean test accuracy (%)", LegendTop: true, LegendLeft: true}, series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
-		return "", err
+		return "", "", err
 	}
-	fmt.Fprintf(out, "  wrote dechw_mnist.csv, dechw_mnist_rounds.csv, dechw_mnist_acc.png to %s (%.0f s)\n", o.OutDir, time.Since(start).Seconds())
-	if _, ok := summary["r50_dechw"]; !ok {
-		return "", fmt.Errorf("dechw-mnist: alpha 0.5 was not run")
+	if _, ok := r50r90["r50_dechw"]; !ok {
+		return "", "", fmt.Errorf("dechw-mnist: alpha 0.5 was not run")
 	}
-	return fmt.Sprintf("scenario=dechw-mnist alpha=0.5 r50_dechw=%s r50_decavg=%s r90_dechw=%s r90_decavg=%s",
-		summary["r50_dechw"], summary["r50_decavg"], summary["r90_dechw"], summary["r90_decavg"]), nil
+	return "dechw_mnist.csv, dechw_mnist_rounds.csv, dechw_mnist_acc.png to " + o.OutDir,
+		fmt.Sprintf("scenario=dechw-mnist alpha=0.5 r50_dechw=%s r50_decavg=%s r90_dechw=%s r90_decavg=%s",
+			r50r90["r50_dechw"], r50r90["r50_decavg"], r50r90["r90_dechw"], r50r90["r90_decavg"]), nil
 }
 
 // scenarioArch returns a built-in architecture or one of two narrow
@@ -250,13 +271,4 @@ func connectedER(n int, p float64, seed uint64) (*topology.Graph, error) {
 		}
 	}
 	return nil, fmt.Errorf("no connected G(%d, %g) in 100 draws", n, p)
-}
-
-// firstN is 0..n-1.
-func firstN(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
 }

@@ -2,18 +2,13 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"text/tabwriter"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
@@ -64,142 +59,161 @@ func fedlayScale(quick bool) fedlayParams {
 	return p
 }
 
-// loadMNIST reads MNIST from the data directory.
-func loadMNIST(o Options) (train, test *data.Dataset, err error) {
-	train, test, err = data.Load(os.DirFS(o.DataDir), "mnist")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %w", ErrNoData, err)
-	}
-	return train, test, err
+// fedlayStudy is the scenario's run (see study).
+type fedlayStudy struct {
+	p           fedlayParams
+	train, test *data.Dataset
+	arch        nn.Arch
+	results     []fedlayOutcome
 }
 
-// singleThreadKernels makes nn's kernels use one core each while the
-// worker pool runs one job per core; the returned func restores.
-func singleThreadKernels() func() {
-	prev := f32.SetThreads(1)
-	return func() { f32.SetThreads(prev) }
+// fedlayOutcome is one compared method's result.
+type fedlayOutcome struct {
+	name   string
+	points []dflsim.Point
+	final  dflsim.Point
+	extra  string
 }
+
+// fedlayTick is the virtual time of one MEP tick.
+const fedlayTick = time.Second
 
 func runFedLayMNIST(ctx context.Context, o Options) (string, error) {
-	start := time.Now()
-	p := fedlayScale(o.Quick)
-	train, test, err := loadMNIST(o)
-	if err != nil {
-		return "", err
+	return runStudy(ctx, o, &fedlayStudy{p: fedlayScale(o.Quick)})
+}
+
+func (s *fedlayStudy) describe(o Options, out io.Writer) error {
+	p := s.p
+	var err error
+	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+		return err
 	}
-	arch, err := nn.NewArch("fedlay-mlp")
-	if err != nil {
-		return "", err
-	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
+	if s.arch, err = nn.NewArch("fedlay-mlp"); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "fedlay-mnist: %d clients, MNIST shards:8, %s (%d params), SGD lr %g momentum 0.5, batch %d, 1 local epoch per round\n",
-		p.clients, arch.Name, mustParams(arch), p.lr, p.batch)
+		p.clients, s.arch.Name, mustParams(s.arch), p.lr, p.batch)
 	fmt.Fprintf(out, "  medium period %v (training %v), tiers 60/20/20 (high 2/3x, low 2x), latency U(100 ms, 600 ms), %d periods = %v; FedAvg %d rounds\n",
 		p.period, p.trainTime, p.periods, time.Duration(p.periods)*p.period, p.periods)
 	if o.Quick {
 		fmt.Fprintf(out, "  quick: %d clients instead of 100, %d periods instead of 30, measurements on %d test images (final: all 10,000)\n",
 			p.clients, p.periods, p.evalTest)
 	}
-	defer singleThreadKernels()()
-	pool := dflsim.NewPool(0)
-	defer pool.Close()
+	return nil
+}
 
-	const tick = time.Second
+// population is the clients every method starts from.
+func (s *fedlayStudy) population(o Options) dflsim.Population {
+	p := s.p
 	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs = arch, p.batch, 1
+	cfg.Arch, cfg.Batch, cfg.LocalEpochs = s.arch, p.batch, 1
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: 0.5}
 	cfg.Aggregator = "fedlay"
 	cfg.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: o.Seed}
-	cfg.MEP.Period = int(p.period / tick)
+	cfg.MEP.Period = int(p.period / fedlayTick)
 	cfg.MEP.OfferTimeout, cfg.MEP.TransferTimeout, cfg.MEP.JoinWait = 10, 30, 30
-	pop := dflsim.Population{Train: train, Partition: "shards:8", N: p.clients, Seed: o.Seed, Config: cfg, Tiers: true}
-	ev := dflsim.Eval{Test: test, Samples: p.evalTest, Model: dflsim.Mixed}
-	full := dflsim.Eval{Test: test, Model: dflsim.Mixed}
-	fullTrained := dflsim.Eval{Test: test, Model: dflsim.Trained}
+	return dflsim.Population{Train: s.train, Partition: "shards:8", N: p.clients, Seed: o.Seed, Config: cfg, Tiers: true}
+}
 
-	type outcome struct {
-		name   string
-		points []dflsim.Point
-		final  dflsim.Point
-		extra  string
-	}
-	var results []outcome
-	runAsync := func(name string, g *topology.Graph) error {
-		b, err := pop.Build()
+// run runs MEP on FedLay's own overlay, on a ring and on Chord, then
+// FedAvg.
+func (s *fedlayStudy) run(ctx context.Context, o Options) error {
+	return onPool(func(pool *dflsim.Pool) error {
+		if err := s.runAsync(ctx, o, pool, "fedlay", nil); err != nil {
+			return err
+		}
+		ring, err := topology.Ring(s.p.clients)
 		if err != nil {
 			return err
 		}
-		res, err := dflsim.AsyncRun{
-			Peers: b.Peers, TrainScale: b.TrainScale, Tick: tick, TrainTime: p.trainTime,
-			Duration: time.Duration(p.periods) * p.period,
-			Latency:  simnet.Uniform{Min: 100 * time.Millisecond, Max: 600 * time.Millisecond},
-			Graph:    g,
-			Overlay:  dflsim.OverlayConfig{Spaces: 5, Tick: time.Second, JoinBatch: 10, JoinLimit: 5 * time.Minute},
-			Eval:     ev, EvalEvery: time.Duration(p.evalEvery) * p.period, RoundUnit: p.period,
-			Seed: o.Seed, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "fedlay-mnist " + name, Logf: o.Logf,
-		}.Run()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if err := s.runAsync(ctx, o, pool, "ring", ring); err != nil {
+			return err
 		}
-		final, err := dflsim.Measure(pool, b.Peers, full)
+		chord, err := topology.Chord(s.p.clients)
 		if err != nil {
 			return err
 		}
-		trained, err := dflsim.Measure(pool, b.Peers, fullTrained)
-		if err != nil {
+		if err := s.runAsync(ctx, o, pool, "chord", chord); err != nil {
 			return err
 		}
-		extra := fmt.Sprintf("after local training %.2f%%; MEP step errors %d", 100*trained.Acc.Mean, res.StepErrors)
-		if g == nil {
-			extra += fmt.Sprintf("; overlay: %.1f KB NDMP per peer, correctness %.2f", float64(res.OverlayBytes)/1e3/float64(p.clients), res.Correctness)
-		}
-		results = append(results, outcome{name, res.Points, final, extra})
-		return nil
-	}
-	if err := runAsync("fedlay", nil); err != nil {
-		return "", err
-	}
-	ring, err := topology.Ring(p.clients)
+		return s.runFedAvg(ctx, o, pool)
+	})
+}
+
+// runAsync runs asynchronous MEP on graph g (nil: FedLay's NDMP overlay).
+func (s *fedlayStudy) runAsync(ctx context.Context, o Options, pool *dflsim.Pool, name string, g *topology.Graph) error {
+	p := s.p
+	b, err := s.population(o).Build()
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := runAsync("ring", ring); err != nil {
-		return "", err
-	}
-	chord, err := topology.Chord(p.clients)
+	res, err := dflsim.AsyncRun{
+		Peers: b.Peers, TrainScale: b.TrainScale, Tick: fedlayTick, TrainTime: p.trainTime,
+		Duration: time.Duration(p.periods) * p.period,
+		Latency:  simnet.Uniform{Min: 100 * time.Millisecond, Max: 600 * time.Millisecond},
+		Graph:    g,
+		Overlay:  dflsim.OverlayConfig{Spaces: 5, Tick: time.Second, JoinBatch: 10, JoinLimit: 5 * time.Minute},
+		Eval:     s.eval(), EvalEvery: time.Duration(p.evalEvery) * p.period, RoundUnit: p.period,
+		Seed: o.Seed, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "fedlay-mnist " + name, Logf: o.Logf,
+	}.Run()
 	if err != nil {
-		return "", err
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if err := runAsync("chord", chord); err != nil {
-		return "", err
-	}
-	fb, err := pop.Build()
+	final, err := dflsim.Measure(pool, b.Peers, s.fullEval(dflsim.Mixed))
 	if err != nil {
-		return "", err
+		return err
+	}
+	trained, err := dflsim.Measure(pool, b.Peers, s.fullEval(dflsim.Trained))
+	if err != nil {
+		return err
+	}
+	extra := fmt.Sprintf("after local training %.2f%%; MEP step errors %d", 100*trained.Acc.Mean, res.StepErrors)
+	if g == nil {
+		extra += fmt.Sprintf("; overlay: %.1f KB NDMP per peer, correctness %.2f", float64(res.OverlayBytes)/1e3/float64(p.clients), res.Correctness)
+	}
+	s.results = append(s.results, fedlayOutcome{name, res.Points, final, extra})
+	return nil
+}
+
+// runFedAvg runs centralised FedAvg, one round per medium period.
+func (s *fedlayStudy) runFedAvg(ctx context.Context, o Options, pool *dflsim.Pool) error {
+	p := s.p
+	fb, err := s.population(o).Build()
+	if err != nil {
+		return err
 	}
 	fed, global, err := dflsim.FedAvgRun{
-		Clients: fb.Peers, Rounds: p.periods, Eval: ev, EvalEvery: p.evalEvery, Pool: pool, Ctx: ctx,
+		Clients: fb.Peers, Rounds: p.periods, Eval: s.eval(), EvalEvery: p.evalEvery, Pool: pool, Ctx: ctx,
 		Progress: o.Progress, Label: "fedlay-mnist fedavg",
 	}.Run()
 	if err != nil {
-		return "", fmt.Errorf("fedavg: %w", err)
+		return fmt.Errorf("fedavg: %w", err)
 	}
 	fedFinal := fed[len(fed)-1]
-	m, err := dflsim.MeasureModel(pool, arch, global, full) // the last global model on the full test set
+	m, err := dflsim.MeasureModel(pool, s.arch, global, s.fullEval(dflsim.Mixed)) // the last global model on the full test set
 	if err != nil {
-		return "", err
+		return err
 	}
 	fedFinal.Acc, fedFinal.Loss = m.Acc, m.Loss
-	results = append(results, outcome{"fedavg", fed, fedFinal, "centralised upper bound"})
+	s.results = append(s.results, fedlayOutcome{"fedavg", fed, fedFinal, "centralised upper bound"})
+	return nil
+}
 
+// eval is the measurement during a run; fullEval the final one, on the
+// whole test set.
+func (s *fedlayStudy) eval() dflsim.Eval {
+	return dflsim.Eval{Test: s.test, Samples: s.p.evalTest, Model: dflsim.Mixed}
+}
+
+func (s *fedlayStudy) fullEval(model dflsim.Which) dflsim.Eval {
+	return dflsim.Eval{Test: s.test, Model: model}
+}
+
+func (s *fedlayStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
 	var series []dflsim.Series
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tacc mean %\tmin %\tmax %\ttest loss\tmodel MB sent/peer\tcontrol KB sent/peer\tsamples/peer\tnotes")
+	tw := newTable(out, "method\tacc mean %\tmin %\tmax %\ttest loss\tmodel MB sent/peer\tcontrol KB sent/peer\tsamples/peer\tnotes")
 	acc := map[string]float64{}
-	for _, r := range results {
+	for _, r := range s.results {
 		series = append(series, dflsim.Series{Name: r.name, Points: r.points})
 		f := r.final
 		acc[r.name] = 100 * f.Acc.Mean
@@ -208,22 +222,15 @@ func runFedLayMNIST(ctx context.Context, o Options) (string, error) {
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "  paper (Table III, MNIST): FedLay 90.2%%, FedAvg 92.1%%, Chord 88.9%%\n")
-	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "fedlay_mnist.csv"), series); err != nil {
-		return "", err
+	csvPath, pngPath := filepath.Join(o.OutDir, "fedlay_mnist.csv"), filepath.Join(o.OutDir, "fedlay_mnist_acc.png")
+	if err := dflsim.WriteCSV(csvPath, series); err != nil {
+		return "", "", err
 	}
-	if err := dflsim.Plot(filepath.Join(o.OutDir, "fedlay_mnist_acc.png"), report.LinePlot{
+	if err := dflsim.Plot(pngPath, report.LinePlot{
 		Title: "MNIST, 8 label shards per client", XLabel: "time (medium periods; FedAvg rounds)",
 		YLabel: "mean test accuracy (%)"}, series, dflsim.ByRound, dflsim.MeanAcc); err != nil {
-		return "", err
+		return "", "", err
 	}
-	fmt.Fprintf(out, "  wrote %s and %s (%.0f s)\n", filepath.Join(o.OutDir, "fedlay_mnist.csv"),
-		filepath.Join(o.OutDir, "fedlay_mnist_acc.png"), time.Since(start).Seconds())
-	return fmt.Sprintf("scenario=fedlay-mnist acc_fedlay=%.2f acc_fedavg=%.2f acc_ring=%.2f acc_chord=%.2f",
+	return csvPath + " and " + pngPath, fmt.Sprintf("scenario=fedlay-mnist acc_fedlay=%.2f acc_fedavg=%.2f acc_ring=%.2f acc_chord=%.2f",
 		acc["fedlay"], acc["fedavg"], acc["ring"], acc["chord"]), nil
-}
-
-// mustParams is the architecture's parameter count (0 if invalid).
-func mustParams(a nn.Arch) int {
-	n, _ := a.NumParams()
-	return n
 }

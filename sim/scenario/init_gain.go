@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
-	"text/tabwriter"
-	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
@@ -98,57 +96,66 @@ type igRun struct {
 	points []dflsim.Point
 }
 
+// initGainStudy is the scenario's run (see study).
+type initGainStudy struct {
+	p           initGainParams
+	train, test *data.Dataset
+	arch        nn.Arch
+	runs        []igRun // per graph and n: plain He, then He x gain
+}
+
 func runInitGain(ctx context.Context, o Options, p initGainParams) (string, error) {
-	start := time.Now()
-	train, test, err := loadMNIST(o)
-	if err != nil {
-		return "", err
+	return runStudy(ctx, o, &initGainStudy{p: p})
+}
+
+func (s *initGainStudy) describe(o Options, out io.Writer) error {
+	p := s.p
+	var err error
+	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+		return err
 	}
-	arch, err := scenarioArch(p.arch)
-	if err != nil {
-		return "", err
-	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
+	if s.arch, err = scenarioArch(p.arch); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "init-gain: MNIST IID, %d images per node, %s (%d params), SGD lr %g momentum 0.5, batch %d, %d minibatches per round, DecAvg, optimiser reset after aggregation\n",
-		p.perNode, p.arch, mustParams(arch), p.lr, p.batch, p.steps)
+		p.perNode, p.arch, mustParams(s.arch), p.lr, p.batch, p.steps)
 	fmt.Fprintf(out, "  graphs %v, n in %v; the first aggregation precedes training (as the authors' code does); rounds until the nodes' mean test loss < %g (ln 10 = 2.30 is the plateau; at most %d rounds)\n", p.graphs, p.ns, p.threshold, p.maxRounds)
 	if p.scale != "" {
 		fmt.Fprintf(out, "  scale: %s\n", p.scale)
 	}
 	for _, n := range p.ns {
-		if k := p.imagesPerNode(n, train.Len()); k < p.perNode {
-			fmt.Fprintf(out, "  n = %d: %d images per node (MNIST has %d)\n", n, k, train.Len())
+		if k := p.imagesPerNode(n, s.train.Len()); k < p.perNode {
+			fmt.Fprintf(out, "  n = %d: %d images per node (MNIST has %d)\n", n, k, s.train.Len())
 		}
 	}
-	defer singleThreadKernels()()
-	pool := dflsim.NewPool(0)
-	defer pool.Close()
+	return nil
+}
 
-	var runs []igRun
-	for _, gname := range p.graphs {
-		for _, n := range p.ns {
-			g, err := igGraph(gname, n, o.Seed)
-			if err != nil {
-				return "", err
-			}
-			exact, err := initgain.ExactGain(g)
-			if err != nil {
-				return "", err
-			}
-			for _, gain := range []float64{1, exact} {
-				r, err := igOne(ctx, o, p, pool, arch, train, test, g, gain)
+// run runs plain He and He x ExactGain on every graph and n.
+func (s *initGainStudy) run(ctx context.Context, o Options) error {
+	return onPool(func(pool *dflsim.Pool) error {
+		for _, gname := range s.p.graphs {
+			for _, n := range s.p.ns {
+				g, err := igGraph(gname, n, o.Seed)
 				if err != nil {
-					return "", err
+					return err
 				}
-				r.graph, r.n = gname, n
-				runs = append(runs, r)
+				exact, err := initgain.ExactGain(g)
+				if err != nil {
+					return err
+				}
+				for _, gain := range []float64{1, exact} {
+					r, err := igOne(ctx, o, s.p, pool, s.arch, s.train, s.test, g, gain)
+					if err != nil {
+						return err
+					}
+					r.graph, r.n = gname, n
+					s.runs = append(s.runs, r)
+				}
 			}
 		}
-	}
-	return igReport(out, o, p, runs, start)
+		return nil
+	})
 }
 
 // igGraph builds the named graph on n nodes.
@@ -206,20 +213,22 @@ func igOne(ctx context.Context, o Options, p initGainParams, pool *dflsim.Pool, 
 	return igRun{gain: gain, rounds: crossing(pts, p.threshold, p.maxRounds), points: pts}, nil
 }
 
-// igReport prints the table, writes the files and fits the exponents.
-func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start time.Time) (string, error) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "graph\tn\tgain\trounds (He)\trounds (He x gain)")
+// igFitKey names one fit: a graph family, with or without the gain.
+type igFitKey struct {
+	graph string
+	gain  bool
+}
+
+// report prints the table and the fitted exponents and writes the files.
+func (s *initGainStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
+	p := s.p
+	tw := newTable(out, "graph\tn\tgain\trounds (He)\trounds (He x gain)")
 	var rows [][]any
 	var series []dflsim.Series
-	type key struct {
-		graph string
-		gain  bool
-	}
-	fits := map[key][2][]float64{}
+	fits := map[igFitKey][2][]float64{}
 	capped := false
-	for i := 0; i+1 < len(runs); i += 2 {
-		he, ga := runs[i], runs[i+1]
+	for i := 0; i+1 < len(s.runs); i += 2 {
+		he, ga := s.runs[i], s.runs[i+1]
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\n", he.graph, he.n, ga.gain, igRounds(he.rounds, p), igRounds(ga.rounds, p))
 		for _, r := range []igRun{he, ga} {
 			rows = append(rows, []any{r.graph, r.n, r.gain, r.rounds, r.rounds <= float64(p.maxRounds)})
@@ -228,7 +237,7 @@ func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start ti
 				name += "+gain"
 			}
 			series = append(series, dflsim.Series{Name: name, Points: r.points})
-			k := key{r.graph, r.gain != 1}
+			k := igFitKey{r.graph, r.gain != 1}
 			f := fits[k]
 			f[0], f[1] = append(f[0], float64(r.n)), append(f[1], r.rounds)
 			fits[k] = f
@@ -236,12 +245,34 @@ func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start ti
 		}
 	}
 	tw.Flush()
-	var muHe, muGain float64
-	var err error
+	muHe, muGain, err := igFit(out, p, fits)
+	if err != nil {
+		return "", "", err
+	}
+	fmt.Fprintf(out, "  pooled over the graphs (one exponent, one prefactor per graph): mu He = %.2f, mu He x gain = %.2f; paper: 0.4 <= mu <= 1 without the gain\n", muHe, muGain)
+	if capped {
+		fmt.Fprintf(out, "  >%d: the threshold was not reached; the fit uses %d, so mu is then a lower bound\n", p.maxRounds, p.maxRounds+1)
+	}
+	if err := report.WriteCSV(filepath.Join(o.OutDir, "init_gain_rounds.csv"), []string{"graph", "n", "gain", "rounds", "reached"}, rows); err != nil {
+		return "", "", err
+	}
+	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "init_gain.csv"), series); err != nil {
+		return "", "", err
+	}
+	if err := igPlotLoss(filepath.Join(o.OutDir, "init_gain_loss.png"), series); err != nil {
+		return "", "", err
+	}
+	return "init_gain_rounds.csv, init_gain.csv, init_gain_loss.png to " + o.OutDir,
+		fmt.Sprintf("scenario=init-gain mu_he=%.2f mu_gain=%.2f", muHe, muGain), nil
+}
+
+// igFit prints the exponent of rounds ∝ n^mu per graph and returns the
+// exponents pooled over the graphs, without and with the gain.
+func igFit(out io.Writer, p initGainParams, fits map[igFitKey][2][]float64) (muHe, muGain float64, err error) {
 	for _, gain := range []bool{false, true} {
 		var groups [][2][]float64
 		for _, gname := range p.graphs {
-			f := fits[key{gname, gain}]
+			f := fits[igFitKey{gname, gain}]
 			groups = append(groups, f)
 			mu, _ := pooledSlope([][2][]float64{f})
 			fmt.Fprintf(out, "  %s, %s: rounds ∝ n^%.2f\n", gname, map[bool]string{false: "He", true: "He x gain"}[gain], mu)
@@ -256,22 +287,13 @@ func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start ti
 			muHe = mu
 		}
 	}
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(out, "  pooled over the graphs (one exponent, one prefactor per graph): mu He = %.2f, mu He x gain = %.2f; paper: 0.4 <= mu <= 1 without the gain\n", muHe, muGain)
-	if capped {
-		fmt.Fprintf(out, "  >%d: the threshold was not reached; the fit uses %d, so mu is then a lower bound\n", p.maxRounds, p.maxRounds+1)
-	}
-	if err := report.WriteCSV(filepath.Join(o.OutDir, "init_gain_rounds.csv"), []string{"graph", "n", "gain", "rounds", "reached"}, rows); err != nil {
-		return "", err
-	}
-	if err := dflsim.WriteCSV(filepath.Join(o.OutDir, "init_gain.csv"), series); err != nil {
-		return "", err
-	}
-	// Rounds from 1 on a log axis (plateaus of n^mu rounds shift evenly);
-	// the loss clipped at 2.5 to show the ln 10 plateau, not the gained
-	// initial models' loss.
+	return muHe, muGain, err
+}
+
+// igPlotLoss plots the mean test loss: rounds from 1 on a log axis
+// (plateaus of n^mu rounds shift evenly), the loss clipped at 2.5 to show
+// the ln 10 plateau, not the gained initial models' loss.
+func igPlotLoss(path string, series []dflsim.Series) error {
 	pl := report.LinePlot{Title: "mean test loss of the nodes (clipped at 2.5)", XLabel: "round", YLabel: "test loss",
 		LogX: true, LegendLeft: true, Width: 7, Height: 5}
 	for _, s := range series {
@@ -285,11 +307,7 @@ func igReport(out io.Writer, o Options, p initGainParams, runs []igRun, start ti
 			pl.Add(s.Name, xs, ys)
 		}
 	}
-	if err := pl.Save(filepath.Join(o.OutDir, "init_gain_loss.png")); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(out, "  wrote init_gain_rounds.csv, init_gain.csv, init_gain_loss.png to %s (%.0f s)\n", o.OutDir, time.Since(start).Seconds())
-	return fmt.Sprintf("scenario=init-gain mu_he=%.2f mu_gain=%.2f", muHe, muGain), nil
+	return pl.Save(path)
 }
 
 // crossing is the round at which the mean loss falls below threshold,

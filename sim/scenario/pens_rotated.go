@@ -2,14 +2,9 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"text/tabwriter"
-	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
@@ -119,157 +114,181 @@ type pensMethod struct {
 	kind selection.Kind
 }
 
+// pensStudy is the scenario's run (see study).
+type pensStudy struct {
+	p     pensParams
+	train *data.Dataset
+	tests [2]*data.Dataset // the test set as is and rotated 180 degrees
+	arch  nn.Arch
+	// results holds one outcome per method; precision and recall score
+	// PENS's neighbour sets against the true clusters.
+	results           []pensOutcome
+	precision, recall float64
+}
+
+// pensOutcome is one method's result.
+type pensOutcome struct {
+	name      string
+	acc       []nn.Metrics
+	res       *methodsim.SelectionResult
+	inCluster float64 // fraction of averaging picks from the own cluster
+	curveX    []float64
+	curveY    []float64
+}
+
+// pensMethods are the compared methods, in the table's order.
+var pensMethods = []pensMethod{
+	{"local", selection.KindLocal}, {"random", selection.KindRandom}, {"greedy", selection.KindGreedy},
+	{"pens", selection.KindPENS}, {"oracle", selection.KindOracle},
+}
+
 func runPENS(ctx context.Context, o Options, p pensParams) (string, error) {
-	start := time.Now()
+	return runStudy(ctx, o, &pensStudy{p: p})
+}
+
+func (s *pensStudy) describe(o Options, out io.Writer) error {
+	p := s.p
 	train, test, err := loadDataset(o, p.dataset)
 	if err != nil {
-		return "", err
+		return err
 	}
-	arch, err := nn.NewArch(p.arch)
-	if err != nil {
-		return "", err
+	if s.arch, err = nn.NewArch(p.arch); err != nil {
+		return err
 	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
+	if p.clients*p.perClient > train.Len() {
+		return fmt.Errorf("pens-rotated: %d clients x %d images exceed the %d training images", p.clients, p.perClient, train.Len())
 	}
-	idx := make([]int, p.clients*p.perClient)
-	for i := range idx {
-		idx[i] = i
-	}
-	if len(idx) > train.Len() {
-		return "", fmt.Errorf("pens-rotated: %d clients x %d images exceed the %d training images", p.clients, p.perClient, train.Len())
-	}
-	if train, err = train.Subset(idx); err != nil {
-		return "", err
+	if s.train, err = train.Subset(firstN(p.clients * p.perClient)); err != nil {
+		return err
 	}
 	rotated := test.Clone()
 	rotated.Rotate180()
-	tests := [2]*data.Dataset{test, rotated}
+	s.tests = [2]*data.Dataset{test, rotated}
 
 	local := fmt.Sprintf("%d local epoch(s)", p.epochs)
 	if p.steps > 0 {
 		local = fmt.Sprintf("%d local steps", p.steps)
 	}
 	fmt.Fprintf(out, "pens-rotated: %d clients x %d %s training images, half the clients rotated 180° (iid+rotate:0.5); %s (%d params), SGD lr %g, batch %d, %s per round, common initialisation, %d rounds\n",
-		p.clients, p.perClient, p.dataset, arch.Name, mustParams(arch), p.lr, p.batch, local, p.rounds)
+		p.clients, p.perClient, p.dataset, s.arch.Name, mustParams(s.arch), p.lr, p.batch, local, p.rounds)
 	fmt.Fprintf(out, "  Random/Oracle/PENS step 2: %d neighbours per round; Greedy: %d of %d; PENS step 1: %d of %d, %d samplings per round for %d rounds; evaluation requests on %d of the responder's images\n",
 		p.m, p.m, p.greedySampled, p.pensSelected, p.pensSampled, p.samplings, p.step1, p.evalSamples)
 	if p.quickNote != "" {
 		fmt.Fprintf(out, "  %s\n", p.quickNote)
 	}
-	defer singleThreadKernels()()
-	pool := methodsim.NewPool(0)
-	defer pool.Close()
+	return nil
+}
 
+// run runs every method from the same population in synchronous rounds.
+func (s *pensStudy) run(ctx context.Context, o Options) error {
+	p := s.p
 	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.LocalSteps = arch, p.batch, p.epochs, p.steps
+	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.LocalSteps = s.arch, p.batch, p.epochs, p.steps
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr}
 	cfg.Aggregator = "mean"
 	cfg.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: o.Seed}
-	pop := methodsim.Population{Train: train, Partition: "iid+rotate:0.5", N: p.clients, Seed: o.Seed, Config: cfg}
-
-	methods := []pensMethod{
-		{"local", selection.KindLocal}, {"random", selection.KindRandom}, {"greedy", selection.KindGreedy},
-		{"pens", selection.KindPENS}, {"oracle", selection.KindOracle},
-	}
-	type outcome struct {
-		name      string
-		acc       []nn.Metrics
-		res       *methodsim.SelectionResult
-		inCluster float64 // fraction of averaging picks from the own cluster
-		curveX    []float64
-		curveY    []float64
-	}
-	var results []outcome
-	var precision, recall float64
-	for _, m := range methods {
-		b, err := pop.Build()
-		if err != nil {
-			return "", err
-		}
-		clusters := b.Clusters()
-		var curveX, curveY []float64
-		run := methodsim.SelectionRun{
-			Peers: b, Rounds: p.rounds, EvalSamples: p.evalSamples, Seed: o.Seed, Pool: pool,
-			Policy: func(i int) (selection.Policy, error) {
-				return selection.New(pensPolicyConfig(m.kind, p, b.IDs[i], clusters))
-			},
-			After: func(t int) error {
-				if t%2 != 0 && t != p.rounds {
-					return nil
-				}
-				ms, err := methodsim.OwnAccuracy(pool, b, tests, p.curveTest)
-				if err != nil {
-					return err
-				}
-				curveX, curveY = append(curveX, float64(t)), append(curveY, 100*methodsim.MeanAccuracy(ms))
-				return nil
-			},
-			Ctx: ctx, Progress: o.Progress, Label: "pens-rotated " + m.name,
-		}
-		res, err := run.Run()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", m.name, err)
-		}
-		acc, err := methodsim.OwnAccuracy(pool, b, tests, 0)
-		if err != nil {
-			return "", err
-		}
-		results = append(results, outcome{m.name, acc, res, inClusterShare(res.Picks, b.IDs, clusters), curveX, curveY})
-		if m.kind == selection.KindPENS {
-			var scores []selection.Score
-			for i, pol := range res.Policies {
-				s, err := selection.PrecisionRecall(b.IDs[i], pol.(*selection.PENS).Neighbours(), clusters)
-				if err != nil {
-					return "", err
-				}
-				scores = append(scores, s)
+	pop := methodsim.Population{Train: s.train, Partition: "iid+rotate:0.5", N: p.clients, Seed: o.Seed, Config: cfg}
+	return onPool(func(pool *methodsim.Pool) error {
+		for _, m := range pensMethods {
+			if err := s.runMethod(ctx, o, pool, pop, m); err != nil {
+				return err
 			}
-			precision, recall = selection.MeanScore(scores)
 		}
-	}
+		return nil
+	})
+}
 
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tacc mean %\tmin %\tmax %\tpicks in own cluster %\tmodels sent+received/client\tMB sent/client\teval requests/client")
+// runMethod runs one method, measuring the own-distribution accuracy
+// every other round for the curves and on the whole test sets at the end.
+func (s *pensStudy) runMethod(ctx context.Context, o Options, pool *methodsim.Pool, pop methodsim.Population, m pensMethod) error {
+	p := s.p
+	b, err := pop.Build()
+	if err != nil {
+		return err
+	}
+	clusters := b.Clusters()
+	var curveX, curveY []float64
+	run := methodsim.SelectionRun{
+		Peers: b, Rounds: p.rounds, EvalSamples: p.evalSamples, Seed: o.Seed, Pool: pool,
+		Policy: func(i int) (selection.Policy, error) {
+			return selection.New(pensPolicyConfig(m.kind, p, b.IDs[i], clusters))
+		},
+		After: func(t int) error {
+			if t%2 != 0 && t != p.rounds {
+				return nil
+			}
+			ms, err := methodsim.OwnAccuracy(pool, b, s.tests, p.curveTest)
+			if err != nil {
+				return err
+			}
+			curveX, curveY = append(curveX, float64(t)), append(curveY, 100*methodsim.MeanAccuracy(ms))
+			return nil
+		},
+		Ctx: ctx, Progress: o.Progress, Label: "pens-rotated " + m.name,
+	}
+	res, err := run.Run()
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.name, err)
+	}
+	acc, err := methodsim.OwnAccuracy(pool, b, s.tests, 0)
+	if err != nil {
+		return err
+	}
+	s.results = append(s.results, pensOutcome{m.name, acc, res, inClusterShare(res.Picks, b.IDs, clusters), curveX, curveY})
+	if m.kind == selection.KindPENS {
+		var scores []selection.Score
+		for i, pol := range res.Policies {
+			sc, err := selection.PrecisionRecall(b.IDs[i], pol.(*selection.PENS).Neighbours(), clusters)
+			if err != nil {
+				return err
+			}
+			scores = append(scores, sc)
+		}
+		s.precision, s.recall = selection.MeanScore(scores)
+	}
+	return nil
+}
+
+func (s *pensStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
+	p := s.p
+	tw := newTable(out, "method\tacc mean %\tmin %\tmax %\tpicks in own cluster %\tmodels sent+received/client\tMB sent/client\teval requests/client")
 	acc := map[string]float64{}
 	var rows [][]any
-	for _, r := range results {
+	for _, r := range s.results {
 		a := make([]float64, len(r.acc))
 		for i, m := range r.acc {
 			a[i] = m.Accuracy
 		}
-		s := learn.Summarize(a)
-		acc[r.name] = 100 * s.Mean
+		sum := learn.Summarize(a)
+		acc[r.name] = 100 * sum.Mean
 		mean := r.res.Ledger.Mean()
 		n := float64(r.res.Ledger.N())
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\n", r.name, 100*s.Mean, 100*s.Min, 100*s.Max, 100*r.inCluster,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\n", r.name, 100*sum.Mean, 100*sum.Min, 100*sum.Max, 100*r.inCluster,
 			mean.ModelsSent+mean.ModelsReceived, float64(mean.BytesSent)/1e6, float64(r.res.Evaluations)/n)
-		rows = append(rows, []any{r.name, 100 * s.Mean, 100 * s.Min, 100 * s.Max, 100 * r.inCluster,
+		rows = append(rows, []any{r.name, 100 * sum.Mean, 100 * sum.Min, 100 * sum.Max, 100 * r.inCluster,
 			mean.ModelsSent + mean.ModelsReceived, mean.BytesSent, r.res.Evaluations})
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "  PENS neighbour selection: precision %.1f%%, recall %.1f%% (thesis Table 4.3, common init: 100.0/67.6 at 50 clients, 99.7/67.4 at 200)\n",
-		100*precision, 100*recall)
+		100*s.precision, 100*s.recall)
 	fmt.Fprintf(out, "  thesis (CIFAR-10, Table 4.2 / Fig. 4.3): PENS close to Oracle and above Random at 50 and 200 clients\n")
 
 	csvPath := filepath.Join(o.OutDir, fmt.Sprintf("pens_rotated_%d.csv", p.clients))
 	if err := report.WriteCSV(csvPath, []string{"method", "acc_mean", "acc_min", "acc_max", "picks_in_cluster_pct",
 		"models_sent_received_per_client", "bytes_sent_per_client", "eval_requests"}, rows); err != nil {
-		return "", err
+		return "", "", err
 	}
 	pl := report.LinePlot{Title: fmt.Sprintf("%s, %d clients, half rotated 180°", p.dataset, p.clients), XLabel: "round",
 		YLabel: "mean own-distribution test accuracy (%)"}
-	for _, r := range results {
+	for _, r := range s.results {
 		pl.Add(r.name, r.curveX, r.curveY)
 	}
 	pngPath := filepath.Join(o.OutDir, fmt.Sprintf("pens_rotated_%d_acc.png", p.clients))
 	if err := pl.Save(pngPath); err != nil {
-		return "", err
+		return "", "", err
 	}
-	fmt.Fprintf(out, "  wrote %s and %s (%.0f s)\n", csvPath, pngPath, time.Since(start).Seconds())
-	return fmt.Sprintf("scenario=pens-rotated n=%d acc_pens=%.2f acc_random=%.2f acc_oracle=%.2f precision=%.3f recall=%.3f",
-		p.clients, acc["pens"], acc["random"], acc["oracle"], precision, recall), nil
+	return csvPath + " and " + pngPath, fmt.Sprintf("scenario=pens-rotated n=%d acc_pens=%.2f acc_random=%.2f acc_oracle=%.2f precision=%.3f recall=%.3f",
+		p.clients, acc["pens"], acc["random"], acc["oracle"], s.precision, s.recall), nil
 }
 
 // pensPolicyConfig is the selection configuration of one method.
@@ -304,14 +323,4 @@ func inClusterShare(picks [][]int32, ids []ident.Peer, clusters map[ident.Peer]i
 		return 0
 	}
 	return float64(in) / float64(all)
-}
-
-// loadDataset reads a dataset ("mnist", "fashion-mnist") from the data
-// directory.
-func loadDataset(o Options, name string) (train, test *data.Dataset, err error) {
-	train, test, err = data.Load(os.DirFS(o.DataDir), name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %w", ErrNoData, err)
-	}
-	return train, test, err
 }

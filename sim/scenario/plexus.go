@@ -7,9 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"text/tabwriter"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/learn"
@@ -95,31 +95,65 @@ func plexusScale(peers int, quick bool) plexusParams {
 	return p
 }
 
+// plexusStudy is the scenario's run (see study).
+type plexusStudy struct {
+	p           plexusParams
+	train, test *data.Dataset
+	arch        nn.Arch
+	tiers       []methodsim.Tier
+	devs        []methodsim.Device
+	period      time.Duration   // Gossip Learning's
+	results     []plexusOutcome // Plexus first, then the DL baselines
+}
+
+// plexusOutcome is one method's result.
+type plexusOutcome struct {
+	curve  methodsim.Curve
+	ledger *methodsim.Ledger
+	note   string
+}
+
+// Links have latencies from plexusMinLat to plexusMaxLat by ring distance.
+const plexusMinLat, plexusMaxLat = 10 * time.Millisecond, 200 * time.Millisecond
+
 func runPlexus(ctx context.Context, o Options, p plexusParams) (string, error) {
-	start := time.Now()
-	train, test, err := loadMNIST(o)
-	if err != nil {
-		return "", err
+	return runStudy(ctx, o, &plexusStudy{p: p})
+}
+
+func (s *plexusStudy) describe(o Options, out io.Writer) error {
+	p := s.p
+	var err error
+	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+		return err
 	}
-	arch, err := nn.NewArch(p.arch)
-	if err != nil {
-		return "", err
+	if s.arch, err = nn.NewArch(p.arch); err != nil {
+		return err
 	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
+	s.tiers = methodsim.MobileTiers()
+	if s.devs, err = methodsim.AssignDevices(p.peers, s.tiers, o.Seed); err != nil {
+		return err
 	}
-	tiers := methodsim.MobileTiers()
-	devs, err := methodsim.AssignDevices(p.peers, tiers, o.Seed)
-	if err != nil {
-		return "", err
+	modelBytes := int64(4 * mustParams(s.arch))
+	s.period = gossipPeriod(s.tiers, p.steps*p.batch, modelBytes)
+	fmt.Fprintf(out, "plexus: %d peers, MNIST %s, %s (%d params, %s), SGD lr %g, %d local steps of batch %d per training, common initialisation\n",
+		p.peers, p.partition, s.arch.Name, mustParams(s.arch), methodsim.FormatBytes(float64(modelBytes)), p.lr, p.steps, p.batch)
+	fmt.Fprintf(out, "  devices:")
+	for _, t := range s.tiers {
+		fmt.Fprintf(out, " %s %.0f%% (%.0f samples/s, %s/s)", t.Name, 100*t.Share, t.Speed, methodsim.FormatBytes(t.Bandwidth))
 	}
-	const minLat, maxLat = 10 * time.Millisecond, 200 * time.Millisecond
-	modelBytes := int64(4 * mustParams(arch))
-	samples := p.steps * p.batch
-	// Gossip Learning's period: long enough for the slowest peer to train
-	// and send its model (the paper's 60 s round, Sec. 4.1), rounded up
-	// to a tenth of a second.
+	fmt.Fprintf(out, "; latency %v-%v by ring distance\n", plexusMinLat, plexusMaxLat)
+	fmt.Fprintf(out, "  Plexus s=%d sf=%.1f; D-PSGD one-peer exponential and 10-regular; Gossip Learning period %v; %v of virtual time each\n",
+		p.s, p.sf, s.period, p.duration)
+	if p.quickNote != "" {
+		fmt.Fprintf(out, "  %s\n", p.quickNote)
+	}
+	return nil
+}
+
+// gossipPeriod is Gossip Learning's period: long enough for the slowest
+// peer to train samples and send its model (the paper's 60 s round, Sec.
+// 4.1), rounded up to a tenth of a second.
+func gossipPeriod(tiers []methodsim.Tier, samples int, modelBytes int64) time.Duration {
 	slow := tiers[len(tiers)-1]
 	for _, t := range tiers {
 		if t.Speed < slow.Speed {
@@ -127,130 +161,138 @@ func runPlexus(ctx context.Context, o Options, p plexusParams) (string, error) {
 		}
 	}
 	slowDev := methodsim.Device{Speed: slow.Speed, Bandwidth: slow.Bandwidth}
-	period := (slowDev.TrainTime(samples) + slowDev.SendTime(modelBytes) + maxLat).Round(100 * time.Millisecond)
+	return (slowDev.TrainTime(samples) + slowDev.SendTime(modelBytes) + plexusMaxLat).Round(100 * time.Millisecond)
+}
 
-	fmt.Fprintf(out, "plexus: %d peers, MNIST %s, %s (%d params, %s), SGD lr %g, %d local steps of batch %d per training, common initialisation\n",
-		p.peers, p.partition, arch.Name, mustParams(arch), methodsim.FormatBytes(float64(modelBytes)), p.lr, p.steps, p.batch)
-	fmt.Fprintf(out, "  devices:")
-	for _, t := range tiers {
-		fmt.Fprintf(out, " %s %.0f%% (%.0f samples/s, %s/s)", t.Name, 100*t.Share, t.Speed, methodsim.FormatBytes(t.Bandwidth))
-	}
-	fmt.Fprintf(out, "; latency %v-%v by ring distance\n", minLat, maxLat)
-	fmt.Fprintf(out, "  Plexus s=%d sf=%.1f; D-PSGD one-peer exponential and 10-regular; Gossip Learning period %v; %v of virtual time each\n",
-		p.s, p.sf, period, p.duration)
-	if p.quickNote != "" {
-		fmt.Fprintf(out, "  %s\n", p.quickNote)
-	}
-	defer singleThreadKernels()()
-	pool := methodsim.NewPool(0)
-	defer pool.Close()
-
+// build makes a fresh population and links for one method.
+func (s *plexusStudy) build(o Options) (*methodsim.Peers, *methodsim.Links, error) {
+	p := s.p
 	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalSteps = arch, p.batch, p.steps
+	cfg.Arch, cfg.Batch, cfg.LocalSteps = s.arch, p.batch, p.steps
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr}
 	cfg.Aggregator, cfg.ResetOptimizer = "mean", true
 	cfg.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: o.Seed}
-	pop := methodsim.Population{Train: train, Partition: p.partition, N: p.peers, Seed: o.Seed, Config: cfg}
-	ev := methodsim.Eval{Test: test, Samples: p.evalTest, Peers: p.evalPeers}
-	build := func() (*methodsim.Peers, *methodsim.Links, error) {
-		b, err := pop.Build()
-		if err != nil {
-			return nil, nil, err
-		}
-		l, err := methodsim.NewLinks(devs, minLat, maxLat, o.Seed)
-		return b, l, err
+	b, err := methodsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: o.Seed, Config: cfg}.Build()
+	if err != nil {
+		return nil, nil, err
 	}
+	l, err := methodsim.NewLinks(s.devs, plexusMinLat, plexusMaxLat, o.Seed)
+	return b, l, err
+}
 
-	type outcome struct {
-		curve  methodsim.Curve
-		ledger *methodsim.Ledger
-		note   string
-	}
-	var results []outcome
-	// Plexus.
-	{
-		b, l, err := build()
-		if err != nil {
-			return "", err
+// eval is the measurement during a run.
+func (s *plexusStudy) eval() methodsim.Eval {
+	return methodsim.Eval{Test: s.test, Samples: s.p.evalTest, Peers: s.p.evalPeers}
+}
+
+// run runs Plexus, D-PSGD on the one-peer exponential graph and on a
+// 10-regular graph, and Gossip Learning.
+func (s *plexusStudy) run(ctx context.Context, o Options) error {
+	return onPool(func(pool *methodsim.Pool) error {
+		if err := s.runPlexus(ctx, o, pool); err != nil {
+			return err
 		}
-		res, err := methodsim.PlexusRun{
-			Peers: b, Devices: devs, Links: l, SampleSize: p.s, SuccessFraction: p.sf,
-			Rounds: 1 << 20, Duration: p.duration, Tick: 100 * time.Millisecond,
-			Eval: ev, EvalEvery: p.plexusEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "plexus",
-		}.Run()
-		if err != nil {
-			return "", fmt.Errorf("plexus: %w", err)
-		}
-		var late uint64
-		for _, s := range res.Stats {
-			late += s.TrainedLate + s.ModelsLate
-		}
-		note := fmt.Sprintf("%d rounds (%.1f s each), %d trained models too late for their round (sf)", res.Rounds,
-			p.duration.Seconds()/math.Max(1, float64(res.Rounds)), late)
-		results = append(results, outcome{res.Curve, res.Ledger, note})
-	}
-	// D-PSGD on the one-peer exponential graph and on a 10-regular graph.
-	for _, name := range []string{"d-psgd-1peer-exp", "d-psgd-10-regular"} {
-		b, l, err := build()
-		if err != nil {
-			return "", err
-		}
-		var sched gossip.Schedule = gossip.OnePeerExp{Nodes: p.peers}
-		if name == "d-psgd-10-regular" {
-			g, err := topology.RandomRegular(p.peers, 10, rand.New(rand.NewPCG(o.Seed, 0x3130726567)))
-			if err != nil {
-				return "", err
+		for _, name := range []string{"d-psgd-1peer-exp", "d-psgd-10-regular"} {
+			if err := s.runDPSGD(ctx, o, pool, name); err != nil {
+				return err
 			}
-			sched = gossip.StaticGraph{G: g}
 		}
-		res, err := methodsim.DPSGDRun{
-			Peers: b, Devices: devs, Links: l, Schedule: sched, Name: name, Rounds: 1 << 20, Duration: p.duration,
-			Eval: ev, EvalEvery: p.dlEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: name,
-		}.Run()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		f := res.Curve.Final()
-		note := fmt.Sprintf("%.0f rounds (%.1f s each)", f.Round, f.Time.Seconds()/math.Max(1, f.Round))
-		results = append(results, outcome{res.Curve, res.Ledger, note})
-	}
-	// Gossip Learning.
-	{
-		b, l, err := build()
-		if err != nil {
-			return "", err
-		}
-		res, err := methodsim.GossipRun{
-			Peers: b, Devices: devs, Links: l, Period: period, Tick: 100 * time.Millisecond, Duration: p.duration,
-			Seed: o.Seed, Eval: ev, EvalEvery: p.glEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "gossip",
-		}.Run()
-		if err != nil {
-			return "", fmt.Errorf("gossip: %w", err)
-		}
-		var merges, replaced uint64
-		for _, s := range res.Stats {
-			merges += s.Merges
-			replaced += s.Replaced
-		}
-		note := fmt.Sprintf("period %v, %d merges, %d waiting models replaced", period, merges, replaced)
-		results = append(results, outcome{res.Curve, res.Ledger, note})
-	}
+		return s.runGossip(ctx, o, pool)
+	})
+}
 
-	// Target: a fraction of the best DL baseline's peak.
+func (s *plexusStudy) runPlexus(ctx context.Context, o Options, pool *methodsim.Pool) error {
+	p := s.p
+	b, l, err := s.build(o)
+	if err != nil {
+		return err
+	}
+	res, err := methodsim.PlexusRun{
+		Peers: b, Devices: s.devs, Links: l, SampleSize: p.s, SuccessFraction: p.sf,
+		Rounds: 1 << 20, Duration: p.duration, Tick: 100 * time.Millisecond,
+		Eval: s.eval(), EvalEvery: p.plexusEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "plexus",
+	}.Run()
+	if err != nil {
+		return fmt.Errorf("plexus: %w", err)
+	}
+	var late uint64
+	for _, st := range res.Stats {
+		late += st.TrainedLate + st.ModelsLate
+	}
+	note := fmt.Sprintf("%d rounds (%.1f s each), %d trained models too late for their round (sf)", res.Rounds,
+		p.duration.Seconds()/math.Max(1, float64(res.Rounds)), late)
+	s.results = append(s.results, plexusOutcome{res.Curve, res.Ledger, note})
+	return nil
+}
+
+func (s *plexusStudy) runDPSGD(ctx context.Context, o Options, pool *methodsim.Pool, name string) error {
+	p := s.p
+	b, l, err := s.build(o)
+	if err != nil {
+		return err
+	}
+	var sched gossip.Schedule = gossip.OnePeerExp{Nodes: p.peers}
+	if name == "d-psgd-10-regular" {
+		g, err := topology.RandomRegular(p.peers, 10, rand.New(rand.NewPCG(o.Seed, 0x3130726567)))
+		if err != nil {
+			return err
+		}
+		sched = gossip.StaticGraph{G: g}
+	}
+	res, err := methodsim.DPSGDRun{
+		Peers: b, Devices: s.devs, Links: l, Schedule: sched, Name: name, Rounds: 1 << 20, Duration: p.duration,
+		Eval: s.eval(), EvalEvery: p.dlEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: name,
+	}.Run()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	f := res.Curve.Final()
+	note := fmt.Sprintf("%.0f rounds (%.1f s each)", f.Round, f.Time.Seconds()/math.Max(1, f.Round))
+	s.results = append(s.results, plexusOutcome{res.Curve, res.Ledger, note})
+	return nil
+}
+
+func (s *plexusStudy) runGossip(ctx context.Context, o Options, pool *methodsim.Pool) error {
+	p := s.p
+	b, l, err := s.build(o)
+	if err != nil {
+		return err
+	}
+	res, err := methodsim.GossipRun{
+		Peers: b, Devices: s.devs, Links: l, Period: s.period, Tick: 100 * time.Millisecond, Duration: p.duration,
+		Seed: o.Seed, Eval: s.eval(), EvalEvery: p.glEval, Pool: pool, Ctx: ctx, Progress: o.Progress, Label: "gossip",
+	}.Run()
+	if err != nil {
+		return fmt.Errorf("gossip: %w", err)
+	}
+	var merges, replaced uint64
+	for _, st := range res.Stats {
+		merges += st.Merges
+		replaced += st.Replaced
+	}
+	note := fmt.Sprintf("period %v, %d merges, %d waiting models replaced", s.period, merges, replaced)
+	s.results = append(s.results, plexusOutcome{res.Curve, res.Ledger, note})
+	return nil
+}
+
+// report sets the target at a fraction of the best DL baseline's peak,
+// prints what each method cost to reach it and the ratios, and writes
+// the files.
+func (s *plexusStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
+	p := s.p
 	bestPeak, bestName := 0.0, ""
-	for _, r := range results[1:] {
+	for _, r := range s.results[1:] {
 		if pk := r.curve.Peak(); pk > bestPeak {
 			bestPeak, bestName = pk, r.curve.Name
 		}
 	}
 	target := p.targetFrac * bestPeak
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tpeak acc %\tfinal acc %\ttime to target\tGB sent to target\ttrain hours to target\tMB sent/peer (run)\ttrain s/peer (run)\tnotes")
+	tw := newTable(out, "method\tpeak acc %\tfinal acc %\ttime to target\tGB sent to target\ttrain hours to target\tMB sent/peer (run)\ttrain s/peer (run)\tnotes")
 	baselines := map[string]methodsim.Cost{}
 	var plexusCost methodsim.Cost
 	plexusOK := false
 	var rows [][]any
-	for i, r := range results {
+	for i, r := range s.results {
 		c, ok := r.curve.Reach(target)
 		reach := "not reached\t-\t-"
 		if ok {
@@ -279,20 +321,15 @@ func runPlexus(ctx context.Context, o Options, p plexusParams) (string, error) {
 	}
 	fmt.Fprintf(out, "  paper (Sec. 4.2): 1.4-1.6x time, 15.8-292x communication, 30.5-77.9x resources vs the best DL baseline\n")
 
-	if err := writePlexusOutputs(o.OutDir, p.peers, results2curves(results, func(r outcome) methodsim.Curve { return r.curve }), rows); err != nil {
-		return "", err
+	curves := make([]methodsim.Curve, len(s.results))
+	for i, r := range s.results {
+		curves[i] = r.curve
 	}
-	fmt.Fprintf(out, "  wrote %s (%.0f s)\n", filepath.Join(o.OutDir, fmt.Sprintf("plexus_%d*", p.peers)), time.Since(start).Seconds())
-	return fmt.Sprintf("scenario=plexus n=%d tta_ratio=%.2f comm_ratio=%.1f res_ratio=%.1f", p.peers, ratios.TTA, ratios.Comm, ratios.Res), nil
-}
-
-// results2curves extracts the curves.
-func results2curves[T any](rs []T, f func(T) methodsim.Curve) []methodsim.Curve {
-	out := make([]methodsim.Curve, len(rs))
-	for i, r := range rs {
-		out[i] = f(r)
+	if err := writePlexusOutputs(o.OutDir, p.peers, curves, rows); err != nil {
+		return "", "", err
 	}
-	return out
+	return filepath.Join(o.OutDir, fmt.Sprintf("plexus_%d*", p.peers)),
+		fmt.Sprintf("scenario=plexus n=%d tta_ratio=%.2f comm_ratio=%.1f res_ratio=%.1f", p.peers, ratios.TTA, ratios.Comm, ratios.Res), nil
 }
 
 // writePlexusOutputs writes the summary CSV, the curves CSV and accuracy

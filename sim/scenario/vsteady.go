@@ -107,31 +107,57 @@ type vsPoint struct {
 	nodes, mean, std, approx float64
 }
 
+// vsteadyStudy is the scenario's run (see study): the sweep, the σ
+// model and the gossip-estimated gain.
+type vsteadyStudy struct {
+	cfg    vsConfig
+	fams   []vsFamily
+	sweep  vsSweepResult
+	sigma  []vsSigmaGraph
+	gossip []vsGossipRow
+}
+
 func runVSteady(ctx context.Context, o Options) (string, error) {
+	return runStudy(ctx, o, &vsteadyStudy{cfg: vsScale(o.Quick), fams: vsFamilies()})
+}
+
+func (s *vsteadyStudy) describe(o Options, out io.Writer) error {
 	if o.OutDir == "" {
-		return "", fmt.Errorf("vsteady: empty output folder")
+		return fmt.Errorf("vsteady: empty output folder")
 	}
-	out := o.Stdout
-	if out == nil {
-		out = io.Discard
-	}
-	cfg := vsScale(o.Quick)
 	if o.Quick {
+		cfg := s.cfg
 		fmt.Fprintf(out, "quick: n = 32..1024 (full: ..4096), %d graphs per point (full: 20), σ model %d runs × %d params × %d rounds (full: 5 × 2000 × 40), gossip on n = %d (full: 1024)\n",
 			cfg.seeds, cfg.sigmaRuns, cfg.sigmaParams, cfg.sigmaRounds, cfg.gossipN)
 	}
-	fams := vsFamilies()
-	fits, err := vsSweep(ctx, o, out, cfg, fams)
-	if err != nil {
-		return "", err
+	return nil
+}
+
+func (s *vsteadyStudy) run(ctx context.Context, o Options) error {
+	var err error
+	if s.sweep, err = vsSweep(ctx, o, s.cfg, s.fams); err != nil {
+		return err
 	}
-	if err := vsSigma(o, out, cfg); err != nil {
-		return "", err
+	if s.sigma, err = vsSigma(o, s.cfg); err != nil {
+		return err
 	}
-	if err := vsGossip(o, out, cfg, fams); err != nil {
-		return "", err
+	s.gossip, err = vsGossip(o, s.cfg, s.fams)
+	return err
+}
+
+// report prints and writes the three parts; it prints no "wrote" line.
+func (s *vsteadyStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
+	if err := s.sweep.write(o.OutDir, s.fams); err != nil {
+		return "", "", err
 	}
-	return fmt.Sprintf("scenario=vsteady rrg_exponent=%.4f ba_exponent=%.4f", fits["rrg"].Alpha, fits["ba"].Alpha), nil
+	s.sweep.print(out, s.cfg, s.fams)
+	if err := vsReportSigma(o.OutDir, out, s.cfg, s.sigma); err != nil {
+		return "", "", err
+	}
+	if err := vsReportGossip(o.OutDir, out, s.cfg, s.gossip); err != nil {
+		return "", "", err
+	}
+	return "", fmt.Sprintf("scenario=vsteady rrg_exponent=%.4f ba_exponent=%.4f", s.sweep.fits["rrg"].Alpha, s.sweep.fits["ba"].Alpha), nil
 }
 
 // vsRNG gives every (family, n, graph) its own stream of the run's seed.
@@ -139,10 +165,18 @@ func vsRNG(seed uint64, family, n, graph int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(family)<<48|uint64(n)<<16|uint64(graph)))
 }
 
-// vsSweep measures ‖v_steady‖ over the families and sizes, writes
-// vsteady.csv, vsteady_fit.csv and vsteady.png, prints the tables and
-// returns the fitted scaling law per family.
-func vsSweep(ctx context.Context, o Options, out io.Writer, cfg vsConfig, fams []vsFamily) (map[string]initgain.ScalingLaw, error) {
+// vsSweepResult is the sweep: points[family][size], the fitted scaling
+// law per family over every graph (fits) and over the closed form
+// (approxFits), and the CSV rows.
+type vsSweepResult struct {
+	points           [][]vsPoint
+	fits, approxFits map[string]initgain.ScalingLaw
+	rows             [][]any
+}
+
+// vsSweep measures ‖v_steady‖ over the families and sizes and fits the
+// scaling law per family.
+func vsSweep(ctx context.Context, o Options, cfg vsConfig, fams []vsFamily) (vsSweepResult, error) {
 	pw := o.Progress
 	if pw == nil {
 		pw = io.Discard
@@ -160,14 +194,14 @@ func vsSweep(ctx context.Context, o Options, out io.Writer, cfg vsConfig, fams [
 			nodes := 0.0
 			for s := range cfg.seeds {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					return vsSweepResult{}, err
 				}
 				g, err := f.gen(n, vsRNG(o.Seed, fi, n, s))
 				if err != nil {
-					return nil, fmt.Errorf("vsteady: %s n=%d: %w", f.name, n, err)
+					return vsSweepResult{}, fmt.Errorf("vsteady: %s n=%d: %w", f.name, n, err)
 				}
 				if norms[s], err = topology.VSteadyNorm(g); err != nil {
-					return nil, fmt.Errorf("vsteady: %s n=%d: %w", f.name, n, err)
+					return vsSweepResult{}, fmt.Errorf("vsteady: %s n=%d: %w", f.name, n, err)
 				}
 				nodes += float64(g.N()) / float64(cfg.seeds)
 				allN = append(allN, float64(g.N()))
@@ -177,7 +211,7 @@ func vsSweep(ctx context.Context, o Options, out io.Writer, cfg vsConfig, fams [
 			mean, std := meanStd(norms)
 			approx, err := initgain.ApproxNorm(nodes, f.family)
 			if err != nil {
-				return nil, fmt.Errorf("vsteady: %v: %w", f.family, err)
+				return vsSweepResult{}, fmt.Errorf("vsteady: %v: %w", f.family, err)
 			}
 			p := vsPoint{n: n, nodes: nodes, mean: mean, std: std, approx: approx}
 			points[fi] = append(points[fi], p)
@@ -186,32 +220,32 @@ func vsSweep(ctx context.Context, o Options, out io.Writer, cfg vsConfig, fams [
 		}
 		fit, err := initgain.FitScaling(allN, allNorm)
 		if err != nil {
-			return nil, fmt.Errorf("vsteady: fit %s: %w", f.name, err)
+			return vsSweepResult{}, fmt.Errorf("vsteady: fit %s: %w", f.name, err)
 		}
 		afit, err := initgain.FitScaling(fitN, fitApprox)
 		if err != nil {
-			return nil, fmt.Errorf("vsteady: fit %s closed form: %w", f.name, err)
+			return vsSweepResult{}, fmt.Errorf("vsteady: fit %s closed form: %w", f.name, err)
 		}
 		fits[f.name], approxFits[f.name] = fit, afit
 	}
-	bar.Finish()
-	if err := report.WriteCSV(filepath.Join(o.OutDir, "vsteady.csv"),
-		[]string{"family", "n", "graphs", "mean_nodes", "mean_norm", "std_norm", "approx_norm", "approx_rel_err", "inv_sqrt_nodes"}, rows); err != nil {
-		return nil, err
+	return vsSweepResult{points: points, fits: fits, approxFits: approxFits, rows: rows}, nil
+}
+
+// write writes vsteady.csv, vsteady_fit.csv and vsteady.png.
+func (r vsSweepResult) write(dir string, fams []vsFamily) error {
+	if err := report.WriteCSV(filepath.Join(dir, "vsteady.csv"),
+		[]string{"family", "n", "graphs", "mean_nodes", "mean_norm", "std_norm", "approx_norm", "approx_rel_err", "inv_sqrt_nodes"}, r.rows); err != nil {
+		return err
 	}
 	var fitRows [][]any
 	for _, f := range fams {
-		fitRows = append(fitRows, []any{f.name, f.family.String(), fits[f.name].Alpha, fits[f.name].Prefactor, approxFits[f.name].Alpha})
+		fitRows = append(fitRows, []any{f.name, f.family.String(), r.fits[f.name].Alpha, r.fits[f.name].Prefactor, r.approxFits[f.name].Alpha})
 	}
-	if err := report.WriteCSV(filepath.Join(o.OutDir, "vsteady_fit.csv"),
+	if err := report.WriteCSV(filepath.Join(dir, "vsteady_fit.csv"),
 		[]string{"family", "model", "alpha", "prefactor", "closed_form_alpha"}, fitRows); err != nil {
-		return nil, err
+		return err
 	}
-	if err := vsPlot(filepath.Join(o.OutDir, "vsteady.png"), fams, points); err != nil {
-		return nil, err
-	}
-	vsPrintSweep(out, cfg, fams, points, fits, approxFits)
-	return fits, nil
+	return vsPlot(filepath.Join(dir, "vsteady.png"), fams, r.points)
 }
 
 func vsPlot(path string, fams []vsFamily, points [][]vsPoint) error {
@@ -231,7 +265,9 @@ func vsPlot(path string, fams []vsFamily, points [][]vsPoint) error {
 	return p.Save(path)
 }
 
-func vsPrintSweep(out io.Writer, cfg vsConfig, fams []vsFamily, points [][]vsPoint, fits, approxFits map[string]initgain.ScalingLaw) {
+// print prints the sweep's table and fits.
+func (r vsSweepResult) print(out io.Writer, cfg vsConfig, fams []vsFamily) {
+	points, fits, approxFits := r.points, r.fits, r.approxFits
 	fmt.Fprintf(out, "‖v_steady‖ (mean ± sd over %d graphs), closed form (initgain.ApproxNorm) and √n·‖v‖\n", cfg.seeds)
 	fmt.Fprintf(out, "%-6s %6s %8s %10s %9s %10s %7s %6s\n", "family", "n", "nodes", "‖v‖", "sd", "closed", "err%", "√n‖v‖")
 	for fi, f := range fams {
@@ -264,40 +300,61 @@ func meanStd(x []float64) (float64, float64) {
 	return m, math.Sqrt(ss / float64(len(x)-1))
 }
 
-// vsSigma runs the Sec. 4.2 model, writes sigma_model.csv and one PNG per
-// graph, and prints checkpoints.
-func vsSigma(o Options, out io.Writer, cfg vsConfig) error {
-	const n, sigmaInit, sigmaNoise = 256, 1.0, 1e-3
+// The σ model runs on vsSigmaN nodes from σ_init, with σ_noise of noise.
+const vsSigmaN, vsSigmaInit, vsSigmaNoise = 256, 1.0, 1e-3
+
+// vsSigmaGraph is the σ model on one graph: simulated and expected σ_an
+// and σ_ap per round, and the limit σ_init·‖v_steady‖.
+type vsSigmaGraph struct {
+	name     string
+	sim, exp []initgain.SigmaPoint
+	limit    float64
+}
+
+// vsSigma runs the Sec. 4.2 model on a random 32-regular and a BA graph.
+func vsSigma(o Options, cfg vsConfig) ([]vsSigmaGraph, error) {
+	const n = vsSigmaN
 	rrg, err := topology.RandomRegular(n, 32, vsRNG(o.Seed, 100, n, 0))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ba, err := topology.BarabasiAlbert(n, 2, vsRNG(o.Seed, 101, n, 0))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	model := initgain.SigmaModel{Params: cfg.sigmaParams, Rounds: cfg.sigmaRounds, SigmaInit: sigmaInit, SigmaNoise: sigmaNoise}
-	fmt.Fprintf(out, "σ model (Sec. 4.2): n = %d, %d params/node, σ_init = %g, σ_noise = %g; simulated (mean of %d runs) / expected; limit σ_init·‖v_steady‖\n",
-		n, cfg.sigmaParams, sigmaInit, sigmaNoise, cfg.sigmaRuns)
-	fmt.Fprintf(out, "%-6s %5s %11s %11s %11s %11s\n", "graph", "round", "σ_an sim", "σ_an exp", "σ_ap sim", "σ_ap exp")
-	var rows [][]any
+	model := initgain.SigmaModel{Params: cfg.sigmaParams, Rounds: cfg.sigmaRounds, SigmaInit: vsSigmaInit, SigmaNoise: vsSigmaNoise}
+	var out []vsSigmaGraph
 	for gi, c := range []struct {
 		name string
 		g    *topology.Graph
 	}{{"rrg32", rrg}, {"ba2", ba}} {
 		sim, err := vsSimulate(model, c.g, cfg.sigmaRuns, o.Seed, gi)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		exp, err := model.Expected(c.g)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		nrm, err := topology.VSteadyNorm(c.g)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		limit := sigmaInit * nrm
+		out = append(out, vsSigmaGraph{name: c.name, sim: sim, exp: exp, limit: vsSigmaInit * nrm})
+	}
+	return out, nil
+}
+
+// vsReportSigma prints checkpoints of the σ model, writes one PNG per
+// graph and sigma_model.csv.
+func vsReportSigma(dir string, out io.Writer, cfg vsConfig, graphs []vsSigmaGraph) error {
+	const n = vsSigmaN
+	fmt.Fprintf(out, "σ model (Sec. 4.2): n = %d, %d params/node, σ_init = %g, σ_noise = %g; simulated (mean of %d runs) / expected; limit σ_init·‖v_steady‖\n",
+		n, cfg.sigmaParams, vsSigmaInit, vsSigmaNoise, cfg.sigmaRuns)
+	fmt.Fprintf(out, "%-6s %5s %11s %11s %11s %11s\n", "graph", "round", "σ_an sim", "σ_an exp", "σ_ap sim", "σ_ap exp")
+	var rows [][]any
+	for _, c := range graphs {
+		sim, exp, limit := c.sim, c.exp, c.limit
 		rounds := make([]float64, len(sim))
 		series := make([][]float64, 5)
 		for r := range sim {
@@ -315,12 +372,12 @@ func vsSigma(o Options, out io.Writer, cfg vsConfig) error {
 		for i, name := range []string{"σ_an simulated", "σ_ap simulated", "σ_an expected", "σ_ap expected", "σ_init·‖v_steady‖"} {
 			p.Add(name, rounds, series[i])
 		}
-		if err := p.Save(filepath.Join(o.OutDir, "sigma_model_"+c.name+".png")); err != nil {
+		if err := p.Save(filepath.Join(dir, "sigma_model_"+c.name+".png")); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(out)
-	return report.WriteCSV(filepath.Join(o.OutDir, "sigma_model.csv"),
+	return report.WriteCSV(filepath.Join(dir, "sigma_model.csv"),
 		[]string{"graph", "round", "sigma_an_sim", "sigma_ap_sim", "sigma_an_expected", "sigma_ap_expected", "sigma_ap_limit"}, rows)
 }
 
@@ -345,39 +402,55 @@ func vsSimulate(model initgain.SigmaModel, g *topology.Graph, runs int, seed uin
 	return mean, nil
 }
 
+// vsGossipRow is the gossip-estimated gain on one family's graph.
+type vsGossipRow struct {
+	family             string
+	nodes, rounds      int
+	est, approx, exact float64
+}
+
 // vsGossip estimates n by push-sum on one graph per family (node 0
 // initiates, synchronous rounds until every node is within 1% of the true
 // count, at most 500), then compares ApproxGain at the median estimate
-// with ExactGain. Writes gossip.csv.
-func vsGossip(o Options, out io.Writer, cfg vsConfig, fams []vsFamily) error {
+// with ExactGain.
+func vsGossip(o Options, cfg vsConfig, fams []vsFamily) ([]vsGossipRow, error) {
 	const maxRounds, target = 500, 0.01
-	fmt.Fprintf(out, "gossip (push-sum from node 0) → ApproxGain vs ExactGain, one graph per family, n = %d\n", cfg.gossipN)
-	fmt.Fprintf(out, "(err%% includes the graph-to-graph spread of ‖v_steady‖, large for heavy tails: see sd above)\n")
-	fmt.Fprintf(out, "%-6s %6s %7s %9s %9s %9s %7s\n", "family", "nodes", "rounds", "n median", "approx", "exact", "err%")
-	var rows [][]any
+	var rows []vsGossipRow
 	for fi, f := range fams {
 		g, err := f.gen(cfg.gossipN, vsRNG(o.Seed, 200+fi, cfg.gossipN, 0))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		est, rounds, err := pushSumCount(g, o.Seed+uint64(fi), maxRounds, target)
 		if err != nil {
-			return fmt.Errorf("vsteady: gossip on %s: %w", f.name, err)
+			return nil, fmt.Errorf("vsteady: gossip on %s: %w", f.name, err)
 		}
 		approx, err := initgain.ApproxGain(est, f.family)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		exact, err := initgain.ExactGain(g)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rows = append(rows, []any{f.name, g.N(), rounds, est, approx, exact, approx/exact - 1})
-		fmt.Fprintf(out, "%-6s %6d %7d %9.1f %9.3f %9.3f %+7.2f\n", f.name, g.N(), rounds, est, approx, exact, 100*(approx/exact-1))
+		rows = append(rows, vsGossipRow{f.name, g.N(), rounds, est, approx, exact})
+	}
+	return rows, nil
+}
+
+// vsReportGossip prints the gossip table and writes gossip.csv.
+func vsReportGossip(dir string, out io.Writer, cfg vsConfig, rows []vsGossipRow) error {
+	fmt.Fprintf(out, "gossip (push-sum from node 0) → ApproxGain vs ExactGain, one graph per family, n = %d\n", cfg.gossipN)
+	fmt.Fprintf(out, "(err%% includes the graph-to-graph spread of ‖v_steady‖, large for heavy tails: see sd above)\n")
+	fmt.Fprintf(out, "%-6s %6s %7s %9s %9s %9s %7s\n", "family", "nodes", "rounds", "n median", "approx", "exact", "err%")
+	var csv [][]any
+	for _, r := range rows {
+		csv = append(csv, []any{r.family, r.nodes, r.rounds, r.est, r.approx, r.exact, r.approx/r.exact - 1})
+		fmt.Fprintf(out, "%-6s %6d %7d %9.1f %9.3f %9.3f %+7.2f\n", r.family, r.nodes, r.rounds, r.est, r.approx, r.exact, 100*(r.approx/r.exact-1))
 	}
 	fmt.Fprintln(out)
-	return report.WriteCSV(filepath.Join(o.OutDir, "gossip.csv"),
-		[]string{"family", "nodes", "rounds", "n_estimate_median", "approx_gain", "exact_gain", "rel_err"}, rows)
+	return report.WriteCSV(filepath.Join(dir, "gossip.csv"),
+		[]string{"family", "nodes", "rounds", "n_estimate_median", "approx_gain", "exact_gain", "rel_err"}, csv)
 }
 
 // pushSumCount wires initgain.PushSum nodes over g and runs synchronous

@@ -1,0 +1,2 @@
+// Package version names this build of PeerLearn.
+package version
