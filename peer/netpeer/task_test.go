@@ -18,7 +18,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 	if DefaultConfig().Overlay.Spaces == spaces {
 		t.Fatal("pick an L other than the default")
 	}
-	url, tid, _ := startSignal(t, "netpeer-spaces", func(s *task.Spec) { s.Spaces = spaces })
+	url, tid := startSignal(t, "netpeer-spaces", func(s *task.Spec) { s.Spaces = spaces })
 	log := &testLog{}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
