@@ -14,8 +14,8 @@
 // Heavy math goes through internal/f32 (GEMM for Dense and for Conv2D via
 // im2col). Results are deterministic: the same seed gives the same bits
 // on every run and thread count, and, with f32's pure-Go kernels, natively
-// and under GOOS=js or wasip1 (exp, log and tanh are pure-Go ports, see
-// mathf.go). Randomness comes only from a caller's *rand.Rand.
+// and under GOOS=js or wasip1 (exp, log and tanh come from internal/detmath,
+// pure-Go ports that give the same bits everywhere). Randomness comes only from a caller's *rand.Rand.
 //
 // The package does no I/O, so it runs in the browser (GOOS=js); Backend's
 // SetYield lets a single-threaded host breathe between batches.
