@@ -3,9 +3,7 @@ package rtc
 import (
 	"fmt"
 	"slices"
-	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -31,16 +29,6 @@ import (
 // such a peer would pick that very peer as the next hop, which has no
 // channel yet: the offer would wait for the connection it is to create.
 
-// score is the routing distance from peer p to target t: the smallest
-// circular distance between their coordinates over the ring spaces.
-func (m *Manager) score(p, t ident.Peer) uint64 {
-	best := ^uint64(0)
-	for s := range m.cfg.Spaces {
-		best = min(best, overlay.CircularDistance(overlay.Coordinate(p, s), overlay.Coordinate(t, s)))
-	}
-	return best
-}
-
 // forward sends e one hop further from this peer (its origin, or a hop
 // it arrived at from from).
 func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err error) {
@@ -49,7 +37,9 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
 	}
 	e.Path = append(slices.Clone(e.Path), m.self)
-	next, back := m.nextHop(e, from)
+	m.mu.Lock()
+	next, back := m.core.NextHop(e.Target, e.Back, e.Path, from, m.now())
+	m.mu.Unlock()
 	if next == (ident.Peer{}) {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
@@ -73,52 +63,11 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 	return next, nil
 }
 
-// nextHop chooses e's next hop (zero if none) and the source route left
-// after it.
-func (m *Manager) nextHop(e Envelope, from ident.Peer) (ident.Peer, []ident.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	open := func(id ident.Peer) bool {
-		c := m.conns[id]
-		return c != nil && c.state == connOpen
-	}
-	if open(e.Target) {
-		return e.Target, nil
-	}
-	if len(e.Back) > 0 && open(e.Back[0]) && !slices.Contains(e.Path, e.Back[0]) {
-		return e.Back[0], e.Back[1:]
-	}
-	if cr, ok := m.crumbs[e.Target]; ok && time.Now().Before(cr.until) && open(cr.via) && !slices.Contains(e.Path, cr.via) {
-		return cr.via, nil
-	}
-	var best ident.Peer
-	bs := ^uint64(0)
-	for id, c := range m.conns {
-		if c.state != connOpen || id == from || slices.Contains(e.Path, id) {
-			continue
-		}
-		if s := m.score(id, e.Target); s < bs || s == bs && id.Less(best) {
-			best, bs = id, s
-		}
-	}
-	return best, nil
-}
-
 // onEnvelope handles routed signalling that arrived from neighbour from:
 // deliver it here or pass it on.
 func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
-	if e.Origin != from && e.Origin != m.self {
-		m.mu.Lock()
-		m.crumbs[e.Origin] = crumb{via: from, until: time.Now().Add(m.cfg.CrumbTTL)}
-		m.mu.Unlock()
-	}
-	if e.Target != m.self {
-		if _, err := m.forward(e, from); err != nil {
-			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
-		}
-		return
-	}
-	m.count(func(s *Stats) { s.SignalsDelivered++ })
+	// Every hop verifies the session inside before the envelope may
+	// leave a crumb or go further: a forged one must not steer routes.
 	s, err := DecodeSession(e.Body)
 	if err == nil && s.From != e.Origin {
 		err = fmt.Errorf("%w: envelope from %v holds a session signed by %v", ErrBadSignature, e.Origin, s.From)
@@ -129,5 +78,15 @@ func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
 		m.logf("signalling from %v: %v", e.Origin, err)
 		return
 	}
+	m.mu.Lock()
+	m.core.Crumb(e.Origin, from, m.now())
+	m.mu.Unlock()
+	if e.Target != m.self {
+		if _, err := m.forward(e, from); err != nil {
+			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
+		}
+		return
+	}
+	m.count(func(s *Stats) { s.SignalsDelivered++ })
 	m.onSession(s, e.Path, false)
 }
