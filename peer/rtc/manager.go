@@ -121,20 +121,25 @@ const tickPeriod = 250 * time.Millisecond
 
 // NewManager validates cfg and returns a manager with no connections.
 // Attach a signalling client with AttachSignal for the first connection.
-func NewManager(cfg Config) (*Manager, error) {
+func NewManager(cfg Config) (*Manager, error) { return newManager(cfg, time.Now) }
+
+// newManager is NewManager on the clock now (tests pass a virtual one).
+func newManager(cfg Config, now func() time.Time) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
-		cfg: cfg, self: cfg.Identity.ID(), api: newAPI(cfg), now: time.Now,
+		cfg: cfg, self: cfg.Identity.ID(), api: newAPI(cfg), now: now,
 		events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
 		core: newPolicy(policyConfigOf(cfg), cfg.Identity.ID()), conns: map[linkID]*conn{},
 	}
 	m.ice = iceServers(cfg.ICEServers)
-	now := uint64(m.now().UnixNano())
-	m.seq.Store(now) // a restarted peer (same key) starts above its old numbers
-	m.tids.Store(now)
+	// Wall time, whatever the policy's clock: a restarted peer (same
+	// key) starts above its old numbers.
+	start := uint64(time.Now().UnixNano())
+	m.seq.Store(start)
+	m.tids.Store(start)
 	m.spawn(m.ticker)
 	return m, nil
 }
