@@ -151,9 +151,7 @@ func (m *Manager) dial(c *conn) {
 	if err == nil {
 		var via ident.Peer
 		via, err = m.sendSession(c.peer, SessionOffer, body, c.viaServer, nil)
-		m.mu.Lock()
-		m.core.OfferSent(c.peer, c.link, via)
-		m.mu.Unlock()
+		m.step(func(p *policy, _ time.Time) { p.OfferSent(c.peer, c.link, via) })
 	}
 	if err != nil {
 		m.fail(c, "send offer: "+err.Error())

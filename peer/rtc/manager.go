@@ -299,9 +299,7 @@ func (m *Manager) SendTransfer(to ident.Peer, meta, data []byte, fingerprint, ta
 // SetNeighbors tells the manager the overlay's current neighbour set:
 // connections to anyone else are closed Config.Grace later.
 func (m *Manager) SetNeighbors(ids []ident.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.core.SetNeighbours(ids, m.now())
+	m.step(func(p *policy, now time.Time) { p.SetNeighbours(ids, now) })
 }
 
 // NoteRoute records that messages originated by origin arrived through
@@ -310,9 +308,7 @@ func (m *Manager) SetNeighbors(ids []ident.Peer) {
 // is how a joining peer, connected only to its bootstrap contact, is
 // reached by the peers that answer its discovery.
 func (m *Manager) NoteRoute(origin, via ident.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.core.Crumb(origin, via, m.now())
+	m.step(func(p *policy, now time.Time) { p.Crumb(origin, via, now) })
 }
 
 // Close closes every connection and stops the manager's goroutines.

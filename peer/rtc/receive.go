@@ -3,6 +3,7 @@ package rtc
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // result answers an incoming transfer.
@@ -62,9 +63,8 @@ func (m *Manager) onMessage(c *conn, b []byte) {
 		m.refused(c, fmt.Errorf("%w: %v payload of %d bytes", ErrTooLarge, ctl.Kind, len(ctl.Payload)))
 		return
 	}
-	m.mu.Lock()
-	fresh := m.core.Fresh(c.peer, ctl.Seq, m.now())
-	m.mu.Unlock()
+	var fresh bool
+	m.step(func(p *policy, now time.Time) { fresh = p.Fresh(c.peer, ctl.Seq, now) })
 	if !fresh {
 		m.refused(c, fmt.Errorf("%w: control frame %d", ErrReplay, ctl.Seq))
 		return

@@ -3,6 +3,7 @@ package rtc
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -37,9 +38,8 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
 	}
 	e.Path = append(slices.Clone(e.Path), m.self)
-	m.mu.Lock()
-	next, back := m.core.NextHop(e.Target, e.Back, e.Path, from, m.now())
-	m.mu.Unlock()
+	var back []ident.Peer
+	m.step(func(p *policy, now time.Time) { next, back = p.NextHop(e.Target, e.Back, e.Path, from, now) })
 	if next == (ident.Peer{}) {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
@@ -78,9 +78,7 @@ func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
 		m.logf("signalling from %v: %v", e.Origin, err)
 		return
 	}
-	m.mu.Lock()
-	m.core.Crumb(e.Origin, from, m.now())
-	m.mu.Unlock()
+	m.step(func(p *policy, now time.Time) { p.Crumb(e.Origin, from, now) })
 	if e.Target != m.self {
 		if _, err := m.forward(e, from); err != nil {
 			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)

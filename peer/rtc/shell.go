@@ -45,13 +45,20 @@ func (m *Manager) newConnLocked(l *link) *conn {
 	return c
 }
 
-// fail reports that c failed or closed; the policy drops its link.
-func (m *Manager) fail(c *conn, why string) {
+// step feeds one input to the policy: f runs under m.mu with the clock's
+// reading, then the actions the policy queued are carried out (outside
+// m.mu). Every input goes this way, so no decision waits for a later one.
+func (m *Manager) step(f func(p *policy, now time.Time)) {
 	m.mu.Lock()
-	m.core.Drop(c.peer, c.link, why, m.now())
+	f(m.core, m.now())
 	acts := m.core.Ready()
 	m.mu.Unlock()
 	m.execute(acts)
+}
+
+// fail reports that c failed or closed; the policy drops its link.
+func (m *Manager) fail(c *conn, why string) {
+	m.step(func(p *policy, now time.Time) { p.Drop(c.peer, c.link, why, now) })
 }
 
 // execute carries out the policy's actions.
@@ -141,19 +148,17 @@ func (m *Manager) tick(now time.Time) {
 		tid uint64
 	}
 	var stalls []stalled
-	m.mu.Lock()
-	m.core.Tick(now)
-	acts := m.core.Ready()
-	for _, c := range m.conns {
-		for tid, in := range c.recv {
-			if now.Sub(in.last) > m.cfg.TransferTimeout {
-				delete(c.recv, tid)
-				stalls = append(stalls, stalled{c, tid})
+	m.step(func(p *policy, _ time.Time) {
+		p.Tick(now)
+		for _, c := range m.conns {
+			for tid, in := range c.recv {
+				if now.Sub(in.last) > m.cfg.TransferTimeout {
+					delete(c.recv, tid)
+					stalls = append(stalls, stalled{c, tid})
+				}
 			}
 		}
-	}
-	m.mu.Unlock()
-	m.execute(acts)
+	})
 	for _, s := range stalls {
 		m.count(func(s *Stats) { s.TransfersFailedIn++ })
 		m.logf("incoming transfer %d from %v stalled: dropped", s.tid, s.c.peer)

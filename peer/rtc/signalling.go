@@ -28,22 +28,22 @@ func (m *Manager) AttachSignal(c *signal.Client) {
 	if w.BootstrapMS <= 0 { // no limit given: the server's default
 		length = signal.MaxBootstrapMS * time.Millisecond
 	}
-	m.mu.Lock()
-	m.sig = c
-	if again := m.core.Attach(w.Contacts, length, m.now()); again && len(w.ICEServers) > 0 {
-		// A new registration: the welcome may carry fresh TURN
-		// credentials.
-		m.ice = iceServers(w.ICEServers)
-	}
-	m.mu.Unlock()
+	m.step(func(p *policy, now time.Time) {
+		m.sig = c
+		if again := p.Attach(w.Contacts, length, now); again && len(w.ICEServers) > 0 {
+			// A new registration: the welcome may carry fresh TURN
+			// credentials.
+			m.ice = iceServers(w.ICEServers)
+		}
+	})
 	m.spawn(func() {
 		defer func() {
-			m.mu.Lock()
-			if m.sig == c { // not replaced by a newer registration
-				m.sig = nil
-				m.core.Detach()
-			}
-			m.mu.Unlock()
+			m.step(func(p *policy, _ time.Time) {
+				if m.sig == c { // not replaced by a newer registration
+					m.sig = nil
+					p.Detach()
+				}
+			})
 			m.logf("signalling server connection ended: %v", c.Err())
 		}()
 		for {
@@ -128,29 +128,32 @@ func (m *Manager) onSession(s Session, path []ident.Peer, viaServer bool) {
 		m.onAnswer(s, refuse)
 		return
 	}
-	m.mu.Lock()
-	out, err := m.core.Offer(s.From, s.ID, s.UnixMilli, viaServer, m.now())
-	if err != nil || out.accepted == nil {
-		m.mu.Unlock()
-		switch {
-		case errors.Is(err, ErrClosed):
-		case err != nil:
-			refuse(err)
-		default:
-			m.logf("offer from %v crossed ours: ours wins", s.From)
+	var c *conn
+	var err error
+	m.step(func(p *policy, now time.Time) {
+		var out offerOutcome
+		if out, err = p.Offer(s.From, s.ID, s.UnixMilli, viaServer, now); out.accepted == nil {
+			return
 		}
+		c = m.newConnLocked(out.accepted)
+		c.pub = s.PublicKey
+		if old := m.conns[out.replaced]; old != nil {
+			// What waited for the replaced connection goes on this one
+			// (before the replaced one is torn down).
+			c.queue, c.transfers = old.queue, old.transfers
+			old.queue, old.transfers = nil, nil
+		}
+	})
+	switch {
+	case errors.Is(err, ErrClosed):
+		return
+	case err != nil:
+		refuse(err)
+		return
+	case c == nil:
+		m.logf("offer from %v crossed ours: ours wins", s.From)
 		return
 	}
-	c := m.newConnLocked(out.accepted)
-	c.pub = s.PublicKey
-	if old := m.conns[out.replaced]; old != nil {
-		// What waited for the replaced connection goes on this one.
-		c.queue, c.transfers = old.queue, old.transfers
-		old.queue, old.transfers = nil, nil
-	}
-	acts := m.core.Ready()
-	m.mu.Unlock()
-	m.execute(acts)
 	m.count(func(st *Stats) { st.ConnectsStarted++; st.SessionsAccepted++ })
 	back := slices.Clone(path)
 	slices.Reverse(back)
@@ -159,22 +162,22 @@ func (m *Manager) onSession(s Session, path []ident.Peer, viaServer bool) {
 
 // onAnswer completes an offer of ours.
 func (m *Manager) onAnswer(s Session, refuse func(error)) {
-	m.mu.Lock()
-	c := m.connLocked(s.From)
+	var c *conn
+	var pc *webrtc.PeerConnection
 	var err error
-	if c == nil || c.pc == nil {
-		err = fmt.Errorf("%w: answer %d matches no offer of ours", ErrReplay, s.ID)
-	} else {
-		_, err = m.core.Answer(s.From, s.ID, s.UnixMilli, m.now())
-	}
+	m.step(func(p *policy, now time.Time) {
+		if c = m.connLocked(s.From); c == nil || c.pc == nil {
+			err = fmt.Errorf("%w: answer %d matches no offer of ours", ErrReplay, s.ID)
+			return
+		}
+		if _, err = p.Answer(s.From, s.ID, s.UnixMilli, now); err == nil {
+			c.pub, pc = s.PublicKey, c.pc
+		}
+	})
 	if err != nil {
-		m.mu.Unlock()
 		refuse(err)
 		return
 	}
-	c.pub = s.PublicKey
-	pc := c.pc
-	m.mu.Unlock()
 	m.count(func(st *Stats) { st.SessionsAccepted++ })
 	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: s.SDP}); err != nil {
 		m.fail(c, "set answer: "+err.Error())
