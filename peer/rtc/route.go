@@ -16,7 +16,8 @@ import (
 //  2. else the next hop of the envelope's source route (Back), if
 //     connected: an answer retraces its offer's path;
 //  3. else the neighbour the target was last heard through (a crumb:
-//     NoteRoute, and the origins of envelopes passing by), unless already
+//     NoteRoute, and the origins of envelopes passing by whose sessions
+//     verified as theirs), unless already
 //     on the path: this reaches a joining peer whose only connection is
 //     its bootstrap contact, along the path its Discover came;
 //  4. else greedily the connected peer, not already on the path, whose
@@ -29,6 +30,9 @@ import (
 // table, which holds the peers it has just adopted; routing an offer to
 // such a peer would pick that very peer as the next hop, which has no
 // channel yet: the offer would wait for the connection it is to create.
+//
+// The choice is the policy's (policy_route.go); this file is the shell's
+// part: verifying, framing and sending envelopes.
 
 // forward sends e one hop further from this peer (its origin, or a hop
 // it arrived at from from).
