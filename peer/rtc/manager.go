@@ -173,11 +173,11 @@ func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect bool) error {
 			m.mu.Unlock()
 			return fmt.Errorf("%w: no connection to %v", ErrUnreachable, to)
 		}
-		c = m.startLocked(to)
-		if c == nil {
+		var err error
+		if c, err = m.startLocked(to); err != nil {
 			m.mu.Unlock()
 			m.count(func(s *Stats) { s.Unreachable++ })
-			return fmt.Errorf("%w: %v (backing off after a failed attempt)", ErrUnreachable, to)
+			return err
 		}
 	}
 	if c.dc == nil { // not open yet
@@ -233,9 +233,10 @@ func (m *Manager) SendTransfer(to ident.Peer, meta, data []byte, fingerprint, ta
 	}
 	c := m.connLocked(to)
 	if c == nil {
-		if c = m.startLocked(to); c == nil {
+		var err error
+		if c, err = m.startLocked(to); err != nil {
 			m.count(func(s *Stats) { s.Unreachable++ })
-			return 0, fmt.Errorf("%w: %v (backing off after a failed attempt)", ErrUnreachable, to)
+			return 0, err
 		}
 	}
 	m.handles++

@@ -17,11 +17,10 @@ import (
 // types; the Manager (the shell) feeds it what happened, executes the
 // actions it returns from Ready, and calls Tick as time passes.
 //
-// Every map it keeps is bounded: memory of past events (crumbs, offers
-// seen, back-offs, relayed peers, replay windows of closed links) expires
-// on Tick and holds at most maxRemembered entries each, evicting the one
-// that would expire first. Links are bounded by the connections the shell
-// holds. Not safe for concurrent use: the shell serialises calls.
+// Every map it keeps is bounded: links by MaxLinks (Config.MaxConnections);
+// memory of past events (crumbs, offers seen, back-offs, relayed peers,
+// replay windows of closed links) expires on Tick and holds at most
+// maxRemembered entries each, evicting the one that would expire first. Not safe for concurrent use: the shell serialises calls.
 type policy struct {
 	cfg  policyConfig
 	self ident.Peer
@@ -48,6 +47,7 @@ type policyConfig struct {
 	ConnectTimeout  time.Duration
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
+	MaxLinks        int
 	Grace           time.Duration
 	CrumbTTL        time.Duration
 	SessionMaxAge   time.Duration
@@ -58,7 +58,7 @@ type policyConfig struct {
 func policyConfigOf(c Config) policyConfig {
 	return policyConfig{
 		Spaces: c.Spaces, ConnectTimeout: c.ConnectTimeout, RetryBackoff: c.RetryBackoff,
-		MaxRetryBackoff: c.MaxRetryBackoff, Grace: c.Grace, CrumbTTL: c.CrumbTTL,
+		MaxRetryBackoff: c.MaxRetryBackoff, MaxLinks: c.MaxConnections, Grace: c.Grace, CrumbTTL: c.CrumbTTL,
 		SessionMaxAge: c.SessionMaxAge, Remember: maxRemembered,
 	}
 }

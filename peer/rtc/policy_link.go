@@ -12,15 +12,23 @@ import (
 // opens on Opened, and ends in drop (which queues actClose).
 
 // Connect starts a link to peer, our offer with the given session ID. It
-// returns nil while backing off after a failed attempt (or once closed).
-// The caller checked that peer has no current link.
-func (p *policy) Connect(peer ident.Peer, session uint64, now time.Time) *link {
-	if p.closed || p.links[peer] != nil || p.backingOff(peer, now) {
-		return nil
+// refuses (ErrUnreachable) while backing off after a failed attempt to
+// peer, at MaxLinks, or if peer has a link already; ErrClosed once shut
+// down.
+func (p *policy) Connect(peer ident.Peer, session uint64, now time.Time) (*link, error) {
+	switch {
+	case p.closed:
+		return nil, ErrClosed
+	case p.links[peer] != nil:
+		return nil, fmt.Errorf("%w: %v has a connection already", ErrUnreachable, peer)
+	case p.backingOff(peer, now):
+		return nil, fmt.Errorf("%w: %v (backing off after a failed attempt)", ErrUnreachable, peer)
+	case len(p.links) >= p.cfg.MaxLinks:
+		return nil, fmt.Errorf("%w: %v (%d connections, the most at once)", ErrUnreachable, peer, len(p.links))
 	}
 	l := p.newLink(peer, true, session, now)
 	l.viaServer = p.UseServer(peer, now)
-	return l
+	return l, nil
 }
 
 // OfferSent records the first hop our routed offer on link id took
@@ -64,7 +72,11 @@ func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServ
 	}
 	remember(p.seen, key, now.Add(2*p.cfg.SessionMaxAge), p.cfg.Remember, func(t time.Time) time.Time { return t })
 	var out offerOutcome
-	if old := p.links[from]; old != nil {
+	old := p.links[from]
+	if old == nil && len(p.links) >= p.cfg.MaxLinks {
+		return out, fmt.Errorf("%w: offer from %v at %d connections", ErrCapacity, from, len(p.links))
+	}
+	if old != nil {
 		if old.initiator && !old.open && p.self.Less(from) {
 			return out, nil // both offered at once: the smaller ID's offer wins
 		}

@@ -144,6 +144,7 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			RetryBackoff:    duration(c, "backoff", "1s"),
 			MaxRetryBackoff: duration(c, "max-backoff", "4s"),
 			Grace:           duration(c, "grace", "10s"),
+			MaxLinks:        int(number(c, "max-links", "128")),
 			CrumbTTL:        duration(c, "crumb-ttl", "30s"),
 			SessionMaxAge:   duration(c, "session-max-age", "2m"),
 			Remember:        int(number(c, "remember", "4096")),
@@ -168,9 +169,12 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 		if s.p.current(peer) != nil {
 			return "already linked", nil
 		}
-		l := s.p.Connect(peer, number(c, "session", "1"), s.now)
-		if l == nil {
+		l, err := s.p.Connect(peer, number(c, "session", "1"), s.now)
+		switch {
+		case err != nil && s.p.backingOff(peer, s.now):
 			return "backing off until " + s.at(s.p.BackoffUntil(peer)), nil
+		case err != nil:
+			return "", err
 		}
 		return s.linkLine(l), nil
 	case "offer-sent":

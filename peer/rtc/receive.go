@@ -27,6 +27,8 @@ func (m *Manager) errorStat(err error) {
 			s.Replayed++
 		case errors.Is(err, ErrVersion):
 			s.BadVersion++
+		case errors.Is(err, ErrCapacity):
+			// not a bad frame: counted as a refused session only
 		case errors.Is(err, ErrTooLarge):
 			s.Oversized++
 		case errors.Is(err, ErrUnknownKind):

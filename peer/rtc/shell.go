@@ -21,17 +21,17 @@ func (m *Manager) connLocked(peer ident.Peer) *conn {
 	return nil
 }
 
-// startLocked starts connecting to peer (m.mu held), or returns nil while
-// the policy backs off after a failed attempt.
-func (m *Manager) startLocked(peer ident.Peer) *conn {
-	l := m.core.Connect(peer, newSessionID(), m.now())
-	if l == nil {
-		return nil
+// startLocked starts connecting to peer (m.mu held), or says why the
+// policy will not.
+func (m *Manager) startLocked(peer ident.Peer) (*conn, error) {
+	l, err := m.core.Connect(peer, newSessionID(), m.now())
+	if err != nil {
+		return nil, err
 	}
 	c := m.newConnLocked(l)
 	m.count(func(s *Stats) { s.ConnectsStarted++ })
 	m.spawn(func() { m.dial(c) })
-	return c
+	return c, nil
 }
 
 // newConnLocked makes the connection of link l (m.mu held).

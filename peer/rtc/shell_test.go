@@ -79,7 +79,10 @@ func TestShellTimeoutsFollowItsClock(t *testing.T) {
 
 	// An attempt that never opens, with a transfer waiting on it.
 	m.mu.Lock()
-	l := m.core.Connect(far, 1, clock.Now())
+	l, err := m.core.Connect(far, 1, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	m.newConnLocked(l)
 	m.mu.Unlock()
 	h, err := m.SendTransfer(far, nil, []byte("model"), [32]byte{}, [32]byte{})
