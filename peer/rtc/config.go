@@ -47,6 +47,10 @@ type Config struct {
 	// QueueFrames bounds the control frames queued for a peer whose
 	// connection is not open yet; more are dropped (ErrQueueFull).
 	QueueFrames int
+	// MaxConnections bounds the connections (open or being set up) at
+	// once: further offers are refused and sends to further peers fail
+	// (ErrUnreachable) until some close.
+	MaxConnections int
 	// Grace: a connection to a peer that is not (or no longer) an
 	// overlay neighbour is closed this long after it stopped being one
 	// (or was opened).
@@ -114,6 +118,7 @@ func DefaultConfig() Config {
 		RetryBackoff:           1 * time.Second,                // first wait after a failed attempt ...
 		MaxRetryBackoff:        30 * time.Second,               // ... doubling up to this
 		QueueFrames:            256,                            // a burst of overlay traffic while connecting
+		MaxConnections:         128,                            // 2L = 10 neighbours, strays in their grace, attempts; far under a browser's limit
 		Grace:                  10 * time.Second,               // a few heartbeat periods: repairs settle first
 		MaxControlPayload:      64 << 10,                       // overlay messages are < 17 KiB, SDPs a few KiB
 		ChunkSize:              64 << 10,                       // 64 KiB chunks (BRIEF: messages <= 256 KiB)
@@ -153,6 +158,8 @@ func (c Config) Validate() error {
 		return bad("RetryBackoff = %v, MaxRetryBackoff = %v", c.RetryBackoff, c.MaxRetryBackoff)
 	case c.QueueFrames < 1:
 		return bad("QueueFrames = %d", c.QueueFrames)
+	case c.MaxConnections < 1:
+		return bad("MaxConnections = %d", c.MaxConnections)
 	case c.Grace < 0:
 		return bad("Grace = %v", c.Grace)
 	case c.MaxControlPayload < 1024 || c.MaxControlPayload > MaxFrameSize-controlOverhead:

@@ -55,11 +55,30 @@
 // RTCPeerConnection is used through pion's wrapper (settings_js.go), with
 // the same code otherwise.
 //
+// # Policy and shell
+//
+// What to do about connections is decided by a sans-I/O core, policy
+// (policy*.go), in the manner of the overlay's Node: which connections
+// to start, accept (crossing offers, replaced ones), keep and drop
+// (ConnectTimeout, Grace, an offer whose routed path closed), when to
+// back off, whether a session goes through the signalling server (the
+// bootstrap window) or is routed (crumbs, next hops), and which control
+// frames and offers are replays. It has no goroutines, no clock (every
+// input carries the time), no sockets and no pion types; every map it
+// keeps is bounded (expired on Tick, and at most maxRemembered entries
+// each). It is tested by golden scripts on virtual time
+// (testdata/*.txt). The Manager is the shell around it: pion peer
+// connections and data channels, frames, transfers and the signalling
+// client. It feeds the policy what happened (Manager.step), carries out
+// the actions the policy returns (tear a connection down, report the
+// bootstrap to the server), and calls the policy's Tick from a small
+// ticker with its clock's reading.
+//
 // # Concurrency
 //
 // Manager's methods are safe for concurrent use and do not block on the
 // network. Everything it reports arrives on Events (messages, transfers,
 // connections up and down), which the owner must drain; Logf is called
 // from many goroutines. The pure codecs (frames, sessions, envelopes,
-// manifests) have no state.
+// manifests) have no state; the policy is serialised by the Manager.
 package rtc

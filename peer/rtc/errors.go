@@ -32,6 +32,9 @@ var (
 	// ErrUnreachable: no connection to the peer and none can be started
 	// now (a recent attempt failed: back-off), or the connection closed.
 	ErrUnreachable = errors.New("rtc: peer unreachable")
+	// ErrCapacity: an offer refused because this peer has
+	// Config.MaxConnections connections already.
+	ErrCapacity = errors.New("rtc: at capacity")
 	// ErrClosed: the manager has been closed.
 	ErrClosed = errors.New("rtc: closed")
 	// ErrTransfer: a model transfer failed (timeout, hash mismatch,

@@ -1,5 +1,12 @@
 package rtc
 
+import (
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
 // ReplayWindow is the number of sequence numbers below the highest seen
 // that may still arrive (once each). A browser delivers data channel
 // messages on one goroutine each (pion's GOOS=js OnMessage), so frames of
@@ -59,5 +66,53 @@ func (w *replayWindow) shift(n uint64) {
 			}
 		}
 		w.bits[i] = v
+	}
+}
+
+// replayState is a peer's replay window, kept while the peer has a link
+// and for SessionMaxAge after (so frames of a connection are not taken
+// again by the next one opened soon after); idleSince is when its last
+// link ended (zero while it has one).
+type replayState struct {
+	w         replayWindow
+	idleSince time.Time
+}
+
+// Fresh records control sequence number seq from peer and reports
+// whether it was fresh (not a replay). The shell calls it only for
+// frames that verified as peer's.
+func (p *policy) Fresh(peer ident.Peer, seq uint64, now time.Time) bool {
+	r := p.replay[peer]
+	if r == nil {
+		r = &replayState{}
+		if p.links[peer] == nil {
+			r.idleSince = now // a frame of a link dropped meanwhile
+		}
+		p.replay[peer] = r
+	}
+	return r.w.accept(seq)
+}
+
+// forgetReplay drops the windows idle for SessionMaxAge, and the longest
+// idle beyond maxRemembered idle ones.
+func (p *policy) forgetReplay(now time.Time) {
+	var idle []ident.Peer
+	for id, r := range p.replay {
+		switch {
+		case p.links[id] != nil:
+		case r.idleSince.IsZero():
+			r.idleSince = now
+			idle = append(idle, id)
+		case now.Sub(r.idleSince) > p.cfg.SessionMaxAge:
+			delete(p.replay, id)
+		default:
+			idle = append(idle, id)
+		}
+	}
+	if extra := len(idle) - p.cfg.Remember; extra > 0 {
+		slices.SortFunc(idle, func(a, b ident.Peer) int { return p.replay[a].idleSince.Compare(p.replay[b].idleSince) })
+		for _, id := range idle[:extra] {
+			delete(p.replay, id)
+		}
 	}
 }

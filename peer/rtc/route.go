@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -17,7 +16,8 @@ import (
 //  2. else the next hop of the envelope's source route (Back), if
 //     connected: an answer retraces its offer's path;
 //  3. else the neighbour the target was last heard through (a crumb:
-//     NoteRoute, and the origins of envelopes passing by), unless already
+//     NoteRoute, and the origins of envelopes passing by whose sessions
+//     verified as theirs), unless already
 //     on the path: this reaches a joining peer whose only connection is
 //     its bootstrap contact, along the path its Discover came;
 //  4. else greedily the connected peer, not already on the path, whose
@@ -30,16 +30,9 @@ import (
 // table, which holds the peers it has just adopted; routing an offer to
 // such a peer would pick that very peer as the next hop, which has no
 // channel yet: the offer would wait for the connection it is to create.
-
-// score is the routing distance from peer p to target t: the smallest
-// circular distance between their coordinates over the ring spaces.
-func (m *Manager) score(p, t ident.Peer) uint64 {
-	best := ^uint64(0)
-	for s := range m.cfg.Spaces {
-		best = min(best, overlay.CircularDistance(overlay.Coordinate(p, s), overlay.Coordinate(t, s)))
-	}
-	return best
-}
+//
+// The choice is the policy's (policy_route.go); this file is the shell's
+// part: verifying, framing and sending envelopes.
 
 // forward sends e one hop further from this peer (its origin, or a hop
 // it arrived at from from).
@@ -49,7 +42,8 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 		return next, fmt.Errorf("%w: signalling for %v dropped after %d hops", ErrUnreachable, e.Target, len(e.Path))
 	}
 	e.Path = append(slices.Clone(e.Path), m.self)
-	next, back := m.nextHop(e, from)
+	var back []ident.Peer
+	m.step(func(p *policy, now time.Time) { next, back = p.NextHop(e.Target, e.Back, e.Path, from, now) })
 	if next == (ident.Peer{}) {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, fmt.Errorf("%w: no route towards %v", ErrUnreachable, e.Target)
@@ -73,52 +67,11 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 	return next, nil
 }
 
-// nextHop chooses e's next hop (zero if none) and the source route left
-// after it.
-func (m *Manager) nextHop(e Envelope, from ident.Peer) (ident.Peer, []ident.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	open := func(id ident.Peer) bool {
-		c := m.conns[id]
-		return c != nil && c.state == connOpen
-	}
-	if open(e.Target) {
-		return e.Target, nil
-	}
-	if len(e.Back) > 0 && open(e.Back[0]) && !slices.Contains(e.Path, e.Back[0]) {
-		return e.Back[0], e.Back[1:]
-	}
-	if cr, ok := m.crumbs[e.Target]; ok && time.Now().Before(cr.until) && open(cr.via) && !slices.Contains(e.Path, cr.via) {
-		return cr.via, nil
-	}
-	var best ident.Peer
-	bs := ^uint64(0)
-	for id, c := range m.conns {
-		if c.state != connOpen || id == from || slices.Contains(e.Path, id) {
-			continue
-		}
-		if s := m.score(id, e.Target); s < bs || s == bs && id.Less(best) {
-			best, bs = id, s
-		}
-	}
-	return best, nil
-}
-
 // onEnvelope handles routed signalling that arrived from neighbour from:
 // deliver it here or pass it on.
 func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
-	if e.Origin != from && e.Origin != m.self {
-		m.mu.Lock()
-		m.crumbs[e.Origin] = crumb{via: from, until: time.Now().Add(m.cfg.CrumbTTL)}
-		m.mu.Unlock()
-	}
-	if e.Target != m.self {
-		if _, err := m.forward(e, from); err != nil {
-			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
-		}
-		return
-	}
-	m.count(func(s *Stats) { s.SignalsDelivered++ })
+	// Every hop verifies the session inside before the envelope may
+	// leave a crumb or go further: a forged one must not steer routes.
 	s, err := DecodeSession(e.Body)
 	if err == nil && s.From != e.Origin {
 		err = fmt.Errorf("%w: envelope from %v holds a session signed by %v", ErrBadSignature, e.Origin, s.From)
@@ -129,5 +82,13 @@ func (m *Manager) onEnvelope(e Envelope, from ident.Peer) {
 		m.logf("signalling from %v: %v", e.Origin, err)
 		return
 	}
+	m.step(func(p *policy, now time.Time) { p.Crumb(e.Origin, from, now) })
+	if e.Target != m.self {
+		if _, err := m.forward(e, from); err != nil {
+			m.logf("signalling from %v to %v: %v", e.Origin, e.Target, err)
+		}
+		return
+	}
+	m.count(func(s *Stats) { s.SignalsDelivered++ })
 	m.onSession(s, e.Path, false)
 }

@@ -19,7 +19,7 @@ type Stats struct {
 	// Sending.
 	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full
 	BufferDropped uint64 // control frames dropped behind MaxBuffered bytes
-	Unreachable   uint64 // sends refused while backing off from a failed attempt
+	Unreachable   uint64 // sends refused: backing off from a failed attempt, or at MaxConnections
 
 	// Connections.
 	ConnectsStarted, ConnectsOpened, ConnectsFailed, ConnectsClosed uint64

@@ -1,0 +1,181 @@
+package rtc
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// policy is the Manager's connection policy as a sans-I/O core, in the
+// manner of the overlay's Node: it decides which connections to start,
+// accept, keep and drop, when to back off, which path signalling takes
+// (the signalling server inside the bootstrap window, else routed over
+// the open channels) and which control frames are replays. It has no
+// goroutines, no clock (every input carries now), no sockets and no pion
+// types; the Manager (the shell) feeds it what happened, executes the
+// actions it returns from Ready, and calls Tick as time passes.
+//
+// Every map it keeps is bounded: links by MaxLinks (Config.MaxConnections);
+// memory of past events (crumbs, offers seen, back-offs, relayed peers,
+// replay windows of closed links) expires on Tick and holds at most
+// maxRemembered entries each, evicting the one that would expire first. Not safe for concurrent use: the shell serialises calls.
+type policy struct {
+	cfg  policyConfig
+	self ident.Peer
+
+	closed     bool
+	nextLink   linkID
+	links      map[ident.Peer]*link // the current link per peer
+	neighbours map[ident.Peer]bool
+	backoff    map[ident.Peer]backoff
+	crumbs     map[ident.Peer]crumb
+	seen       map[sessionKey]time.Time // offers accepted, until they could no longer be fresh
+	replay     map[ident.Peer]*replayState
+	win        window
+
+	actions []action
+}
+
+// maxRemembered bounds each of the policy's memories of past events.
+const maxRemembered = 4096
+
+// policyConfig is the part of Config the policy reads.
+type policyConfig struct {
+	Spaces          int
+	ConnectTimeout  time.Duration
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	MaxLinks        int
+	Grace           time.Duration
+	CrumbTTL        time.Duration
+	SessionMaxAge   time.Duration
+	// Remember bounds each memory map (maxRemembered by default).
+	Remember int
+}
+
+func policyConfigOf(c Config) policyConfig {
+	return policyConfig{
+		Spaces: c.Spaces, ConnectTimeout: c.ConnectTimeout, RetryBackoff: c.RetryBackoff,
+		MaxRetryBackoff: c.MaxRetryBackoff, MaxLinks: c.MaxConnections, Grace: c.Grace, CrumbTTL: c.CrumbTTL,
+		SessionMaxAge: c.SessionMaxAge, Remember: maxRemembered,
+	}
+}
+
+// linkID names one connection attempt for its whole life; a peer's next
+// attempt gets a new one, so a late report about an old attempt cannot
+// touch its successor.
+type linkID uint64
+
+// link is the policy's view of one connection (attempt).
+type link struct {
+	id        linkID
+	peer      ident.Peer
+	session   uint64 // the attempt's ID (the offer's)
+	initiator bool   // we offered
+	viaServer bool   // signalled through the signalling server
+	keyed     bool   // the peer's session was verified (its offer, or its answer to ours)
+	open      bool
+	signalVia ident.Peer // first hop our routed offer took (zero: none, or the server)
+	started   time.Time
+	strayed   time.Time // when it stopped being a neighbour; zero while one
+}
+
+type backoff struct {
+	until time.Time
+	wait  time.Duration
+}
+
+type crumb struct {
+	via   ident.Peer
+	until time.Time
+}
+
+type sessionKey struct {
+	from ident.Peer
+	id   uint64
+}
+
+func newPolicy(cfg policyConfig, self ident.Peer) *policy {
+	if cfg.Remember < 1 {
+		cfg.Remember = maxRemembered
+	}
+	return &policy{
+		cfg: cfg, self: self,
+		links: map[ident.Peer]*link{}, neighbours: map[ident.Peer]bool{},
+		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
+		seen: map[sessionKey]time.Time{}, replay: map[ident.Peer]*replayState{},
+		win: newWindow(),
+	}
+}
+
+// Ready returns the actions decided since the last call, in order, and
+// forgets them.
+func (p *policy) Ready() []action {
+	a := p.actions
+	p.actions = nil
+	return a
+}
+
+// current returns peer's current link, or nil.
+func (p *policy) current(peer ident.Peer) *link { return p.links[peer] }
+
+// isCurrent reports whether id is its peer's current link.
+func (p *policy) isCurrent(peer ident.Peer, id linkID) bool {
+	l := p.links[peer]
+	return l != nil && l.id == id
+}
+
+// Open reports whether peer has an open link.
+func (p *policy) Open(peer ident.Peer) bool {
+	l := p.links[peer]
+	return l != nil && l.open
+}
+
+// OpenPeers returns the peers with an open link, sorted.
+func (p *policy) OpenPeers() []ident.Peer {
+	var out []ident.Peer
+	for id, l := range p.links {
+		if l.open {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, comparePeers)
+	return out
+}
+
+func comparePeers(a, b ident.Peer) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}
+
+// newLink registers a link to peer as its current one.
+func (p *policy) newLink(peer ident.Peer, initiator bool, session uint64, now time.Time) *link {
+	p.nextLink++
+	l := &link{id: p.nextLink, peer: peer, session: session, initiator: initiator, started: now}
+	if !p.neighbours[peer] {
+		l.strayed = now
+	}
+	p.links[peer] = l
+	if r := p.replay[peer]; r != nil {
+		r.idleSince = time.Time{}
+	}
+	return l
+}
+
+// sortedLinks returns the links in the order they were made, so that
+// what the policy decides does not depend on map order.
+func (p *policy) sortedLinks() []*link {
+	out := make([]*link, 0, len(p.links))
+	for _, l := range p.links {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b *link) int { return cmp.Compare(a.id, b.id) })
+	return out
+}

@@ -1,0 +1,185 @@
+package rtc
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// result answers an incoming transfer.
+func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
+	frame, err := m.control(c.peer, KindResult, MarshalResult(Result{Transfer: tid, Code: code}))
+	if err == nil {
+		err = m.sendFrame(c.peer, frame, false)
+	}
+	if err != nil {
+		m.logf("result %v for transfer %d to %v: %v", code, tid, c.peer, err)
+	}
+}
+
+// errorStat counts a refused frame by its error.
+func (m *Manager) errorStat(err error) {
+	m.count(func(s *Stats) {
+		switch {
+		case errors.Is(err, ErrBadSignature):
+			s.BadSignature++
+		case errors.Is(err, ErrReplay):
+			s.Replayed++
+		case errors.Is(err, ErrVersion):
+			s.BadVersion++
+		case errors.Is(err, ErrCapacity):
+			// not a bad frame: counted as a refused session only
+		case errors.Is(err, ErrTooLarge):
+			s.Oversized++
+		case errors.Is(err, ErrUnknownKind):
+			s.UnknownKind++
+		default:
+			s.Malformed++
+		}
+	})
+}
+
+// onMessage handles one data channel message from c's peer. On a native
+// peer it runs on the connection's reader goroutine, so blocking here
+// (Events full) holds back that peer only.
+func (m *Manager) onMessage(c *conn, b []byte) {
+	m.count(func(s *Stats) { s.FramesIn++; s.BytesIn += uint64(len(b)) })
+	f, err := ParseFrame(b)
+	if err != nil {
+		m.refused(c, err)
+		return
+	}
+	if f.Chunk != nil {
+		m.onChunk(c, f.Chunk)
+		return
+	}
+	ctl := f.Control
+	m.mu.Lock()
+	pub := c.pub
+	m.mu.Unlock()
+	if err := VerifyControl(ctl, pub, c.peer, m.self); err != nil {
+		m.refused(c, err)
+		return
+	}
+	if len(ctl.Payload) > m.cfg.MaxControlPayload {
+		m.refused(c, fmt.Errorf("%w: %v payload of %d bytes", ErrTooLarge, ctl.Kind, len(ctl.Payload)))
+		return
+	}
+	var fresh bool
+	m.step(func(p *policy, now time.Time) { fresh = p.Fresh(c.peer, ctl.Seq, now) })
+	if !fresh {
+		m.refused(c, fmt.Errorf("%w: control frame %d", ErrReplay, ctl.Seq))
+		return
+	}
+	switch ctl.Kind {
+	case KindOverlay, KindApp:
+		m.emit(Event{Type: EventMessage, Peer: c.peer, Kind: ctl.Kind, Data: ctl.Payload})
+	case KindSignal:
+		e, err := UnmarshalEnvelope(ctl.Payload)
+		if err == nil && (len(e.Path) == 0 || e.Path[0] != e.Origin || e.Path[len(e.Path)-1] != c.peer) {
+			err = fmt.Errorf("%w: envelope path does not run from its origin to its sender", ErrMalformed)
+		}
+		if err != nil {
+			m.refused(c, err)
+			return
+		}
+		m.onEnvelope(e, c.peer)
+	case KindManifest:
+		m.onManifest(c, ctl.Payload)
+	case KindResult:
+		r, err := UnmarshalResult(ctl.Payload)
+		if err != nil {
+			m.refused(c, err)
+			return
+		}
+		m.mu.Lock()
+		ch := c.results[r.Transfer]
+		m.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- r.Code:
+			default:
+			}
+		}
+	}
+}
+
+// refused counts and logs a refused frame; the connection stays up.
+func (m *Manager) refused(c *conn, err error) {
+	m.errorStat(err)
+	m.logf("refused a frame from %v: %v", c.peer, err)
+}
+
+// onManifest opens an incoming transfer, or refuses it.
+func (m *Manager) onManifest(c *conn, payload []byte) {
+	man, err := UnmarshalManifest(payload)
+	if err != nil {
+		m.refused(c, err)
+		return
+	}
+	refuse := func(why string) {
+		m.count(func(s *Stats) { s.TransfersRefused++ })
+		m.logf("refused transfer %d (%d bytes) from %v: %s", man.Transfer, man.Size, c.peer, why)
+		m.result(c, man.Transfer, ResultRefused)
+	}
+	if m.cfg.Task != ([32]byte{}) && man.Task != m.cfg.Task {
+		refuse("another task")
+		return
+	}
+	a, err := newAssembly(man, m.cfg.MaxTransferBytes)
+	if err != nil {
+		refuse(err.Error())
+		return
+	}
+	m.mu.Lock()
+	if _, dup := c.recv[man.Transfer]; dup || len(c.recv) >= m.cfg.MaxIncoming || c.closed {
+		m.mu.Unlock()
+		refuse("duplicate or too many at once")
+		return
+	}
+	if man.Size > 0 {
+		c.recv[man.Transfer] = &inTransfer{a: a, last: m.now()}
+	}
+	m.mu.Unlock()
+	if man.Size == 0 {
+		m.complete(c, a)
+	}
+}
+
+// onChunk adds a chunk to its transfer.
+func (m *Manager) onChunk(c *conn, ch *Chunk) {
+	m.mu.Lock()
+	in := c.recv[ch.Transfer]
+	if in == nil {
+		m.mu.Unlock()
+		m.count(func(s *Stats) { s.StrayChunks++ })
+		return
+	}
+	done, err := in.a.add(ch.Offset, ch.Data)
+	in.last = m.now()
+	if err != nil || done {
+		delete(c.recv, ch.Transfer)
+	}
+	m.mu.Unlock()
+	switch {
+	case err != nil:
+		m.refused(c, err)
+		m.count(func(s *Stats) { s.TransfersFailedIn++ })
+		m.result(c, ch.Transfer, ResultBadChunk)
+	case done:
+		m.complete(c, in.a)
+	}
+}
+
+// complete verifies a fully received transfer and hands it up, or drops it.
+func (m *Manager) complete(c *conn, a *assembly) {
+	if err := a.verify(); err != nil {
+		m.count(func(s *Stats) { s.TransfersFailedIn++; s.HashMismatches++ })
+		m.logf("transfer %d from %v dropped: %v", a.m.Transfer, c.peer, err)
+		m.result(c, a.m.Transfer, ResultHashMismatch)
+		return
+	}
+	m.count(func(s *Stats) { s.TransfersReceived++ })
+	m.result(c, a.m.Transfer, ResultOK)
+	m.emit(Event{Type: EventTransfer, Peer: c.peer, Manifest: a.m, Data: a.buf})
+}
