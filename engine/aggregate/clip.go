@@ -29,14 +29,19 @@ type ClipConfig struct {
 	Scale float64
 }
 
-// DefaultClipConfig returns the median distance times 2: a neighbour up
-// to twice as far as the typical one passes unchanged, which is safe for
-// honest peers (their distances to us are of one order), while a
-// scaled, sign-flipped or huge model is cut to twice the median.
+// DefaultClipConfig returns the median distance: the nearer half of the
+// neighbours passes unchanged, the farther half (where any liar is) is
+// cut to the typical honest distance. Scale 2 was measured as too loose:
+// in peer/learn's TestSyncByzantineNeighbours (10 peers, 2 sending
+// sign-flipped models with maximal claims) honest accuracy was 0.75 with
+// scale 2 against 0.93 with scale 1 (0.98 without attack, 0.25 for plain
+// FedLay). Safe for honest peers: a farther honest neighbour still
+// counts, only its pull is limited to the typical distance, which slows
+// consensus but does not stop it (ClippedGossip's analysis).
 func DefaultClipConfig() ClipConfig {
 	return ClipConfig{
 		Quantile: 0.5, // the median: honest while liars are a minority
-		Scale:    2,   // honest neighbours within 2x the typical distance pass
+		Scale:    1,   // farther neighbours pulled in to the median distance
 	}
 }
 

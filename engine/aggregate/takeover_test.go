@@ -142,7 +142,7 @@ func TestDecHWHessianLiar(t *testing.T) {
 func TestHugeMagnitude(t *testing.T) {
 	self := contrib(1, 1, 1, 1)
 	others := []Contribution{
-		contrib(2, 1, 1.2, 1), contrib(3, 1, 0.8, 1), contrib(4, 1, 1, 1.1),
+		contrib(2, 1, 1.2, 1), contrib(3, 1, 0.75, 1), contrib(4, 1, 1, 1.1),
 		contrib(9, 1, 3e38, 3e38),
 	}
 	out := make([]float32, 2)
@@ -152,9 +152,10 @@ func TestHugeMagnitude(t *testing.T) {
 	if out[0] < 1e37 {
 		t.Fatalf("plain mean gave %v; 3e38 was expected to take it to 6e37", out)
 	}
-	// Clipped: distances .2, .2, .1, ~4.2e38; median (2nd of 4) .2, tau
-	// .4: the liar is moved to self + .4*(1,1)/sqrt 2.
-	c := .4 / math.Sqrt2
+	// Clipped: distances .2, .25, .1, ~4.2e38; median (2nd of 4) .2 =
+	// tau: peer 3 is moved to .8 (severity 1-.2/.25), the liar to
+	// self + .2*(1,1)/sqrt 2 (severity ~1).
+	c := .2 / math.Sqrt2
 	a, err := New("clipped-mean")
 	if err != nil {
 		t.Fatal(err)
@@ -164,10 +165,11 @@ func TestHugeMagnitude(t *testing.T) {
 		t.Fatal(err)
 	}
 	near(t, out, (1+1.2+0.8+1+1+c)/5, (1+1+1+1.1+1+c)/5)
-	if len(rep.Outliers) != 1 || rep.Outliers[0].Index != 3 || rep.Outliers[0].Severity < 0.999 {
+	if o := rep.Outliers; len(o) != 2 || o[0].Index != 1 || math.Abs(o[0].Severity-0.2) > 1e-6 ||
+		o[1].Index != 3 || o[1].Severity < 0.999 {
 		t.Fatalf("outliers %+v", rep.Outliers)
 	}
-	// Median: x from (.8 1 1 1.2 3e38), y from (1 1 1 1.1 3e38).
+	// Median: x from (.75 1 1 1.2 3e38), y from (1 1 1 1.1 3e38).
 	if rep, err = (Median{}).Aggregate(self, others, out); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestHugeMagnitude(t *testing.T) {
 	}
 	near(t, out, 3.2/3, 3.1/3)
 	// The liar is dropped at both coordinates (severity (1-.4)/.6 = 1);
-	// peer 3's 0.8 at one of two ((.5-.4)/.6 = 1/6).
+	// peer 3's 0.75 at one of two ((.5-.4)/.6 = 1/6).
 	want := []Outlier{{Index: 1, From: id(3), Severity: 1.0 / 6}, {Index: 3, From: id(9), Severity: 1}}
 	if len(rep.Outliers) != 2 {
 		t.Fatalf("outliers %+v", rep.Outliers)

@@ -34,6 +34,12 @@ type Metrics struct {
 	Dropped int
 	// Refused counts neighbour models the aggregator refused, by reason.
 	Refused Refusals
+	// Bounded counts neighbour models whose self-reported claims a
+	// robust aggregator cut (per round and neighbour).
+	Bounded int
+	// Outliers counts neighbour models a robust aggregator clipped or
+	// trimmed (per round and neighbour).
+	Outliers int
 
 	works uint64
 }
