@@ -25,6 +25,12 @@ func Names() []string {
 	}
 }
 
+// IsRobustName reports whether the named rule is meant for untrusted
+// neighbours: a "clipped-" rule, "median" or "trimmed-mean".
+func IsRobustName(name string) bool {
+	return strings.HasPrefix(name, clippedPrefix) || name == "median" || name == "trimmed-mean"
+}
+
 // Options configure the aggregators New builds; the zero value is not
 // usable, start from DefaultOptions.
 type Options struct {

@@ -247,7 +247,12 @@ func TestByName(t *testing.T) {
 			t.Errorf("%s: DecHWOf = %v", n, DecHWOf(a))
 		}
 	}
-	if !slices.Contains(Names(), SafeDefault) {
+	for _, n := range Names() {
+		if want := n == "median" || n == "trimmed-mean" || len(n) > 8 && n[:8] == "clipped-"; IsRobustName(n) != want {
+			t.Errorf("IsRobustName(%s) = %v", n, !want)
+		}
+	}
+	if !slices.Contains(Names(), SafeDefault) || !IsRobustName(SafeDefault) {
 		t.Fatalf("SafeDefault %q not a name", SafeDefault)
 	}
 	for _, n := range []string{"clipped-fedavg", "clipped-median", "clipped-clipped-mean", "krum"} {

@@ -40,6 +40,7 @@ type Peer struct {
 	ext     bool       // tr is Config.NewBackend's: parameters are copied in and out
 	opt     nn.Optimizer
 	agg     aggregate.Aggregator
+	adopt   aggregate.Aggregator // agg, or Median for a robust agg (see adoptAggregator)
 	dechw   *aggregate.DecHW // agg's DecHW state, when it runs on one
 	batches *data.Batches
 	bx      []float32
@@ -96,6 +97,7 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 		return nil, err
 	}
 	p.dechw = aggregate.DecHWOf(p.agg)
+	p.adopt = adoptAggregator(cfg.Aggregator, p.agg)
 	if p.reputation, err = aggregate.NewReputation(cfg.Reputation); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -125,6 +127,20 @@ func newAggregator(cfg Config) (aggregate.Aggregator, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return a, nil
+}
+
+// adoptAggregator is the rule a late joiner combines its neighbours'
+// models with. A robust rule centres on "self", which a joiner without a
+// model of its own would have to take from one neighbour (mep's
+// Round.Inputs takes the first by ID): a liar there would be the centre
+// every other model is clipped towards. The coordinate-wise median treats
+// all the models alike, so under a robust rule a joiner adopts their
+// median instead.
+func adoptAggregator(name string, agg aggregate.Aggregator) aggregate.Aggregator {
+	if aggregate.IsRobustName(name) {
+		return aggregate.Median{}
+	}
+	return agg
 }
 
 // initModel draws the initial parameters.

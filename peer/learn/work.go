@@ -100,7 +100,11 @@ func (w *Work) begin() error {
 			return err
 		}
 	case workAggregate, workAdopt:
-		rep, err := p.agg.Aggregate(w.self, w.others, p.model.Params())
+		agg := p.agg
+		if w.kind == workAdopt {
+			agg = p.adopt
+		}
+		rep, err := agg.Aggregate(w.self, w.others, p.model.Params())
 		w.report = rep
 		if err != nil {
 			return err
