@@ -41,7 +41,7 @@ type Peer struct {
 	opt     nn.Optimizer
 	agg     aggregate.Aggregator
 	adopt   aggregate.Aggregator // agg, or Median for a robust agg (see adoptAggregator)
-	dechw   *aggregate.DecHW // agg's DecHW state, when it runs on one
+	dechw   *aggregate.DecHW     // agg's DecHW state, when it runs on one
 	batches *data.Batches
 	bx      []float32
 	by      []int32
