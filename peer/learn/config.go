@@ -40,6 +40,11 @@ type Config struct {
 	Clip   aggregate.ClipConfig
 	// Trim is the share "trimmed-mean" drops at each end, in [0, 0.5).
 	Trim float64
+	// Screen, if its Loss is set, evaluates every neighbour's model on a
+	// held-out slice of our own data before aggregation and refuses the
+	// ones far worse than ours (ScreenConfig). Off by default: the
+	// runtime owns the held-out data.
+	Screen ScreenConfig
 	// Reputation scores the neighbours from every aggregation's report
 	// (Peer.ShouldDrop); the zero value never reports anyone.
 	Reputation aggregate.ReputationConfig
@@ -147,6 +152,9 @@ func (c *Config) validate() error {
 		return bad("HessianSamples %d", c.HessianSamples)
 	case c.Aggregator == "fedavg":
 		return bad("fedavg is the server's rule; peers use mean, decavg, fedlay or dechw")
+	}
+	if err := c.Screen.validate(); err != nil {
+		return err
 	}
 	if err := c.Reputation.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

@@ -77,6 +77,8 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 			p.metrics.Refused.Arch++
 		case errors.Is(r.Err, aggregate.ErrLength):
 			p.metrics.Refused.Length++
+		case errors.Is(r.Err, ErrScreened):
+			p.metrics.Refused.Screened++
 		default:
 			p.metrics.Refused.Other++
 		}

@@ -46,11 +46,11 @@ type Metrics struct {
 
 // Refusals counts refused contributions by reason.
 type Refusals struct {
-	NonFinite, Arch, Length, Other int
+	NonFinite, Arch, Length, Screened, Other int
 }
 
 // Total sums the reasons.
-func (r Refusals) Total() int { return r.NonFinite + r.Arch + r.Length + r.Other }
+func (r Refusals) Total() int { return r.NonFinite + r.Arch + r.Length + r.Screened + r.Other }
 
 // Summary is the mean, minimum and maximum of a quantity across peers.
 type Summary struct {

@@ -104,8 +104,9 @@ func (w *Work) begin() error {
 		if w.kind == workAdopt {
 			agg = p.adopt
 		}
-		rep, err := agg.Aggregate(w.self, w.others, p.model.Params())
-		w.report = rep
+		others, back := p.screened(w)
+		rep, err := agg.Aggregate(w.self, others, p.model.Params())
+		w.report = back(rep)
 		if err != nil {
 			return err
 		}
