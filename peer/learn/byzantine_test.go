@@ -105,7 +105,10 @@ func TestSyncByzantineNeighbours(t *testing.T) {
 			}
 		}
 	}
-	if m := peers[1].Metrics(); m.Outliers < rounds-1 || m.Bounded < rounds-1 {
-		t.Errorf("peer 1 metrics %+v: want the liar cut every round", m)
+	// Peer 1's liar (peer 0) has its claims bounded in every round after
+	// the first, and is cut back far in most (not in the first rounds,
+	// when all models are still far apart); honest neighbours rarely are.
+	if m := peers[1].Metrics(); m.Outliers < rounds-5 || m.Outliers > rounds-1 || m.Bounded < rounds-1 {
+		t.Errorf("peer 1 metrics %+v: want the liar bounded every round and cut back far in most", m)
 	}
 }

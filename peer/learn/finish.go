@@ -85,11 +85,11 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 		p.logf("refused the model of %v: %v", r.From, r.Err)
 	}
 	p.metrics.Bounded += rep.Bounded
-	p.metrics.Outliers += len(rep.Outliers)
 	for _, o := range rep.Outliers {
 		if o.Severity <= p.cfg.Reputation.Tolerance {
 			continue // an honest neighbour's usual spread
 		}
+		p.metrics.Outliers++
 		p.logf("cut back the model of %v (severity %.2f)", o.From, o.Severity)
 	}
 }

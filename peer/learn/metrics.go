@@ -38,7 +38,8 @@ type Metrics struct {
 	// robust aggregator cut (per round and neighbour).
 	Bounded int
 	// Outliers counts neighbour models a robust aggregator clipped or
-	// trimmed (per round and neighbour).
+	// trimmed beyond an honest neighbour's usual spread (severity above
+	// Config.Reputation.Tolerance), per round and neighbour.
 	Outliers int
 
 	works uint64
