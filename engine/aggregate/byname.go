@@ -1,13 +1,90 @@
 package aggregate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
+
+// SafeDefault is the rule to name for a new task whose peers are not all
+// trusted (any browser may join): FedLay's confidence weights with every
+// claim bounded and every neighbour's model clipped around ours. The
+// plain names ("mean", "decavg", "fedlay", "dechw") are the papers'
+// rules, kept for reproducing them among trusted peers: one lying peer
+// can take them over.
+const SafeDefault = "clipped-fedlay"
+
+// clippedPrefix marks a weighted rule wrapped in Robust.
+const clippedPrefix = "clipped-"
 
 // Names lists the names New accepts.
-func Names() []string { return []string{"mean", "decavg", "fedavg", "fedlay", "dechw"} }
+func Names() []string {
+	return []string{
+		"mean", "decavg", "fedavg", "fedlay", "dechw",
+		"median", "trimmed-mean",
+		"clipped-mean", "clipped-decavg", "clipped-fedlay", "clipped-dechw",
+	}
+}
+
+// IsRobustName reports whether the named rule is meant for untrusted
+// neighbours: a "clipped-" rule, "median" or "trimmed-mean".
+func IsRobustName(name string) bool {
+	return strings.HasPrefix(name, clippedPrefix) || name == "median" || name == "trimmed-mean"
+}
+
+// Options configure the aggregators New builds; the zero value is not
+// usable, start from DefaultOptions.
+type Options struct {
+	FedLay FedLayConfig
+	DecHW  DecHWConfig
+	// Bounds and Clip configure the "clipped-" rules.
+	Bounds Bounds
+	Clip   ClipConfig
+	// Trim is TrimmedMean's share dropped at each end.
+	Trim float64
+}
+
+// DefaultOptions returns every rule's default configuration.
+func DefaultOptions() Options {
+	return Options{
+		FedLay: DefaultFedLayConfig(),
+		DecHW:  DefaultDecHWConfig(),
+		Bounds: DefaultBounds(),
+		Clip:   DefaultClipConfig(),
+		Trim:   DefaultTrim,
+	}
+}
 
 // New returns the named aggregator with its default configuration
 // (DecHW: a fresh per-peer state; create one per peer).
-func New(name string) (Aggregator, error) {
+func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions()) }
+
+// NewWith returns the named aggregator configured by o. A name
+// "clipped-X" is Robust{o.Bounds, o.Clip, X}.
+func NewWith(name string, o Options) (Aggregator, error) {
+	inner, clipped := strings.CutPrefix(name, clippedPrefix)
+	if !clipped {
+		return newPlain(name, o)
+	}
+	switch inner {
+	case "mean", "decavg", "fedlay", "dechw": // the weighted peer rules
+	default:
+		return nil, fmt.Errorf("%w: %q (want one of %v)", ErrUnknown, name, Names())
+	}
+	if err := o.Bounds.Validate(); err != nil {
+		return nil, err
+	}
+	if err := o.Clip.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := newPlain(inner, o)
+	if err != nil {
+		return nil, err
+	}
+	return Robust{Bounds: o.Bounds, Clip: o.Clip, Inner: a}, nil
+}
+
+// newPlain builds the unwrapped rules.
+func newPlain(name string, o Options) (Aggregator, error) {
 	switch name {
 	case "mean":
 		return Mean{}, nil
@@ -16,9 +93,16 @@ func New(name string) (Aggregator, error) {
 	case "fedavg":
 		return FedAvg{}, nil
 	case "fedlay":
-		return NewFedLay(DefaultFedLayConfig())
+		return NewFedLay(o.FedLay)
 	case "dechw":
-		return NewDecHW(DefaultDecHWConfig())
+		return NewDecHW(o.DecHW)
+	case "median":
+		return Median{}, nil
+	case "trimmed-mean":
+		if !(o.Trim >= 0 && o.Trim < 0.5) {
+			return nil, fmt.Errorf("%w: trim %v not in [0, 0.5)", ErrConfig, o.Trim)
+		}
+		return TrimmedMean{Trim: o.Trim}, nil
 	}
 	return nil, fmt.Errorf("%w: %q (want one of %v)", ErrUnknown, name, Names())
 }

@@ -49,6 +49,27 @@ type Report struct {
 	// Fallback counts the parameters DecHW aggregated with data-size
 	// weights because every Hessian weight was zero there.
 	Fallback int
+	// Bounded counts the accepted neighbours whose self-reported claims
+	// (DataSize, Period, DataConf, Hessian) a Robust rule cut down.
+	Bounded int
+	// Outliers lists the accepted neighbours a robust rule clipped or
+	// trimmed beyond what an honest neighbour normally is, in input
+	// order; nil if none. Reputation feeds on it.
+	Outliers []Outlier
+}
+
+// Outlier names a neighbour whose model a robust rule cut back, and by
+// how much.
+type Outlier struct {
+	// Index is the contribution's position in others.
+	Index int
+	// From is its peer.
+	From ident.Peer
+	// Severity in (0, 1] says how far out the model was: for clipping
+	// 1 - tau/distance (the share of its difference that was cut off);
+	// for the coordinate-wise rules the share of coordinates it was
+	// trimmed at beyond the share every contributor is trimmed at.
+	Severity float64
 }
 
 // Refusal names a refused contribution and why.

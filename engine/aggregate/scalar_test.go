@@ -154,7 +154,7 @@ func TestNew(t *testing.T) {
 			t.Errorf("New(%q) = %v, %v", name, a, err)
 		}
 	}
-	if _, err := New("median"); !errors.Is(err, ErrUnknown) {
-		t.Errorf("New(median) err %v, want ErrUnknown", err)
+	if _, err := New("krum"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("New(krum) err %v, want ErrUnknown", err)
 	}
 }

@@ -27,10 +27,27 @@ type Config struct {
 	// (used when LocalSteps is 0).
 	LocalEpochs int
 	// Aggregator names the aggregation rule (aggregate.Names: "mean",
-	// "decavg", "fedlay", "dechw"). FedAvg is a server rule, not a peer's.
+	// "decavg", "fedlay", "dechw", the robust "clipped-..." forms of
+	// those, "median", "trimmed-mean"). FedAvg is a server rule, not a
+	// peer's. Among untrusted peers use aggregate.SafeDefault.
 	Aggregator string
-	// DecHW configures the "dechw" aggregator.
+	// DecHW configures the "dechw" and "clipped-dechw" aggregators.
 	DecHW aggregate.DecHWConfig
+	// Bounds and Clip configure the "clipped-..." aggregators: Bounds
+	// caps neighbours' claims (set Bounds.MaxDataSize to the task's
+	// declared largest shard, if it has one), Clip the clipping radius.
+	Bounds aggregate.Bounds
+	Clip   aggregate.ClipConfig
+	// Trim is the share "trimmed-mean" drops at each end, in [0, 0.5).
+	Trim float64
+	// Screen, if its Loss is set, evaluates every neighbour's model on a
+	// held-out slice of our own data before aggregation and refuses the
+	// ones far worse than ours (ScreenConfig). Off by default: the
+	// runtime owns the held-out data.
+	Screen ScreenConfig
+	// Reputation scores the neighbours from every aggregation's report
+	// (Peer.ShouldDrop); the zero value never reports anyone.
+	Reputation aggregate.ReputationConfig
 	// HessianSamples bounds the local samples DecHW's Hessian diagonal is
 	// estimated on (the first ones of the shard); 0 means all.
 	HessianSamples int
@@ -100,6 +117,10 @@ func DefaultConfig() Config {
 		LocalEpochs: 1,                                                     // one pass over the shard per round
 		Aggregator:  "fedlay",                                              // FedLay's confidence weights
 		DecHW:       aggregate.DefaultDecHWConfig(),                        // beta 1, Hessian every round
+		Bounds:      aggregate.DefaultBounds(),                             // claims capped relative to the neighbourhood
+		Clip:        aggregate.DefaultClipConfig(),                         // clip at the median distance
+		Trim:        aggregate.DefaultTrim,                                 // a fifth at each end
+		Reputation:  aggregate.DefaultReputationConfig(),                   // 3 far-out rounds to be reported
 		Init:        Init{Mode: InitHe},                                    // uncoordinated He normal
 		MEP:         mep.DefaultConfig(),                                   // 3 s period at 100 ms ticks
 	}
@@ -131,6 +152,12 @@ func (c *Config) validate() error {
 		return bad("HessianSamples %d", c.HessianSamples)
 	case c.Aggregator == "fedavg":
 		return bad("fedavg is the server's rule; peers use mean, decavg, fedlay or dechw")
+	}
+	if err := c.Screen.validate(); err != nil {
+		return err
+	}
+	if err := c.Reputation.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return c.Init.validate()
 }

@@ -16,6 +16,9 @@ var (
 	ErrTrain = errors.New("learn: local round failed")
 	// ErrNoModel: the peer has no model to publish or evaluate yet.
 	ErrNoModel = errors.New("learn: no model yet")
+	// ErrScreened: a neighbour's model did much worse on our held-out
+	// data than ours (Config.Screen) and was not aggregated.
+	ErrScreened = errors.New("learn: neighbour model failed the screen")
 	// ErrMode: an asynchronous call on a peer used synchronously, or the
 	// reverse.
 	ErrMode = errors.New("learn: wrong mode for this call")

@@ -18,6 +18,9 @@ func (p *Peer) Finish(w *Work) error {
 	}
 	p.work = nil
 	p.countRefusals(w.report)
+	if w.report.Used > 0 {
+		p.reputation.Observe(w.others, w.report)
+	}
 	if w.err != nil {
 		p.metrics.RoundsFailed++
 		if p.mode == modeAsync {
@@ -74,10 +77,20 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 			p.metrics.Refused.Arch++
 		case errors.Is(r.Err, aggregate.ErrLength):
 			p.metrics.Refused.Length++
+		case errors.Is(r.Err, ErrScreened):
+			p.metrics.Refused.Screened++
 		default:
 			p.metrics.Refused.Other++
 		}
 		p.logf("refused the model of %v: %v", r.From, r.Err)
+	}
+	p.metrics.Bounded += rep.Bounded
+	for _, o := range rep.Outliers {
+		if o.Severity <= p.cfg.Reputation.Tolerance {
+			continue // an honest neighbour's usual spread
+		}
+		p.metrics.Outliers++
+		p.logf("cut back the model of %v (severity %.2f)", o.From, o.Severity)
 	}
 }
 

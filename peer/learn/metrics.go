@@ -34,17 +34,24 @@ type Metrics struct {
 	Dropped int
 	// Refused counts neighbour models the aggregator refused, by reason.
 	Refused Refusals
+	// Bounded counts neighbour models whose self-reported claims a
+	// robust aggregator cut (per round and neighbour).
+	Bounded int
+	// Outliers counts neighbour models a robust aggregator clipped or
+	// trimmed beyond an honest neighbour's usual spread (severity above
+	// Config.Reputation.Tolerance), per round and neighbour.
+	Outliers int
 
 	works uint64
 }
 
 // Refusals counts refused contributions by reason.
 type Refusals struct {
-	NonFinite, Arch, Length, Other int
+	NonFinite, Arch, Length, Screened, Other int
 }
 
 // Total sums the reasons.
-func (r Refusals) Total() int { return r.NonFinite + r.Arch + r.Length + r.Other }
+func (r Refusals) Total() int { return r.NonFinite + r.Arch + r.Length + r.Screened + r.Other }
 
 // Summary is the mean, minimum and maximum of a quantity across peers.
 type Summary struct {

@@ -40,7 +40,8 @@ type Peer struct {
 	ext     bool       // tr is Config.NewBackend's: parameters are copied in and out
 	opt     nn.Optimizer
 	agg     aggregate.Aggregator
-	dechw   *aggregate.DecHW // agg, when it is DecHW
+	adopt   aggregate.Aggregator // agg, or Median for a robust agg (see adoptAggregator)
+	dechw   *aggregate.DecHW     // agg's DecHW state, when it runs on one
 	batches *data.Batches
 	bx      []float32
 	by      []int32
@@ -51,6 +52,7 @@ type Peer struct {
 	mixed      []float32 // the model the last published round started training from
 	pubHessian []float32
 	metrics    Metrics
+	reputation *aggregate.Reputation // touched by Finish, on the caller's goroutine
 }
 
 // NewPeer builds a peer on its local training set and draws its initial
@@ -94,7 +96,11 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 	if p.agg, err = newAggregator(cfg); err != nil {
 		return nil, err
 	}
-	p.dechw, _ = p.agg.(*aggregate.DecHW)
+	p.dechw = aggregate.DecHWOf(p.agg)
+	p.adopt = adoptAggregator(cfg.Aggregator, p.agg)
+	if p.reputation, err = aggregate.NewReputation(cfg.Reputation); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if p.dataConf, err = aggregate.DataConfidence(local.Hist()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -114,18 +120,27 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 }
 
 func newAggregator(cfg Config) (aggregate.Aggregator, error) {
-	if cfg.Aggregator == "dechw" {
-		d, err := aggregate.NewDecHW(cfg.DecHW)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		return d, nil
-	}
-	a, err := aggregate.New(cfg.Aggregator)
+	o := aggregate.DefaultOptions()
+	o.DecHW, o.Bounds, o.Clip, o.Trim = cfg.DecHW, cfg.Bounds, cfg.Clip, cfg.Trim
+	a, err := aggregate.NewWith(cfg.Aggregator, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return a, nil
+}
+
+// adoptAggregator is the rule a late joiner combines its neighbours'
+// models with. A robust rule centres on "self", which a joiner without a
+// model of its own would have to take from one neighbour (mep's
+// Round.Inputs takes the first by ID): a liar there would be the centre
+// every other model is clipped towards. The coordinate-wise median treats
+// all the models alike, so under a robust rule a joiner adopts their
+// median instead.
+func adoptAggregator(name string, agg aggregate.Aggregator) aggregate.Aggregator {
+	if aggregate.IsRobustName(name) {
+		return aggregate.Median{}
+	}
+	return agg
 }
 
 // initModel draws the initial parameters.
@@ -232,6 +247,16 @@ func (p *Peer) Contribution() (c aggregate.Contribution, ok bool) {
 		Hessian:  p.pubHessian,
 	}, true
 }
+
+// Reputation returns the peer's score of neighbour id in [0, 1] (1 for
+// one never aggregated with): it falls when id's models are refused or
+// cut back far by a robust rule, and recovers slowly.
+func (p *Peer) Reputation(id ident.Peer) float64 { return p.reputation.Score(id) }
+
+// ShouldDrop reports whether neighbour id is a repeat offender the
+// runtime should unlink from (its Reputation fell below
+// Config.Reputation.DropBelow). The peer itself does not act on it.
+func (p *Peer) ShouldDrop(id ident.Peer) bool { return p.reputation.ShouldDrop(id) }
 
 // setMode fixes the mode on first use.
 func (p *Peer) setMode(m mode) error {

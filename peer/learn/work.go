@@ -100,8 +100,13 @@ func (w *Work) begin() error {
 			return err
 		}
 	case workAggregate, workAdopt:
-		rep, err := p.agg.Aggregate(w.self, w.others, p.model.Params())
-		w.report = rep
+		agg := p.agg
+		if w.kind == workAdopt {
+			agg = p.adopt
+		}
+		others, back := p.screened(w)
+		rep, err := agg.Aggregate(w.self, others, p.model.Params())
+		w.report = back(rep)
 		if err != nil {
 			return err
 		}

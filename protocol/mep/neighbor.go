@@ -38,6 +38,9 @@ type neighbor struct {
 	model        *aggregate.Contribution
 	modelVersion uint64
 	modelFP      Fingerprint
+	// modelAt is the tick the current model arrived (valid when model is
+	// not nil); onModel measures the neighbour's period from it.
+	modelAt int64
 	// want is the fingerprint we answered MsgNeed to, until wantDue.
 	want    Fingerprint
 	wantDue int64

@@ -175,3 +175,48 @@ func TestLateJoinerAdopts(t *testing.T) {
 		}
 	}
 }
+
+// The period a model is aggregated with is the longer of the claimed one
+// and the interval measured between the neighbour's models: a claim of
+// 5 with models 12 ticks apart counts as 12; models 3 ticks apart keep
+// the claim.
+func TestObservedPeriod(t *testing.T) {
+	p := lonePeer(t)
+	period := func() int { return p.nbrs[id(2)].model.Period }
+	if err := p.Step(modelMsg(2, 1, 1, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got := period(); got != 5 {
+		t.Fatalf("first model: period %d, want the claimed 5", got)
+	}
+	for range 12 {
+		p.Tick()
+	}
+	if err := p.Step(modelMsg(2, 2, 2, 2, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := period(); got != 12 {
+		t.Fatalf("models 12 ticks apart: period %d, want 12", got)
+	}
+	for range 3 {
+		p.Tick()
+	}
+	if err := p.Step(modelMsg(2, 3, 3, 3, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if got := period(); got != 5 {
+		t.Fatalf("models 3 ticks apart: period %d, want the claimed 5", got)
+	}
+	// A liar claiming period 1 and sending every 12 ticks counts as 12.
+	for range 12 {
+		p.Tick()
+	}
+	m := modelMsg(2, 4, 4, 4, 4)
+	m.Model.Period = 1
+	if err := p.Step(m); err != nil {
+		t.Fatal(err)
+	}
+	if got := period(); got != 12 {
+		t.Fatalf("liar claiming 1, 12 ticks apart: period %d, want 12", got)
+	}
+}

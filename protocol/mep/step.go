@@ -102,16 +102,17 @@ func (p *Peer) onModel(n *neighbor, m Message) error {
 		return nil
 	}
 	h := &m.Model
+	period := observedPeriod(n, int(h.Period), p.now)
 	n.model = &aggregate.Contribution{
 		From:     n.id,
 		Arch:     h.Arch,
 		Params:   m.Params,
 		DataSize: int(h.DataSize),
-		Period:   int(h.Period),
+		Period:   period,
 		DataConf: h.DataConf,
 		Hessian:  m.Hessian,
 	}
-	n.modelVersion, n.modelFP = m.Version, m.Fingerprint
+	n.modelVersion, n.modelFP, n.modelAt = m.Version, m.Fingerprint, p.now
 	n.want = Fingerprint{}
 	p.stats.ModelsReceived++
 	return nil
@@ -134,4 +135,28 @@ func (p *Peer) checkModel(m *Message) error {
 		return fmt.Errorf("%w: fingerprint mismatch", ErrBadModel)
 	}
 	return nil
+}
+
+// observedPeriod is the period n's new model (arriving at tick now) is
+// aggregated with: the longer of the period n claims and the interval we
+// measured since its previous model. The claim alone is not evidence (a
+// liar claims period 1 to take FedLay's communication confidence c_c =
+// 1/T), but the interval between the models that actually arrived is
+// measured by us: a neighbour whose models come every 60 ticks counts as
+// period 60 whatever it says. A claim longer than the interval is kept,
+// since under-claiming freshness only lowers the neighbour's own weight.
+// Safe for honest peers: an honest neighbour's models arrive every pair
+// period max(T_u, T_v) (or later when a round is slow), so its period
+// counts as at most that, which is the rate at which we can use its
+// models anyway. Models arriving faster than claimed (unsolicited ones)
+// do not shorten the claim; the aggregator's Bounds floor every
+// neighbour's period at our own, so c_c never exceeds ours.
+func observedPeriod(n *neighbor, claimed int, now int64) int {
+	if n.model == nil {
+		return claimed // first model: nothing measured yet
+	}
+	if gap := now - n.modelAt; gap > int64(claimed) {
+		return int(min(gap, MaxPeriod))
+	}
+	return claimed
 }

@@ -1,0 +1,119 @@
+package aggregate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// ReputationConfig tunes Reputation.
+type ReputationConfig struct {
+	// Tolerance in [0, 1) is the outlier severity an honest neighbour
+	// shows now and then (with the default clipping an honest neighbour
+	// twice as far as the median one has severity 0.5; trimmed at a few
+	// more coordinates than average); severities up to it cost nothing,
+	// above it the cost grows linearly to Penalty at severity 1.
+	Tolerance float64
+	// Penalty is the score lost in a round at severity 1.
+	Penalty float64
+	// RefusalPenalty is the score lost in a round the neighbour's model
+	// is refused (non-finite, wrong architecture or length, bad claims).
+	RefusalPenalty float64
+	// Recovery is the score regained in a round the neighbour's model is
+	// used within Tolerance; small, so that trust is rebuilt slowly.
+	Recovery float64
+	// DropBelow: ShouldDrop reports a neighbour whose score is below it.
+	DropBelow float64
+}
+
+// DefaultReputationConfig: a neighbour sending a far-out model every
+// round is reported after 3 rounds (1 -> 0.7 -> 0.4 -> 0.1 < 0.2) and
+// needs 45 clean rounds to climb back to 1; an honest neighbour clipped
+// to at most half its distance (severity <= 0.5) never loses score.
+func DefaultReputationConfig() ReputationConfig {
+	return ReputationConfig{
+		Tolerance:      0.5,  // honest neighbours are rarely more than 2x tau out
+		Penalty:        0.3,  // three far-out rounds from full trust to reported
+		RefusalPenalty: 0.3,  // a refused model costs as much as a far-out one
+		Recovery:       0.02, // 45 clean rounds from 0.1 back to 1
+		DropBelow:      0.2,  // report below a fifth of full trust
+	}
+}
+
+// Validate requires every field finite and in [0, 1], Tolerance < 1.
+func (c ReputationConfig) Validate() error {
+	in01 := func(x float64) bool { return x >= 0 && x <= 1 }
+	if !in01(c.Tolerance) || c.Tolerance == 1 || !in01(c.Penalty) || !in01(c.RefusalPenalty) ||
+		!in01(c.Recovery) || !in01(c.DropBelow) {
+		return fmt.Errorf("%w: reputation %+v", ErrConfig, c)
+	}
+	return nil
+}
+
+// Reputation is one peer's score of each neighbour, in [0, 1], 1 for a
+// neighbour never seen. It falls when the neighbour's model is refused
+// or cut back far by a robust rule and recovers slowly while it is used
+// cleanly, so that a repeat offender crosses DropBelow and can be
+// reported for unlinking (ShouldDrop); acting on it is the runtime's
+// job. Pure: it changes only in Observe and Forget.
+type Reputation struct {
+	cfg    ReputationConfig
+	scores map[ident.Peer]float64
+}
+
+// NewReputation validates cfg and returns an empty record.
+func NewReputation(cfg ReputationConfig) (*Reputation, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}}, nil
+}
+
+// Observe updates the scores from one aggregation: others is what was
+// passed to Aggregate, rep what it returned. A neighbour refused loses
+// RefusalPenalty; one listed as an Outlier above Tolerance loses
+// Penalty scaled by how far above; every other one regains Recovery.
+// Each neighbour counts once per call (its first entry in others).
+func (r *Reputation) Observe(others []Contribution, rep Report) {
+	cost := make(map[int]float64, len(rep.Refused)+len(rep.Outliers))
+	for _, f := range rep.Refused {
+		cost[f.Index] = max(cost[f.Index], r.cfg.RefusalPenalty)
+	}
+	for _, o := range rep.Outliers {
+		if o.Severity > r.cfg.Tolerance {
+			c := r.cfg.Penalty * min(1, (o.Severity-r.cfg.Tolerance)/(1-r.cfg.Tolerance))
+			cost[o.Index] = max(cost[o.Index], c)
+		}
+	}
+	seen := make(map[ident.Peer]bool, len(others))
+	for j, c := range others {
+		if seen[c.From] {
+			continue
+		}
+		seen[c.From] = true
+		s := r.Score(c.From)
+		if k, bad := cost[j]; bad && k > 0 {
+			s -= k
+		} else {
+			s += r.cfg.Recovery
+		}
+		r.scores[c.From] = math.Min(1, math.Max(0, s))
+	}
+}
+
+// Score returns id's score in [0, 1]; 1 when never observed.
+func (r *Reputation) Score(id ident.Peer) float64 {
+	if s, ok := r.scores[id]; ok {
+		return s
+	}
+	return 1
+}
+
+// ShouldDrop reports whether id has fallen below DropBelow: a repeat
+// offender the runtime should unlink from.
+func (r *Reputation) ShouldDrop(id ident.Peer) bool { return r.Score(id) < r.cfg.DropBelow }
+
+// Forget drops id's record (for example when it leaves the
+// neighbourhood for good).
+func (r *Reputation) Forget(id ident.Peer) { delete(r.scores, id) }

@@ -1,0 +1,68 @@
+package aggregate
+
+// Robust makes a weighted rule (Mean, DecAvg, FedLay, DecHW) safe to run
+// among untrusted neighbours. Each call it
+//
+//  1. screens the contributions with the shared checks,
+//  2. bounds the accepted neighbours' claims (Bounds: DataSize, Period,
+//     DataConf, Hessian), so no claim can raise a weight beyond a fixed
+//     multiple of an honest one,
+//  3. clips each accepted neighbour's model to within tau of ours
+//     (ClipConfig, ClippedGossip), so no model can pull ours further than
+//     its weight times tau, and
+//  4. lets Inner weigh and mix the bounded, clipped copies.
+//
+// The caller's contributions are never modified: bounded claims and
+// clipped parameters live in copies. The Report is Inner's with Bounded
+// and the clipping Outliers added.
+type Robust struct {
+	Bounds Bounds
+	Clip   ClipConfig
+	Inner  Aggregator
+}
+
+// Aggregate implements Aggregator.
+func (r Robust) Aggregate(self Contribution, others []Contribution, out []float32) (Report, error) {
+	if err := r.Bounds.Validate(); err != nil {
+		return Report{}, err
+	}
+	if err := r.Clip.Validate(); err != nil {
+		return Report{}, err
+	}
+	var pre Report
+	idx, err := screen(&self, others, out, nil, nil, &pre)
+	if err != nil {
+		return Report{}, err
+	}
+	work := append([]Contribution(nil), others...)
+	bounded := r.Bounds.apply(&self, work, idx)
+	var clipped Report
+	r.Clip.clip(self.Params, work, idx, &clipped)
+	rep, err := r.Inner.Aggregate(self, work, out)
+	if err != nil {
+		return rep, err
+	}
+	rep.Bounded = bounded
+	rep.Outliers = append(rep.Outliers, clipped.Outliers...)
+	return rep, nil
+}
+
+// Unwrap returns the inner rule.
+func (r Robust) Unwrap() Aggregator { return r.Inner }
+
+// DecHWOf returns the DecHW state a (possibly wrapped) aggregator runs
+// on, or nil: the peer needs it to feed Hessians (Observe) and to know
+// whether to compute them (UseHessian).
+func DecHWOf(a Aggregator) *DecHW {
+	for a != nil {
+		switch v := a.(type) {
+		case *DecHW:
+			return v
+		case interface{ Unwrap() Aggregator }:
+			a = v.Unwrap()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
