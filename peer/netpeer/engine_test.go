@@ -27,6 +27,11 @@ func TestTaskNamesMatchEngine(t *testing.T) {
 	}
 	spec := task.DefaultSpec()
 	spec.Name = "engine-check"
+	// A new task defends itself: its default rule is one meant for
+	// untrusted neighbours.
+	if !aggregate.IsRobustName(spec.Aggregator) || spec.Aggregator != aggregate.SafeDefault {
+		t.Errorf("task.DefaultSpec aggregator %q, want aggregate.SafeDefault %q", spec.Aggregator, aggregate.SafeDefault)
+	}
 	for _, ds := range task.DatasetNames() {
 		for _, arch := range task.ArchNames() {
 			for _, agg := range task.AggregatorNames() {

@@ -26,7 +26,13 @@ func OptimizerNames() []string { return []string{"sgd", "adam", "adamw"} }
 
 // AggregatorNames lists the aggregators a task may use: the engine's
 // (aggregate.Names) without "fedavg", a server's rule that no peer runs.
-func AggregatorNames() []string { return []string{"mean", "decavg", "fedlay", "dechw"} }
+func AggregatorNames() []string {
+	return []string{
+		"mean", "decavg", "fedlay", "dechw", // the papers' rules, for trusted peers
+		"median", "trimmed-mean", // coordinate-wise, claims ignored
+		"clipped-mean", "clipped-decavg", "clipped-fedlay", "clipped-dechw", // claims bounded, models clipped
+	}
+}
 
 // ArchNames lists the model architectures, sorted (nn.ArchNames).
 func ArchNames() []string {

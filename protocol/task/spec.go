@@ -121,11 +121,13 @@ type Selection struct {
 
 // DefaultSpec returns FedLay's MNIST setting (Table III): the MLP, FedLay
 // confidence aggregation over the overlay neighbours, a label-skewed
-// partition, independent He initialisation. Set Name (and anything else)
-// before use.
+// partition, independent He initialisation; with every self-reported
+// claim bounded and every neighbour's model clipped around the peer's own
+// ("clipped-fedlay"), because anyone with a browser may join a task. Set
+// Name (and anything else) before use.
 func DefaultSpec() Spec {
 	return Spec{
-		Aggregator:     "fedlay",                                              // FedLay's confidence weights
+		Aggregator:     "clipped-fedlay",                                      // FedLay's confidence weights, robust to liars
 		Arch:           "mlp",                                                 // 784-128-10, the benchmark MLP
 		Batch:          32,                                                    // small batches, many steps per epoch
 		Dataset:        "mnist",                                               // 60k/10k handwritten digits
