@@ -10,7 +10,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Tests that need the datasets find them here; unset, they skip.
 export PEERLEARN_DATA := $(DATA_DIR)
 
-# The pure layers: computation and protocol state machines with no I/O,
+# The pure packages: computation and protocol state machines with no I/O,
 # built and tested natively and as GOOS=js GOARCH=wasm under node (the
 # browser peer runs the same code). internal/layers_test.go checks that no
 # package imports one from a higher layer.

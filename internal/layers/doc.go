@@ -14,7 +14,10 @@
 //	5 simulators   sim/
 //	6 edges        cmd/, wasm/, e2e/
 //
-// Layers 0-3 are pure (no sockets, clocks or goroutines of their own) and
-// run under GOOS=js as well; the Makefile's test-wasm target tests them in
-// node.
+// types/, engine/, protocol/, theory/ and the kernels and codecs of
+// internal/ are pure (no sockets, clocks or goroutines of their own) and
+// run under GOOS=js as well; the Makefile's test-wasm target (PURE_PKGS)
+// tests them in node, with sim/simnet and peer/learn. signal/ is the I/O
+// at layer 2: the signalling client and server, which link none of the
+// engine.
 package layers
