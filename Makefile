@@ -12,7 +12,7 @@ export PEERLEARN_DATA := $(DATA_DIR)
 
 # The pure packages: computation and protocol state machines with no I/O,
 # built and tested natively and as GOOS=js GOARCH=wasm under node (the
-# browser peer runs the same code). internal/layers_test.go checks that no
+# browser peer runs the same code). internal/layers checks that no
 # package imports one from a higher layer.
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
              ./peer/learn/... ./internal/f32/... ./internal/wire/... ./internal/detmath/... \
