@@ -24,6 +24,10 @@ type RetryConfig struct {
 	Attempts int
 	// Rand draws the jitter (required).
 	Rand *rand.Rand
+	// Only, if not nil, narrows the failures retried (Retryable's):
+	// e.g. Busy, to retry a busy or full server but give up at once on
+	// one that cannot be reached at all.
+	Only func(error) bool
 }
 
 // DefaultRetryConfig: 1 s doubling to 30 s, until ctx ends, jittered by
@@ -51,6 +55,21 @@ func Retryable(err error) bool {
 		return false
 	}
 	return true // busy (503), refused or reset connections, timeouts
+}
+
+// Busy reports whether a Dial error says the server is there but busy
+// or full now (HTTP 503/429, or a full/busy/rate-limited/restarting
+// refusal): a peer should wait and try again.
+func Busy(err error) bool {
+	var r *Refusal
+	if errors.As(err, &r) {
+		switch r.Code {
+		case CodeTaskFull, CodeServerFull, CodeBusy, CodeRateLimited, CodeShutdown:
+			return true
+		}
+		return false
+	}
+	return errors.Is(err, ErrBusy)
 }
 
 // Explain says in a volunteer's words why the server could not be
@@ -95,7 +114,8 @@ func DialRetry(ctx context.Context, url string, id Identity, t ident.Task, cfg C
 	wait := rc.First
 	for attempt := 1; ; attempt++ {
 		c, err := Dial(ctx, url, id, t, cfg)
-		if err == nil || !Retryable(err) || ctx.Err() != nil || (rc.Attempts > 0 && attempt >= rc.Attempts) {
+		retry := Retryable(err) && (rc.Only == nil || rc.Only(err))
+		if err == nil || !retry || ctx.Err() != nil || (rc.Attempts > 0 && attempt >= rc.Attempts) {
 			return c, err
 		}
 		d := wait/2 + time.Duration(rc.Rand.Int64N(int64(wait/2)+1))

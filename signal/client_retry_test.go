@@ -79,6 +79,14 @@ func TestDialRetryWaitsOutABusyServer(t *testing.T) {
 	if !errors.Is(err, signal.ErrBusy) {
 		t.Fatalf("still busy: %v", err)
 	}
+	// Only Busy failures retried: an unreachable server fails at once.
+	start := time.Now()
+	_, err = signal.DialRetry(ctx, "ws://127.0.0.1:1/signal", id, tid, signal.DefaultClientConfig(), signal.RetryConfig{First: time.Second, Max: time.Second, Rand: rand.New(rand.NewPCG(1, 2)), Only: signal.Busy}, func(int, error, time.Duration) {
+		t.Error("retried an unreachable server")
+	})
+	if err == nil || signal.Busy(err) || time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("unreachable: %v after %v", err, time.Since(start))
+	}
 }
 
 func TestRetryable(t *testing.T) {
@@ -97,6 +105,9 @@ func TestRetryable(t *testing.T) {
 	} {
 		if got := signal.Retryable(tc.err); got != tc.want {
 			t.Errorf("Retryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+		if busy := signal.Busy(tc.err); busy && !tc.want {
+			t.Errorf("Busy(%v) but not retryable", tc.err)
 		}
 	}
 }

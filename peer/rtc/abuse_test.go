@@ -307,3 +307,21 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// At most maxInflight message handlers run at once; a message past that
+// is dropped and counted, not queued on a goroutine of its own.
+func TestInboundHandlersAreBounded(t *testing.T) {
+	m, _, _ := newShellWith(t, 1, nil)
+	for i := range maxInflight {
+		if !m.admit() {
+			t.Fatalf("handler %d refused", i)
+		}
+	}
+	if m.admit() || m.Stats().InboundDropped != 1 {
+		t.Fatalf("handler past the bound admitted (%+v)", m.Stats())
+	}
+	m.inflight.Add(-1) // one finishes
+	if !m.admit() {
+		t.Fatal("a freed slot was not reused")
+	}
+}

@@ -48,8 +48,9 @@ type Manager struct {
 	smu   sync.Mutex
 	stats Stats
 
-	res      *resources  // the resource manager: what peers may make this one hold
-	refusals *refusalLog // rate-limits the refusal log lines
+	inflight atomic.Int64 // message handlers running now (see setupDC)
+	res      *resources   // the resource manager: what peers may make this one hold
+	refusals *refusalLog  // rate-limits the refusal log lines
 
 	// mu serialises the policy and guards the shell's own state: the
 	// connections (and their fields), the ICE servers and the
@@ -68,6 +69,11 @@ type testHooks struct {
 	// mid-way (the sender then stops sending and the attempt times out).
 	chunk func(transfer, offset uint64, data []byte) (out []byte, stop bool)
 }
+
+// maxInflight bounds the data channel message handlers running at once
+// across all connections (browsers run one goroutine per message):
+// EventBuffer's worth, beyond which the loop is behind anyway.
+const maxInflight = 1024
 
 // tickPeriod is how often the shell feeds the clock to the policy and
 // checks incoming transfers for stalls: well under every timeout it
