@@ -100,7 +100,7 @@ func Explain(err error) string {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrClosed):
 		return "the coordination server did not answer in time"
 	}
-	return "the coordination server cannot be reached"
+	return "the coordination server cannot be reached (it may be busy or down)"
 }
 
 // DialRetry is Dial, tried again after a retryable failure (Retryable)

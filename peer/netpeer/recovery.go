@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"time"
 
@@ -17,14 +18,17 @@ import (
 // signalling server (HTTP 503 while its handshake slots are taken, a full
 // task) waits and tries again, with back-off and jitter, and says why in
 // its status (the page shows it); a server that cannot be reached at all
-// is still an error at once (a wrong address does not fix itself).
+// is still an error at once for a native peer (a wrong address does not
+// fix itself); a browser cannot tell the two apart and retries both.
 
 // dialServer registers with the signalling server, retrying while it is
 // busy or full.
 func (p *Peer) dialServer(ctx context.Context) (*signal.Client, error) {
 	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(p.id[:8]), uint64(time.Now().UnixNano())))
 	rc := signal.DefaultRetryConfig(rng)
-	rc.Only = signal.Busy
+	if runtime.GOOS != "js" {
+		rc.Only = signal.Busy
+	} // else every transient failure: a browser's WebSocket does not show the upgrade's status, so a busy server looks like one that is down
 	c, err := signal.DialRetry(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig(), rc, func(attempt int, err error, wait time.Duration) {
 		why := waitingText(err, wait)
 		p.logf("%s (attempt %d: %v)", why, attempt, err)
