@@ -327,6 +327,7 @@ type hostile struct {
 	client *signal.Client
 	id     signal.Identity
 	victim ident.Peer
+	task   ident.Task
 	done   chan struct{}
 }
 
@@ -351,7 +352,7 @@ func newHostile(ctx context.Context, url string, tid ident.Task, victim ident.Pe
 		return nil, err
 	}
 	m.AttachSignal(c)
-	h := &hostile{m: m, client: c, id: id, victim: victim, done: make(chan struct{})}
+	h := &hostile{m: m, client: c, id: id, victim: victim, task: tid, done: make(chan struct{})}
 	go func() { // drain
 		for {
 			select {
@@ -386,6 +387,7 @@ func (h *hostile) close() {
 }
 
 func (h *hostile) manifest(man rtc.Manifest) error {
+	man.Task = h.task // the victim's task: a manifest for another is refused first
 	b, err := rtc.MarshalManifest(man)
 	if err != nil {
 		return err
