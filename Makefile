@@ -20,7 +20,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke clean
+        bench-smoke bench-abuse clean
 
 all: build
 
@@ -86,6 +86,9 @@ bench-browser: data
 bench-transfer:
 	scripts/bench-transfer.sh
 
+bench-abuse: data
+	scripts/bench-abuse.sh
+
 bench-train:
 	scripts/bench-train.sh
 
@@ -96,7 +99,7 @@ bench-go:
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -addr $(SERVE_ADDR) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-go bench-train bench-companion bench-browser bench-transfer
+bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse
 
 # Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
 # line checked to parse: CI runs it (.ci/run) so that none rots.

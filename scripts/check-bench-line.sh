@@ -3,7 +3,10 @@
 # be NAME followed by key=value fields, every value a finite positive
 # decimal number (no NaN, Inf, empty or zero value: a zero samples/s or
 # ratio means the measurement did not happen), no key twice, and every
-# KEY given on the command line present.
+# KEY given on the command line present. A key ending in _ok is a yes/no
+# answer that was measured, not a rate: its value must be 0 or 1 (0 is an
+# honest "no", e.g. bench-abuse's server_joins_ok when honest peers could
+# not join during a socket flood).
 #
 #   scripts/bench-train.sh | scripts/check-bench-line.sh bench-train mlp_go_vs_torch cnn_go_vs_torch
 #
@@ -29,6 +32,10 @@ for f in "${fields[@]:1}"; do
 	val=${BASH_REMATCH[2]}
 	[ -z "${seen[$key]:-}" ] || fail "key '$key' appears twice"
 	seen[$key]=1
+	if [[ $key == *_ok ]]; then
+		[[ $val == 0 || $val == 1 ]] || fail "value of '$key' ('$val') is not 0 or 1"
+		continue
+	fi
 	[[ $val =~ $number ]] || fail "value of '$key' ('$val') is not a finite decimal number"
 	# A number that overflows or is zero: awk reads it as a double.
 	awk -v v="$val" 'BEGIN { x = v + 0; exit !(x > 0 && x < 1e300) }' || fail "value of '$key' ($val) is not positive and finite"

@@ -38,6 +38,12 @@ expect reject bench-x "" 'bench-x a=1,5'
 expect reject bench-x "" 'bench-x a=1.5 a=2'
 expect reject bench-x "" 'bench-x a=1.5 b'
 expect reject bench-x "" 'bench-x arch=mlp'
+expect ok bench-x "a_ok" 'bench-x a_ok=0 b=2'
+expect ok bench-x "a_ok" 'bench-x a_ok=1'
+expect reject bench-x "" 'bench-x a_ok=2'
+expect reject bench-x "" 'bench-x a_ok=0.5'
+expect reject bench-x "" 'bench-x a_ok='
+expect reject bench-x "" 'bench-x a_okay=0'
 
 [ $failed = 0 ] && echo "check-bench-line_test: ok"
 exit $failed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -61,8 +62,11 @@ func Dial(ctx context.Context, url string, id Identity, t ident.Task, cfg Client
 	}
 	hctx, hcancel := context.WithTimeout(ctx, cfg.HandshakeTimeout)
 	defer hcancel()
-	conn, _, err := websocket.Dial(hctx, url, dialOptions(cfg))
+	conn, resp, err := websocket.Dial(hctx, url, dialOptions(cfg))
 	if err != nil {
+		if resp != nil && (resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests) {
+			return nil, fmt.Errorf("%w (HTTP %d): dial %s: %w", ErrBusy, resp.StatusCode, url, err)
+		}
 		return nil, fmt.Errorf("signal: dial %s: %w", url, err)
 	}
 	conn.SetReadLimit(MaxMessageSize)

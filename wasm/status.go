@@ -24,6 +24,7 @@ type pageStatus struct {
 	TaskName string    `json:"task_name"`
 	State    string    `json:"state"`
 	Error    string    `json:"error,omitempty"`
+	Waiting  string    `json:"waiting,omitempty"` // why the peer waits for the server (it retries by itself)
 	UptimeS  float64   `json:"uptime_s"`
 	Spaces   int       `json:"spaces"`
 	Coords   []float64 `json:"coords"` // this peer's ring coordinates in [0,1)
@@ -169,6 +170,7 @@ func (b *browserPeer) status() pageStatus {
 	st := np.Status()
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
+	ps.Waiting = st.Waiting
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {
 		id := parseID(n)

@@ -285,6 +285,7 @@ function render(s) {
       `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples.`;
   }
   renderNeighbors(s);
+  renderDefences(s);
   drawRings(s);
   const h = s.history;
   if (h) {
@@ -301,6 +302,28 @@ function render(s) {
   const p = perf.snapshot();
   $("frame-max").textContent = p.maxFrameMS.toFixed(0);
   $("frame-slow").textContent = p.over50;
+}
+// Why the peer waits for the server, and what its transport refused
+// from other peers, in words (issue #14). Its element is made here.
+function renderDefences(s) {
+  let el = $("defences");
+  if (!el) {
+    el = document.createElement("p");
+    el.id = "defences";
+    el.className = "note";
+    $("state").after(el);
+  }
+  const r = s.rtc || {};
+  const parts = [];
+  if (s.waiting) parts.push(s.waiting + ".");
+  const refused = (r.BadSignature || 0) + (r.Replayed || 0) + (r.BadVersion || 0) + (r.Oversized || 0) + (r.UnknownKind || 0) + (r.Malformed || 0);
+  if (refused) parts.push(`Refused ${refused} bad messages from other peers.`);
+  if (r.Bans) parts.push(`Blocked ${r.Bans} misbehaving peer${r.Bans === 1 ? "" : "s"} for a while.`);
+  if (r.OverBudget || r.OffersOverQuota || r.InboundDropped) {
+    parts.push(`Turned away ${(r.OverBudget || 0) + (r.OffersOverQuota || 0) + (r.InboundDropped || 0)} requests over this peer's limits.`);
+  }
+  el.textContent = parts.join(" ");
+  el.hidden = parts.length === 0;
 }
 function renderNeighbors(s) {
   $("neighbor-count").textContent = s.neighbors ? s.neighbors.length : 0;

@@ -69,6 +69,12 @@ type Status struct {
 	// Rebootstraps counts registrations with the signalling server after
 	// the first (the peer had been cut off from the overlay).
 	Rebootstraps int `json:"rebootstraps"`
+	// Waiting says, for a volunteer, why the peer is not running yet
+	// (a busy or full signalling server; it retries by itself).
+	Waiting string `json:"waiting,omitempty"`
+	// Resources is what the transport's resource manager holds (incoming
+	// transfer memory) and its limits.
+	Resources rtc.ResourceUsage `json:"resources"`
 	// Learn is the learning progress (nil for an overlay-only peer).
 	Learn *LearnStatus `json:"learn,omitempty"`
 }
@@ -141,7 +147,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	if p.ln != nil {
 		defer p.serveStatus()()
 	}
-	client, err := signal.Dial(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig())
+	client, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
@@ -178,6 +184,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		workDone, evalDone = p.learner.workDone, p.learner.evalDone
+		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
 		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
 	}
 	if len(w.Contacts) > 0 {
@@ -355,6 +362,7 @@ func (p *Peer) publish() {
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
 	st.RTC = p.mgr.Stats()
+	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count
 	if p.learner != nil {
 		ls := p.learner.status()

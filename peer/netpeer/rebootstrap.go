@@ -17,10 +17,19 @@ import (
 // again (the server replaces its old registration), gets fresh contacts
 // and a bootstrap window, and joins through them.
 
+//
+// A peer that never had a neighbour is in the same place when none of
+// its contacts answers (they left, sit behind a NAT, or are silent fakes
+// registered to waste newcomers' joins): its join goes nowhere and, with
+// no open connection, nothing else can reach it. So a peer that joined
+// through contacts and is still without neighbour or connection after
+// neverLinkedAfter registers again too, and asks for other contacts.
+
 // rebootstrap is the isolation watch. Only Run's loop touches it.
 type rebootstrap struct {
 	after   time.Duration // Config.RebootstrapAfter (0: off)
 	linked  bool          // had a neighbour since the last registration
+	joining bool          // joined through a welcome's contacts (not the founder)
 	since   time.Time     // cut off since (zero: not cut off)
 	next    time.Time     // no attempt before this (backoff)
 	wait    time.Duration // the backoff after the next failure
@@ -38,6 +47,12 @@ type registration struct {
 // maxRebootstrapWait caps the backoff between failed attempts.
 const maxRebootstrapWait = time.Minute
 
+// neverLinkedAfter is the least a peer that never had a neighbour waits
+// for its contacts before registering again: a join through a live
+// contact takes well under this even when its connection takes the
+// whole of rtc's ConnectTimeout (15 s).
+const neverLinkedAfter = 15 * time.Second
+
 // watchIsolation is called every loop iteration with what the peer has
 // now; it starts an attempt (a goroutine dialling the server) when the
 // peer has been cut off long enough.
@@ -50,18 +65,26 @@ func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
 	if neighbours {
 		rb.linked = true
 	}
-	if !rb.linked || !p.cutOff() {
+	if !(rb.linked || rb.joining) || !p.cutOff() {
 		rb.since, rb.wait, rb.next = time.Time{}, 0, time.Time{}
 		return
 	}
 	if rb.since.IsZero() {
 		rb.since = now
 	}
-	if rb.pending || now.Sub(rb.since) < rb.after || now.Before(rb.next) {
+	after := rb.after
+	if !rb.linked {
+		after = max(3*rb.after, neverLinkedAfter)
+	}
+	if rb.pending || now.Sub(rb.since) < after || now.Before(rb.next) {
 		return
 	}
 	rb.pending = true
-	p.logf("cut off from the overlay for %v: registering with the signalling server again", now.Sub(rb.since).Round(100*time.Millisecond))
+	if rb.linked {
+		p.logf("cut off from the overlay for %v: registering with the signalling server again", now.Sub(rb.since).Round(100*time.Millisecond))
+	} else {
+		p.logf("no contact answered in %v: registering with the signalling server again for other contacts", now.Sub(rb.since).Round(100*time.Millisecond))
+	}
 	url, id, task, cfg := p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig()
 	go func() {
 		c, err := signal.Dial(ctx, url, id, task, cfg)
@@ -125,6 +148,7 @@ func (p *Peer) joinThrough(contacts []ident.Peer) error {
 	if err := p.node.Join(contacts[0]); err != nil {
 		return err
 	}
+	p.reboot.joining = true
 	for _, c := range contacts[1:] {
 		p.node.AddContacts(c)
 	}

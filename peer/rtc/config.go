@@ -51,6 +51,17 @@ type Config struct {
 	// once: further offers are refused and sends to further peers fail
 	// (ErrUnreachable) until some close.
 	MaxConnections int
+	// MaxPendingOffers bounds the offers being answered at once (a
+	// peer connection and an ICE gathering each); MaxOffersPerOrigin
+	// bounds those that came through one neighbour (or through the
+	// signalling server). Further offers are refused (ErrCapacity).
+	MaxPendingOffers   int
+	MaxOffersPerOrigin int
+	// MaxStrikes refused frames from one peer within StrikeWindow ban it
+	// for BanTime: its connection is closed, its offers refused.
+	MaxStrikes   int
+	StrikeWindow time.Duration
+	BanTime      time.Duration
 	// Grace: a connection to a peer that is not (or no longer) an
 	// overlay neighbour is closed this long after it stopped being one
 	// (or was opened).
@@ -78,6 +89,10 @@ type Config struct {
 	// MaxIncoming bounds the transfers being received from one peer at
 	// once; further manifests are refused.
 	MaxIncoming int
+	// IncomingTransfers bounds the memory of every incoming transfer
+	// together (the resource manager's system scope), in transfers of
+	// the transfer limit (MaxTransferBytes, or SetTransferLimit's).
+	IncomingTransfers int
 	// TransferTimeout: an incoming transfer that makes no progress this
 	// long is dropped (never applied); an outgoing one whose result does
 	// not come this long after its last chunk is retried.
@@ -119,6 +134,11 @@ func DefaultConfig() Config {
 		MaxRetryBackoff:        30 * time.Second,               // ... doubling up to this
 		QueueFrames:            256,                            // a burst of overlay traffic while connecting
 		MaxConnections:         128,                            // 2L = 10 neighbours, strays in their grace, attempts; far under a browser's limit
+		MaxPendingOffers:       16,                             // a join brings a few offers at once, repairs fewer
+		MaxOffersPerOrigin:     4,                              // one neighbour relays a share only
+		MaxStrikes:             100,                            // honest peers refuse a handful an hour
+		StrikeWindow:           10 * time.Second,               // ... within this
+		BanTime:                5 * time.Minute,                // then the peer waits this long
 		Grace:                  10 * time.Second,               // a few heartbeat periods: repairs settle first
 		MaxControlPayload:      64 << 10,                       // overlay messages are < 17 KiB, SDPs a few KiB
 		ChunkSize:              64 << 10,                       // 64 KiB chunks (BRIEF: messages <= 256 KiB)
@@ -128,6 +148,7 @@ func DefaultConfig() Config {
 		MaxBuffered:            16 << 20,                       // control frames give up behind 16 MiB
 		MaxTransferBytes:       64 << 20,                       // 16M float32 parameters
 		MaxIncoming:            2,                              // a model and its successor
+		IncomingTransfers:      16,                             // 2L = 10 neighbours' models at once, and some
 		TransferTimeout:        20 * time.Second,               // ~1 s stalls happen; 20 s of none is a dead transfer
 		TransferRetries:        2,                              // three attempts in all
 		RouteTTL:               16,                             // greedy routes in small overlays take a few hops
@@ -160,6 +181,10 @@ func (c Config) Validate() error {
 		return bad("QueueFrames = %d", c.QueueFrames)
 	case c.MaxConnections < 1:
 		return bad("MaxConnections = %d", c.MaxConnections)
+	case c.MaxPendingOffers < 0 || c.MaxOffersPerOrigin < 0 || c.MaxStrikes < 0:
+		return bad("offer budgets and MaxStrikes must not be negative")
+	case c.MaxStrikes > 0 && (c.StrikeWindow <= 0 || c.BanTime <= 0):
+		return bad("StrikeWindow = %v, BanTime = %v", c.StrikeWindow, c.BanTime)
 	case c.Grace < 0:
 		return bad("Grace = %v", c.Grace)
 	case c.MaxControlPayload < 1024 || c.MaxControlPayload > MaxFrameSize-controlOverhead:
@@ -174,6 +199,8 @@ func (c Config) Validate() error {
 		return bad("MaxTransferBytes = %d", c.MaxTransferBytes)
 	case c.MaxIncoming < 1:
 		return bad("MaxIncoming = %d", c.MaxIncoming)
+	case c.IncomingTransfers < c.MaxIncoming:
+		return bad("IncomingTransfers = %d, want >= MaxIncoming = %d", c.IncomingTransfers, c.MaxIncoming)
 	case c.TransferTimeout <= 0:
 		return bad("TransferTimeout = %v", c.TransferTimeout)
 	case c.TransferRetries < 0:

@@ -87,6 +87,16 @@ func (m *Manager) setupDC(c *conn, dc *webrtc.DataChannel) {
 	})
 	dc.OnClose(func() { m.fail(c, "data channel closed") })
 	dc.OnMessage(func(msg webrtc.DataChannelMessage) {
+		// Back-pressure where pion gives none: in a browser its data
+		// channel runs every message's handler on a goroutine of its own,
+		// so a flood would pile up goroutines without bound. Past
+		// maxInflight handlers at once a message is dropped and counted
+		// (natively the handler runs on the connection's reader, one at
+		// a time, and this never triggers).
+		if !m.admit() {
+			return
+		}
+		defer m.inflight.Add(-1)
 		if msg.IsString {
 			m.refused(c, fmt.Errorf("%w: text message", ErrMalformed))
 			return
@@ -94,6 +104,16 @@ func (m *Manager) setupDC(c *conn, dc *webrtc.DataChannel) {
 		m.onMessage(c, msg.Data)
 	})
 	dc.OnOpen(func() { m.onOpen(c, dc) })
+}
+
+// admit takes a message handler slot, or counts the message dropped.
+func (m *Manager) admit() bool {
+	if m.inflight.Add(1) > maxInflight {
+		m.inflight.Add(-1)
+		m.count(func(s *Stats) { s.InboundDropped++ })
+		return false
+	}
+	return true
 }
 
 // localSDP creates the offer or answer, waits for ICE gathering to

@@ -74,6 +74,27 @@
 // bootstrap to the server), and calls the policy's Tick from a small
 // ticker with its clock's reading.
 //
+// # What a peer may cost
+//
+// Any peer may be hostile, and IDs cost nothing, so what a peer can make
+// this one hold is budgeted (resource.go, policy_budget.go,
+// policy_strikes.go), after libp2p's resource manager. Incoming transfer
+// memory is reserved chunk by chunk as the bytes arrive, against the
+// peer's scope (MaxIncoming transfers) and the system's
+// (IncomingTransfers), each a multiple of the transfer limit, which the
+// runtime sets to the task's model size (SetTransferLimit); a manifest is
+// checked (our chunk size, the task, the limit, MaxIncoming) before
+// anything is allocated for it. A control frame's size is checked before
+// its signature. Offers being answered are bounded in all
+// (MaxPendingOffers) and per origin (MaxOffersPerOrigin: the neighbour
+// that relayed them, or the server); connections by MaxConnections.
+// Every refused frame is a strike: MaxStrikes within StrikeWindow ban
+// the peer for BanTime (its connection closed, its offers refused).
+// Message handlers at once are bounded (a browser runs one goroutine per
+// message). Refusal log lines are rate-limited: the first of each peer
+// and reason per 10 s, then one summary line (refusal_log.go). Stats
+// counts every refusal by reason; Resources tells what is held.
+//
 // # Concurrency
 //
 // Manager's methods are safe for concurrent use and do not block on the

@@ -35,6 +35,11 @@ var (
 	// ErrCapacity: an offer refused because this peer has
 	// Config.MaxConnections connections already.
 	ErrCapacity = errors.New("rtc: at capacity")
+	// ErrResource: a reservation the resource manager refused (a
+	// transfer's memory over the peer's or the system's budget).
+	ErrResource = errors.New("rtc: over a resource budget")
+	// ErrBanned: a peer banned for a while after too many refused frames.
+	ErrBanned = errors.New("rtc: peer banned")
 	// ErrClosed: the manager has been closed.
 	ErrClosed = errors.New("rtc: closed")
 	// ErrTransfer: a model transfer failed (timeout, hash mismatch,

@@ -48,6 +48,10 @@ type Manager struct {
 	smu   sync.Mutex
 	stats Stats
 
+	inflight atomic.Int64 // message handlers running now (see setupDC)
+	res      *resources   // the resource manager: what peers may make this one hold
+	refusals *refusalLog  // rate-limits the refusal log lines
+
 	// mu serialises the policy and guards the shell's own state: the
 	// connections (and their fields), the ICE servers and the
 	// signalling client.
@@ -65,6 +69,11 @@ type testHooks struct {
 	// mid-way (the sender then stops sending and the attempt times out).
 	chunk func(transfer, offset uint64, data []byte) (out []byte, stop bool)
 }
+
+// maxInflight bounds the data channel message handlers running at once
+// across all connections (browsers run one goroutine per message):
+// EventBuffer's worth, beyond which the loop is behind anyway.
+const maxInflight = 1024
 
 // tickPeriod is how often the shell feeds the clock to the policy and
 // checks incoming transfers for stalls: well under every timeout it
@@ -85,6 +94,7 @@ func newManager(cfg Config, now func() time.Time) (*Manager, error) {
 		cfg: cfg, self: cfg.Identity.ID(), api: newAPI(cfg), now: now,
 		events: make(chan Event, cfg.EventBuffer), ctx: ctx, cancel: cancel,
 		core: newPolicy(policyConfigOf(cfg), cfg.Identity.ID()), conns: map[linkID]*conn{},
+		res: newResources(cfg), refusals: newRefusalLog(refusalPeriod),
 	}
 	m.ice = iceServers(cfg.ICEServers)
 	// Wall time, whatever the policy's clock: a restarted peer (same
@@ -110,6 +120,7 @@ func (m *Manager) Stats() Stats {
 	m.smu.Unlock()
 	m.mu.Lock()
 	s.Open = len(m.core.OpenPeers())
+	s.Bans, s.OffersOverQuota = m.core.bansTotal, m.core.overQuota
 	m.mu.Unlock()
 	return s
 }
@@ -119,6 +130,22 @@ func (m *Manager) count(f func(s *Stats)) {
 	f(&m.stats)
 	m.smu.Unlock()
 }
+
+// SetTransferLimit bounds one incoming transfer's payload to n bytes
+// (1 <= n <= Config.MaxTransferBytes): the peer runtime sets the exact
+// size of the task's model once it knows the architecture, so a hostile
+// manifest can make this peer hold no more than that (per transfer; the
+// peer and system memory scopes are multiples of it).
+func (m *Manager) SetTransferLimit(n int64) error {
+	if n < 1 || n > m.cfg.MaxTransferBytes {
+		return fmt.Errorf("%w: transfer limit %d, want 1..%d", ErrConfig, n, m.cfg.MaxTransferBytes)
+	}
+	m.res.setTransferLimit(n)
+	return nil
+}
+
+// Resources returns what the resource manager holds now.
+func (m *Manager) Resources() ResourceUsage { return m.res.usage() }
 
 // Peers returns the peers with an open connection, sorted.
 func (m *Manager) Peers() []ident.Peer {
@@ -148,6 +175,14 @@ func (m *Manager) SendControl(to ident.Peer, kind Kind, payload []byte) error {
 	if err != nil {
 		return err
 	}
+	return m.sendFrame(to, frame, true)
+}
+
+// SendFrame sends frame to peer to as it is, unchecked and unsigned by
+// this peer: on the open channel, queued while connecting, or starting
+// a connection. It is for tools that test a peer's defences (`peerlearn
+// bench abuse` plays a hostile peer with it); the runtime never calls it.
+func (m *Manager) SendFrame(to ident.Peer, frame []byte) error {
 	return m.sendFrame(to, frame, true)
 }
 

@@ -34,6 +34,10 @@ type policy struct {
 	seen       map[sessionKey]time.Time // offers accepted, until they could no longer be fresh
 	replay     map[ident.Peer]*replayState
 	win        window
+	strikes    map[ident.Peer]strikeCount // refused frames in the current window
+	bans       map[ident.Peer]time.Time   // banned until
+	bansTotal  uint64                     // peers banned since the start
+	overQuota  uint64                     // offers refused by the offer budgets
 
 	actions []action
 }
@@ -53,6 +57,14 @@ type policyConfig struct {
 	SessionMaxAge   time.Duration
 	// Remember bounds each memory map (maxRemembered by default).
 	Remember int
+	// MaxPendingOffers and MaxOffersPerOrigin bound the offers being
+	// answered, in all and per origin (policy_budget.go); 0: no bound.
+	MaxPendingOffers, MaxOffersPerOrigin int
+	// MaxStrikes refused frames within StrikeWindow ban a peer for
+	// BanTime (policy_strikes.go); 0: no bans.
+	MaxStrikes   int
+	StrikeWindow time.Duration
+	BanTime      time.Duration
 }
 
 func policyConfigOf(c Config) policyConfig {
@@ -60,6 +72,8 @@ func policyConfigOf(c Config) policyConfig {
 		Spaces: c.Spaces, ConnectTimeout: c.ConnectTimeout, RetryBackoff: c.RetryBackoff,
 		MaxRetryBackoff: c.MaxRetryBackoff, MaxLinks: c.MaxConnections, Grace: c.Grace, CrumbTTL: c.CrumbTTL,
 		SessionMaxAge: c.SessionMaxAge, Remember: maxRemembered,
+		MaxPendingOffers: c.MaxPendingOffers, MaxOffersPerOrigin: c.MaxOffersPerOrigin,
+		MaxStrikes: c.MaxStrikes, StrikeWindow: c.StrikeWindow, BanTime: c.BanTime,
 	}
 }
 
@@ -78,6 +92,7 @@ type link struct {
 	keyed     bool   // the peer's session was verified (its offer, or its answer to ours)
 	open      bool
 	signalVia ident.Peer // first hop our routed offer took (zero: none, or the server)
+	origin    ident.Peer // answering: the neighbour that relayed the offer (zero: the server)
 	started   time.Time
 	strayed   time.Time // when it stopped being a neighbour; zero while one
 }
@@ -106,6 +121,7 @@ func newPolicy(cfg policyConfig, self ident.Peer) *policy {
 		links: map[ident.Peer]*link{}, neighbours: map[ident.Peer]bool{},
 		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
 		seen: map[sessionKey]time.Time{}, replay: map[ident.Peer]*replayState{},
+		strikes: map[ident.Peer]strikeCount{}, bans: map[ident.Peer]time.Time{},
 		win: newWindow(),
 	}
 }

@@ -25,6 +25,7 @@ const (
 	causeReplaced                       // a new offer from the peer replaced it
 	causeOrphaned                       // its routed offer's first hop closed: no answer can come back
 	causeShutdown                       // the manager is closing
+	causeBanned                         // too many refused frames: the peer is banned for a while
 )
 
 func (c closeCause) String() string {
@@ -41,6 +42,8 @@ func (c closeCause) String() string {
 		return "its offer's path closed"
 	case causeShutdown:
 		return "manager closed"
+	case causeBanned:
+		return "banned"
 	}
 	return "unknown"
 }

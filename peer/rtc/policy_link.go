@@ -21,6 +21,8 @@ func (p *policy) Connect(peer ident.Peer, session uint64, now time.Time) (*link,
 		return nil, ErrClosed
 	case p.links[peer] != nil:
 		return nil, fmt.Errorf("%w: %v has a connection already", ErrUnreachable, peer)
+	case p.Banned(peer, now):
+		return nil, fmt.Errorf("%w: %w", ErrUnreachable, p.checkBanned(peer, now))
 	case p.backingOff(peer, now):
 		return nil, fmt.Errorf("%w: %v (backing off after a failed attempt)", ErrUnreachable, peer)
 	case len(p.links) >= p.cfg.MaxLinks:
@@ -55,16 +57,28 @@ type offerOutcome struct {
 }
 
 // Offer handles a verified offer from peer from (signed at unixMilli,
-// relayed by the signalling server if viaServer). It refuses stale and
-// repeated offers (ErrReplay); when our own unanswered offer to from
-// crossed it and our ID is the smaller, ours wins and it is ignored;
-// else a new link answers it, replacing whatever link from had.
-func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServer bool, now time.Time) (offerOutcome, error) {
+// relayed by the signalling server if viaServer, else its last hop was
+// the neighbour hop). It refuses stale and repeated offers (ErrReplay),
+// offers from banned peers (ErrBanned) and offers over the budgets
+// (ErrCapacity: MaxLinks, MaxPendingOffers, MaxOffersPerOrigin); when our
+// own unanswered offer to from crossed it and our ID is the smaller,
+// ours wins and it is ignored; else a new link answers it, replacing
+// whatever link from had.
+func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServer bool, hop ident.Peer, now time.Time) (offerOutcome, error) {
 	if err := p.freshSession(unixMilli, now); err != nil {
 		return offerOutcome{}, err
 	}
 	if p.closed {
 		return offerOutcome{}, ErrClosed
+	}
+	if err := p.checkBanned(from, now); err != nil {
+		return offerOutcome{}, err
+	}
+	if viaServer {
+		hop = ident.Peer{}
+	}
+	if err := p.offerBudget(hop); err != nil {
+		return offerOutcome{}, err
 	}
 	key := sessionKey{from, session}
 	if _, dup := p.seen[key]; dup {
@@ -86,7 +100,7 @@ func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServ
 		p.drop(old, causeReplaced, "", now)
 	}
 	l := p.newLink(from, false, session, now)
-	l.keyed, l.viaServer = true, viaServer
+	l.keyed, l.viaServer, l.origin = true, viaServer, hop
 	if viaServer {
 		p.win.relayedUntil(from, now, p.cfg.Remember) // its window opened before its offer
 	}

@@ -148,6 +148,12 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			CrumbTTL:        duration(c, "crumb-ttl", "30s"),
 			SessionMaxAge:   duration(c, "session-max-age", "2m"),
 			Remember:        int(number(c, "remember", "4096")),
+
+			MaxPendingOffers:   int(number(c, "max-pending", "0")),
+			MaxOffersPerOrigin: int(number(c, "max-per-origin", "0")),
+			MaxStrikes:         int(number(c, "max-strikes", "0")),
+			StrikeWindow:       duration(c, "strike-window", "10s"),
+			BanTime:            duration(c, "ban", "1m"),
 		}
 		s.now = scriptEpoch
 		s.p = newPolicy(cfg, s.id(c.Get("self", "self")))
@@ -187,7 +193,11 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 		return s.linkLine(l), nil
 	case "offer":
 		signed := s.now.Add(-duration(c, "age", "0s")).UnixMilli()
-		out, err := s.p.Offer(s.id(c.Get("from", "")), number(c, "session", "1"), signed, c.Get("via", "overlay") == "server", s.now)
+		var hop ident.Peer // the neighbour it came through (zero: none named)
+		if c.Has("hop") {
+			hop = s.id(c.Get("hop", ""))
+		}
+		out, err := s.p.Offer(s.id(c.Get("from", "")), number(c, "session", "1"), signed, c.Get("via", "overlay") == "server", hop, s.now)
 		switch {
 		case err != nil:
 			return "", err
@@ -248,6 +258,13 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			out = append(out, fmt.Sprintf("%d:%s", seq, v))
 		}
 		return strings.Join(out, " "), nil
+	case "strike":
+		peer := s.arg(c)
+		banned := false
+		for range number(c, "n", "1") {
+			banned = s.p.Strike(peer, s.now) || banned
+		}
+		return fmt.Sprintf("banned=%v strikes=%d", s.p.Banned(peer, s.now), s.p.strikes[peer].n), nil
 	case "crumbs":
 		var out []string
 		for origin, cr := range s.p.crumbs {
@@ -261,8 +278,8 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 	case "links":
 		return s.links(), nil
 	case "memory":
-		return fmt.Sprintf("links=%d crumbs=%d seen=%d backoff=%d relayed=%d replay=%d",
-			len(s.p.links), len(s.p.crumbs), len(s.p.seen), len(s.p.backoff), len(s.p.win.relayed), len(s.p.replay)), nil
+		return fmt.Sprintf("links=%d crumbs=%d seen=%d backoff=%d relayed=%d replay=%d strikes=%d bans=%d",
+			len(s.p.links), len(s.p.crumbs), len(s.p.seen), len(s.p.backoff), len(s.p.win.relayed), len(s.p.replay), len(s.p.strikes), len(s.p.bans)), nil
 	}
 	return "", fmt.Errorf("unknown command %q", c.Name)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // result answers an incoming transfer.
@@ -27,6 +29,8 @@ func (m *Manager) errorStat(err error) {
 			s.Replayed++
 		case errors.Is(err, ErrVersion):
 			s.BadVersion++
+		case errors.Is(err, ErrBanned):
+			s.BannedRefused++
 		case errors.Is(err, ErrCapacity):
 			// not a bad frame: counted as a refused session only
 		case errors.Is(err, ErrTooLarge):
@@ -54,15 +58,17 @@ func (m *Manager) onMessage(c *conn, b []byte) {
 		return
 	}
 	ctl := f.Control
+	// The size first: a signature check costs far more than a length
+	// comparison, and an oversized frame is refused either way.
+	if len(ctl.Payload) > m.cfg.MaxControlPayload {
+		m.refused(c, fmt.Errorf("%w: %v payload of %d bytes", ErrTooLarge, ctl.Kind, len(ctl.Payload)))
+		return
+	}
 	m.mu.Lock()
 	pub := c.pub
 	m.mu.Unlock()
 	if err := VerifyControl(ctl, pub, c.peer, m.self); err != nil {
 		m.refused(c, err)
-		return
-	}
-	if len(ctl.Payload) > m.cfg.MaxControlPayload {
-		m.refused(c, fmt.Errorf("%w: %v payload of %d bytes", ErrTooLarge, ctl.Kind, len(ctl.Payload)))
 		return
 	}
 	var fresh bool
@@ -107,10 +113,25 @@ func (m *Manager) onMessage(c *conn, b []byte) {
 // refused counts and logs a refused frame; the connection stays up.
 func (m *Manager) refused(c *conn, err error) {
 	m.errorStat(err)
-	m.logf("refused a frame from %v: %v", c.peer, err)
+	m.refusedAs(c, refusalReason(err), err)
 }
 
-// onManifest opens an incoming transfer, or refuses it.
+// refusedAs logs a refusal (the first of its reason from c's peer in a
+// period; the rest are summarised, see refusalLog) and gives the peer a
+// strike: too many and it is banned for a while (policy_strikes.go).
+func (m *Manager) refusedAs(c *conn, reason string, err error) {
+	if m.refusals.note(c.peer, reason, m.now()) {
+		m.logf("refused a frame from %v: %v (more like it are summarised every %v)", c.peer, err, refusalPeriod)
+	} else {
+		m.count(func(s *Stats) { s.LogsSuppressed++ })
+	}
+	m.step(func(p *policy, now time.Time) { p.Strike(c.peer, now) })
+}
+
+// onManifest opens an incoming transfer, or refuses it. Every check
+// comes before any allocation, and the payload's memory is reserved
+// chunk by chunk as the bytes arrive (onChunk), so a manifest costs only
+// its chunk index, whatever size it claims.
 func (m *Manager) onManifest(c *conn, payload []byte) {
 	man, err := UnmarshalManifest(payload)
 	if err != nil {
@@ -122,13 +143,20 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 		m.logf("refused transfer %d (%d bytes) from %v: %s", man.Transfer, man.Size, c.peer, why)
 		m.result(c, man.Transfer, ResultRefused)
 	}
-	if m.cfg.Task != ([32]byte{}) && man.Task != m.cfg.Task {
+	limit := m.res.transferLimit()
+	switch {
+	case man.ChunkSize != uint32(m.cfg.ChunkSize):
+		// The chunk size is ours, not the sender's: tiny chunks would
+		// make the chunk index (and the frames) cost far more than the
+		// bytes they carry.
+		refuse(fmt.Sprintf("chunk size %d, this peer takes %d", man.ChunkSize, m.cfg.ChunkSize))
+		return
+	case m.cfg.Task != ([32]byte{}) && man.Task != m.cfg.Task:
 		refuse("another task")
 		return
-	}
-	a, err := newAssembly(man, m.cfg.MaxTransferBytes)
-	if err != nil {
-		refuse(err.Error())
+	case man.Size > uint64(limit):
+		m.count(func(s *Stats) { s.Oversized++ })
+		refuse(fmt.Sprintf("over the transfer limit of %d bytes", limit))
 		return
 	}
 	m.mu.Lock()
@@ -137,6 +165,14 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 		refuse("duplicate or too many at once")
 		return
 	}
+	a, err := newAssembly(man, limit)
+	if err != nil { // not reached: the size was checked above
+		m.mu.Unlock()
+		refuse(err.Error())
+		return
+	}
+	peer := c.peer
+	a.reserve = func(n int64) error { return m.res.reserveMemory(peer, n) }
 	if man.Size > 0 {
 		c.recv[man.Transfer] = &inTransfer{a: a, last: m.now()}
 	}
@@ -144,6 +180,12 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 	if man.Size == 0 {
 		m.complete(c, a)
 	}
+}
+
+// release returns an incoming transfer's reserved memory.
+func (m *Manager) release(peer ident.Peer, a *assembly) {
+	m.res.releaseMemory(peer, a.held)
+	a.held = 0
 }
 
 // onChunk adds a chunk to its transfer.
@@ -160,8 +202,15 @@ func (m *Manager) onChunk(c *conn, ch *Chunk) {
 	if err != nil || done {
 		delete(c.recv, ch.Transfer)
 	}
+	if err != nil {
+		m.release(c.peer, in.a)
+	}
 	m.mu.Unlock()
 	switch {
+	case errors.Is(err, ErrResource):
+		m.count(func(s *Stats) { s.TransfersFailedIn++; s.OverBudget++ })
+		m.refusedAs(c, "over the memory budget", err)
+		m.result(c, ch.Transfer, ResultRefused)
 	case err != nil:
 		m.refused(c, err)
 		m.count(func(s *Stats) { s.TransfersFailedIn++ })
@@ -173,7 +222,9 @@ func (m *Manager) onChunk(c *conn, ch *Chunk) {
 
 // complete verifies a fully received transfer and hands it up, or drops it.
 func (m *Manager) complete(c *conn, a *assembly) {
-	if err := a.verify(); err != nil {
+	err := a.verify()
+	m.release(c.peer, a) // the payload goes up, or nowhere
+	if err != nil {
 		m.count(func(s *Stats) { s.TransfersFailedIn++; s.HashMismatches++ })
 		m.logf("transfer %d from %v dropped: %v", a.m.Transfer, c.peer, err)
 		m.result(c, a.m.Transfer, ResultHashMismatch)

@@ -100,6 +100,9 @@ func (m *Manager) teardown(a action) *webrtc.PeerConnection {
 	close(c.done)
 	transfers := c.transfers
 	c.transfers, c.queue = nil, nil
+	for _, in := range c.recv {
+		m.release(c.peer, in.a)
+	}
 	clear(c.recv)
 	pc := c.pc
 	m.mu.Unlock()
@@ -153,12 +156,16 @@ func (m *Manager) tick(now time.Time) {
 		for _, c := range m.conns {
 			for tid, in := range c.recv {
 				if now.Sub(in.last) > m.cfg.TransferTimeout {
+					m.release(c.peer, in.a)
 					delete(c.recv, tid)
 					stalls = append(stalls, stalled{c, tid})
 				}
 			}
 		}
 	})
+	for _, line := range m.refusals.flush(now) {
+		m.logf("%s", line)
+	}
 	for _, s := range stalls {
 		m.count(func(s *Stats) { s.TransfersFailedIn++ })
 		m.logf("incoming transfer %d from %v stalled: dropped", s.tid, s.c.peer)

@@ -48,7 +48,7 @@ func openLink(t *testing.T, m *Manager, peer signal.Identity, now time.Time) *co
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out, err := m.core.Offer(peer.ID(), 77, now.UnixMilli(), false, now)
+	out, err := m.core.Offer(peer.ID(), 77, now.UnixMilli(), false, ident.Peer{}, now)
 	if err != nil || out.accepted == nil {
 		t.Fatalf("offer: %v", err)
 	}

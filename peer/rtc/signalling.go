@@ -132,7 +132,11 @@ func (m *Manager) onSession(s Session, path []ident.Peer, viaServer bool) {
 	var err error
 	m.step(func(p *policy, now time.Time) {
 		var out offerOutcome
-		if out, err = p.Offer(s.From, s.ID, s.UnixMilli, viaServer, now); out.accepted == nil {
+		var hop ident.Peer // the neighbour that relayed it to us
+		if len(path) > 0 {
+			hop = path[len(path)-1]
+		}
+		if out, err = p.Offer(s.From, s.ID, s.UnixMilli, viaServer, hop, now); out.accepted == nil {
 			return
 		}
 		c = m.newConnLocked(out.accepted)

@@ -15,6 +15,14 @@ type Stats struct {
 	Oversized    uint64 // over a size limit
 	UnknownKind  uint64 // unknown frame type or control kind
 	Malformed    uint64 // anything else that does not parse or fit
+	OverBudget   uint64 // transfers dropped: their memory went over the peer's or the system's budget
+
+	// Abuse: what the budgets and bans refused.
+	LogsSuppressed  uint64 // refusal log lines folded into a summary
+	Bans            uint64 // peers banned for too many refused frames
+	BannedRefused   uint64 // frames and offers refused from banned peers
+	OffersOverQuota uint64 // offers refused: too many being answered at once (all, or from one origin)
+	InboundDropped  uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
 
 	// Sending.
 	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full

@@ -169,27 +169,34 @@ func UnmarshalResult(b []byte) (Result, error) {
 	return r, nil
 }
 
-// assembly collects one incoming transfer's chunks. Not safe for
-// concurrent use.
+// assembly collects one incoming transfer's chunks. Memory is taken
+// lazily, chunk by chunk as the bytes arrive, and each chunk reserves its
+// bytes through reserve first (the Manager's resource manager): a
+// manifest alone allocates only the per-chunk index, however large a size
+// it claims. Not safe for concurrent use.
 type assembly struct {
-	m    Manifest
-	buf  []byte
-	got  []bool // per chunk
-	left uint64 // chunks still missing
+	m       Manifest
+	chunks  [][]byte // per chunk; nil until it arrives
+	held    int64    // bytes of chunks held (reserved)
+	left    uint64   // chunks still missing
+	buf     []byte   // the payload, once verify has assembled it
+	reserve func(n int64) error
 }
 
-// newAssembly checks m against the limits and allocates the buffer.
+// newAssembly checks m against the limits and allocates the chunk index
+// (not the payload).
 func newAssembly(m Manifest, maxSize int64) (*assembly, error) {
 	if m.Size > uint64(maxSize) {
 		return nil, fmt.Errorf("%w: transfer of %d bytes, limit %d", ErrTooLarge, m.Size, maxSize)
 	}
 	n := m.Chunks()
-	return &assembly{m: m, buf: make([]byte, m.Size), got: make([]bool, n), left: n}, nil
+	return &assembly{m: m, chunks: make([][]byte, n), left: n}, nil
 }
 
 // add stores one chunk and reports whether the transfer is complete. A
 // chunk that is misaligned, of the wrong length or past the end is an
-// error (ErrMalformed); a duplicate is ignored.
+// error (ErrMalformed), one the budget refuses is ErrResource; a
+// duplicate is ignored.
 func (a *assembly) add(offset uint64, data []byte) (bool, error) {
 	cs := uint64(a.m.ChunkSize)
 	if offset%cs != 0 || offset >= a.m.Size {
@@ -200,21 +207,33 @@ func (a *assembly) add(offset uint64, data []byte) (bool, error) {
 	if uint64(len(data)) != want {
 		return false, fmt.Errorf("%w: chunk %d of %d bytes, want %d", ErrMalformed, k, len(data), want)
 	}
-	if !a.got[k] {
-		copy(a.buf[offset:], data)
-		a.got[k] = true
+	if a.chunks[k] == nil {
+		if a.reserve != nil {
+			if err := a.reserve(int64(len(data))); err != nil {
+				return false, err
+			}
+		}
+		a.chunks[k] = append([]byte(nil), data...)
+		a.held += int64(len(data))
 		a.left--
 	}
 	return a.left == 0, nil
 }
 
-// verify checks the complete payload against the manifest's hash.
+// verify assembles the complete payload (buf) and checks it against the
+// manifest's hash; the chunks are let go either way.
 func (a *assembly) verify() error {
 	if a.left != 0 {
 		return fmt.Errorf("%w: %d chunks missing", ErrTransfer, a.left)
 	}
-	if sha256.Sum256(a.buf) != a.m.SHA256 {
+	buf := make([]byte, 0, a.m.Size)
+	for _, c := range a.chunks {
+		buf = append(buf, c...)
+	}
+	clear(a.chunks)
+	if sha256.Sum256(buf) != a.m.SHA256 {
 		return fmt.Errorf("%w: hash mismatch", ErrTransfer)
 	}
+	a.buf = buf
 	return nil
 }

@@ -1,0 +1,553 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
+
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+func init() {
+	register(&command{
+		name:    "bench abuse",
+		summary: "attacks a live learning peer and a live signalling server on loopback; prints what they cost the victim",
+		run:     runBenchAbuse,
+	})
+}
+
+// runBenchAbuse plays a hostile peer against a live one, on loopback:
+// an in-process signalling server hosting the default task, a victim and
+// an honest peer as `peerlearn peer` processes (learning, so the victim's
+// accuracy can be watched), and a hostile rtc.Manager here, in the
+// benchmark (the peer binary's normal paths have no hostile code). The
+// attacks, each bounded in count and time:
+//
+//   - manifests: oversized and 1-byte-chunk manifests, then transfers at
+//     the victim's limit whose chunks stop one short of the end (held
+//     until TransferTimeout); M is the most transfer memory the victim's
+//     resource manager held (its peak, from /status), in MB;
+//   - offers: -offers signed offers from fresh identities, routed to the
+//     victim through the hostile peer's connection, each with a valid SDP
+//     that will never connect; C is the most connections (open or being
+//     set up) the victim held meanwhile;
+//   - frames: -frames badly signed frames (the victim bans the sender);
+//   - sockets: -sockets WebSocket upgrades that never say hello held
+//     against the server while an honest newcomer tries to register
+//     (one attempt, 5 s); J is 1 if it got in, else 0 (the server's
+//     per-IP limits are another issue's: this is measured, not assumed);
+//
+// R is the growth of the victim's resident memory (VmRSS, MB) from
+// before the attacks to its highest after them; trained is 1 if its test
+// accuracy after the attacks is above the one before. The last line:
+//
+//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R trained=1
+func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
+	fs := newFlags("bench abuse")
+	offers := fs.Int("offers", 64, "offers in the flood")
+	frames := fs.Int("frames", 5000, "badly signed frames")
+	sockets := fs.Int("sockets", 128, "silent WebSocket upgrades held against the server")
+	trainFor := fs.Duration("train", 60*time.Second, "how long the victim trains after the attacks before its accuracy is compared")
+	limit := fs.Duration("limit", 5*time.Minute, "give up after this long")
+	dir := fs.String("data", defaultDataDir(), "data directory (MNIST) for the learning peers")
+	verbose := fs.Bool("v", false, "log the peers' and the hostile manager's diagnostics to stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *offers < 1 || *frames < 0 || *sockets < 0 || *trainFor <= 0 || *limit <= 0 {
+		return fmt.Errorf("%w: want -offers >= 1, -frames >= 0, -sockets >= 0, -train > 0, -limit > 0", errUsage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *limit)
+	defer cancel()
+	vlog := func(string, ...any) {}
+	if *verbose {
+		vlog = logf
+	}
+
+	// The server.
+	spec := task.DefaultSpec()
+	spec.Name = "bench-abuse"
+	tid, err := spec.ID()
+	if err != nil {
+		return err
+	}
+	scfg := server.DefaultConfig()
+	scfg.Tasks = []task.Spec{spec}
+	srv, err := server.New(scfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		srv.Shutdown(sctx) //nolint:errcheck // best effort
+	}()
+	url := "ws://" + ln.Addr().String() + "/signal"
+
+	// The victim and an honest peer, learning.
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	victim, err := startAbusePeer(ctx, exe, "victim", url, tid, *dir, *verbose, logf)
+	if err != nil {
+		return err
+	}
+	defer victim.stop()
+	time.Sleep(300 * time.Millisecond) // the victim founds the overlay
+	honest, err := startAbusePeer(ctx, exe, "honest", url, tid, *dir, *verbose, logf)
+	if err != nil {
+		return err
+	}
+	defer honest.stop()
+	st, err := victim.waitFor(ctx, "a first evaluation", func(s netpeer.Status) bool {
+		return s.State == "member" && s.Learn != nil && s.Learn.Evals >= 1
+	})
+	if err != nil {
+		return err
+	}
+	acc0, evals0 := st.Learn.Accuracy, st.Learn.Evals
+	rss0, err := rssOf(victim.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	// The honest peer is the control: its growth over the same time is
+	// what training alone costs (buffers, the runtime's heap growing).
+	honest0, err := rssOf(honest.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "victim %s: member, accuracy %.4f after %d evaluations, RSS %.1f MB, transfer limit %d bytes\n",
+		st.ID[:8], acc0, evals0, rss0, st.Resources.TransferLimit)
+	var rssMax, honestMax float64
+	var rssMu sync.Mutex
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go func() {
+		for {
+			r, err := rssOf(victim.cmd.Process.Pid)
+			rh, herr := rssOf(honest.cmd.Process.Pid)
+			rssMu.Lock()
+			if err == nil {
+				rssMax = max(rssMax, r)
+			}
+			if herr == nil {
+				honestMax = max(honestMax, rh)
+			}
+			rssMu.Unlock()
+			select {
+			case <-sampleCtx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+
+	// The hostile peer: registered with the server, connected to the
+	// victim (a contact: the task has two peers).
+	vid, err := ident.ParsePeer(st.ID)
+	if err != nil {
+		return err
+	}
+	h, err := newHostile(ctx, url, tid, vid, vlog)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+
+	// The offers go first (fast), then the manifests and the frames,
+	// all within the victim's Grace for a connection that is not an
+	// overlay neighbour's; the bad frames end with a ban.
+	most, err := h.sendOffers(ctx, victim, *offers)
+	if err != nil {
+		return fmt.Errorf("offers: %w", err)
+	}
+	manifestMB, err := h.manifests(ctx, victim, st.Resources.TransferLimit)
+	if err != nil {
+		return fmt.Errorf("manifests: %w", err)
+	}
+	fmt.Fprintf(stdout, "manifests: the victim held at most %.3f MB of transfers (limit %d bytes per transfer)\n", manifestMB, st.Resources.TransferLimit)
+	h.badFrames(*frames)
+	connsMax := max(most, watchHeld(ctx, victim, rtc.DefaultConfig().ConnectTimeout+2*time.Second))
+	fmt.Fprintf(stdout, "offers: %d sent; the victim held at most %d connections (cap %d)\n", *offers, connsMax, rtc.DefaultConfig().MaxConnections)
+	if s, err := victim.status(); err == nil {
+		fmt.Fprintf(stdout, "frames: %d sent; the victim refused %d (bad signature %d), banned %d peers, refused %d offers over its budgets, suppressed %d log lines\n",
+			*frames, s.RTC.Refused(), s.RTC.BadSignature, s.RTC.Bans, s.RTC.OffersOverQuota, s.RTC.LogsSuppressed)
+	}
+
+	// 4. Sockets against the server.
+	joins := socketFlood(ctx, url, tid, *sockets)
+	fmt.Fprintf(stdout, "sockets: %d silent upgrades held; an honest newcomer registered: %d\n", *sockets, joins)
+
+	// Training goes on.
+	end, err := victim.waitFor(ctx, "training after the attacks", func(s netpeer.Status) bool {
+		return s.Learn != nil && s.Learn.Evals >= evals0+2 && s.Learn.Accuracy > acc0
+	}, *trainFor)
+	trained := 0
+	if err == nil {
+		trained = 1
+	} else if end.Learn == nil {
+		return err
+	}
+	stopSampling()
+	rssMu.Lock()
+	growth, control := max(rssMax-rss0, 0), max(honestMax-honest0, 0)
+	rssMu.Unlock()
+	fmt.Fprintf(stdout, "victim after: accuracy %.4f (was %.4f), %d evaluations, RSS growth %.1f MB (the honest peer's, unattacked, over the same time: %.1f MB)\n",
+		end.Learn.Accuracy, acc0, end.Learn.Evals, growth, control)
+	// A value of 0 would read as "not measured" to check-bench-line.sh:
+	// memory and growth are printed with a floor of 0.001 (1 kB).
+	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d rss_growth_mb=%.3f trained=%d\n",
+		max(manifestMB, 0.001), *offers, connsMax, joins, max(growth, 0.001), trained)
+	return nil
+}
+
+// abusePeer is a `peerlearn peer` process with a status endpoint.
+type abusePeer struct {
+	cmd     *exec.Cmd
+	url     string
+	started time.Time
+}
+
+func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Task, dir string, verbose bool, logf func(string, ...any)) (*abusePeer, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	args := []string{"peer", "-signal", sigURL, "-loopback", "-status", addr, "-every", "0", "-task", tid.Hex(),
+		"-data", dir, "-eval-every", "2s", "-eval-samples", "1000"}
+	if verbose {
+		args = append(args, "-v")
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if verbose {
+				logf("%s: %s", name, sc.Text())
+			}
+		}
+	}()
+	return &abusePeer{cmd: cmd, url: "http://" + addr + "/status", started: time.Now()}, nil
+}
+
+func (p *abusePeer) stop() {
+	p.cmd.Process.Kill() //nolint:errcheck // it may have exited
+	p.cmd.Wait()         //nolint:errcheck // killed
+}
+
+func (p *abusePeer) status() (netpeer.Status, error) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(p.url)
+	if err != nil {
+		return netpeer.Status{}, err
+	}
+	defer resp.Body.Close()
+	var s netpeer.Status
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// waitFor polls the status until cond holds (within timeout[0], default
+// two minutes, and ctx); it returns the last status either way.
+func (p *abusePeer) waitFor(ctx context.Context, what string, cond func(netpeer.Status) bool, timeout ...time.Duration) (netpeer.Status, error) {
+	d := 2 * time.Minute
+	if len(timeout) > 0 {
+		d = timeout[0]
+	}
+	deadline := time.Now().Add(d)
+	var last netpeer.Status
+	for {
+		s, err := p.status()
+		if err == nil {
+			last = s
+			if cond(s) {
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return last, fmt.Errorf("no %s within %v (state %q)", what, d, last.State)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// rssOf reads a process's resident memory in MB (Linux /proc).
+func rssOf(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("resident memory: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}
+
+// hostile is the attacker: an rtc.Manager connected to the victim.
+type hostile struct {
+	m      *rtc.Manager
+	client *signal.Client
+	id     signal.Identity
+	victim ident.Peer
+	task   ident.Task
+	done   chan struct{}
+}
+
+func newHostile(ctx context.Context, url string, tid ident.Task, victim ident.Peer, logf func(string, ...any)) (*hostile, error) {
+	id, err := signal.NewIdentity(nil)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	c, err := signal.Dial(cctx, url, id, tid, signal.DefaultClientConfig())
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	cfg := rtc.DefaultConfig()
+	cfg.Identity, cfg.Task, cfg.ICEServers, cfg.LoopbackOnly = id, tid, c.Welcome().ICEServers, true
+	cfg.Grace = time.Hour
+	cfg.Logf = func(format string, args ...any) { logf("hostile: "+format, args...) }
+	m, err := rtc.NewManager(cfg)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	m.AttachSignal(c)
+	h := &hostile{m: m, client: c, id: id, victim: victim, task: tid, done: make(chan struct{})}
+	go func() { // drain
+		for {
+			select {
+			case <-h.done:
+				return
+			case <-m.Events():
+			}
+		}
+	}()
+	m.SetNeighbors([]ident.Peer{victim})
+	if err := m.SendApp(victim, []byte{0}); err != nil {
+		h.close()
+		return nil, err
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		for _, p := range m.Peers() {
+			if p == victim {
+				return h, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			h.close()
+			return nil, errors.New("the hostile peer could not connect to the victim")
+		}
+	}
+}
+
+func (h *hostile) close() {
+	h.m.Close()
+	close(h.done)
+	h.client.Close()
+}
+
+func (h *hostile) manifest(man rtc.Manifest) error {
+	man.Task = h.task // the victim's task: a manifest for another is refused first
+	b, err := rtc.MarshalManifest(man)
+	if err != nil {
+		return err
+	}
+	return h.m.SendControl(h.victim, rtc.KindManifest, b)
+}
+
+// manifests sends oversized and 1-byte-chunk manifests, then transfers at
+// the limit held one chunk short of done; it returns the victim's peak
+// transfer memory (MB).
+func (h *hostile) manifests(ctx context.Context, victim *abusePeer, limit int64) (float64, error) {
+	cs := rtc.DefaultConfig().ChunkSize
+	tid := uint64(time.Now().UnixNano())
+	for i := range 8 {
+		tid++
+		size := uint64(64 << 20)
+		if i%2 == 1 {
+			size = uint64(limit)
+		}
+		if err := h.manifest(rtc.Manifest{Transfer: tid, Size: size, ChunkSize: 1}); err != nil {
+			return 0, err
+		}
+	}
+	for range 4 { // MaxIncoming (2) are taken, the rest refused
+		tid++
+		if err := h.manifest(rtc.Manifest{Transfer: tid, Size: uint64(limit), ChunkSize: uint32(cs)}); err != nil {
+			return 0, err
+		}
+		chunk := make([]byte, cs)
+		for off := 0; off+cs < int(limit); off += cs {
+			f, err := rtc.AppendChunk(nil, tid, uint64(off), chunk)
+			if err != nil {
+				return 0, err
+			}
+			if err := h.m.SendFrame(h.victim, f); err != nil {
+				return 0, err
+			}
+		}
+	}
+	time.Sleep(2 * time.Second) // the victim takes them in
+	s, err := victim.status()
+	if err != nil {
+		return 0, err
+	}
+	return float64(s.Resources.PeakBytes) / 1e6, nil
+}
+
+// heldBy is the victim's connections open or being set up.
+func heldBy(victim *abusePeer) int {
+	s, err := victim.status()
+	if err != nil {
+		return 0
+	}
+	r := s.RTC
+	return int(r.ConnectsStarted - r.ConnectsFailed - r.ConnectsClosed)
+}
+
+// watchHeld polls heldBy for d and returns the most seen.
+func watchHeld(ctx context.Context, victim *abusePeer, d time.Duration) int {
+	most := 0
+	for deadline := time.Now().Add(d); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
+		most = max(most, heldBy(victim))
+	}
+	return most
+}
+
+// sendOffers routes n signed offers from fresh identities to the victim
+// through the hostile peer's connection, each with a valid SDP that will
+// never connect; it returns the most connections the victim held
+// meanwhile.
+func (h *hostile) sendOffers(ctx context.Context, victim *abusePeer, n int) (int, error) {
+	sdp, err := deadSDP()
+	if err != nil {
+		return 0, err
+	}
+	most := heldBy(victim)
+	for range n {
+		if ctx.Err() != nil {
+			return most, ctx.Err()
+		}
+		f, err := signal.NewIdentity(nil)
+		if err != nil {
+			return 0, err
+		}
+		var sid [8]byte
+		rand.Read(sid[:]) //nolint:errcheck // never fails
+		body, err := rtc.EncodeSession(rtc.Session{Kind: rtc.SessionOffer, To: h.victim, ID: binary.BigEndian.Uint64(sid[:]) | 1, UnixMilli: time.Now().UnixMilli(), SDP: sdp}, f)
+		if err != nil {
+			return 0, err
+		}
+		env, err := rtc.MarshalEnvelope(rtc.Envelope{Origin: f.ID(), Target: h.victim, Path: []ident.Peer{f.ID(), h.id.ID()}, Body: body})
+		if err != nil {
+			return 0, err
+		}
+		if err := h.m.SendControl(h.victim, rtc.KindSignal, env); err != nil {
+			return 0, err
+		}
+	}
+	return max(most, heldBy(victim)), nil
+}
+
+// deadSDP is a valid offer whose ICE never connects (no candidates).
+func deadSDP() (string, error) {
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return "", err
+	}
+	defer pc.Close()
+	if _, err := pc.CreateDataChannel("peerlearn", nil); err != nil {
+		return "", err
+	}
+	o, err := pc.CreateOffer(nil)
+	if err != nil {
+		return "", err
+	}
+	return o.SDP, nil
+}
+
+// badFrames sends n frames signed by someone else.
+func (h *hostile) badFrames(n int) {
+	other, err := signal.NewIdentity(nil)
+	if err != nil {
+		return
+	}
+	for i := range n {
+		f, err := rtc.AppendControl(nil, other, h.victim, rtc.KindOverlay, uint64(i+1), []byte("forged"))
+		if err != nil || h.m.SendFrame(h.victim, f) != nil {
+			return // the victim banned us: the connection is gone
+		}
+	}
+}
+
+// socketFlood holds n silent WebSocket upgrades against the server and
+// reports whether an honest newcomer could register meanwhile (1 or 0).
+func socketFlood(ctx context.Context, url string, tid ident.Task, n int) int {
+	var conns []*websocket.Conn
+	defer func() {
+		for _, c := range conns {
+			c.CloseNow() //nolint:errcheck // best effort
+		}
+	}()
+	for range n {
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, _, err := websocket.Dial(dctx, url, nil)
+		cancel()
+		if err != nil {
+			break // the server refuses more (503): its slots are taken
+		}
+		conns = append(conns, c)
+	}
+	id, err := signal.NewIdentity(nil)
+	if err != nil {
+		return 0
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := signal.Dial(dctx, url, id, tid, signal.DefaultClientConfig())
+	if err != nil {
+		return 0
+	}
+	c.Close()
+	return 1
+}

@@ -1,0 +1,81 @@
+package netpeer
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// Recovery without a person: a peer refused by a busy or full
+// signalling server (HTTP 503 while its handshake slots are taken, a full
+// task) waits and tries again, with back-off and jitter, and says why in
+// its status (the page shows it); a server that cannot be reached at all
+// is still an error at once for a native peer (a wrong address does not
+// fix itself); a browser cannot tell the two apart and retries both.
+
+// dialServer registers with the signalling server, retrying while it is
+// busy or full.
+func (p *Peer) dialServer(ctx context.Context) (*signal.Client, error) {
+	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(p.id[:8]), uint64(time.Now().UnixNano())))
+	rc := signal.DefaultRetryConfig(rng)
+	if runtime.GOOS != "js" {
+		rc.Only = signal.Busy
+	} // else every transient failure: a browser's WebSocket does not show the upgrade's status, so a busy server looks like one that is down
+	c, err := signal.DialRetry(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig(), rc, func(attempt int, err error, wait time.Duration) {
+		why := waitingText(err, wait)
+		p.logf("%s (attempt %d: %v)", why, attempt, err)
+		p.smu.Lock()
+		p.status.Waiting = why
+		p.smu.Unlock()
+	})
+	p.smu.Lock()
+	p.status.Waiting = ""
+	if err != nil {
+		p.status.Waiting = capitalise(signal.Explain(err))
+	}
+	p.smu.Unlock()
+	return c, err
+}
+
+// waitingText says why the peer waits, for a volunteer.
+func waitingText(err error, wait time.Duration) string {
+	return fmt.Sprintf("%s; trying again in %d s", capitalise(signal.Explain(err)), int(wait.Round(time.Second)/time.Second))
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// transferLimit is the largest model transfer the task implies: its
+// parameters, and under a DecHW aggregator the Hessian diagonal as well,
+// 4 bytes each. A manifest over it is refused; the transport's memory
+// budgets are multiples of it.
+func transferLimit(lp *learn.Peer) int64 {
+	n := 4 * int64(lp.NumParams())
+	if strings.Contains(lp.Config().Aggregator, "dechw") {
+		n *= 2
+	}
+	return n
+}
+
+// limitTransfers sets the transport's transfer limit to the task's model
+// size (never above what the transport was configured with).
+func (p *Peer) limitTransfers(mgr *rtc.Manager, lp *learn.Peer) {
+	n := min(transferLimit(lp), p.cfg.RTC.MaxTransferBytes)
+	if err := mgr.SetTransferLimit(n); err != nil {
+		p.logf("transfer limit: %v", err)
+		return
+	}
+	p.logf("incoming model transfers limited to %d bytes (the task's model)", n)
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Abuse: a hostile peer against a live learning peer and a live
+# signalling server on 127.0.0.1 (`peerlearn bench abuse`): manifests
+# that claim huge sizes or tiny chunks, transfers held one chunk short, a
+# flood of routed offers that never connect, badly signed frames, and
+# silent WebSocket upgrades holding the server's handshake slots while an
+# honest newcomer registers. The victim and an honest peer are
+# `peerlearn peer` processes learning MNIST (needs `make data`), the
+# hostile peer lives in the benchmark only. BENCH_SMOKE=1 runs fewer
+# attacks and a shorter training window (the same code paths, for
+# `make bench-smoke`; its numbers mean little). The last line is
+# machine-readable:
+#
+#   bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R trained=T
+#
+# M: the most incoming transfer memory the victim held (MB); C: the most
+# connections it held during the offer flood; J: 1 if the newcomer could
+# register during the socket flood, else 0 (measured: the server's per-IP
+# limits are another issue's); R: the victim's RSS growth (MB); T: 1 if
+# its accuracy rose after the attacks.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+OFFERS=${BENCH_OFFERS:-64}
+FRAMES=${BENCH_FRAMES:-5000}
+SOCKETS=${BENCH_SOCKETS:-128}
+TRAIN=${BENCH_TRAIN:-60s}
+if [ "${BENCH_SMOKE:-}" = 1 ]; then
+	OFFERS=16 FRAMES=500 SOCKETS=80 TRAIN=45s
+fi
+
+mkdir -p bin
+"$GO" build -o bin/peerlearn ./cmd/peerlearn
+out=$(timeout 400 bin/peerlearn bench abuse -offers "$OFFERS" -frames "$FRAMES" -sockets "$SOCKETS" -train "$TRAIN")
+line=$(grep '^bench-abuse ' <<<"$out")
+grep -v '^bench-abuse ' <<<"$out"
+echo "$line"
