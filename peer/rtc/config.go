@@ -141,7 +141,7 @@ func DefaultConfig() Config {
 		BanTime:                5 * time.Minute,                // then the peer waits this long
 		Grace:                  10 * time.Second,               // a few heartbeat periods: repairs settle first
 		MaxControlPayload:      64 << 10,                       // overlay messages are < 17 KiB, SDPs a few KiB
-		ChunkSize:              64 << 10,                       // 64 KiB chunks (BRIEF: messages <= 256 KiB)
+		ChunkSize:              64 << 10,                       // 64 KiB chunks: a data channel message may be at most 256 KiB
 		LowWater:               1 << 20,                        // BufferedAmountLowThreshold 1 MiB
 		HighWater:              4 << 20,                        // pause above 4 MiB buffered
 		MaxQueueDelay:          250 * time.Millisecond,         // a sixth of the overlay's failure timeout
