@@ -3,7 +3,6 @@ package rtc
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -11,26 +10,22 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// sigServer is a signalling server on a loopback port.
+// sigServer is a signalling server on a loopback port; stop takes it
+// away mid-test (cleanup stops it in any case).
 type sigServer struct {
 	srv  *server.Server
 	url  string
 	task ident.Task
-	done chan error
-	once sync.Once
+	stop func()
 }
 
 func startSignal(t *testing.T) *sigServer {
 	t.Helper()
-	spec := task.DefaultSpec()
-	spec.Name = "rtc-test"
-	tid, err := spec.ID()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, tid := servertest.Task(t, "rtc-test")
 	cfg := server.DefaultConfig()
 	cfg.Tasks = []task.Spec{spec}
 	cfg.BootstrapTimeout = 20 * time.Second
@@ -38,24 +33,8 @@ func startSignal(t *testing.T) *sigServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sigServer{srv: srv, url: "ws://" + ln.Addr().String() + "/signal", task: tid, done: make(chan error, 1)}
-	go func() { s.done <- srv.Serve(ln) }()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *sigServer) stop() {
-	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.srv.Shutdown(ctx); err == nil {
-			<-s.done
-		}
-	})
+	addr, stop := servertest.Serve(t, srv)
+	return &sigServer{srv: srv, url: servertest.SignalURL(addr), task: tid, stop: stop}
 }
 
 // testPeer is a Manager whose events are collected.
