@@ -17,10 +17,11 @@ import (
 // every model the peer sends is its honest model times Scale (negative:
 // sign-flipped, which pulls plain averaging away from what the honest
 // peers learn), re-fingerprinted so that the receiver's MEP accepts it,
-// and, with DataSize > 0, claims that many training samples (FedLay and
-// DecAvg weight by it).
+// and, with dataSize > 0, claims that many training samples (DecAvg and
+// DecHW weigh by it), with conf > 0 that data confidence (FedLay weighs
+// by it).
 //
-// PEERLEARN_ATTACK is a comma-separated list: scale=-100,datasize=1099511627776.
+// PEERLEARN_ATTACK is a comma-separated list: scale=-10,datasize=1099511627776,conf=1.
 
 func init() {
 	spec := os.Getenv("PEERLEARN_ATTACK")
@@ -38,6 +39,7 @@ func init() {
 type attack struct {
 	scale    float32
 	dataSize uint64
+	conf     float64
 }
 
 func parseAttack(spec string) (attack, error) {
@@ -57,8 +59,14 @@ func parseAttack(spec string) (attack, error) {
 				return a, fmt.Errorf("datasize %q: want 0 to %d", v, uint64(mep.MaxDataSize))
 			}
 			a.dataSize = n
+		case "conf":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f > 0 && f <= 1) {
+				return a, fmt.Errorf("conf %q: want (0, 1]", v)
+			}
+			a.conf = f
 		default:
-			return a, fmt.Errorf("unknown %q (want scale=F, datasize=N)", k)
+			return a, fmt.Errorf("unknown %q (want scale=F, datasize=N, conf=F)", k)
 		}
 	}
 	return a, nil
@@ -73,6 +81,9 @@ func (a attack) apply(m *mep.Message) {
 	m.Params = ps
 	if a.dataSize > 0 {
 		m.Model.DataSize = a.dataSize
+	}
+	if a.conf > 0 {
+		m.Model.DataConf = a.conf
 	}
 	m.Fingerprint = mep.FingerprintOf(m.Params, m.Hessian)
 }
