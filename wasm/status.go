@@ -79,6 +79,14 @@ type learnView struct {
 	TransfersFailed int     `json:"transfers_failed"`
 	ModelBytesIn    int64   `json:"model_bytes_in"`
 	ModelBytesOut   int64   `json:"model_bytes_out"`
+	// What the robust aggregation did with the neighbours' models, per
+	// reason and per neighbour (netpeer.LearnStatus): the page tells the
+	// volunteer in words.
+	ModelsClipped    int                `json:"models_clipped"`
+	ModelsBounded    int                `json:"models_bounded"`
+	ModelsRefused    map[string]int     `json:"models_refused,omitempty"`
+	NeighborsDropped int                `json:"neighbors_dropped"`
+	Offenders        []netpeer.Offender `json:"offenders,omitempty"`
 	// The latest evaluations on the test sample: the published model and
 	// the neighbourhood model (the aggregate of the neighbours' models
 	// the last round started from).
@@ -205,6 +213,8 @@ func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr,
 	}
 	if ls != nil {
 		lv.TransfersFailed = ls.TransfersFailed
+		lv.ModelsClipped, lv.ModelsBounded, lv.ModelsRefused = ls.ModelsClipped, ls.ModelsBounded, ls.ModelsRefused
+		lv.NeighborsDropped, lv.Offenders = ls.NeighborsDropped, ls.Offenders
 	}
 	if shard > 0 {
 		lv.Epoch = float64(mt.SamplesTrained) / float64(shard)

@@ -279,6 +279,7 @@ function render(s) {
     $("capped").hidden = !L.capped;
     $("capped").textContent = L.capped ? "Note: " + L.capped : "";
     $("download").disabled = L.rounds === 0;
+    renderGuard(L);
   }
   if (s.data) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
@@ -324,6 +325,39 @@ function renderDefences(s) {
   }
   el.textContent = parts.join(" ");
   el.hidden = parts.length === 0;
+}
+// Why a neighbour's models were refused, in a volunteer's words
+// (netpeer's refusal reasons).
+const refusalWords = {
+  dropped: "ignored: this tab stopped exchanging models with it",
+  non_finite: "refused: broken numbers in them",
+  arch: "refused: another kind of model",
+  length: "refused: the wrong size",
+  screened: "refused: they did much worse on this tab's own data",
+  other: "refused",
+};
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+// renderGuard tells what the robust aggregation did with suspicious
+// neighbours' models: one line per neighbour, and the capped claims.
+function renderGuard(L) {
+  const lines = [];
+  for (const o of L.offenders || []) {
+    const who = o.id.slice(0, 8);
+    const parts = [];
+    if (o.clipped) parts.push(`${plural(o.clipped, "model", "models")} from ${who} were cut back (too far from ours)`);
+    for (const [why, n] of Object.entries(o.refused || {})) {
+      parts.push(`${plural(n, "model", "models")} from ${who} ${refusalWords[why] || refusalWords.other}`);
+    }
+    let line = parts.join("; ") || `${who} looked suspicious`;
+    line += ` (trust ${Math.round(100 * o.reputation)}%)`;
+    if (o.dropped_s > 0) line += `. Not exchanging models with ${who} for another ${Math.ceil(o.dropped_s)} s.`;
+    lines.push(line);
+  }
+  if (L.models_bounded) {
+    lines.push(`${plural(L.models_bounded, "model", "models")} claimed more training data or confidence than is plausible; the claims were capped.`);
+  }
+  $("guard").hidden = lines.length === 0;
+  $("offenders").replaceChildren(...lines.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
 }
 function renderNeighbors(s) {
   $("neighbor-count").textContent = s.neighbors ? s.neighbors.length : 0;

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,40 @@ func TestPeerlearnDeps(t *testing.T) {
 		t.Errorf("peerlearn with -tags torch does not link gpu's cgo shim")
 	}
 	t.Logf("%d packages (%d with -tags torch)", len(got), len(torch))
+}
+
+// peerlearnFiles lists the Go files of the module's packages the package
+// in this directory links under the build tags, as "importpath/file".
+func peerlearnFiles(t *testing.T, tags string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-tags", tags, "-f", `{{range .GoFiles}}{{$.ImportPath}}/{{.}}{{"\n"}}{{end}}`, ".")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps -tags %q: %v\n%s", tags, err, out)
+	}
+	var files []string
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasPrefix(f, module+"/") {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// The Byzantine peer of the end-to-end attack test (netpeer's attack.go,
+// which scales and sign-flips the models a peer sends) is built only with
+// -tags attack: a plain peerlearn does not link it. With the tag it is
+// linked, so the check can fail.
+func TestPeerlearnLinksNoAttack(t *testing.T) {
+	const attack = module + "/peer/netpeer/attack.go"
+	plain := peerlearnFiles(t, "")
+	if slices.Contains(plain, attack) {
+		t.Errorf("peerlearn without -tags attack links %s", attack)
+	}
+	if !slices.Contains(plain, module+"/peer/netpeer/learn.go") {
+		t.Errorf("peerlearn does not link netpeer's learner: the check above proves nothing")
+	}
+	if !slices.Contains(peerlearnFiles(t, "attack"), attack) {
+		t.Errorf("peerlearn with -tags attack does not link %s", attack)
+	}
 }

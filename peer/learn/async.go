@@ -3,8 +3,19 @@ package learn
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 )
+
+// RobustAdoptMin is the fewest neighbour models a late joiner under a
+// robust rule adopts (their coordinate-wise median, see adoptAggregator);
+// with fewer it starts from its own initial model, as in a fresh network.
+// The median of three models with one liar lies between two honest ones;
+// of one or two models a liar is the result, or half of it: a joiner
+// whose first model to arrive is a liar's (a sign-flipped model a hundred
+// times too large, say) would adopt it wholesale and need many rounds to
+// train its way back, if it ever does.
+const RobustAdoptMin = 3
 
 // Ready is what an asynchronously driven peer wants done: send Messages
 // (a MsgModel carries Params and Hessian as its payload), and run Work if
@@ -74,6 +85,9 @@ func (p *Peer) Ready() Ready {
 		case mep.RoundAggregate:
 			w.kind, w.self, w.others = workAggregate, r.Self, r.Models
 		case mep.RoundAdopt:
+			if aggregate.IsRobustName(p.cfg.Aggregator) && len(r.Models) < RobustAdoptMin {
+				break // too few to outvote a liar: start from our own initial model
+			}
 			w.kind = workAdopt
 			w.self, w.others, _ = r.Inputs()
 		}

@@ -282,3 +282,9 @@ func (p *Peer) Params() ([]float32, error) {
 	}
 	return slices.Clone(p.model.Params()), nil
 }
+
+// Forgive drops neighbour id's score: it starts again at full trust. The
+// runtime calls it when a neighbour it stopped exchanging models with
+// (ShouldDrop) is let back after a while, so that the old score does not
+// drop it again before it has sent a model.
+func (p *Peer) Forgive(id ident.Peer) { p.reputation.Forget(id) }

@@ -187,3 +187,9 @@ func (p *Peer) observeHessian() error {
 	}
 	return p.dechw.Observe(p.hbuf)
 }
+
+// Report returns what the Work's aggregation used, refused and cut back
+// (the zero Report before Run, or for a Work that aggregated nothing).
+// Refusals and Outliers name their neighbours, so that the runtime can
+// count and log them per neighbour.
+func (w *Work) Report() aggregate.Report { return w.report }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -138,6 +139,20 @@ type LearnStatus struct {
 	TransfersFailed int    `json:"transfers_failed"`
 	// Refused counts MEP messages and models dropped on arrival.
 	Refused int `json:"refused"`
+	// What the robust aggregation did with the neighbours' models (see
+	// docs/SECURITY.md): ModelsClipped counts models cut back far beyond
+	// an honest neighbour's usual spread, ModelsBounded models whose
+	// self-reported claims (data size, period, confidence) were capped,
+	// ModelsRefused models refused, by reason ("non_finite", "arch",
+	// "length", "screened", "other", and "dropped": offered or sent by a
+	// neighbour we stopped exchanging models with). NeighborsDropped counts the times
+	// a neighbour's reputation fell so low that we did.
+	ModelsClipped    int            `json:"models_clipped"`
+	ModelsBounded    int            `json:"models_bounded"`
+	ModelsRefused    map[string]int `json:"models_refused,omitempty"`
+	NeighborsDropped int            `json:"neighbors_dropped"`
+	// Offenders are the neighbours behind those counts, by ID.
+	Offenders []Offender `json:"offenders,omitempty"`
 }
 
 // learner drives a learn.Peer on the peer's loop. Only the loop calls
@@ -156,6 +171,9 @@ type learner struct {
 	evalBusy bool
 	lastEval time.Time
 	st       LearnStatus
+	guard    *guard
+	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
+	now      func() time.Time // the guard's clock: time.Now (tests advance their own)
 }
 
 type evalResult struct {
@@ -164,10 +182,13 @@ type evalResult struct {
 	err   error
 }
 
-func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, logf func(string, ...any)) (*learner, error) {
+// newLearner drives p; tick is the overlay's (and the MEP's) tick.
+func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
+		guard: newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
+		now:   time.Now,
 	}
 	if test != nil && cfg.EvalEvery > 0 {
 		ev, err := learn.NewEvaluator(p.Config().Arch)
@@ -179,13 +200,23 @@ func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Man
 	return l, nil
 }
 
-// setNeighbors follows the overlay's neighbour set. Every neighbour is
-// assumed to have this peer's period (the task's; tiers are not
-// advertised before a model arrives).
+// setNeighbors follows the overlay's neighbour set.
 func (l *learner) setNeighbors(ids []ident.Peer) {
-	ns := make([]mep.Neighbor, len(ids))
-	for i, id := range ids {
-		ns[i] = mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period}
+	l.nbrs = slices.Clone(ids)
+	l.applyNeighbors(l.now())
+}
+
+// applyNeighbors gives the MEP the overlay's neighbours less the dropped
+// ones: no offer goes to a dropped neighbour and no round waits for its
+// model. The overlay keeps it (its ring links stay correct); only the
+// model exchange stops. Every neighbour is assumed to have this peer's
+// period (the task's; tiers are not advertised before a model arrives).
+func (l *learner) applyNeighbors(now time.Time) {
+	ns := make([]mep.Neighbor, 0, len(l.nbrs))
+	for _, id := range l.nbrs {
+		if !l.guard.dropped(id, now) {
+			ns = append(ns, mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period})
+		}
 	}
 	if err := l.peer.SetNeighbors(ns); err != nil {
 		l.logf("learn: neighbours: %v", err)
@@ -193,6 +224,9 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 }
 
 func (l *learner) tick() {
+	if now := l.now(); len(l.guard.expire(now)) > 0 {
+		l.applyNeighbors(now)
+	}
 	if err := l.peer.Tick(); err != nil {
 		l.logf("learn: tick: %v", err)
 	}
@@ -220,7 +254,15 @@ func (l *learner) flush() {
 	}
 }
 
+// tamper, if not nil, rewrites a model before it is sent. It is nil in
+// every shipped binary: only attack.go, built with -tags attack for the
+// end-to-end attack test, sets it.
+var tamper func(m *mep.Message)
+
 func (l *learner) send(m mep.Message) error {
+	if tamper != nil && m.Type == mep.MsgModel {
+		tamper(&m)
+	}
 	hdr, err := mep.Encode(m)
 	if err != nil {
 		return err
@@ -243,12 +285,23 @@ func (l *learner) finish(w *learn.Work) {
 	if err := l.peer.Finish(w); err != nil {
 		l.logf("learn: round: %v", err)
 	}
+	now := l.now()
+	if drop := l.guard.observe(w.Report(), now); len(drop) > 0 {
+		for _, id := range drop {
+			l.guard.drop(id, now)
+		}
+		l.applyNeighbors(now)
+	}
 	mt := l.peer.Metrics()
 	l.st.Rounds, l.st.TrainLoss = mt.Rounds, mt.TrainLoss
 }
 
 // onApp steps the MEP with a control message from peer from.
 func (l *learner) onApp(from ident.Peer, b []byte) {
+	if l.guard.dropped(from, l.now()) {
+		l.guard.refusedDropped(from) // its offers go unanswered: no model of it is fetched
+		return
+	}
 	m, err := mep.Decode(b)
 	if err == nil && m.From != from {
 		err = fmt.Errorf("MEP message from %v claims to be from %v", from, m.From)
@@ -268,6 +321,10 @@ func (l *learner) onApp(from ident.Peer, b []byte) {
 
 // onTransfer steps the MEP with a model that arrived intact.
 func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
+	if l.guard.dropped(from, l.now()) {
+		l.guard.refusedDropped(from) // one asked for before the drop
+		return
+	}
 	m, err := mep.Decode(man.Meta)
 	switch {
 	case err != nil:
@@ -325,5 +382,10 @@ func (l *learner) status() LearnStatus {
 	s.Backend = l.peer.Backend()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
+	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops
+	if len(l.guard.refused) > 0 {
+		s.ModelsRefused = maps.Clone(l.guard.refused)
+	}
+	s.Offenders = l.guard.offenders(l.now())
 	return s
 }
