@@ -17,6 +17,14 @@ type Config struct {
 	// FailureTicks: a neighbour silent this long is considered failed (the
 	// paper's 3T). Must exceed HeartbeatTicks.
 	FailureTicks int
+	// PhiThreshold turns on the adaptive failure detector (detector.go):
+	// a neighbour is failed when the suspicion phi = -log10 P(its next
+	// heartbeat is still to come | its heartbeat intervals so far)
+	// reaches this value, but not before FailureTicks and always by
+	// MaxFailureTicks. 0: a fixed FailureTicks, the paper's 3T.
+	PhiThreshold float64
+	// MaxFailureTicks caps the adaptive failure timeout. >= FailureTicks.
+	MaxFailureTicks int
 	// SuspectTicks: a neighbour silent this long is skipped as a next hop
 	// by routing (it is probably dead; detection follows at
 	// FailureTicks). Between HeartbeatTicks and FailureTicks.
@@ -69,7 +77,9 @@ func DefaultConfig() Config {
 	return Config{
 		Spaces:           5,        // L = 5, degree 10 (the paper's d = 10)
 		HeartbeatTicks:   5,        // T = 500 ms
-		FailureTicks:     15,       // 3T = 1.5 s, as in the paper
+		FailureTicks:     15,       // 3T = 1.5 s, as in the paper, and the floor of ...
+		PhiThreshold:     16,       // ... the adaptive timeout: mean + 8.1 sd of the heartbeat intervals
+		MaxFailureTicks:  200,      // 20 s, however wild the path
 		SuspectTicks:     10,       // 2T: a missed heartbeat and then some
 		RepairTicks:      30,       // periodic two-way repair every 3 s
 		ChurnRepairTicks: 5,        // after a failure, repair that space every T ...
@@ -95,6 +105,10 @@ func (c Config) Validate() error {
 		return bad("HeartbeatTicks = %d, want >= 1", c.HeartbeatTicks)
 	case c.FailureTicks <= c.HeartbeatTicks:
 		return bad("FailureTicks = %d, want > HeartbeatTicks (%d)", c.FailureTicks, c.HeartbeatTicks)
+	case !(c.PhiThreshold >= 0 && c.PhiThreshold <= 300):
+		return bad("PhiThreshold = %v, want 0..300", c.PhiThreshold)
+	case c.PhiThreshold > 0 && c.MaxFailureTicks < c.FailureTicks:
+		return bad("MaxFailureTicks = %d, want >= FailureTicks (%d)", c.MaxFailureTicks, c.FailureTicks)
 	case c.SuspectTicks < c.HeartbeatTicks || c.SuspectTicks > c.FailureTicks:
 		return bad("SuspectTicks = %d, want HeartbeatTicks..FailureTicks", c.SuspectTicks)
 	case c.RepairTicks < 0:

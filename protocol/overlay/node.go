@@ -31,6 +31,8 @@ type Node struct {
 	hot        []int64      // per space: churn repair runs until this tick
 	hbPhase    int64        // heartbeat timer phase, drawn from Rand
 	rpPhase    int64        // periodic-repair timer phase, drawn from Rand
+	pool       intervals    // heartbeat intervals from all neighbours (detector.go)
+	phiZ       float64      // the failure timeout in standard deviations (detector.go)
 
 	msgs      []Message    // outbox since the last Advance
 	delivered []Delivery   // Route payloads for this node since the last Advance
@@ -62,6 +64,9 @@ func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 		slots:   make([][2]*peer, cfg.Spaces),
 		hot:     make([]int64, cfg.Spaces),
 		hbPhase: int64(cfg.Rand.IntN(cfg.HeartbeatTicks)),
+	}
+	if cfg.PhiThreshold > 0 {
+		n.phiZ = phiZ(cfg.PhiThreshold)
 	}
 	if cfg.RepairTicks > 0 {
 		n.rpPhase = int64(cfg.Rand.IntN(cfg.RepairTicks))
