@@ -52,6 +52,14 @@ type Config struct {
 	TombstoneTicks int
 	// MaxTombstones bounds that memory; the oldest is forgotten first.
 	MaxTombstones int
+	// MergeTicks: about this often (jittered: 0.5x to 1.5x) a node sends
+	// a Join for itself to one neighbour it remembers having failed, to
+	// find and merge with the other side of a healed partition
+	// (merge.go). 0 disables merging.
+	MergeTicks int
+	// RememberTicks: how long a failed neighbour is remembered for those
+	// probes; it bounds the partitions that heal by themselves.
+	RememberTicks int
 	// Lookahead turns on neighbour-of-neighbour routing: heartbeats carry
 	// the sender's neighbour set, and a routed message may go to the
 	// neighbour whose own neighbours include a node closer to the target
@@ -87,6 +95,8 @@ func DefaultConfig() Config {
 		RetryTicks:       50,       // a join takes ~2 s at 350 ms latency; retry after 5 s
 		TombstoneTicks:   100,      // remember the dead for 10 s
 		MaxTombstones:    64,       // a few times 2L
+		MergeTicks:       100,      // a merge probe every 10 s on average, while the node remembers a failed neighbour ...
+		RememberTicks:    36000,    // ... for an hour
 		Lookahead:        true,     // see above; false is the paper's plain greedy routing
 		MaxHops:          255,      // routes grow like sqrt(n): 110 hops seen at 10,000 nodes without lookahead
 		MaxPayload:       16 << 10, // 16 KiB: WebRTC offers and answers fit
@@ -119,6 +129,10 @@ func (c Config) Validate() error {
 		return bad("ChurnWindowTicks = %d, want >= 0", c.ChurnWindowTicks)
 	case c.RetryTicks < 1:
 		return bad("RetryTicks = %d, want >= 1", c.RetryTicks)
+	case c.MergeTicks < 0:
+		return bad("MergeTicks = %d, want >= 0", c.MergeTicks)
+	case c.MergeTicks > 0 && c.RememberTicks < 1:
+		return bad("RememberTicks = %d, want >= 1", c.RememberTicks)
 	case c.TombstoneTicks < 0:
 		return bad("TombstoneTicks = %d, want >= 0", c.TombstoneTicks)
 	case c.MaxTombstones < 0:

@@ -25,6 +25,8 @@ type Node struct {
 	waits []pending   // discoveries this node will answer once it can
 
 	contacts   []ident.Peer // live members to join through if cut off (contacts.go)
+	remembered []memory     // failed neighbours to probe for a merge (merge.go)
+	nextProbe  int64        // tick of the next merge probe
 	cut        bool         // failures have just taken its last neighbour
 	discovered uint32       // spaces whose DiscoverReply has arrived (bit = space)
 	lastJoin   int64        // tick the last Join was sent
@@ -71,6 +73,7 @@ func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 	if cfg.RepairTicks > 0 {
 		n.rpPhase = int64(cfg.Rand.IntN(cfg.RepairTicks))
 	}
+	n.scheduleProbe() // drawn last: the other phases are as before merging existed
 	return n, nil
 }
 

@@ -38,6 +38,7 @@ func (n *Node) Tick() {
 
 	n.answerPending()
 	n.rejoinIfCut()
+	n.probeForMerge()
 
 	if n.state == stateJoining {
 		n.checkJoined()
@@ -67,6 +68,7 @@ func (n *Node) fail(p *peer) {
 	roles := p.roles
 	n.bury(p.id, false)
 	n.forgetContact(p.id)
+	n.remember(p.id)
 	n.dropPeer(p)
 	n.cut = len(n.peers) == 0
 	for i := range n.cfg.Spaces {
