@@ -86,7 +86,7 @@ func DefaultConfig() Config {
 		Spaces:           5,        // L = 5, degree 10 (the paper's d = 10)
 		HeartbeatTicks:   5,        // T = 500 ms
 		FailureTicks:     15,       // 3T = 1.5 s, as in the paper, and the floor of ...
-		PhiThreshold:     16,       // ... the adaptive timeout: mean + 8.1 sd of the heartbeat intervals
+		PhiThreshold:     5,        // ... the adaptive timeout: mean + 11.5 sd of the heartbeat intervals
 		MaxFailureTicks:  200,      // 20 s, however wild the path
 		SuspectTicks:     10,       // 2T: a missed heartbeat and then some
 		RepairTicks:      30,       // periodic two-way repair every 3 s

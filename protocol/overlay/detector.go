@@ -14,16 +14,24 @@ import (
 // live neighbour is always being declared dead and repaired.
 //
 // So each neighbour keeps a short window of the intervals between its
-// heartbeats as they arrive here, in ticks. From their mean mu and
-// standard deviation sigma (normal model) the suspicion after t ticks of
-// silence is phi(t) = -log10 P(interval > t); the neighbour is failed when
-// phi reaches Config.PhiThreshold, i.e. after mu + z*sigma ticks, but never
-// before FailureTicks (the floor: on a steady path sigma is tiny and the
-// detector behaves exactly like the paper's 3T) and always after
+// heartbeats as they arrive here, in ticks, and the node keeps a longer
+// one of all its neighbours' intervals (the pool). Their mean mu and
+// standard deviation sigma are the neighbour's window shrunk towards the
+// pool's, weighted by sample count: 32 heavy-tailed intervals alone say
+// little about the tail, and a new neighbour (fewer than 8) is judged by
+// the pool alone (a new link on a slow network is as slow as the old
+// ones). The tail is modelled as exponential with scale sigma, as
+// Cassandra does (a normal model, as in Akka, underestimated it: under an
+// exponential latency tail it declared live neighbours dead about once a
+// second among 400 nodes): after t ticks of silence the suspicion is
+// phi(t) = -log10 P(interval > t) = ((t - mu) / sigma) * log10(e), and
+// the neighbour is failed when phi reaches Config.PhiThreshold, i.e.
+// after mu + PhiThreshold*ln(10)*sigma ticks; but never before
+// FailureTicks (the floor: on a steady path sigma is under a tick and
+// the detector behaves exactly like the paper's 3T) and always by
 // MaxFailureTicks (the cap: a path that was wild once does not shelter a
-// dead node for long). A neighbour with too short a history is judged by
-// the intervals this node has seen from all its neighbours (the pool):
-// a new link on a slow network is as slow as the old ones.
+// dead node for long). Sigma is floored at half a tick, the resolution
+// of the clock.
 //
 // Routing's suspicion (SuspectTicks) is shifted by the same margin as the
 // failure timeout, so on a steady path it is unchanged too.
@@ -33,7 +41,7 @@ import (
 // judged by its own window.
 const (
 	historyLen = 32
-	poolLen    = 64
+	poolLen    = 128
 	minHistory = 8
 )
 
@@ -71,31 +79,14 @@ func (w *intervals) stats() (mu, sigma float64) {
 	return mu, math.Sqrt(max(0, w.sumSq/float64(w.n)-mu*mu))
 }
 
-// phiZ returns z such that -log10 P(X > mu + z*sigma) = phi for a normal
-// X: the failure timeout's distance from the mean in standard deviations.
-func phiZ(phi float64) float64 {
-	lo, hi := 0.0, 40.0
-	for range 100 {
-		z := (lo + hi) / 2
-		if -math.Log10(0.5*math.Erfc(z/math.Sqrt2)) < phi {
-			lo = z
-		} else {
-			hi = z
-		}
-	}
-	return hi
-}
+// minSigma is the floor of the standard deviation, in ticks.
+const minSigma = 0.5
 
 // Phi returns the suspicion of a neighbour silent for t ticks whose
-// heartbeat intervals have mean mu and standard deviation sigma (in
-// ticks; sigma is floored at one tick, the resolution of the clock).
+// heartbeat intervals have mean mu and standard deviation sigma (ticks),
+// under the exponential tail model above.
 func Phi(t, mu, sigma float64) float64 {
-	sigma = max(sigma, 1)
-	p := 0.5 * math.Erfc((t-mu)/(sigma*math.Sqrt2))
-	if p <= 0 {
-		return math.Inf(1)
-	}
-	return -math.Log10(p)
+	return max(0, t-mu) / max(sigma, minSigma) * math.Log10E
 }
 
 // heartbeatFrom records the arrival of a heartbeat from neighbour p and
@@ -124,7 +115,15 @@ func (n *Node) timeoutFor(w *intervals) int64 {
 		return floor
 	}
 	mu, sigma := src.stats()
-	t := int64(math.Ceil(mu + n.phiZ*max(sigma, 1)))
+	if src != &n.pool && n.pool.n >= minHistory {
+		// Shrink towards the pool: a window of 32 heavy-tailed intervals
+		// alone says little about the tail.
+		pm, ps := n.pool.stats()
+		a, b := float64(src.n), float64(n.pool.n)
+		mu = (a*mu + b*pm) / (a + b)
+		sigma = math.Sqrt((a*sigma*sigma + b*ps*ps) / (a + b))
+	}
+	t := int64(math.Ceil(mu + n.phiScale*max(sigma, minSigma)))
 	return min(max(t, floor), int64(n.cfg.MaxFailureTicks))
 }
 

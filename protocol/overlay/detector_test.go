@@ -5,15 +5,19 @@ import (
 	"testing"
 )
 
-func TestPhiZInvertsPhi(t *testing.T) {
-	for _, phi := range []float64{1, 8, 16} {
-		z := phiZ(phi)
-		if got := Phi(10+z*2, 10, 2); math.Abs(got-phi) > 1e-6 {
-			t.Errorf("Phi(mu + phiZ(%v) sd) = %v", phi, got)
-		}
+func TestTimeoutIsWherePhiReachesTheThreshold(t *testing.T) {
+	gaps := make([]int64, 200)
+	for k := range gaps {
+		gaps[k] = []int64{3, 5, 7, 5}[k%4] // mean 5, sd sqrt(2)
 	}
-	if Phi(5, 10, 2) >= Phi(15, 10, 2) {
-		t.Error("suspicion does not grow with silence")
+	n, p := detectorNode(t, gaps)
+	to := float64(n.failAfter(p))
+	if phi := Phi(to, 5, math.Sqrt2); phi < n.cfg.PhiThreshold || Phi(to-1, 5, math.Sqrt2) >= n.cfg.PhiThreshold {
+		t.Fatalf("timeout %v ticks: phi there %v, a tick before %v; want the first tick at threshold %v",
+			to, phi, Phi(to-1, 5, math.Sqrt2), n.cfg.PhiThreshold)
+	}
+	if Phi(5, 10, 2) != 0 || Phi(12, 10, 2) >= Phi(15, 10, 2) {
+		t.Error("suspicion is not zero before the mean and growing after it")
 	}
 }
 

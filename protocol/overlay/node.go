@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -34,7 +35,7 @@ type Node struct {
 	hbPhase    int64        // heartbeat timer phase, drawn from Rand
 	rpPhase    int64        // periodic-repair timer phase, drawn from Rand
 	pool       intervals    // heartbeat intervals from all neighbours (detector.go)
-	phiZ       float64      // the failure timeout in standard deviations (detector.go)
+	phiScale   float64      // the failure timeout beyond the mean, in standard deviations (detector.go)
 
 	msgs      []Message    // outbox since the last Advance
 	delivered []Delivery   // Route payloads for this node since the last Advance
@@ -68,7 +69,7 @@ func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 		hbPhase: int64(cfg.Rand.IntN(cfg.HeartbeatTicks)),
 	}
 	if cfg.PhiThreshold > 0 {
-		n.phiZ = phiZ(cfg.PhiThreshold)
+		n.phiScale = cfg.PhiThreshold * math.Ln10
 	}
 	if cfg.RepairTicks > 0 {
 		n.rpPhase = int64(cfg.Rand.IntN(cfg.RepairTicks))
