@@ -63,6 +63,7 @@ func parseOverlay(args []string) (overlayConfig, error) {
 	fs.Uint64Var(&cfg.p.Seed, "seed", cfg.p.Seed, "random seed")
 	fs.DurationVar(&cfg.p.Every, "every", cfg.p.Every, "virtual time between two correctness samples")
 	fs.DurationVar(&cfg.p.Limit, "limit", cfg.p.Limit, "virtual time to wait for a correct overlay (after the churn; after each join or batch of a build)")
+	fs.DurationVar(&cfg.p.Hold, "hold", 0, "-join, -fail, -partition: once correct, keep sampling this long and report the fraction of samples still exactly correct (held_correct)")
 	fs.DurationVar(&cfg.tableEvery, "table-every", 500*time.Millisecond, "virtual time between the printed rows of a trace (the CSV has every sample)")
 	fs.StringVar(&cfg.out, "out", "out/overlay", "directory for the CSV and PNG files")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress bars")

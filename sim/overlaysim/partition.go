@@ -161,7 +161,7 @@ func (r PartitionRun) Line() string {
 		merged = 1
 	}
 	return fmt.Sprintf("overlay partition n=%d cut_s=%s merged=%d merge_s=%s msgs_per_node_min=%.0f->%.0f",
-		r.N, trimSecs(r.Cut), merged, secs(r.Took, r.Correct), r.Before.Total(), r.After.Total())
+		r.N, trimSecs(r.Cut), merged, secs(r.Took, r.Correct), r.Before.Total(), r.After.Total()) + r.holdField()
 }
 
 func trimSecs(d time.Duration) string { return fmt.Sprintf("%g", d.Seconds()) }
