@@ -82,10 +82,10 @@ PhiThreshold*ln(10)*sigma ticks of silence (an exponential tail model),
 never before FailureTicks (3T) and always by MaxFailureTicks. On a
 steady path (loopback, LAN) sigma is under a tick and the timeout is
 exactly 3T, as before. Under a heavy latency tail (links in order, so a
-slow heartbeat holds up the next) a fixed 1.5 s declared some live
-neighbour dead about every second among 400 nodes at 350 ms mean
-exponential latency, and the overlay was never correct; the adaptive
-timeout there is about 4.5 s. A normal model of the intervals (Akka's)
+slow heartbeat holds up the next) a fixed 1.5 s kept declaring live
+neighbours dead: at 350 ms mean exponential latency a 400-node overlay
+was never correct (it did not even finish building); the adaptive
+timeout there settles at about 4.5 s and the overlay stays correct. A normal model of the intervals (Akka's)
 underestimates such a tail; the exponential one does not.
 
 Merging after a partition (merge.go). A partition longer than the
