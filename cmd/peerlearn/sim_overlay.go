@@ -22,13 +22,14 @@ func init() {
 }
 
 // overlayConfig is one `sim overlay` run: exactly one mode of -join,
-// -fail, -build (or -sweep) and -scale.
+// -fail, -build (or -sweep), -scale and -partition.
 type overlayConfig struct {
 	p             overlaysim.Params
 	n, join, fail int
 	build, scale  int
 	sweep         bool
 	churn         float64 // -scale: fraction of the nodes that crash
+	partition     time.Duration
 	tableEvery    time.Duration
 	out           string
 	quiet         bool
@@ -54,6 +55,7 @@ func parseOverlay(args []string) (overlayConfig, error) {
 	fs.IntVar(&cfg.build, "build", 0, "Fig. 8c: build an overlay of this many nodes by sequential joins and count the messages per node")
 	fs.BoolVar(&cfg.sweep, "sweep", false, "Fig. 8c sweep: build ten sizes, build/10 to build (-build defaults to 1000 here)")
 	fs.IntVar(&cfg.scale, "scale", 0, "build an overlay of this many nodes by doubling batches of joins, then crash -churn of it; wall time and peak memory")
+	fs.DurationVar(&cfg.partition, "partition", 0, "cut the correct n-node overlay in two random halves for this long, heal, and trace the merge")
 	fs.Float64Var(&cfg.churn, "churn", 0.1, "-scale: fraction of the nodes that crash at once")
 	fs.DurationVar(&cfg.p.Latency, "latency", cfg.p.Latency, "mean one-way latency (the paper's Fig. 8: 350ms)")
 	fs.StringVar(&cfg.p.Dist, "dist", cfg.p.Dist, "latency distribution around the mean: "+strings.Join(overlaysim.Dists, ", ")+" (the paper gives only the mean)")
@@ -61,6 +63,7 @@ func parseOverlay(args []string) (overlayConfig, error) {
 	fs.Uint64Var(&cfg.p.Seed, "seed", cfg.p.Seed, "random seed")
 	fs.DurationVar(&cfg.p.Every, "every", cfg.p.Every, "virtual time between two correctness samples")
 	fs.DurationVar(&cfg.p.Limit, "limit", cfg.p.Limit, "virtual time to wait for a correct overlay (after the churn; after each join or batch of a build)")
+	fs.DurationVar(&cfg.p.Hold, "hold", 0, "-join, -fail, -partition: once correct, keep sampling this long and report the fraction of samples still exactly correct (held_correct)")
 	fs.DurationVar(&cfg.tableEvery, "table-every", 500*time.Millisecond, "virtual time between the printed rows of a trace (the CSV has every sample)")
 	fs.StringVar(&cfg.out, "out", "out/overlay", "directory for the CSV and PNG files")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress bars")
@@ -76,18 +79,20 @@ func parseOverlay(args []string) (overlayConfig, error) {
 // check validates the flags together.
 func (c *overlayConfig) check() error {
 	modes := 0
-	for _, on := range []bool{c.join != 0, c.fail != 0, c.build != 0 || c.sweep, c.scale != 0} {
+	for _, on := range []bool{c.join != 0, c.fail != 0, c.build != 0 || c.sweep, c.scale != 0, c.partition != 0} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return errors.New("name exactly one of -join, -fail, -build (or -sweep), -scale")
+		return errors.New("name exactly one of -join, -fail, -build (or -sweep), -scale, -partition")
 	}
 	if c.sweep && c.build == 0 {
 		c.build = 1000
 	}
 	switch {
+	case c.partition < 0 || c.partition > 0 && c.n < 4:
+		return fmt.Errorf("-partition %v of -n %d: want a positive duration and n >= 4", c.partition, c.n)
 	case c.join < 0 || c.fail < 0 || c.build < 0 || c.scale < 0:
 		return errors.New("-join, -fail, -build and -scale count nodes: want > 0")
 	case (c.join > 0 || c.fail > 0) && c.n < 2:
@@ -131,6 +136,8 @@ func simOverlay(ctx context.Context, cfg overlayConfig, stdout io.Writer, logf f
 		return simChurn(ctx, cfg, stdout, logf)
 	case cfg.build > 0:
 		return simBuild(ctx, cfg, stdout, logf)
+	case cfg.partition > 0:
+		return simPartition(ctx, cfg, stdout, logf)
 	}
 	return simScale(ctx, cfg, stdout, logf)
 }
@@ -194,6 +201,21 @@ func simScale(ctx context.Context, cfg overlayConfig, stdout io.Writer, logf fun
 	logf("wrote %s", strings.Join(files, ", "))
 	fmt.Fprintln(stdout, r.Line())
 	return notCorrect(r.Recovery.Correct, r.Recovery.Took)
+}
+
+func simPartition(ctx context.Context, cfg overlayConfig, stdout io.Writer, logf func(string, ...any)) error {
+	r, err := overlaysim.Partition(ctx, cfg.p, cfg.n, cfg.partition)
+	if err != nil {
+		return err
+	}
+	overlaysim.PrintPartition(stdout, cfg.p, r, cfg.tableEvery)
+	files, err := overlaysim.WriteTrace(cfg.out, "partition", r.Title(), r.Trace)
+	if err != nil {
+		return err
+	}
+	logf("wrote %s", strings.Join(files, ", "))
+	fmt.Fprintln(stdout, r.Line())
+	return notCorrect(r.Correct, r.Took)
 }
 
 // notCorrect is the error for a run whose overlay never became correct

@@ -12,10 +12,12 @@ import (
 )
 
 var overlayLines = map[string]*regexp.Regexp{
-	"join":  regexp.MustCompile(`^overlay n=(\d+) join=(\d+) correctness=(\d\.\d{3}) converge_s=(\d+\.\d{2})$`),
-	"fail":  regexp.MustCompile(`^overlay n=(\d+) fail=(\d+) correctness=(\d\.\d{3}) recover_s=(\d+\.\d{2})$`),
-	"build": regexp.MustCompile(`^overlay build n=(\d+) correctness=(\d\.\d{3}) msgs_per_node=(\d+\.\d)$`),
-	"scale": regexp.MustCompile(`^overlay scale n=(\d+) correctness=(\d\.\d{3}) build_wall_s=(\d+\.\d) churn_recover_s=(\d+\.\d{2}) peak_mem_mb=(\d+)$`),
+	"join":      regexp.MustCompile(`^overlay n=(\d+) join=(\d+) correctness=(\d\.\d{3}) converge_s=(\d+\.\d{2})$`),
+	"fail":      regexp.MustCompile(`^overlay n=(\d+) fail=(\d+) correctness=(\d\.\d{3}) recover_s=(\d+\.\d{2})$`),
+	"failhold":  regexp.MustCompile(`^overlay n=(\d+) fail=(\d+) correctness=(\d\.\d{3}) recover_s=(\d+\.\d{2}) held_correct=(\d\.\d{3})$`),
+	"build":     regexp.MustCompile(`^overlay build n=(\d+) correctness=(\d\.\d{3}) msgs_per_node=(\d+\.\d)$`),
+	"partition": regexp.MustCompile(`^overlay partition n=(\d+) cut_s=(\d+) merged=([01]) merge_s=(\d+\.\d{2}) msgs_per_node_min=(\d+)->(\d+)$`),
+	"scale":     regexp.MustCompile(`^overlay scale n=(\d+) correctness=(\d\.\d{3}) build_wall_s=(\d+\.\d) churn_recover_s=(\d+\.\d{2}) peak_mem_mb=(\d+)$`),
 }
 
 // runOverlay runs `sim overlay args` with output in a temporary
@@ -48,9 +50,11 @@ func TestSimOverlayModes(t *testing.T) {
 	}{
 		{"join", []string{"-n", "60", "-join", "15"}, []string{"fig8a.csv", "fig8a.png"}, map[int]string{1: "60", 2: "15", 3: "1.000"}},
 		{"fail", []string{"-n", "60", "-fail", "15"}, []string{"fig8b.csv", "fig8b.png"}, map[int]string{1: "60", 2: "15", 3: "1.000"}},
+		{"failhold", []string{"-n", "60", "-fail", "15", "-hold", "10s"}, []string{"fig8b.csv"}, map[int]string{1: "60", 2: "15", 3: "1.000", 5: "1.000"}},
 		{"build", []string{"-build", "40"}, []string{"fig8c.csv"}, map[int]string{1: "40", 2: "1.000"}},
 		{"build", []string{"-build", "40", "-sweep"}, []string{"fig8c.csv", "fig8c.png"}, map[int]string{1: "40", 2: "1.000"}},
 		{"scale", []string{"-scale", "100"}, []string{"scale.csv", "scale.png"}, map[int]string{1: "100", 2: "1.000"}},
+		{"partition", []string{"-n", "40", "-partition", "5s"}, []string{"partition.csv", "partition.png"}, map[int]string{1: "40", 2: "5", 3: "1"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append(tc.args, "-seed", "3", "-quiet")
@@ -119,6 +123,10 @@ func TestSimOverlayUsage(t *testing.T) {
 		{"-join", "10", "-every", "0s"},
 		{"-join", "10", "-table-every", "0s"},
 		{"-join", "10", "extra"},
+		{"-partition", "-5s"},
+		{"-fail", "10", "-hold", "-1s"},
+		{"-partition", "5s", "-n", "3"},
+		{"-partition", "5s", "-fail", "3"},
 		{"-bogus"},
 	} {
 		args := append([]string{"sim", "overlay"}, args...)

@@ -17,6 +17,14 @@ type Config struct {
 	// FailureTicks: a neighbour silent this long is considered failed (the
 	// paper's 3T). Must exceed HeartbeatTicks.
 	FailureTicks int
+	// PhiThreshold turns on the adaptive failure detector (detector.go):
+	// a neighbour is failed when the suspicion phi = -log10 P(its next
+	// heartbeat is still to come | its heartbeat intervals so far)
+	// reaches this value, but not before FailureTicks and always by
+	// MaxFailureTicks. 0: a fixed FailureTicks, the paper's 3T.
+	PhiThreshold float64
+	// MaxFailureTicks caps the adaptive failure timeout. >= FailureTicks.
+	MaxFailureTicks int
 	// SuspectTicks: a neighbour silent this long is skipped as a next hop
 	// by routing (it is probably dead; detection follows at
 	// FailureTicks). Between HeartbeatTicks and FailureTicks.
@@ -44,6 +52,14 @@ type Config struct {
 	TombstoneTicks int
 	// MaxTombstones bounds that memory; the oldest is forgotten first.
 	MaxTombstones int
+	// MergeTicks: about this often (jittered: 0.5x to 1.5x) a node sends
+	// a Join for itself to one neighbour it remembers having failed, to
+	// find and merge with the other side of a healed partition
+	// (merge.go). 0 disables merging.
+	MergeTicks int
+	// RememberTicks: how long a failed neighbour is remembered for those
+	// probes; it bounds the partitions that heal by themselves.
+	RememberTicks int
 	// Lookahead turns on neighbour-of-neighbour routing: heartbeats carry
 	// the sender's neighbour set, and a routed message may go to the
 	// neighbour whose own neighbours include a node closer to the target
@@ -69,7 +85,9 @@ func DefaultConfig() Config {
 	return Config{
 		Spaces:           5,        // L = 5, degree 10 (the paper's d = 10)
 		HeartbeatTicks:   5,        // T = 500 ms
-		FailureTicks:     15,       // 3T = 1.5 s, as in the paper
+		FailureTicks:     15,       // 3T = 1.5 s, as in the paper, and the floor of ...
+		PhiThreshold:     5,        // ... the adaptive timeout: mean + 11.5 sd of the heartbeat intervals
+		MaxFailureTicks:  200,      // 20 s, however wild the path
 		SuspectTicks:     10,       // 2T: a missed heartbeat and then some
 		RepairTicks:      30,       // periodic two-way repair every 3 s
 		ChurnRepairTicks: 5,        // after a failure, repair that space every T ...
@@ -77,6 +95,8 @@ func DefaultConfig() Config {
 		RetryTicks:       50,       // a join takes ~2 s at 350 ms latency; retry after 5 s
 		TombstoneTicks:   100,      // remember the dead for 10 s
 		MaxTombstones:    64,       // a few times 2L
+		MergeTicks:       100,      // a merge probe every 10 s on average, while the node remembers a failed neighbour ...
+		RememberTicks:    36000,    // ... for an hour
 		Lookahead:        true,     // see above; false is the paper's plain greedy routing
 		MaxHops:          255,      // routes grow like sqrt(n): 110 hops seen at 10,000 nodes without lookahead
 		MaxPayload:       16 << 10, // 16 KiB: WebRTC offers and answers fit
@@ -95,6 +115,10 @@ func (c Config) Validate() error {
 		return bad("HeartbeatTicks = %d, want >= 1", c.HeartbeatTicks)
 	case c.FailureTicks <= c.HeartbeatTicks:
 		return bad("FailureTicks = %d, want > HeartbeatTicks (%d)", c.FailureTicks, c.HeartbeatTicks)
+	case !(c.PhiThreshold >= 0 && c.PhiThreshold <= 300):
+		return bad("PhiThreshold = %v, want 0..300", c.PhiThreshold)
+	case c.PhiThreshold > 0 && c.MaxFailureTicks < c.FailureTicks:
+		return bad("MaxFailureTicks = %d, want >= FailureTicks (%d)", c.MaxFailureTicks, c.FailureTicks)
 	case c.SuspectTicks < c.HeartbeatTicks || c.SuspectTicks > c.FailureTicks:
 		return bad("SuspectTicks = %d, want HeartbeatTicks..FailureTicks", c.SuspectTicks)
 	case c.RepairTicks < 0:
@@ -105,6 +129,10 @@ func (c Config) Validate() error {
 		return bad("ChurnWindowTicks = %d, want >= 0", c.ChurnWindowTicks)
 	case c.RetryTicks < 1:
 		return bad("RetryTicks = %d, want >= 1", c.RetryTicks)
+	case c.MergeTicks < 0:
+		return bad("MergeTicks = %d, want >= 0", c.MergeTicks)
+	case c.MergeTicks > 0 && c.RememberTicks < 1:
+		return bad("RememberTicks = %d, want >= 1", c.RememberTicks)
 	case c.TombstoneTicks < 0:
 		return bad("TombstoneTicks = %d, want >= 0", c.TombstoneTicks)
 	case c.MaxTombstones < 0:

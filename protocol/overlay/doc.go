@@ -53,9 +53,9 @@ a node in between, it answers with a Hint naming it. This is Chord's
 stabilize/notify, piggybacked on the paper's heartbeats: a wrong link
 costs a Hint, a right one nothing.
 
-Failure and Neighbor_repair. A neighbour silent for FailureTicks (3T) is
-failed: it is forgotten, tombstoned (so hearsay does not bring it back),
-and for each slot it held a Neighbor_repair is routed in the opposite
+Failure and Neighbor_repair. A neighbour silent past its failure
+timeout is failed: it is forgotten, tombstoned (so hearsay does not
+bring it back), remembered for merging (below), and for each slot it held a Neighbor_repair is routed in the opposite
 direction (both directional rules of Sec. III-B-3). The repair seeks "the
 first node clockwise after me" (or counterclockwise): the paper's target
 x_u of the failed node gives the same answer when only u failed, and the
@@ -73,6 +73,44 @@ repeats the two-way repair of that space every ChurnRepairTicks for
 ChurnWindowTicks. Concurrent failures leave rings with gaps that a
 single repair round can miss (a repair stops early where the ring is
 still broken), and hints alone walk one node per round.
+
+Failure detection. The paper's timeout is a fixed 3T. Ours adapts to
+the path (detector.go, phi accrual as in Cassandra): each neighbour's
+heartbeat intervals, shrunk towards those of all neighbours, give a mean
+mu and deviation sigma, and the neighbour is failed after mu +
+PhiThreshold*ln(10)*sigma ticks of silence (an exponential tail model),
+never before FailureTicks (3T) and always by MaxFailureTicks. On a
+steady path (loopback, LAN) sigma is under a tick and the timeout is
+exactly 3T, as before. Under a heavy latency tail (links in order, so a
+slow heartbeat holds up the next) a fixed 1.5 s kept declaring live
+neighbours dead: at 350 ms mean exponential latency a 400-node overlay
+was never correct (it did not even finish building); the adaptive
+timeout there settles at about 4.5 s and the overlay stays correct. A normal model of the intervals (Akka's)
+underestimates such a tail; the exponential one does not.
+
+Merging after a partition (merge.go). A partition longer than the
+failure timeout makes each side declare the other failed and repair
+into an overlay of its own; no table then names a node across, so no
+protocol message ever crosses again. The failed neighbours are the
+bridge: each node remembers those it saw fail (at most 2L, for
+RememberTicks, an hour) and about every MergeTicks (10 s, jittered
+0.5x-1.5x) sends one that is not its neighbour now a Join for itself in
+every space. We chose this over a separate "merge lookup" message or a
+random peer sample because it reuses the join path, which already copes
+with many concurrent joins, and because the failed neighbours are
+exactly the nodes across the cut: no extra sampling traffic is needed
+to keep such a set. A probe to a dead node costs one message; one to a
+node of the same overlay stops next to the prober, where the node
+already holds it, and nothing comes back (a few hops). Across a healed
+cut it finds the prober's place in the other overlay; that node links
+the prober and answers, the prober adopts what is closer, and the
+claims, Hints and periodic repairs (which now route over the first
+cross links) splice the rings, as after concurrent joins. Since every
+node with a neighbour across the cut probes, the overlays are stitched
+at many places at once: 400 nodes cut in halves for 30 s or 5 min are
+one correct overlay again about 7 s after the heal. A remembered node
+is dropped when it is a neighbour again, so after the merge almost all
+probing stops; the steady cost is in docs/RESULTS.md.
 
 Routing. Greedy routing forwards to the neighbour, from any space,
 closest to the target; it stops where no neighbour is closer (the
@@ -98,10 +136,15 @@ in a correct overlay, heartbeats up to 2L per T.
 
 # Limits
 
-A partition longer than FailureTicks splits the overlay into one
-correct overlay per side, which do not merge when the network heals: no
-node remembers a member of the other side (a node can Join again to
-merge). A single node cut off from everyone rejoins through a contact;
+Overlays split by a partition merge only if some node remembers a node
+across the cut that is still alive when it heals: after a cut longer
+than RememberTicks, or one across which every remembered node has since
+died or left, they stay apart (a node can Join again to merge). A cut
+that splits one side into pieces that share no neighbour leaves those
+pieces apart until the heal, then all merge. Failure detection trades
+speed for false alarms: at 1 s mean exponential latency the timeout
+is about 9 s and live neighbours are still occasionally declared dead
+(and re-adopted at their next heartbeat). A single node cut off from everyone rejoins through a contact;
 over WebRTC that needs signalling, so netpeer has such a peer register
 with the signalling server again and join through fresh contacts
 (Config.RebootstrapAfter). With L = 1 the overlay is a single ring and two concurrent

@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -25,12 +26,16 @@ type Node struct {
 	waits []pending   // discoveries this node will answer once it can
 
 	contacts   []ident.Peer // live members to join through if cut off (contacts.go)
+	remembered []memory     // failed neighbours to probe for a merge (merge.go)
+	nextProbe  int64        // tick of the next merge probe
 	cut        bool         // failures have just taken its last neighbour
 	discovered uint32       // spaces whose DiscoverReply has arrived (bit = space)
 	lastJoin   int64        // tick the last Join was sent
 	hot        []int64      // per space: churn repair runs until this tick
 	hbPhase    int64        // heartbeat timer phase, drawn from Rand
 	rpPhase    int64        // periodic-repair timer phase, drawn from Rand
+	pool       intervals    // heartbeat intervals from all neighbours (detector.go)
+	phiScale   float64      // the failure timeout beyond the mean, in standard deviations (detector.go)
 
 	msgs      []Message    // outbox since the last Advance
 	delivered []Delivery   // Route payloads for this node since the last Advance
@@ -63,9 +68,13 @@ func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 		hot:     make([]int64, cfg.Spaces),
 		hbPhase: int64(cfg.Rand.IntN(cfg.HeartbeatTicks)),
 	}
+	if cfg.PhiThreshold > 0 {
+		n.phiScale = cfg.PhiThreshold * math.Ln10
+	}
 	if cfg.RepairTicks > 0 {
 		n.rpPhase = int64(cfg.Rand.IntN(cfg.RepairTicks))
 	}
+	n.scheduleProbe() // drawn last: the other phases are as before merging existed
 	return n, nil
 }
 

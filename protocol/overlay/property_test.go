@@ -184,3 +184,77 @@ func dumpTables(t *testing.T, c *overlaynet.Cluster) {
 		t.Logf("%v has %v, want %v (joined %v)", id, c.Node(id).Table(), want[id], c.Node(id).Joined())
 	}
 }
+
+// TestPartitionsMerge is the property test of merging: a random correct
+// overlay, cut into two random groups (sizes at least 2) for longer than
+// the failure timeout, becomes two overlays; once the network heals it
+// always becomes one correct overlay again. Some seeds cut for minutes,
+// some lose 2% of messages, some deliver out of order.
+func TestPartitionsMerge(t *testing.T) {
+	seeds := 12
+	if *long {
+		seeds = 100
+	}
+	if testing.Short() {
+		seeds = 4
+	}
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { partitionRun(t, seed) })
+	}
+}
+
+func partitionRun(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	cfg := overlaynet.DefaultClusterConfig()
+	cfg.Seed = seed
+	cfg.Overlay.Spaces = []int{2, 3, 5}[rng.IntN(3)]
+	cfg.Net.Latency = simnet.Uniform{Min: 20 * time.Millisecond, Max: 150 * time.Millisecond}
+	switch seed % 3 {
+	case 1:
+		cfg.Net.Loss = 0.02
+	case 2:
+		cfg.Net.FIFO = false
+		cfg.Net.Latency = simnet.Exponential{MeanD: 100 * time.Millisecond, Min: 10 * time.Millisecond}
+	}
+	c, err := overlaynet.NewCluster(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]ident.Peer, 8+rng.IntN(60))
+	for i := range ids {
+		ids[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "part-%d-%d", seed, i))
+	}
+	if err := c.Grow(ids, 1+rng.IntN(8), rng, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	live := c.Live()
+	perm := rng.Perm(len(live))
+	k := 2 + rng.IntN(len(live)-3)
+	var a, b []ident.Peer
+	for j, i := range perm {
+		if j < k {
+			a = append(a, live[i])
+		} else {
+			b = append(b, live[i])
+		}
+	}
+	if err := c.Network().Partition(a, b); err != nil {
+		t.Fatal(err)
+	}
+	cut := []time.Duration{5 * time.Second, 30 * time.Second, 3 * time.Minute}[rng.IntN(3)]
+	c.RunFor(cut)
+	if c.Correctness().OK() {
+		t.Fatalf("still one correct overlay after a %v cut into %d + %d", cut, len(a), len(b))
+	}
+	c.Network().Heal()
+	took, ok := c.RunUntilCorrect(2*time.Minute, 500*time.Millisecond)
+	if !ok {
+		dumpTables(t, c)
+		t.Fatalf("L=%d, %d + %d nodes cut for %v: not merged %v after the heal: %+v",
+			cfg.Overlay.Spaces, len(a), len(b), cut, took, c.Correctness())
+	}
+	t.Logf("L=%d, %d + %d nodes cut for %v: merged %v after the heal", cfg.Overlay.Spaces, len(a), len(b), cut, took)
+	if n, errs := c.Errors(); n > 0 {
+		t.Fatalf("%d node errors: %v", n, errs)
+	}
+}

@@ -57,6 +57,9 @@ type Stats struct {
 	// Undeliverable counts RouteTo messages that ended at a node other
 	// than their target (the target is not in the overlay).
 	Undeliverable uint64
+	// MergeProbes counts the Joins sent to remembered nodes to find
+	// another overlay (merge.go); they are also in Sent[MsgJoin].
+	MergeProbes uint64
 }
 
 // Stats returns the node's counters.

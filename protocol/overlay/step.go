@@ -49,6 +49,7 @@ func (n *Node) Step(m Message) error {
 		n.onDiscoverReply(m)
 	case MsgLink, MsgHeartbeat:
 		if p := n.find(m.From); p != nil && m.Type == MsgHeartbeat {
+			n.heartbeatFrom(p)
 			n.learnNeighbors(p, m.Peers)
 		}
 		for i := range n.cfg.Spaces {

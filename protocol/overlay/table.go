@@ -23,6 +23,13 @@ type peer struct {
 	// hash of the list to skip recomputing an unchanged one.
 	nbrCoords []Coord
 	nbrHash   uint64
+	// Failure detection (detector.go): its heartbeat intervals, the tick
+	// of its last heartbeat, and the silence after which it is failed (0:
+	// not computed yet).
+	beats    intervals
+	lastBeat int64
+	beaten   bool
+	timeout  int64
 }
 
 func (n *Node) pos(p *peer, space int) pos { return pos{p.coords[space], p.id} }
@@ -106,7 +113,11 @@ func (n *Node) consider(id ident.Peer, space int, side Side) bool {
 
 // suspect reports whether p has been silent long enough that routing
 // should avoid it.
-func (n *Node) suspect(p *peer) bool { return n.now-p.lastHeard >= int64(n.cfg.SuspectTicks) }
+// The threshold moves with p's failure timeout (detector.go): a neighbour
+// on a slow path is not avoided for delays normal on that path.
+func (n *Node) suspect(p *peer) bool {
+	return n.now-p.lastHeard >= int64(n.cfg.SuspectTicks)+n.failAfter(p)-int64(n.cfg.FailureTicks)
+}
 
 // Adjacent is a node's pair of adjacent nodes in one space; a zero ID
 // marks an empty slot.

@@ -3,7 +3,7 @@ package overlay
 import "github.com/peerlearn/peerlearn/types/ident"
 
 // Tick advances the node's time by one tick: heartbeats every T, failure
-// detection after FailureTicks of silence (followed by Neighbor_repair in
+// detection after a silence that adapts to the path (detector.go) (followed by Neighbor_repair in
 // the opposite direction of the failed neighbour), the periodic two-way
 // repair, churn repair after failures and while a slot is empty, Join
 // retries, and tombstone expiry.
@@ -15,7 +15,7 @@ func (n *Node) Tick() {
 	n.expireTombstones()
 
 	for k := 0; k < len(n.peers); {
-		if p := n.peers[k]; n.now-p.lastHeard >= int64(n.cfg.FailureTicks) {
+		if p := n.peers[k]; n.now-p.lastHeard >= n.failAfter(p) {
 			n.fail(p) // removes p from n.peers
 			continue
 		}
@@ -38,6 +38,7 @@ func (n *Node) Tick() {
 
 	n.answerPending()
 	n.rejoinIfCut()
+	n.probeForMerge()
 
 	if n.state == stateJoining {
 		n.checkJoined()
@@ -61,12 +62,13 @@ func (n *Node) Tick() {
 	}
 }
 
-// fail handles a neighbour silent for FailureTicks: forget it (with a
+// fail handles a neighbour silent past its failure timeout: forget it (with a
 // soft tombstone) and send Neighbor_repair for every slot it held.
 func (n *Node) fail(p *peer) {
 	roles := p.roles
 	n.bury(p.id, false)
 	n.forgetContact(p.id)
+	n.remember(p.id)
 	n.dropPeer(p)
 	n.cut = len(n.peers) == 0
 	for i := range n.cfg.Spaces {

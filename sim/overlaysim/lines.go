@@ -22,7 +22,17 @@ func (c Churn) Line() string {
 		key = "recover_s"
 	}
 	return fmt.Sprintf("overlay n=%d %s correctness=%s %s=%s",
-		c.N, c.Event(), frac(c.Final().Correctness), key, secs(c.Took, c.Correct))
+		c.N, c.Event(), frac(c.Final().Correctness), key, secs(c.Took, c.Correct)) + c.holdField()
+}
+
+// holdField is " held_correct=F" (the fraction of the samples taken
+// during Params.Hold after the recovery that were exactly correct), or
+// nothing without a hold.
+func (t Trace) holdField() string {
+	if t.Held == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" held_correct=%.3f", t.HeldFraction())
 }
 
 // Line is "overlay build n=N correctness=C msgs_per_node=M" (Fig. 8c).

@@ -168,3 +168,23 @@ func TestLines(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// TestPartitionSmall: a cut longer than the failure timeout splits the
+// overlay (at L = 3 a random half need not even hang together: it may be
+// several overlays); after the heal they merge into one correct overlay.
+func TestPartitionSmall(t *testing.T) {
+	p := small()
+	r, err := Partition(context.Background(), p, 40, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.AtHeal.OK() || r.AtHeal.Extra == 0 {
+		t.Fatalf("at the heal: whole %+v; want split, with the other half's nodes dropped", r.AtHeal)
+	}
+	if !r.Correct || !r.Final().OK() || r.Final().Nodes != 40 {
+		t.Fatalf("not merged: took %v, final %+v", r.Took, r.Final())
+	}
+	if r.Before.Heartbeats <= 0 || r.After.Total() <= 0 || r.After.Total() > 1.5*r.Before.Total() {
+		t.Errorf("message rates before %+v after %+v: want positive, after at most 1.5x before", r.Before, r.After)
+	}
+}

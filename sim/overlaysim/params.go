@@ -34,6 +34,10 @@ type Params struct {
 	// Limit is how long (virtual) to wait for the overlay to be correct,
 	// after a churn event and after each batch or join of a build.
 	Limit time.Duration
+	// Hold: once correct after a churn event, keep sampling this long
+	// and count the samples that are still exactly correct (0: stop at
+	// the first correct sample, as Fig. 8 does).
+	Hold time.Duration
 	// Progress receives progress bars; nil hides them.
 	Progress io.Writer
 }
@@ -62,6 +66,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: sample period %v", ErrInvalid, p.Every)
 	case p.Limit <= 0:
 		return fmt.Errorf("%w: limit %v", ErrInvalid, p.Limit)
+	case p.Hold < 0:
+		return fmt.Errorf("%w: hold %v", ErrInvalid, p.Hold)
 	}
 	_, err := p.latency()
 	return err

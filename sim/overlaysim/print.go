@@ -50,6 +50,9 @@ func printTrace(w io.Writer, tr Trace, every time.Duration) {
 	} else {
 		fmt.Fprintf(w, "NOT correct within %.1f s (final %s, %d wrong slots)\n", tr.Took.Seconds(), fracN(tr.Final().Correctness, 4), tr.Final().WrongSlots)
 	}
+	if tr.Held > 0 {
+		fmt.Fprintf(w, "then exactly correct at %d of %d samples over the next %.1f s\n", tr.HeldCorrect, tr.Held, tr.HeldFor.Seconds())
+	}
 }
 
 // stride is the sampling period of the trace.

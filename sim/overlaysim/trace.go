@@ -26,6 +26,31 @@ type Trace struct {
 	// correct sample).
 	Correct bool
 	Took    time.Duration
+	// Held are the samples taken for Params.Hold after the first correct
+	// one (not in Samples), HeldCorrect how many of them were exactly
+	// correct.
+	Held, HeldCorrect int
+	HeldFor           time.Duration
+}
+
+// HeldFraction is the fraction of the hold samples that were correct.
+func (t Trace) HeldFraction() float64 {
+	if t.Held == 0 {
+		return 1
+	}
+	return float64(t.HeldCorrect) / float64(t.Held)
+}
+
+// hold keeps sampling k's cluster for d after it became correct.
+func (t *Trace) hold(ctx context.Context, k *checker, every, d time.Duration) {
+	for start := k.c.Now(); k.c.Now()-start < d && ctx.Err() == nil; {
+		k.c.RunFor(every)
+		t.Held++
+		t.HeldFor += every
+		if k.check().OK() {
+			t.HeldCorrect++
+		}
+	}
 }
 
 // Final is the last sample.
@@ -80,5 +105,8 @@ func recovery(ctx context.Context, p Params, k *checker, event string) Trace {
 		bar.Set(total, 0)
 	}
 	bar.Finish()
+	if tr.Correct && p.Hold > 0 {
+		tr.hold(ctx, k, p.Every, p.Hold)
+	}
 	return tr
 }
