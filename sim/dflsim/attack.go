@@ -42,6 +42,12 @@ const (
 	// model, so it measures what the weight alone does (one shard's
 	// non-IID model dominating its neighbours).
 	AttackLieAll = "lie-all-honest-model"
+	// AttackAbsent is no attack but a reference: the Byzantine peers send
+	// nothing to honest peers (as if every honest peer had unlinked them
+	// from the start, or they had never joined). It is what a perfect
+	// defence would leave: the honest peers without the attackers' data
+	// and links.
+	AttackAbsent = "absent"
 )
 
 // Attacks lists the attacks, AttackNone excluded.
@@ -70,7 +76,7 @@ type Adversary struct {
 
 // Validate checks the attack's name and that Byzantine covers n peers.
 func (a *Adversary) Validate(n int) error {
-	known := a.Attack == AttackNone
+	known := a.Attack == AttackNone || a.Attack == AttackAbsent
 	for _, k := range Attacks() {
 		known = known || k == a.Attack
 	}
@@ -122,11 +128,21 @@ func (b labelFlipBackend) TrainBatch(x []float32, y []int32) (float32, error) {
 }
 
 // rewrite replaces, in nb (the contributions of peers idx, neighbours of
-// receiver), those of Byzantine peers by the attack's. It must run on the
-// simulation's goroutine, in a fixed order (the noise is drawn there).
-func (a *Adversary) rewrite(peers []*learn.Peer, receiver int, idx []int, nb []aggregate.Contribution) {
-	if a.Attack == AttackNone || a.Attack == AttackLabelFlip || a.Byzantine[receiver] {
-		return
+// receiver), those of Byzantine peers by the attack's, and returns nb
+// (without them for AttackAbsent). It must run on the simulation's
+// goroutine, in a fixed order (the noise is drawn there).
+func (a *Adversary) rewrite(peers []*learn.Peer, receiver int, idx []int, nb []aggregate.Contribution) []aggregate.Contribution {
+	if a.Attack == AttackAbsent && !a.Byzantine[receiver] {
+		kept := nb[:0]
+		for k, j := range idx {
+			if !a.Byzantine[j] {
+				kept = append(kept, nb[k])
+			}
+		}
+		return kept
+	}
+	if a.Attack == AttackNone || a.Attack == AttackAbsent || a.Attack == AttackLabelFlip || a.Byzantine[receiver] {
+		return nb
 	}
 	if a.rng == nil {
 		a.rng = rand.New(rand.NewPCG(a.Seed, 0x62797a))
@@ -145,6 +161,7 @@ func (a *Adversary) rewrite(peers []*learn.Peer, receiver int, idx []int, nb []a
 			nb[k] = a.forge(peers, honest, nb[k])
 		}
 	}
+	return nb
 }
 
 // forge is the attack's contribution in place of c, given the honest

@@ -107,7 +107,7 @@ func (r SyncRun) round() error {
 			}
 		}
 		if r.Adversary != nil {
-			r.Adversary.rewrite(r.Peers, i, idx, nb)
+			nb = r.Adversary.rewrite(r.Peers, i, idx, nb)
 		}
 		w, err := p.SyncWork(nb)
 		if err != nil {

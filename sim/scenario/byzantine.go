@@ -147,11 +147,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 				for _, i := range orders[seed][:int(f*float64(s.p.peers)+0.5)] {
 					byz[i] = true
 				}
-				attacks := s.p.attacks
-				if f == 0 {
-					attacks = []string{dflsim.AttackNone}
-				}
-				for _, attack := range attacks {
+				for _, attack := range s.attacksAt(f) {
 					for _, rule := range s.p.rules {
 						acc, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, attack, rule)
 						if err != nil {
@@ -202,6 +198,15 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		return 0, err
 	}
 	return pt.Acc.Mean, nil
+}
+
+// attacksAt lists the runs at fraction f: the no-attack run at 0, else
+// the absent reference and the attacks.
+func (s *byzStudy) attacksAt(f float64) []string {
+	if f == 0 {
+		return []string{dflsim.AttackNone}
+	}
+	return append([]string{dflsim.AttackAbsent}, s.p.attacks...)
 }
 
 // byzArch is the lab's model: a 784-hidden-10 MLP, narrow so that the

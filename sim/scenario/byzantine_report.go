@@ -70,12 +70,12 @@ func (s *byzStudy) best(o Options, f float64) (rule string, gap float64) {
 
 func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
 	short := map[string]string{dflsim.AttackLieAll: "lie-all"}
-	head := []string{"f", "rule", "none"}
+	head := []string{"f", "rule", "none", "absent"}
 	for _, a := range s.p.attacks {
 		head = append(head, cmpOr(short[a], a))
 	}
 	head = append(head, "worst gap", "worst attack")
-	fmt.Fprintf(out, "  honest peers' mean test accuracy %% (mean over %d seeds); none = the rule without attack (f = 0); gap = plain fedlay's no-attack accuracy minus the cell, worst over attacks and seeds\n", s.p.seeds)
+	fmt.Fprintf(out, "  honest peers' mean test accuracy %% (mean over %d seeds); none = the rule without attack (f = 0); absent = the attackers send nothing (what a perfect defence leaves; not an attack); gap = plain fedlay's no-attack accuracy minus the cell, worst over attacks and seeds\n", s.p.seeds)
 	tw := newTable(out, strings.Join(head, "\t"))
 	var rows [][]any
 	plot := report.LinePlot{Title: "Honest accuracy under the worst attack, FedLay overlay, MNIST",
@@ -85,7 +85,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 		none := s.meanAcc(o, 0, rule, dflsim.AttackNone)
 		xs, ys := []float64{0}, []float64{none}
 		for _, f := range attacked {
-			cells := []string{fmt.Sprintf("%g", f), rule, fmt.Sprintf("%.2f", none)}
+			cells := []string{fmt.Sprintf("%g", f), rule, fmt.Sprintf("%.2f", none), fmt.Sprintf("%.2f", s.meanAcc(o, f, rule, dflsim.AttackAbsent))}
 			worstAcc := math.Inf(1)
 			for _, a := range s.p.attacks {
 				acc := s.meanAcc(o, f, rule, a)
@@ -102,11 +102,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	tw.Flush()
 	for _, seed := range s.seedsOf(o) {
 		for _, f := range s.p.fractions {
-			attacks := s.p.attacks
-			if f == 0 {
-				attacks = []string{dflsim.AttackNone}
-			}
-			for _, a := range attacks {
+			for _, a := range s.attacksAt(f) {
 				for _, rule := range s.p.rules {
 					rows = append(rows, []any{f, seed, rule, a, s.acc[byzKey{f, seed, rule, a}], s.gap(f, seed, rule, a)})
 				}
