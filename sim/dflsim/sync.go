@@ -31,6 +31,13 @@ type SyncRun struct {
 	// Stop, if not nil, ends the run after a measured round it approves.
 	Stop func(Point) bool
 	Pool *Pool
+	// Adversary, if not nil, replaces what its Byzantine peers offer
+	// their neighbours (attack.go).
+	Adversary *Adversary
+	// Unlink makes a peer stop hearing from a neighbour it reports as a
+	// repeat offender (learn.Peer.ShouldDrop), as the peer runtime does
+	// by unlinking: from then on that link carries nothing either way.
+	Unlink bool
 	// Ctx, if not nil, is checked between rounds.
 	Ctx      context.Context
 	Progress io.Writer
@@ -44,6 +51,11 @@ func (r SyncRun) Run() ([]Point, error) {
 	}
 	if err := r.Eval.validate(); err != nil {
 		return nil, err
+	}
+	if r.Adversary != nil {
+		if err := r.Adversary.Validate(len(r.Peers)); err != nil {
+			return nil, err
+		}
 	}
 	every := max(r.EvalEvery, 1)
 	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
@@ -84,10 +96,18 @@ func (r SyncRun) round() error {
 	works := make([]*learn.Work, len(r.Peers))
 	for i, p := range r.Peers {
 		var nb []aggregate.Contribution
+		var idx []int
 		for _, j := range r.Graph.Neighbors(i) {
+			if r.Unlink && (p.ShouldDrop(r.Peers[j].Config().ID) || r.Peers[j].ShouldDrop(p.Config().ID)) {
+				continue
+			}
 			if c, ok := r.Peers[j].Contribution(); ok {
 				nb = append(nb, c)
+				idx = append(idx, j)
 			}
+		}
+		if r.Adversary != nil {
+			nb = r.Adversary.rewrite(r.Peers, i, idx, nb)
 		}
 		w, err := p.SyncWork(nb)
 		if err != nil {

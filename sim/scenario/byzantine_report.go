@@ -1,0 +1,141 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+)
+
+// byzSummaryF is the attacker fraction of the summary line.
+const byzSummaryF = 0.2
+
+// seedsOf lists the study's seeds.
+func (s *byzStudy) seedsOf(o Options) []uint64 {
+	out := make([]uint64, s.p.seeds)
+	for k := range out {
+		out[k] = o.Seed + uint64(k)
+	}
+	return out
+}
+
+// gap is plain FedLay's no-attack accuracy minus rule's under attack at
+// f, in points, for one seed.
+func (s *byzStudy) gap(f float64, seed uint64, rule, attack string) float64 {
+	return 100 * (s.acc[byzKey{0, seed, "fedlay", dflsim.AttackNone}] - s.acc[byzKey{f, seed, rule, attack}])
+}
+
+// worstGap is rule's largest gap at f over the attacks and the seeds.
+func (s *byzStudy) worstGap(o Options, f float64, rule string) (gap float64, attack string) {
+	gap = math.Inf(-1)
+	for _, a := range s.p.attacks {
+		for _, seed := range s.seedsOf(o) {
+			if g := s.gap(f, seed, rule, a); g > gap {
+				gap, attack = g, a
+			}
+		}
+	}
+	return gap, attack
+}
+
+// meanAcc is rule's accuracy under attack at f averaged over the seeds,
+// in percent.
+func (s *byzStudy) meanAcc(o Options, f float64, rule, attack string) float64 {
+	var sum float64
+	for _, seed := range s.seedsOf(o) {
+		sum += s.acc[byzKey{f, seed, rule, attack}]
+	}
+	return 100 * sum / float64(s.p.seeds)
+}
+
+// best is the robust rule with the smallest worst gap at f.
+func (s *byzStudy) best(o Options, f float64) (rule string, gap float64) {
+	gap = math.Inf(1)
+	for _, r := range s.p.rules {
+		if !aggregate.IsRobustName(r) {
+			continue
+		}
+		if g, _ := s.worstGap(o, f, r); g < gap {
+			rule, gap = r, g
+		}
+	}
+	return rule, gap
+}
+
+func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err error) {
+	short := map[string]string{dflsim.AttackLieAll: "lie-all"}
+	head := []string{"f", "rule", "none", "absent"}
+	for _, a := range s.p.attacks {
+		head = append(head, cmpOr(short[a], a))
+	}
+	head = append(head, "worst gap", "worst attack")
+	fmt.Fprintf(out, "  honest peers' mean test accuracy %% (mean over %d seeds); none = the rule without attack (f = 0); absent = the attackers send nothing (what a perfect defence leaves; not an attack); gap = plain fedlay's no-attack accuracy minus the cell, worst over attacks and seeds\n", s.p.seeds)
+	tw := newTable(out, strings.Join(head, "\t"))
+	var rows [][]any
+	plot := report.LinePlot{Title: "Honest accuracy under the worst attack, FedLay overlay, MNIST",
+		XLabel: "attackers (% of peers)", YLabel: "honest peers' mean test accuracy (%)", LegendLeft: true}
+	attacked := slices.Sorted(slices.Values(s.p.fractions[1:]))
+	for _, rule := range s.p.rules {
+		none := s.meanAcc(o, 0, rule, dflsim.AttackNone)
+		xs, ys := []float64{0}, []float64{none}
+		for _, f := range attacked {
+			cells := []string{fmt.Sprintf("%g", f), rule, fmt.Sprintf("%.2f", none), fmt.Sprintf("%.2f", s.meanAcc(o, f, rule, dflsim.AttackAbsent))}
+			worstAcc := math.Inf(1)
+			for _, a := range s.p.attacks {
+				acc := s.meanAcc(o, f, rule, a)
+				worstAcc = min(worstAcc, acc)
+				cells = append(cells, fmt.Sprintf("%.2f", acc))
+			}
+			g, ga := s.worstGap(o, f, rule)
+			cells = append(cells, fmt.Sprintf("%.2f", g), ga)
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+			xs, ys = append(xs, 100*f), append(ys, worstAcc)
+		}
+		plot.Add(rule, xs, ys)
+	}
+	tw.Flush()
+	for _, seed := range s.seedsOf(o) {
+		for _, f := range s.p.fractions {
+			for _, a := range s.attacksAt(f) {
+				for _, rule := range s.p.rules {
+					rows = append(rows, []any{f, seed, rule, a, s.acc[byzKey{f, seed, rule, a}], s.gap(f, seed, rule, a)})
+				}
+			}
+		}
+	}
+	cost := math.Inf(-1)
+	for _, seed := range s.seedsOf(o) {
+		cost = max(cost, s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone))
+	}
+	fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+	for _, f := range attacked {
+		g0, a0 := s.worstGap(o, f, "fedlay")
+		b, g1 := s.best(o, f)
+		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %.2f (%s), best defence %s %.2f\n", f, g0, a0, b, g1)
+	}
+	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
+	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
+		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points"}, rows); err != nil {
+		return "", "", err
+	}
+	if err := plot.Save(filepath.Join(o.OutDir, "byzantine_worst.png")); err != nil {
+		return "", "", err
+	}
+	g0, _ := s.worstGap(o, byzSummaryF, "fedlay")
+	b, g1 := s.best(o, byzSummaryF)
+	return "byzantine.csv, byzantine_worst.png to " + o.OutDir,
+		fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%.2f worst_gap_best=%.2f best=%s", byzSummaryF, g0, g1, b), nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
