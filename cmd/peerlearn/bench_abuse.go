@@ -411,7 +411,7 @@ func (h *hostile) manifests(ctx context.Context, victim *abusePeer, limit int64)
 			return 0, err
 		}
 	}
-	for range 4 { // MaxIncoming (2) are taken, the rest refused
+	for range 4 { // each supersedes the one before (MaxIncoming = 1)
 		tid++
 		if err := h.manifest(rtc.Manifest{Transfer: tid, Size: uint64(limit), ChunkSize: uint32(cs)}); err != nil {
 			return 0, err

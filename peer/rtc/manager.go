@@ -61,6 +61,7 @@ type Manager struct {
 	ice     []webrtc.ICEServer
 	sig     *signal.Client
 	handles uint64
+	inSeq   uint64 // incoming transfers opened (their order, for superseding)
 }
 
 // testHooks lets in-package tests break transfers on purpose.
