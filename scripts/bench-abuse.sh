@@ -35,9 +35,13 @@ if [ "${BENCH_SMOKE:-}" = 1 ]; then
 	OFFERS=16 FRAMES=500 SOCKETS=80 TRAIN=45s
 fi
 
+# The hostile peer's raw frames (rtc.Manager.SendFrame) and the
+# benchmark itself exist only with -tags hostile: their own binary, which
+# also runs the victim and the honest peer (whose paths are the same as
+# in bin/peerlearn: the tag adds the benchmark and that one method).
 mkdir -p bin
-"$GO" build -o bin/peerlearn ./cmd/peerlearn
-out=$(timeout 400 bin/peerlearn bench abuse -offers "$OFFERS" -frames "$FRAMES" -sockets "$SOCKETS" -train "$TRAIN")
+"$GO" build -tags hostile -o bin/peerlearn-hostile ./cmd/peerlearn
+out=$(timeout 400 bin/peerlearn-hostile bench abuse -offers "$OFFERS" -frames "$FRAMES" -sockets "$SOCKETS" -train "$TRAIN")
 line=$(grep '^bench-abuse ' <<<"$out")
 grep -v '^bench-abuse ' <<<"$out"
 echo "$line"

@@ -1,3 +1,5 @@
+//go:build hostile
+
 package main
 
 import (
@@ -42,8 +44,10 @@ func init() {
 // an in-process signalling server hosting the default task, a victim and
 // an honest peer as `peerlearn peer` processes (learning, so the victim's
 // accuracy can be watched), and a hostile rtc.Manager here, in the
-// benchmark (the peer binary's normal paths have no hostile code). The
-// attacks, each bounded in count and time:
+// benchmark. The benchmark and the raw frames it sends
+// (rtc.Manager.SendFrame) are built only with -tags hostile
+// (scripts/bench-abuse.sh): a plain peerlearn has neither. The attacks,
+// each bounded in count and time:
 //
 //   - manifests: oversized and 1-byte-chunk manifests, then transfers at
 //     the victim's limit whose chunks stop one short of the end (each

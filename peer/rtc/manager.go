@@ -179,14 +179,6 @@ func (m *Manager) SendControl(to ident.Peer, kind Kind, payload []byte) error {
 	return m.sendFrame(to, frame, true)
 }
 
-// SendFrame sends frame to peer to as it is, unchecked and unsigned by
-// this peer: on the open channel, queued while connecting, or starting
-// a connection. It is for tools that test a peer's defences (`peerlearn
-// bench abuse` plays a hostile peer with it); the runtime never calls it.
-func (m *Manager) SendFrame(to ident.Peer, frame []byte) error {
-	return m.sendFrame(to, frame, true)
-}
-
 // control builds a signed frame with the next sequence number.
 func (m *Manager) control(to ident.Peer, kind Kind, payload []byte) ([]byte, error) {
 	if to == m.self || to == (ident.Peer{}) {
