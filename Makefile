@@ -56,6 +56,7 @@ test: deps data test-native test-wasm test-companion
 
 test-native:
 	$(GO) vet ./...
+	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
 	$(GO) test -count=1 -timeout 20m ./...
 
 # node runs the core packages' tests through go_js_wasm_exec. cmd/peerlearn

@@ -1,3 +1,5 @@
+//go:build hostile
+
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,13 +44,16 @@ func init() {
 // an in-process signalling server hosting the default task, a victim and
 // an honest peer as `peerlearn peer` processes (learning, so the victim's
 // accuracy can be watched), and a hostile rtc.Manager here, in the
-// benchmark (the peer binary's normal paths have no hostile code). The
-// attacks, each bounded in count and time:
+// benchmark. The benchmark and the raw frames it sends
+// (rtc.Manager.SendFrame) are built only with -tags hostile
+// (scripts/bench-abuse.sh): a plain peerlearn has neither. The attacks,
+// each bounded in count and time:
 //
 //   - manifests: oversized and 1-byte-chunk manifests, then transfers at
-//     the victim's limit whose chunks stop one short of the end (held
-//     until TransferTimeout); M is the most transfer memory the victim's
-//     resource manager held (its peak, from /status), in MB;
+//     the victim's limit whose chunks stop one short of the end (each
+//     superseding the one before); M is the most transfer memory any one
+//     peer made the victim's resource manager hold (its per-peer peak,
+//     from /status), in MB;
 //   - offers: -offers signed offers from fresh identities, routed to the
 //     victim through the hostile peer's connection, each with a valid SDP
 //     that will never connect; C is the most connections (open or being
@@ -58,11 +64,21 @@ func init() {
 //     (one attempt, 5 s); J is 1 if it got in, else 0 (the server's
 //     per-IP limits are another issue's: this is measured, not assumed);
 //
-// R is the growth of the victim's resident memory (VmRSS, MB) from
-// before the attacks to its highest after them; trained is 1 if its test
-// accuracy after the attacks is above the one before. The last line:
+// R is the growth of the victim's resident memory (VmRSS, MB) over the
+// window from its first evaluation (data loaded, buffers allocated, just
+// before the attacks) to the end of the training that follows them: its
+// highest reading in the window less the reading at its start. H is the
+// honest peer's growth over the same window, unattacked: what training
+// alone costs. Both peers run with GODEBUG=gctrace=1 (a trace, not a
+// setting: the collector behaves the same), so the collections each ran
+// in the window are printed too: a peer whose heap holds the MNIST
+// training set (~225 MB live) has a GC goal twice that, and may run none
+// in the window, when R and H are the garbage of training (and of
+// refusing the attacks) awaiting its first collection, not memory held.
+// trained is 1 if the victim's test accuracy after the attacks is above
+// the one before. The last line:
 //
-//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R trained=1
+//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R rss_growth_honest_mb=H trained=1
 func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("bench abuse")
 	offers := fs.Int("offers", 64, "offers in the flood")
@@ -143,8 +159,9 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "victim %s: member, accuracy %.4f after %d evaluations, RSS %.1f MB, transfer limit %d bytes\n",
-		st.ID[:8], acc0, evals0, rss0, st.Resources.TransferLimit)
+	gcVictim0, gcHonest0 := victim.gc.snapshot(), honest.gc.snapshot()
+	fmt.Fprintf(stdout, "victim %s: member, accuracy %.4f after %d evaluations, RSS %.1f MB (honest peer %.1f MB), transfer limit %d bytes\n",
+		st.ID[:8], acc0, evals0, rss0, honest0, st.Resources.TransferLimit)
 	var rssMax, honestMax float64
 	var rssMu sync.Mutex
 	sampleCtx, stopSampling := context.WithCancel(ctx)
@@ -192,7 +209,7 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if err != nil {
 		return fmt.Errorf("manifests: %w", err)
 	}
-	fmt.Fprintf(stdout, "manifests: the victim held at most %.3f MB of transfers (limit %d bytes per transfer)\n", manifestMB, st.Resources.TransferLimit)
+	fmt.Fprintf(stdout, "manifests: one peer made the victim hold at most %.3f MB of transfers (limit %d bytes per transfer)\n", manifestMB, st.Resources.TransferLimit)
 	h.badFrames(*frames)
 	connsMax := max(most, watchHeld(ctx, victim, rtc.DefaultConfig().ConnectTimeout+2*time.Second))
 	fmt.Fprintf(stdout, "offers: %d sent; the victim held at most %d connections (cap %d)\n", *offers, connsMax, rtc.DefaultConfig().MaxConnections)
@@ -219,12 +236,18 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	rssMu.Lock()
 	growth, control := max(rssMax-rss0, 0), max(honestMax-honest0, 0)
 	rssMu.Unlock()
-	fmt.Fprintf(stdout, "victim after: accuracy %.4f (was %.4f), %d evaluations, RSS growth %.1f MB (the honest peer's, unattacked, over the same time: %.1f MB)\n",
+	fmt.Fprintf(stdout, "victim after: accuracy %.4f (was %.4f), %d evaluations, RSS growth %.1f MB (the honest peer's, unattacked, over the same window: %.1f MB)\n",
 		end.Learn.Accuracy, acc0, end.Learn.Evals, growth, control)
+	fmt.Fprintf(stdout, "collections in the window: victim %s; honest peer %s\n",
+		victim.gc.since(gcVictim0), honest.gc.since(gcHonest0))
+	if s, err := victim.status(); err == nil {
+		fmt.Fprintf(stdout, "transfers: the victim held at most %.3f MB at once from all peers, %d superseded, %d refused\n",
+			float64(s.Resources.PeakBytes)/1e6, s.RTC.TransfersSuperseded, s.RTC.TransfersRefused)
+	}
 	// A value of 0 would read as "not measured" to check-bench-line.sh:
 	// memory and growth are printed with a floor of 0.001 (1 kB).
-	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d rss_growth_mb=%.3f trained=%d\n",
-		max(manifestMB, 0.001), *offers, connsMax, joins, max(growth, 0.001), trained)
+	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d rss_growth_mb=%.3f rss_growth_honest_mb=%.3f trained=%d\n",
+		max(manifestMB, 0.001), *offers, connsMax, joins, max(growth, 0.001), max(control, 0.001), trained)
 	return nil
 }
 
@@ -233,6 +256,7 @@ type abusePeer struct {
 	cmd     *exec.Cmd
 	url     string
 	started time.Time
+	gc      *gcTrace // its collections, from its GODEBUG=gctrace=1 lines
 }
 
 func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Task, dir string, verbose bool, logf func(string, ...any)) (*abusePeer, error) {
@@ -248,6 +272,8 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 		args = append(args, "-v")
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	gc := &gcTrace{}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -258,12 +284,15 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			if gc.parse(sc.Text()) {
+				continue
+			}
 			if verbose {
 				logf("%s: %s", name, sc.Text())
 			}
 		}
 	}()
-	return &abusePeer{cmd: cmd, url: "http://" + addr + "/status", started: time.Now()}, nil
+	return &abusePeer{cmd: cmd, url: "http://" + addr + "/status", started: time.Now(), gc: gc}, nil
 }
 
 func (p *abusePeer) stop() {
@@ -411,7 +440,7 @@ func (h *hostile) manifests(ctx context.Context, victim *abusePeer, limit int64)
 			return 0, err
 		}
 	}
-	for range 4 { // MaxIncoming (2) are taken, the rest refused
+	for range 4 { // each supersedes the one before (MaxIncoming = 1)
 		tid++
 		if err := h.manifest(rtc.Manifest{Transfer: tid, Size: uint64(limit), ChunkSize: uint32(cs)}); err != nil {
 			return 0, err
@@ -432,7 +461,7 @@ func (h *hostile) manifests(ctx context.Context, victim *abusePeer, limit int64)
 	if err != nil {
 		return 0, err
 	}
-	return float64(s.Resources.PeakBytes) / 1e6, nil
+	return float64(s.Resources.PeakPeerBytes) / 1e6, nil
 }
 
 // heldBy is the victim's connections open or being set up.
@@ -550,4 +579,52 @@ func socketFlood(ctx context.Context, url string, tid ident.Task, n int) int {
 	}
 	c.Close()
 	return 1
+}
+
+// gcTrace follows a Go process's collections through its
+// GODEBUG=gctrace=1 lines on stderr ("gc 6 @0.141s 1%: ... 288->288->225
+// MB, 288 MB goal, ..."): how many ran and the heap the last left live
+// (under GOGC=100 the next starts when the heap is about twice that). It
+// is how the benchmark tells memory held from garbage not yet collected.
+type gcTrace struct {
+	mu  sync.Mutex
+	now gcState
+}
+
+type gcState struct {
+	cycles int // collections so far
+	live   int // heap live after the last one, MB
+}
+
+// gcLine matches a gctrace line: its cycle and the heap live after it.
+var gcLine = regexp.MustCompile(`^gc (\d+) @\S+ \S+: .* \d+->\d+->(\d+) MB, \d+ MB goal`)
+
+// parse takes a line of stderr and reports whether it was a gctrace line.
+func (g *gcTrace) parse(line string) bool {
+	f := gcLine.FindStringSubmatch(line)
+	if f == nil {
+		return false
+	}
+	var s gcState
+	s.cycles, _ = strconv.Atoi(f[1]) //nolint:errcheck // \d+
+	s.live, _ = strconv.Atoi(f[2])   //nolint:errcheck // \d+
+	g.mu.Lock()
+	g.now = s
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gcTrace) snapshot() gcState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.now
+}
+
+// since says what the collector did after s.
+func (g *gcTrace) since(s gcState) string {
+	now := g.snapshot()
+	if now.cycles == s.cycles {
+		return fmt.Sprintf("none (%d so far, the last left %d MB live)", now.cycles, now.live)
+	}
+	return fmt.Sprintf("%d, live heap %d -> %d MB", now.cycles-s.cycles, s.live, now.live)
 }

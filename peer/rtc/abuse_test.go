@@ -95,7 +95,10 @@ func allocated(f func()) uint64 {
 // against the peer's and the system's budgets.
 func TestHostileManifestAllocatesNothingUpFront(t *testing.T) {
 	const model = 400_000 // an MNIST model's bytes, about
-	m, clock, _ := newShellWith(t, 1, func(c *Config) { c.MaxIncoming = 2; c.IncomingTransfers = 3 })
+	m, clock, _ := newShellWith(t, 1, func(c *Config) { c.IncomingTransfers = 3 })
+	if m.cfg.MaxIncoming != 1 {
+		t.Fatalf("default MaxIncoming = %d, want 1 (a peer holds one model at most)", m.cfg.MaxIncoming)
+	}
 	if err := m.SetTransferLimit(model); err != nil {
 		t.Fatal(err)
 	}
@@ -124,32 +127,85 @@ func TestHostileManifestAllocatesNothingUpFront(t *testing.T) {
 			t.Errorf("%s: refused %d", tc.name, got)
 		}
 	}
-	// Manifests within the limit open transfers but hold nothing yet.
+	// Manifests within the limit open transfers but hold nothing yet;
+	// each supersedes the one before.
 	cs := uint64(m.cfg.ChunkSize)
-	for tid := uint64(10); tid < 12; tid++ {
+	for tid := uint64(10); tid < 13; tid++ {
 		if n := send(Manifest{Transfer: tid, Size: model, ChunkSize: uint32(cs)}); n > 1<<20 {
 			t.Errorf("transfer %d: manifest allocated %d bytes", tid, n)
 		}
 	}
-	if u := m.Resources(); u.HeldBytes != 0 || u.PeerLimit != 2*model || u.SystemLimit != 3*model {
+	if u := m.Resources(); u.HeldBytes != 0 || u.PeerLimit != model || u.SystemLimit != 3*model {
 		t.Fatalf("usage %+v", u)
 	}
-	// A third at once is refused (MaxIncoming), whatever its size.
-	before := m.Stats().TransfersRefused
-	send(Manifest{Transfer: 12, Size: 1, ChunkSize: uint32(cs)})
-	if m.Stats().TransfersRefused != before+1 {
-		t.Errorf("third transfer at once not refused")
+	if s := m.Stats(); s.TransfersSuperseded != 2 {
+		t.Fatalf("superseded %d, want 2", s.TransfersSuperseded)
 	}
-	// Chunks reserve as they come, and releasing gives it back.
+	// Chunks reserve as they come (the superseded transfer's are
+	// strays), and a stall gives the memory back.
 	chunk := make([]byte, cs)
 	m.onMessage(c, mustChunk(t, 10, 0, chunk))
-	m.onMessage(c, mustChunk(t, 11, 0, chunk))
-	if u := m.Resources(); u.HeldBytes != 2*int64(cs) {
-		t.Fatalf("held %d after two chunks, want %d", u.HeldBytes, 2*cs)
+	m.onMessage(c, mustChunk(t, 12, 0, chunk))
+	m.onMessage(c, mustChunk(t, 12, cs, chunk))
+	if u := m.Resources(); u.HeldBytes != 2*int64(cs) || m.Stats().StrayChunks != 1 {
+		t.Fatalf("held %d after two chunks (want %d), %d strays", u.HeldBytes, 2*cs, m.Stats().StrayChunks)
 	}
-	m.tick(clock.advance(m.cfg.TransferTimeout + time.Second)) // both stall
+	m.tick(clock.advance(m.cfg.TransferTimeout + time.Second)) // it stalls
 	if u := m.Resources(); u.HeldBytes != 0 || u.PeakBytes != 2*int64(cs) {
 		t.Fatalf("after the stall: %+v", u)
+	}
+}
+
+// A peer's newer manifest supersedes its transfer in flight: the older
+// one is dropped and its memory released at once, so a peer can make
+// this one hold at most one model (MaxIncoming = 1) however many
+// transfers it starts and abandons one chunk short, and a sender that
+// retries (or has a newer model) is never refused because a stale
+// transfer is stuck. The old rule (two at once, a third refused) held
+// two models per peer and refused the retry until the stall timed out.
+func TestNewerManifestSupersedes(t *testing.T) {
+	m, clock, _ := newShellWith(t, 1, nil)
+	cs := m.cfg.ChunkSize
+	limit := 4 * cs
+	if err := m.SetTransferLimit(int64(limit)); err != nil {
+		t.Fatal(err)
+	}
+	peer := testIdentity(t, 2)
+	m.SetNeighbors([]ident.Peer{peer.ID()})
+	c := openLink(t, m, peer, clock.Now())
+	data := make([]byte, limit)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	man := func(tid uint64) []byte {
+		return manifestFrame(t, peer, m.ID(), 100+tid, Manifest{Transfer: tid, Size: uint64(limit), ChunkSize: uint32(cs), SHA256: sha256.Sum256(data)})
+	}
+	// Eight transfers, each abandoned one chunk short of done.
+	for tid := uint64(1); tid <= 8; tid++ {
+		m.onMessage(c, man(tid))
+		if u := m.Resources(); u.HeldBytes != 0 {
+			t.Fatalf("transfer %d: %d bytes still held for the superseded one", tid, u.HeldBytes)
+		}
+		for off := 0; off < limit-cs; off += cs {
+			m.onMessage(c, mustChunk(t, tid, uint64(off), data[off:off+cs]))
+		}
+	}
+	if u := m.Resources(); u.PeakPeerBytes != int64(limit-cs) || u.HeldBytes != int64(limit-cs) {
+		t.Fatalf("usage %+v: want at most one transfer held (%d bytes)", u, limit-cs)
+	}
+	// A late chunk of a superseded transfer is a stray, not a strike;
+	// the newest completes and is handed up.
+	m.onMessage(c, mustChunk(t, 3, uint64(limit-cs), data[limit-cs:]))
+	m.onMessage(c, mustChunk(t, 8, uint64(limit-cs), data[limit-cs:]))
+	s := m.Stats()
+	if s.TransfersSuperseded != 7 || s.TransfersReceived != 1 || s.StrayChunks != 1 || s.Refused() != 0 || s.TransfersRefused != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+	if u := m.Resources(); u.HeldBytes != 0 {
+		t.Fatalf("held %d after the newest completed", u.HeldBytes)
+	}
+	if m.core.strikes[peer.ID()].n != 0 {
+		t.Fatalf("superseding struck the peer")
 	}
 }
 
@@ -171,7 +227,7 @@ func TestResourceScopes(t *testing.T) {
 	if err := r.reserveMemory(b, 150); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
-	if u := r.usage(); u.HeldBytes != 150 || u.PeakBytes != 150 || u.OverLimit != 2 || len(r.peerHeld) != 1 {
+	if u := r.usage(); u.HeldBytes != 150 || u.PeakBytes != 150 || u.PeakPeerBytes != 150 || u.OverLimit != 2 || len(r.peerHeld) != 1 {
 		t.Fatalf("usage %+v, %d peers", u, len(r.peerHeld))
 	}
 }
@@ -206,7 +262,7 @@ func TestTransferOverBudgetIsDropped(t *testing.T) {
 	if s.OverBudget != 1 || s.StrayChunks != 1 {
 		t.Fatalf("over budget %d, stray %d", s.OverBudget, s.StrayChunks)
 	}
-	if u := m.Resources(); u.HeldBytes != int64(6*cs) || u.PeakBytes != int64(8*cs) {
+	if u := m.Resources(); u.HeldBytes != int64(6*cs) || u.PeakBytes != int64(8*cs) || u.PeakPeerBytes != int64(6*cs) {
 		t.Fatalf("usage %+v", u)
 	}
 	// Peer 0's complete and are handed up; everything is released.

@@ -87,7 +87,8 @@ type Config struct {
 	// MaxTransferBytes bounds one transfer's payload (both directions).
 	MaxTransferBytes int64
 	// MaxIncoming bounds the transfers being received from one peer at
-	// once; further manifests are refused.
+	// once (its memory scope, in transfers); a further manifest
+	// supersedes the oldest of them, which is dropped.
 	MaxIncoming int
 	// IncomingTransfers bounds the memory of every incoming transfer
 	// together (the resource manager's system scope), in transfers of
@@ -147,7 +148,7 @@ func DefaultConfig() Config {
 		MaxQueueDelay:          250 * time.Millisecond,         // a sixth of the overlay's failure timeout
 		MaxBuffered:            16 << 20,                       // control frames give up behind 16 MiB
 		MaxTransferBytes:       64 << 20,                       // 16M float32 parameters
-		MaxIncoming:            2,                              // a model and its successor
+		MaxIncoming:            1,                              // a newer model supersedes the one in flight
 		IncomingTransfers:      16,                             // 2L = 10 neighbours' models at once, and some
 		TransferTimeout:        20 * time.Second,               // ~1 s stalls happen; 20 s of none is a dead transfer
 		TransferRetries:        2,                              // three attempts in all

@@ -39,6 +39,7 @@ type conn struct {
 type inTransfer struct {
 	a    *assembly
 	last time.Time // last progress
+	seq  uint64    // opening order (Manager.inSeq): the oldest is superseded first
 }
 
 type outTransfer struct {

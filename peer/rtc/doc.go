@@ -80,11 +80,13 @@
 // this one hold is budgeted (resource.go, policy_budget.go,
 // policy_strikes.go), after libp2p's resource manager. Incoming transfer
 // memory is reserved chunk by chunk as the bytes arrive, against the
-// peer's scope (MaxIncoming transfers) and the system's
+// peer's scope (MaxIncoming transfers, one by default) and the system's
 // (IncomingTransfers), each a multiple of the transfer limit, which the
 // runtime sets to the task's model size (SetTransferLimit); a manifest is
-// checked (our chunk size, the task, the limit, MaxIncoming) before
-// anything is allocated for it. A control frame's size is checked before
+// checked (our chunk size, the task, the limit) before anything is
+// allocated for it, and a peer's newer manifest supersedes its transfer
+// in flight (dropped and released: a newer model makes it useless), so
+// one peer holds at most one model's worth. A control frame's size is checked before
 // its signature. Offers being answered are bounded in all
 // (MaxPendingOffers) and per origin (MaxOffersPerOrigin: the neighbour
 // that relayed them, or the server); connections by MaxConnections.

@@ -61,6 +61,7 @@ type Manager struct {
 	ice     []webrtc.ICEServer
 	sig     *signal.Client
 	handles uint64
+	inSeq   uint64 // incoming transfers opened (their order, for superseding)
 }
 
 // testHooks lets in-package tests break transfers on purpose.
@@ -175,14 +176,6 @@ func (m *Manager) SendControl(to ident.Peer, kind Kind, payload []byte) error {
 	if err != nil {
 		return err
 	}
-	return m.sendFrame(to, frame, true)
-}
-
-// SendFrame sends frame to peer to as it is, unchecked and unsigned by
-// this peer: on the open channel, queued while connecting, or starting
-// a connection. It is for tools that test a peer's defences (`peerlearn
-// bench abuse` plays a hostile peer with it); the runtime never calls it.
-func (m *Manager) SendFrame(to ident.Peer, frame []byte) error {
 	return m.sendFrame(to, frame, true)
 }
 

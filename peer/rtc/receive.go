@@ -3,6 +3,7 @@ package rtc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -160,9 +161,9 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 		return
 	}
 	m.mu.Lock()
-	if _, dup := c.recv[man.Transfer]; dup || len(c.recv) >= m.cfg.MaxIncoming || c.closed {
+	if _, dup := c.recv[man.Transfer]; dup || c.closed {
 		m.mu.Unlock()
-		refuse("duplicate or too many at once")
+		refuse("duplicate transfer ID")
 		return
 	}
 	a, err := newAssembly(man, limit)
@@ -171,15 +172,48 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 		refuse(err.Error())
 		return
 	}
+	// At MaxIncoming, the newest manifest supersedes the peer's oldest
+	// transfer in flight (dropped, its memory released): a newer model
+	// makes an older one useless to the MEP, and an honest sender sends
+	// one transfer at a time (sendLoop), so a second manifest means it
+	// gave up on the first (a retry) or has a newer model. A peer thus
+	// holds at most MaxIncoming transfers' memory, and is never refused
+	// a fresh model because a stale one is stuck.
+	var superseded []uint64
+	for len(c.recv) >= m.cfg.MaxIncoming {
+		tid := oldestTransfer(c.recv)
+		m.release(c.peer, c.recv[tid].a)
+		delete(c.recv, tid)
+		superseded = append(superseded, tid)
+	}
 	peer := c.peer
 	a.reserve = func(n int64) error { return m.res.reserveMemory(peer, n) }
 	if man.Size > 0 {
-		c.recv[man.Transfer] = &inTransfer{a: a, last: m.now()}
+		m.inSeq++
+		c.recv[man.Transfer] = &inTransfer{a: a, last: m.now(), seq: m.inSeq}
 	}
 	m.mu.Unlock()
+	for _, tid := range superseded {
+		m.count(func(s *Stats) { s.TransfersFailedIn++; s.TransfersSuperseded++ })
+		m.logf("incoming transfer %d from %v superseded by transfer %d: dropped", tid, c.peer, man.Transfer)
+		m.result(c, tid, ResultRefused)
+	}
 	if man.Size == 0 {
 		m.complete(c, a)
 	}
+}
+
+// oldestTransfer returns the ID of the transfer in recv that was opened
+// first (recv is not empty).
+func oldestTransfer(recv map[uint64]*inTransfer) uint64 {
+	var oldest uint64
+	var seq uint64 = math.MaxUint64
+	for tid, in := range recv {
+		if in.seq < seq {
+			oldest, seq = tid, in.seq
+		}
+	}
+	return oldest
 }
 
 // release returns an incoming transfer's reserved memory.

@@ -27,6 +27,7 @@ type resources struct {
 	sysHeld   int64
 	peerHeld  map[ident.Peer]int64
 	peakHeld  int64
+	peakPeer  int64 // the most one peer held at once
 	overLimit uint64
 }
 
@@ -73,6 +74,7 @@ func (r *resources) reserveMemory(peer ident.Peer, n int64) error {
 	r.peerHeld[peer] += n
 	r.sysHeld += n
 	r.peakHeld = max(r.peakHeld, r.sysHeld)
+	r.peakPeer = max(r.peakPeer, r.peerHeld[peer])
 	return nil
 }
 
@@ -93,17 +95,18 @@ func (r *resources) releaseMemory(peer ident.Peer, n int64) {
 
 // ResourceUsage is what the resource manager holds now and has held.
 type ResourceUsage struct {
-	TransferLimit int64  `json:"transfer_limit"` // one transfer's payload bound
-	HeldBytes     int64  `json:"held_bytes"`     // incoming transfer memory held now
-	PeakBytes     int64  `json:"peak_bytes"`     // the most held at once
-	PeerLimit     int64  `json:"peer_limit"`     // one peer's memory scope
-	SystemLimit   int64  `json:"system_limit"`   // all peers' memory scope
-	OverLimit     uint64 `json:"over_limit"`     // reservations refused
+	TransferLimit int64  `json:"transfer_limit"`  // one transfer's payload bound
+	HeldBytes     int64  `json:"held_bytes"`      // incoming transfer memory held now
+	PeakBytes     int64  `json:"peak_bytes"`      // the most held at once
+	PeakPeerBytes int64  `json:"peak_peer_bytes"` // the most one peer made it hold at once
+	PeerLimit     int64  `json:"peer_limit"`      // one peer's memory scope
+	SystemLimit   int64  `json:"system_limit"`    // all peers' memory scope
+	OverLimit     uint64 `json:"over_limit"`      // reservations refused
 }
 
 func (r *resources) usage() ResourceUsage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	peer, sys := r.limitsLocked()
-	return ResourceUsage{TransferLimit: r.transfer, HeldBytes: r.sysHeld, PeakBytes: r.peakHeld, PeerLimit: peer, SystemLimit: sys, OverLimit: r.overLimit}
+	return ResourceUsage{TransferLimit: r.transfer, HeldBytes: r.sysHeld, PeakBytes: r.peakHeld, PeakPeerBytes: r.peakPeer, PeerLimit: peer, SystemLimit: sys, OverLimit: r.overLimit}
 }

@@ -42,6 +42,7 @@ type Stats struct {
 	TransfersFailedOut, TransfersFailedIn uint64 // never applied
 	TransfersRefused, HashMismatches      uint64
 	TransferRetries, StrayChunks          uint64
+	TransfersSuperseded                   uint64 // incoming ones dropped for a newer manifest from the same peer
 }
 
 // Refused is the number of refused frames and sessions.
