@@ -323,6 +323,7 @@ function renderDefences(s) {
   if (r.OverBudget || r.OffersOverQuota || r.InboundDropped) {
     parts.push(`Turned away ${(r.OverBudget || 0) + (r.OffersOverQuota || 0) + (r.InboundDropped || 0)} requests over this peer's limits.`);
   }
+  if (r.RateLimited) parts.push(`Ignored ${r.RateLimited} messages from peers sending too fast.`);
   el.textContent = parts.join(" ");
   el.hidden = parts.length === 0;
 }

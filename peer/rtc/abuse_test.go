@@ -328,7 +328,7 @@ func TestStrikesBanAPeer(t *testing.T) {
 // Thousands of bad frames write a handful of log lines: the first of each
 // reason in full, the rest as one summary per period.
 func TestRefusalLogIsRateLimited(t *testing.T) {
-	m, clock, logs := newShellWith(t, 1, func(c *Config) { c.MaxStrikes = 0 })
+	m, clock, logs := newShellWith(t, 1, func(c *Config) { c.MaxStrikes, c.MaxFrameRate = 0, 0 }) // the log alone: no bans, no frame budget
 	peer, other := testIdentity(t, 2), testIdentity(t, 3)
 	m.SetNeighbors([]ident.Peer{peer.ID()})
 	c := openLink(t, m, peer, clock.Now())

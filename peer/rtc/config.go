@@ -62,6 +62,11 @@ type Config struct {
 	MaxStrikes   int
 	StrikeWindow time.Duration
 	BanTime      time.Duration
+	// MaxFrameRate bounds one peer's signed control frames per second,
+	// in bursts of FrameBurst; frames over it are refused before their
+	// signature is checked, each a strike. 0: no bound.
+	MaxFrameRate float64
+	FrameBurst   int
 	// Grace: a connection to a peer that is not (or no longer) an
 	// overlay neighbour is closed this long after it stopped being one
 	// (or was opened).
@@ -140,6 +145,8 @@ func DefaultConfig() Config {
 		MaxStrikes:             100,                            // honest peers refuse a handful an hour
 		StrikeWindow:           10 * time.Second,               // ... within this
 		BanTime:                5 * time.Minute,                // then the peer waits this long
+		MaxFrameRate:           200,                            // honest links send a few a second
+		FrameBurst:             400,                            // ... and tens when signalling many newcomers
 		Grace:                  10 * time.Second,               // a few heartbeat periods: repairs settle first
 		MaxControlPayload:      64 << 10,                       // overlay messages are < 17 KiB, SDPs a few KiB
 		ChunkSize:              64 << 10,                       // 64 KiB chunks: a data channel message may be at most 256 KiB
@@ -186,6 +193,8 @@ func (c Config) Validate() error {
 		return bad("offer budgets and MaxStrikes must not be negative")
 	case c.MaxStrikes > 0 && (c.StrikeWindow <= 0 || c.BanTime <= 0):
 		return bad("StrikeWindow = %v, BanTime = %v", c.StrikeWindow, c.BanTime)
+	case c.MaxFrameRate < 0 || c.MaxFrameRate > 0 && c.FrameBurst < 1:
+		return bad("MaxFrameRate = %v, FrameBurst = %d", c.MaxFrameRate, c.FrameBurst)
 	case c.Grace < 0:
 		return bad("Grace = %v", c.Grace)
 	case c.MaxControlPayload < 1024 || c.MaxControlPayload > MaxFrameSize-controlOverhead:

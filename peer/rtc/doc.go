@@ -86,8 +86,10 @@
 // checked (our chunk size, the task, the limit) before anything is
 // allocated for it, and a peer's newer manifest supersedes its transfer
 // in flight (dropped and released: a newer model makes it useless), so
-// one peer holds at most one model's worth. A control frame's size is checked before
-// its signature. Offers being answered are bounded in all
+// one peer holds at most one model's worth. A control frame's size, then
+// its sender's frame budget (MaxFrameRate in bursts of FrameBurst, a
+// token bucket per peer: policy_rate.go), are checked before its
+// signature. Offers being answered are bounded in all
 // (MaxPendingOffers) and per origin (MaxOffersPerOrigin: the neighbour
 // that relayed them, or the server); connections by MaxConnections.
 // Every refused frame is a strike: MaxStrikes within StrikeWindow ban

@@ -38,6 +38,9 @@ var (
 	// ErrResource: a reservation the resource manager refused (a
 	// transfer's memory over the peer's or the system's budget).
 	ErrResource = errors.New("rtc: over a resource budget")
+	// ErrRateLimited: a control frame over its sender's frame budget
+	// (Config.MaxFrameRate), refused before its signature was checked.
+	ErrRateLimited = errors.New("rtc: over the frame rate")
 	// ErrBanned: a peer banned for a while after too many refused frames.
 	ErrBanned = errors.New("rtc: peer banned")
 	// ErrClosed: the manager has been closed.

@@ -37,6 +37,7 @@ type policy struct {
 	strikes    map[ident.Peer]strikeCount // refused frames in the current window
 	bans       map[ident.Peer]time.Time   // banned until
 	bansTotal  uint64                     // peers banned since the start
+	buckets    map[ident.Peer]bucket      // control frame budgets (policy_rate.go)
 	overQuota  uint64                     // offers refused by the offer budgets
 
 	actions []action
@@ -65,6 +66,10 @@ type policyConfig struct {
 	MaxStrikes   int
 	StrikeWindow time.Duration
 	BanTime      time.Duration
+	// FrameRate control frames a second, in bursts of FrameBurst, from
+	// one peer (policy_rate.go); 0: no budget.
+	FrameRate  float64
+	FrameBurst int
 }
 
 func policyConfigOf(c Config) policyConfig {
@@ -74,6 +79,7 @@ func policyConfigOf(c Config) policyConfig {
 		SessionMaxAge: c.SessionMaxAge, Remember: maxRemembered,
 		MaxPendingOffers: c.MaxPendingOffers, MaxOffersPerOrigin: c.MaxOffersPerOrigin,
 		MaxStrikes: c.MaxStrikes, StrikeWindow: c.StrikeWindow, BanTime: c.BanTime,
+		FrameRate: c.MaxFrameRate, FrameBurst: c.FrameBurst,
 	}
 }
 
@@ -122,7 +128,8 @@ func newPolicy(cfg policyConfig, self ident.Peer) *policy {
 		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
 		seen: map[sessionKey]time.Time{}, replay: map[ident.Peer]*replayState{},
 		strikes: map[ident.Peer]strikeCount{}, bans: map[ident.Peer]time.Time{},
-		win: newWindow(),
+		buckets: map[ident.Peer]bucket{},
+		win:     newWindow(),
 	}
 }
 

@@ -154,6 +154,8 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			MaxStrikes:         int(number(c, "max-strikes", "0")),
 			StrikeWindow:       duration(c, "strike-window", "10s"),
 			BanTime:            duration(c, "ban", "1m"),
+			FrameRate:          float64(number(c, "frame-rate", "0")),
+			FrameBurst:         int(number(c, "frame-burst", "0")),
 		}
 		s.now = scriptEpoch
 		s.p = newPolicy(cfg, s.id(c.Get("self", "self")))
@@ -258,6 +260,18 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			out = append(out, fmt.Sprintf("%d:%s", seq, v))
 		}
 		return strings.Join(out, " "), nil
+	case "frames":
+		// frames <peer> n=K: K control frames from peer at once; how many
+		// the peer's budget admitted.
+		peer := s.arg(c)
+		admitted := 0
+		n := int(number(c, "n", "1"))
+		for range n {
+			if s.p.AdmitFrame(peer, s.now) {
+				admitted++
+			}
+		}
+		return fmt.Sprintf("admitted=%d refused=%d buckets=%d", admitted, n-admitted, len(s.p.buckets)), nil
 	case "strike":
 		peer := s.arg(c)
 		banned := false

@@ -26,4 +26,5 @@ func (p *policy) Tick(now time.Time) {
 	forget(p.backoff, now, func(b backoff) time.Time { return b.until.Add(p.cfg.MaxRetryBackoff) })
 	p.forgetReplay(now)
 	p.forgetStrikes(now)
+	p.forgetBuckets(now)
 }

@@ -32,6 +32,8 @@ func (m *Manager) errorStat(err error) {
 			s.BadVersion++
 		case errors.Is(err, ErrBanned):
 			s.BannedRefused++
+		case errors.Is(err, ErrRateLimited):
+			s.RateLimited++
 		case errors.Is(err, ErrCapacity):
 			// not a bad frame: counted as a refused session only
 		case errors.Is(err, ErrTooLarge):
@@ -63,6 +65,13 @@ func (m *Manager) onMessage(c *conn, b []byte) {
 	// comparison, and an oversized frame is refused either way.
 	if len(ctl.Payload) > m.cfg.MaxControlPayload {
 		m.refused(c, fmt.Errorf("%w: %v payload of %d bytes", ErrTooLarge, ctl.Kind, len(ctl.Payload)))
+		return
+	}
+	// Then the sender's frame budget, also before the signature.
+	var admit bool
+	m.step(func(p *policy, now time.Time) { admit = p.AdmitFrame(c.peer, now) })
+	if !admit {
+		m.refused(c, fmt.Errorf("%w: %v frame", ErrRateLimited, ctl.Kind))
 		return
 	}
 	m.mu.Lock()

@@ -115,6 +115,8 @@ func refusalReason(err error) string {
 		return "over the memory budget"
 	case errors.Is(err, ErrBanned):
 		return "banned"
+	case errors.Is(err, ErrRateLimited):
+		return "over the frame rate"
 	}
 	return "malformed"
 }

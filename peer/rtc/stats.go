@@ -23,6 +23,7 @@ type Stats struct {
 	BannedRefused   uint64 // frames and offers refused from banned peers
 	OffersOverQuota uint64 // offers refused: too many being answered at once (all, or from one origin)
 	InboundDropped  uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
+	RateLimited     uint64 // control frames over their sender's frame budget, refused unverified
 
 	// Sending.
 	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full
