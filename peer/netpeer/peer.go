@@ -31,7 +31,9 @@ type Peer struct {
 	// Owned by Run's loop.
 	mgr     *rtc.Manager
 	client  *signal.Client // the latest registration's
+	server  string         // its server's URL
 	reboot  rebootstrap
+	bridge  bridge
 	learner *learner // nil: overlay only
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
@@ -69,6 +71,11 @@ type Status struct {
 	// Rebootstraps counts registrations with the signalling server after
 	// the first (the peer had been cut off from the overlay).
 	Rebootstraps int `json:"rebootstraps"`
+	// Server is the signalling server the peer is registered with now;
+	// Bridges counts moves to another server that joined through its
+	// contacts (servers.go).
+	Server  string `json:"server"`
+	Bridges int    `json:"bridges"`
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).
 	Waiting string `json:"waiting,omitempty"`
@@ -147,13 +154,14 @@ func (p *Peer) Run(ctx context.Context) error {
 	if p.ln != nil {
 		defer p.serveStatus()()
 	}
-	client, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
+	client, server, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
-	p.client = client
+	p.client, p.server = client, server
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
 	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
+	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
@@ -218,6 +226,8 @@ func (p *Peer) Run(ctx context.Context) error {
 			}
 		case r := <-p.reboot.done:
 			p.registered(r)
+		case m := <-p.bridge.done:
+			p.bridged(m)
 		case wk := <-workDone:
 			p.learner.finish(wk)
 		case r := <-evalDone:
@@ -227,6 +237,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
 		p.watchIsolation(ctx, time.Now())
+		p.watchBridge(ctx, time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -364,6 +375,7 @@ func (p *Peer) publish() {
 	st.RTC = p.mgr.Stats()
 	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count
+	st.Server, st.Bridges = p.server, p.bridge.count
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
