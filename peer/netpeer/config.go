@@ -60,6 +60,14 @@ type Config struct {
 	// that peers that bootstrapped through different servers meet and
 	// the overlay's merge makes them one (servers.go). 0: never.
 	BridgeEvery time.Duration
+	// BridgeAlone makes a peer with a single signalling server register
+	// with it again every BridgeEvery and join through its contacts: after
+	// a partition longer than the transport's grace the connections across
+	// it are closed, and a merge probe's connection cannot be signalled
+	// over the overlay (it does not reach across); a fresh registration's
+	// bootstrap window lets the server relay to the contacts it hands out,
+	// which are on either side.
+	BridgeAlone bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines

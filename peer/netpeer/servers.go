@@ -121,10 +121,16 @@ func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
 	}()
 }
 
-// otherServers lists the servers other than the current registration's.
+// otherServers lists the servers other than the current registration's;
+// with one server, that server (a fresh registration there is what heals
+// a long partition: see bridgeAlone).
 func (p *Peer) otherServers() []string {
+	all := p.cfg.servers()
+	if len(all) == 1 && p.cfg.BridgeAlone {
+		return all
+	}
 	var out []string
-	for _, u := range p.cfg.servers() {
+	for _, u := range all {
 		if u != p.server {
 			out = append(out, u)
 		}
