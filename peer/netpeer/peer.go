@@ -38,6 +38,7 @@ type Peer struct {
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr uint64 // overlay sends the transport refused
+	removed uint64 // neighbours dropped
 	lastErr time.Time
 
 	smu    sync.Mutex
@@ -76,6 +77,10 @@ type Status struct {
 	// contacts (servers.go).
 	Server  string `json:"server"`
 	Bridges int    `json:"bridges"`
+	// NeighborsRemoved counts neighbours the node dropped (failed, left,
+	// or replaced by closer ones): without churn, every one is a false
+	// failure.
+	NeighborsRemoved uint64 `json:"neighbors_removed"`
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).
 	Waiting string `json:"waiting,omitempty"`
@@ -347,6 +352,7 @@ func (p *Peer) flush() {
 		p.rateLogf("send: %v", err)
 	}
 	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
+		p.removed += uint64(len(rd.Removed))
 		nb := p.node.Neighbors()
 		p.mgr.SetNeighbors(nb)
 		if p.learner != nil {
@@ -389,7 +395,7 @@ func (p *Peer) publish() {
 	st.RTC = p.mgr.Stats()
 	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count
-	st.Server, st.Bridges = p.server, p.bridge.count
+	st.Server, st.Bridges, st.NeighborsRemoved = p.server, p.bridge.count, p.removed
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
