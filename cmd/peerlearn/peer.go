@@ -46,7 +46,10 @@ func init() {
 //	peer left id=<64 hex>
 func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("peer")
-	sigURL := fs.String("signal", "ws://127.0.0.1:8080/signal", "signalling server websocket URL")
+	sigURLs := &urlList{urls: []string{"ws://127.0.0.1:8080/signal"}}
+	fs.Var(sigURLs, "signal", "signalling server websocket URL; several servers of the task: comma-separated or the flag repeated (any that answers is used)")
+	bridgeAlone := fs.Bool("bridge-alone", false, "with one -signal server: register with it again every -bridge-every and join through its contacts (heals long partitions)")
+	bridgeEvery := fs.Duration("bridge-every", netpeer.DefaultConfig().BridgeEvery, "with several -signal servers: move to a random other server about this often, so peers of different servers meet (0: never)")
 	taskArg := fs.String("task", "", "task: its 64-hex-digit ID, or a task spec JSON file (default: the server's default task mnist-fedlay)")
 	keyFile := fs.String("key", "", "file holding the peer's ed25519 seed in hex (created if missing; default: a fresh key)")
 	statusAddr := fs.String("status", "", "serve GET /status (JSON) on this loopback host:port (port 0: any)")
@@ -80,7 +83,8 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		return fmt.Errorf("-key: %w", err)
 	}
 	cfg := netpeer.DefaultConfig()
-	cfg.SignalURL, cfg.Task, cfg.Identity = *sigURL, tid, id
+	cfg.SignalURLs, cfg.Task, cfg.Identity = sigURLs.urls, tid, id
+	cfg.BridgeEvery, cfg.BridgeAlone = *bridgeEvery, *bridgeAlone
 	cfg.Tick, cfg.StatusAddr = *tick, *statusAddr
 	cfg.RTC.LoopbackOnly = *loopback
 	if *verbose {
@@ -386,4 +390,33 @@ func runPeerDemo(ctx context.Context, args []string, stdout io.Writer, logf func
 		fmt.Fprintf(stdout, "peer demo t=%v neighbors=%.1f evaluated=%d acc_mean=%.4f acc_min=%.4f rounds=%.1f models_in=%.1f\n",
 			el, nbrs/float64(*n), len(accs), mean, lo, rounds/k, models/k)
 	}
+}
+
+// urlList is a flag taking URLs, comma-separated or the flag repeated;
+// the first use replaces the default.
+type urlList struct {
+	urls []string
+	set  bool
+}
+
+func (l *urlList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(l.urls, ",")
+}
+
+func (l *urlList) Set(v string) error {
+	if !l.set {
+		l.urls, l.set = nil, true
+	}
+	for _, u := range strings.Split(v, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			l.urls = append(l.urls, u)
+		}
+	}
+	if len(l.urls) == 0 {
+		return fmt.Errorf("no URL in %q", v)
+	}
+	return nil
 }

@@ -16,3 +16,19 @@ func TestPeerRefusesSpaces(t *testing.T) {
 		t.Fatalf("-spaces 3: %v", err)
 	}
 }
+
+func TestURLListFlag(t *testing.T) {
+	l := &urlList{urls: []string{"ws://default/signal"}}
+	if err := l.Set("ws://a/signal, ws://b/signal"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Set("ws://c/signal"); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.String(); got != "ws://a/signal,ws://b/signal,ws://c/signal" {
+		t.Fatalf("after -signal a,b -signal c: %q", got)
+	}
+	if err := (&urlList{}).Set(" , "); err == nil {
+		t.Fatal("an empty list was accepted")
+	}
+}

@@ -14,8 +14,12 @@ import (
 // Config parameterises a Peer.
 type Config struct {
 	// SignalURL is the signalling server's websocket URL
-	// (ws://host:port/signal). Required: it hands out the first contact.
-	SignalURL string
+	// (ws://host:port/signal): it hands out the first contact. SignalURLs
+	// lists more servers for the same task (they share no state); the
+	// peer registers with any that answers (servers.go). At least one of
+	// the two is required.
+	SignalURL  string
+	SignalURLs []string
 	// Task is the task to join (its ID, as the server hosts it).
 	Task ident.Task
 	// Identity is the peer's key pair; its ID is the overlay ID. Required.
@@ -50,6 +54,20 @@ type Config struct {
 	// the signalling server again and joins through the new contacts.
 	// Failed attempts back off to a minute. 0: never.
 	RebootstrapAfter time.Duration
+	// BridgeEvery: with more than one signalling server, a member moves
+	// its registration to a random other server about this often
+	// (jittered 0.5x-1.5x) and joins through that server's contacts, so
+	// that peers that bootstrapped through different servers meet and
+	// the overlay's merge makes them one (servers.go). 0: never.
+	BridgeEvery time.Duration
+	// BridgeAlone makes a peer with a single signalling server register
+	// with it again every BridgeEvery and join through its contacts: after
+	// a partition longer than the transport's grace the connections across
+	// it are closed, and a merge probe's connection cannot be signalled
+	// over the overlay (it does not reach across); a fresh registration's
+	// bootstrap window lets the server relay to the contacts it hands out,
+	// which are on either side.
+	BridgeAlone bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
@@ -57,7 +75,8 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultConfig returns the defaults; set SignalURL, Task and Identity.
+// DefaultConfig returns the defaults; set SignalURL (or SignalURLs), Task
+// and Identity.
 func DefaultConfig() Config {
 	return Config{
 		SignalURL:        "",                           // required
@@ -71,6 +90,7 @@ func DefaultConfig() Config {
 		StatusAddr:       "",                           // no status endpoint
 		LeaveLinger:      500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
 		RebootstrapAfter: 5 * time.Second,              // past the 1.5 s failure timeout and a rejoin through contacts
+		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
 		Learn:            nil,                          // overlay only
 		Logf:             nil,                          // silent
 	}
@@ -82,8 +102,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
 	}
 	switch {
-	case c.SignalURL == "":
+	case len(c.servers()) == 0:
 		return bad("no SignalURL")
+	case c.BridgeEvery < 0:
+		return bad("BridgeEvery = %v", c.BridgeEvery)
 	case c.Task.IsZero():
 		return bad("no Task")
 	case !c.Identity.Valid():

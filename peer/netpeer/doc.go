@@ -18,4 +18,9 @@
 // neighbours' heartbeats and repaired around; repairs that need new
 // connections signal them through the overlay (rtc's routed signalling),
 // so the signalling server is needed only for the first connection.
+//
+// Several signalling servers (Config.SignalURLs, servers.go): the peer
+// registers with the first that answers in a shuffled order, and moves to
+// a random other one about every BridgeEvery, joining through its
+// contacts, so that peers of different servers merge into one overlay.
 package netpeer

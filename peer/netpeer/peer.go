@@ -31,11 +31,14 @@ type Peer struct {
 	// Owned by Run's loop.
 	mgr     *rtc.Manager
 	client  *signal.Client // the latest registration's
+	server  string         // its server's URL
 	reboot  rebootstrap
+	bridge  bridge
 	learner *learner // nil: overlay only
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr uint64 // overlay sends the transport refused
+	removed uint64 // neighbours dropped
 	lastErr time.Time
 
 	smu    sync.Mutex
@@ -69,6 +72,15 @@ type Status struct {
 	// Rebootstraps counts registrations with the signalling server after
 	// the first (the peer had been cut off from the overlay).
 	Rebootstraps int `json:"rebootstraps"`
+	// Server is the signalling server the peer is registered with now;
+	// Bridges counts moves to another server that joined through its
+	// contacts (servers.go).
+	Server  string `json:"server"`
+	Bridges int    `json:"bridges"`
+	// NeighborsRemoved counts neighbours the node dropped (failed, left,
+	// or replaced by closer ones): without churn, every one is a false
+	// failure.
+	NeighborsRemoved uint64 `json:"neighbors_removed"`
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).
 	Waiting string `json:"waiting,omitempty"`
@@ -147,13 +159,14 @@ func (p *Peer) Run(ctx context.Context) error {
 	if p.ln != nil {
 		defer p.serveStatus()()
 	}
-	client, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
+	client, server, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
-	p.client = client
+	p.client, p.server = client, server
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
 	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
+	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
@@ -218,6 +231,8 @@ func (p *Peer) Run(ctx context.Context) error {
 			}
 		case r := <-p.reboot.done:
 			p.registered(r)
+		case m := <-p.bridge.done:
+			p.bridged(m)
 		case wk := <-workDone:
 			p.learner.finish(wk)
 		case r := <-evalDone:
@@ -227,6 +242,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
 		p.watchIsolation(ctx, time.Now())
+		p.watchBridge(ctx, time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -297,6 +313,9 @@ func (p *Peer) onOverlay(from ident.Peer, b []byte) {
 	if err == nil && m.From != from {
 		err = fmt.Errorf("overlay message from %v claims to be from %v", from, m.From)
 	}
+	if err == nil && p.cutBlocked(from) {
+		return // a test's partition (cut_hook.go)
+	}
 	if err == nil {
 		switch m.Type {
 		case overlay.MsgDiscover, overlay.MsgRepair, overlay.MsgRoute:
@@ -327,12 +346,13 @@ func (p *Peer) flush() {
 	if !p.node.HasReady() {
 		return
 	}
-	rd, err := overlay.Flush(p.node, p.mgr)
+	rd, err := overlay.Flush(p.node, overlayTransport{p})
 	if err != nil {
 		p.sendErr++
 		p.rateLogf("send: %v", err)
 	}
 	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
+		p.removed += uint64(len(rd.Removed))
 		nb := p.node.Neighbors()
 		p.mgr.SetNeighbors(nb)
 		if p.learner != nil {
@@ -340,6 +360,17 @@ func (p *Peer) flush() {
 		}
 		p.logf("neighbours: +%d -%d = %d", len(rd.Added), len(rd.Removed), len(nb))
 	}
+}
+
+// overlayTransport sends the node's messages through the transport,
+// except across a test's partition (cut_hook.go), where they are lost.
+type overlayTransport struct{ p *Peer }
+
+func (t overlayTransport) Send(to ident.Peer, msg []byte) error {
+	if t.p.cutBlocked(to) {
+		return nil
+	}
+	return t.p.mgr.Send(to, msg)
 }
 
 // publish refreshes the status snapshot.
@@ -364,6 +395,7 @@ func (p *Peer) publish() {
 	st.RTC = p.mgr.Stats()
 	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count
+	st.Server, st.Bridges, st.NeighborsRemoved = p.server, p.bridge.count, p.removed
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls

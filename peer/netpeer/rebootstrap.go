@@ -13,7 +13,7 @@ import (
 // network for longer than the failure timeout) cannot get back on its
 // own. The overlay rejoins through a contact it remembers, but a WebRTC
 // connection to that contact must be signalled over open connections,
-// and there are none. So the peer registers with the signalling server
+// and there are none. So the peer registers with a signalling server
 // again (the server replaces its old registration), gets fresh contacts
 // and a bootstrap window, and joins through them.
 
@@ -42,6 +42,7 @@ type rebootstrap struct {
 type registration struct {
 	client *signal.Client
 	err    error
+	url    string // the server's
 }
 
 // maxRebootstrapWait caps the backoff between failed attempts.
@@ -85,11 +86,14 @@ func (p *Peer) watchIsolation(ctx context.Context, now time.Time) {
 	} else {
 		p.logf("no contact answered in %v: registering with the signalling server again for other contacts", now.Sub(rb.since).Round(100*time.Millisecond))
 	}
-	url, id, task, cfg := p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig()
+	urls, id, task, cfg := shuffled(p.cfg.servers(), p.bridge.rng), p.cfg.Identity, p.cfg.Task, p.signalConfig()
 	go func() {
-		c, err := signal.Dial(ctx, url, id, task, cfg)
+		dial := func(ctx context.Context, url string) (*signal.Client, error) {
+			return signal.Dial(ctx, url, id, task, cfg)
+		}
+		c, url, err := dialEach(ctx, urls, dial, p.logf)
 		select {
-		case rb.done <- registration{c, err}:
+		case rb.done <- registration{c, err, url}:
 		case <-ctx.Done():
 			if c != nil {
 				c.Close()
@@ -124,7 +128,7 @@ func (p *Peer) registered(r registration) {
 		return
 	}
 	old := p.client
-	p.client = r.client
+	p.client, p.server = r.client, r.url
 	p.mgr.AttachSignal(r.client)
 	if old != nil {
 		go old.Close() // its connection may be dead: Close waits for the close handshake

@@ -21,28 +21,41 @@ import (
 // is still an error at once for a native peer (a wrong address does not
 // fix itself); a browser cannot tell the two apart and retries both.
 
-// dialServer registers with the signalling server, retrying while it is
-// busy or full.
-func (p *Peer) dialServer(ctx context.Context) (*signal.Client, error) {
-	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(p.id[:8]), uint64(time.Now().UnixNano())))
+// dialServer registers with a signalling server, trying the configured
+// ones in a shuffled order (servers.go) and retrying each while it is
+// busy or full; it returns the client and its server's URL.
+func (p *Peer) dialServer(ctx context.Context) (*signal.Client, string, error) {
+	rng := p.rng()
 	rc := signal.DefaultRetryConfig(rng)
 	if runtime.GOOS != "js" {
 		rc.Only = signal.Busy
 	} // else every transient failure: a browser's WebSocket does not show the upgrade's status, so a busy server looks like one that is down
-	c, err := signal.DialRetry(ctx, p.cfg.SignalURL, p.cfg.Identity, p.cfg.Task, p.signalConfig(), rc, func(attempt int, err error, wait time.Duration) {
-		why := waitingText(err, wait)
-		p.logf("%s (attempt %d: %v)", why, attempt, err)
-		p.smu.Lock()
-		p.status.Waiting = why
-		p.smu.Unlock()
-	})
+	urls := shuffled(p.cfg.servers(), rng)
+	if len(urls) > 1 && runtime.GOOS == "js" {
+		rc.Attempts = 3 // a server that is down must not hold up the others: three tries each, one pass
+	}
+	dial := func(ctx context.Context, url string) (*signal.Client, error) {
+		return signal.DialRetry(ctx, url, p.cfg.Identity, p.cfg.Task, p.signalConfig(), rc, func(attempt int, err error, wait time.Duration) {
+			why := waitingText(err, wait)
+			p.logf("%s (%s, attempt %d: %v)", why, url, attempt, err)
+			p.smu.Lock()
+			p.status.Waiting = why
+			p.smu.Unlock()
+		})
+	}
+	c, url, err := dialEach(ctx, urls, dial, p.logf)
 	p.smu.Lock()
 	p.status.Waiting = ""
 	if err != nil {
 		p.status.Waiting = capitalise(signal.Explain(err))
 	}
 	p.smu.Unlock()
-	return c, err
+	return c, url, err
+}
+
+// rng returns a generator seeded from the peer's ID and the time.
+func (p *Peer) rng() *rand.Rand {
+	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(p.id[:8]), uint64(time.Now().UnixNano())))
 }
 
 // waitingText says why the peer waits, for a volunteer.

@@ -1,0 +1,77 @@
+//go:build !js
+
+package netpeer
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
+)
+
+// TestE2ETwoSignalServers: two signalling servers for one task, sharing
+// no state. Half the peers bootstrap through server A (they list A and B;
+// B is not up yet, so each tries it, is refused and takes A), the other
+// half through server B (they list only B), so the halves start as two
+// separate overlays. The A peers move to B now and then (the bridge,
+// servers.go) and join through B's contacts: the overlays merge into one
+// correct overlay of all peers. Then server A is killed and a newcomer
+// that lists A first still joins, through B.
+func TestE2ETwoSignalServers(t *testing.T) {
+	peerBin, sigBin := binaries(t)
+	const half, spaces = 4, 2
+	const bridgeEvery = "20s" // first move 10-30 s after joining: after group B formed
+	tf := taskFile(t, "e2e-two-servers", spaces)
+	addrA, addrB := proctest.FreeAddr(t), proctest.FreeAddr(t)
+	urlA, urlB := "ws://"+addrA+"/signal", "ws://"+addrB+"/signal"
+	srvA := proctest.Start(t, "signalserverA", sigBin, []string{"-addr", addrA, "-no-web", "-task", tf}, nil)
+	proctest.WaitTCP(t, addrA)
+
+	var groupA, groupB []*proc
+	for i := range half {
+		groupA = append(groupA, startPeer(t, peerBin, fmt.Sprintf("a%d", i), urlA+","+urlB, "-task", tf, "-bridge-every", bridgeEvery))
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitCorrect(t, groupA, spaces, 40*time.Second)
+
+	proctest.Start(t, "signalserverB", sigBin, []string{"-addr", addrB, "-no-web", "-task", tf}, nil)
+	proctest.WaitTCP(t, addrB)
+	t0 := time.Now()
+	for i := range half {
+		groupB = append(groupB, startPeer(t, peerBin, fmt.Sprintf("b%d", i), urlB, "-task", tf, "-bridge-every", bridgeEvery))
+		time.Sleep(100 * time.Millisecond)
+	}
+	sts := waitCorrect(t, groupB, spaces, 40*time.Second)
+	t.Logf("two overlays: %d peers through A, %d through B (formed in %v)", half, half, time.Since(t0).Round(time.Millisecond))
+	for _, s := range sts {
+		if s.Server != urlB {
+			t.Fatalf("%s registered with %q, want B", s.ID[:8], s.Server)
+		}
+	}
+
+	all := append(append([]*proc(nil), groupA...), groupB...)
+	sts = waitCorrect(t, all, spaces, 90*time.Second)
+	bridges, onB := 0, 0
+	for _, s := range sts {
+		bridges += s.Bridges
+		if s.Server == urlB {
+			onB++
+		}
+	}
+	t.Logf("one correct overlay of %d peers %v after group B started; %d moves between servers, %d peers now on B",
+		len(all), time.Since(t0).Round(time.Millisecond), bridges, onB)
+	if bridges == 0 {
+		t.Errorf("the overlays merged without any peer moving between servers")
+	}
+
+	srvA.Kill()
+	t1 := time.Now()
+	newcomer := startPeer(t, peerBin, "newcomer", urlA+","+urlB, "-task", tf, "-bridge-every", bridgeEvery)
+	all = append(all, newcomer)
+	sts = waitCorrect(t, all, spaces, 40*time.Second)
+	if s := sts[len(sts)-1]; s.Server != urlB {
+		t.Errorf("the newcomer registered with %q, want B", s.Server)
+	}
+	t.Logf("server A killed: a newcomer listing A first joined through B; %d peers correct in %v", len(all), time.Since(t1).Round(time.Millisecond))
+}

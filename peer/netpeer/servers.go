@@ -1,0 +1,169 @@
+package netpeer
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/peerlearn/peerlearn/signal"
+)
+
+// Several signalling servers for one task, for availability. The servers
+// share no state: each knows only the peers registered with it and hands
+// out those as contacts. A peer registers with one server at a time, the
+// first that answers in a shuffled order (so a dead server listed first
+// costs every newcomer one refused dial, not all of them the same wait,
+// and the load spreads). One at a time because the transport relays its
+// bootstrap sessions through one attached registration: an offer relayed
+// by another server would be answered through the attached one, which
+// does not know the offerer.
+//
+// Peers that bootstrapped through different servers form separate
+// overlays at first. The bridge joins them: a member moves its
+// registration to a random other server about every BridgeEvery and
+// joins through the first contact of that server's welcome. That join is
+// the overlay's merge probe (protocol/overlay merge.go) started by hand:
+// if the contact is in the peer's own overlay the discoveries stop next
+// to the peer, nothing comes back and the node is a member again on its
+// next tick (its tables are full); if the contact is in another overlay
+// the peer finds its place there and the claims, hints and repairs splice
+// the rings. Moving (rather than staying registered with every server)
+// also keeps each server's contact list a sample of the whole overlay,
+// so newcomers through any server join the one overlay. The cost is one
+// WebSocket handshake per peer per BridgeEvery at some server.
+
+// servers lists the configured signalling servers, SignalURL first, each
+// once.
+func (c Config) servers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, u := range append([]string{c.SignalURL}, c.SignalURLs...) {
+		if u != "" && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// shuffled returns the servers in a random order.
+func shuffled(urls []string, rng *rand.Rand) []string {
+	out := append([]string(nil), urls...)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// dialEach registers with the first of urls that accepts, trying them in
+// order with dial; it returns that server's URL, or the last error.
+func dialEach(ctx context.Context, urls []string, dial func(context.Context, string) (*signal.Client, error), logf func(string, ...any)) (*signal.Client, string, error) {
+	var err error
+	for _, u := range urls {
+		var c *signal.Client
+		if c, err = dial(ctx, u); err == nil {
+			return c, u, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if len(urls) > 1 {
+			logf("signalling server %s: %v", u, err)
+		}
+	}
+	return nil, "", err
+}
+
+// bridge is the periodic move to another server. Only Run's loop
+// touches it.
+type bridge struct {
+	every   time.Duration // Config.BridgeEvery (0: off)
+	rng     *rand.Rand
+	next    time.Time // the next move (zero: not scheduled)
+	pending bool      // a move is dialling
+	done    chan moved
+	count   int // moves that joined through the other server's contacts
+}
+
+// moved is the outcome of one move.
+type moved = registration
+
+// schedule draws the next move: every/2 to 3*every/2 from now.
+func (b *bridge) schedule(now time.Time) {
+	b.next = now.Add(b.every/2 + time.Duration(b.rng.Int64N(int64(b.every))))
+}
+
+// watchBridge starts a move when one is due: the peer is a member, not
+// cut off (the rebootstrap handles that), and knows another server.
+func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
+	b := &p.bridge
+	others := p.otherServers()
+	if b.every <= 0 || len(others) == 0 || b.pending || p.reboot.pending || !p.node.Joined() || p.cutOff() {
+		return
+	}
+	if b.next.IsZero() {
+		b.schedule(now)
+	}
+	if now.Before(b.next) {
+		return
+	}
+	b.schedule(now)
+	b.pending = true
+	url := others[b.rng.IntN(len(others))]
+	id, task, cfg := p.cfg.Identity, p.cfg.Task, p.signalConfig()
+	go func() {
+		c, err := signal.Dial(ctx, url, id, task, cfg)
+		select {
+		case b.done <- moved{c, err, url}:
+		case <-ctx.Done():
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+}
+
+// otherServers lists the servers other than the current registration's;
+// with one server, that server (a fresh registration there is what heals
+// a long partition: see bridgeAlone).
+func (p *Peer) otherServers() []string {
+	all := p.cfg.servers()
+	if len(all) == 1 && p.cfg.BridgeAlone {
+		return all
+	}
+	var out []string
+	for _, u := range all {
+		if u != p.server {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// bridged takes a move's outcome: with contacts, the new registration
+// replaces the old one and the node joins through them; without (the
+// server is down, or nobody is registered there) the peer stays where it
+// is.
+func (p *Peer) bridged(m moved) {
+	b := &p.bridge
+	b.pending = false
+	if m.err != nil {
+		p.logf("moving to signalling server %s failed: %v", m.url, m.err)
+		return
+	}
+	w := m.client.Welcome()
+	if len(w.Contacts) == 0 || p.node.Left() {
+		go m.client.Close() // Close may wait seconds for the server
+		p.logf("signalling server %s has no other peer of the task: staying with %s", m.url, p.server)
+		return
+	}
+	old := p.client
+	p.client, p.server = m.client, m.url
+	p.mgr.AttachSignal(m.client)
+	if old != nil {
+		go old.Close()
+	}
+	b.count++
+	p.logf("moved to signalling server %s: joining through %v (%d contacts)", m.url, w.Contacts[0], len(w.Contacts))
+	if err := p.joinThrough(w.Contacts); err != nil {
+		p.logf("join: %v", err)
+	}
+}
