@@ -130,14 +130,17 @@ func (r attackRun) stop(t *testing.T) {
 // sign-flipped and a hundred times too large, claiming 2^40 samples.
 //
 // Control, plain "fedlay": the attacker's model enters every honest
-// average at full weight; no honest peer reaches the target and they end
-// near chance.
+// average at full weight; the honest peers end near chance.
 // Default rule, "clipped-fedlay": every honest peer reaches the target;
 // each one's /status names the attacker as the offender whose models
 // were clipped (and its claims bounded), and the honest peers stop
 // exchanging models with it once its reputation falls (the overlay keeps
 // it: only the model exchange stops).
 func TestE2EAttackClippedAndDropped(t *testing.T) {
+	// controlCeiling bounds the honest peers' mean accuracy at the end of
+	// the undefended run: far under attackTarget (they end near chance,
+	// 0.1, in the runs measured).
+	const controlCeiling = 0.5
 	const n = 5
 	t.Run("control-fedlay", func(t *testing.T) {
 		r := startAttackRun(t, "fedlay", n)
@@ -162,8 +165,16 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 		if evals == 0 || len(accs) < n {
 			t.Fatalf("%d evaluations, %d honest peers evaluated at the end: the control shows nothing", evals, len(accs))
 		}
-		if best >= attackTarget {
-			t.Errorf("under plain fedlay an honest peer reached %.3f: the attack does too little damage, the defended run proves nothing", best)
+		// The end state, not the best moment: a peer's first evaluation
+		// (the common initial model plus its own local steps) may already
+		// be near the target before the attacker's models reach it.
+		var mean float64
+		for _, a := range accs {
+			mean += a
+		}
+		mean /= float64(len(accs))
+		if mean >= controlCeiling {
+			t.Errorf("under plain fedlay the honest peers end at mean accuracy %.3f (%.3f): the attack does too little damage, the defended run proves nothing", mean, accs)
 		}
 	})
 	t.Run("clipped-fedlay", func(t *testing.T) {
