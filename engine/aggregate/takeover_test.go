@@ -191,9 +191,9 @@ func TestHugeMagnitude(t *testing.T) {
 	if others[3].Params[0] != 3e38 {
 		t.Fatal("clipping modified the caller's parameters")
 	}
-	// The default "clipped-mean": quartile tau .1 (the closest of 4),
-	// reject beyond .25: peers 2 and 3 are cut to .1 (severities .5, .6),
-	// the liar is dropped whole and takes no weight.
+	// The default "clipped-mean": quartile .1 (the closest of 4), tau
+	// .2, reject beyond .25: peer 3 (at .25, not beyond) is cut to .8
+	// (severity .2), the liar is dropped whole and takes no weight.
 	def, err := New("clipped-mean")
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +201,8 @@ func TestHugeMagnitude(t *testing.T) {
 	if rep, err = def.Aggregate(self, others, out); err != nil {
 		t.Fatal(err)
 	}
-	near(t, out, (1+1.1+0.9+1)/4.0, (1+1+1+1.1)/4.0)
-	if rep.Used != 4 || len(rep.Outliers) != 3 || rep.Outliers[2].From != id(9) || rep.Outliers[2].Severity != 1 {
+	near(t, out, (1+1.2+0.8+1)/4.0, (1+1+1+1.1)/4.0)
+	if rep.Used != 4 || len(rep.Outliers) != 2 || rep.Outliers[1].From != id(9) || rep.Outliers[1].Severity != 1 {
 		t.Fatalf("default clipping: used %d, outliers %+v", rep.Used, rep.Outliers)
 	}
 }
