@@ -191,9 +191,9 @@ func TestHugeMagnitude(t *testing.T) {
 	if others[3].Params[0] != 3e38 {
 		t.Fatal("clipping modified the caller's parameters")
 	}
-	// The default "clipped-mean": quartile .1 (the closest of 4), tau
-	// .2, reject beyond .25: peer 3 (at .25, not beyond) is cut to .8
-	// (severity .2), the liar is dropped whole and takes no weight.
+	// The default "clipped-mean": reference .2 (the ceil(.34*4) = 2nd
+	// closest), tau .3, reject beyond .5: the honest three pass whole, the
+	// liar is dropped and takes no weight (severity ~1).
 	def, err := New("clipped-mean")
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +201,8 @@ func TestHugeMagnitude(t *testing.T) {
 	if rep, err = def.Aggregate(self, others, out); err != nil {
 		t.Fatal(err)
 	}
-	near(t, out, (1+1.2+0.8+1)/4.0, (1+1+1+1.1)/4.0)
-	if rep.Used != 4 || len(rep.Outliers) != 2 || rep.Outliers[1].From != id(9) || rep.Outliers[1].Severity != 1 {
+	near(t, out, (1+1.2+0.75+1)/4.0, (1+1+1+1.1)/4.0)
+	if rep.Used != 4 || len(rep.Outliers) != 1 || rep.Outliers[0].From != id(9) || rep.Outliers[0].Severity < 0.999 {
 		t.Fatalf("default clipping: used %d, outliers %+v", rep.Used, rep.Outliers)
 	}
 }
@@ -283,7 +283,8 @@ func TestClipReject(t *testing.T) {
 	// Distances 1, 10, 2, 3 from self 0 (and a refused model of the wrong
 	// length last). Quantile .5 of 4 -> 2nd = 2 = tau; Reject 2 -> radius
 	// 4: 1 and 2 pass, 3 is cut to 2 (severity 1/3), 10 is dropped whole
-	// (severity 1) and left out of the mean: (0+1+2+2)/4.
+	// and left out of the mean, (0+1+2+2)/4; its severity says how far out
+	// it was, 1 - 2/10.
 	self := contrib(1, 1, 0)
 	others := []Contribution{contrib(2, 1, 1), contrib(3, 1, 10), contrib(4, 1, 2), contrib(5, 1, 3), contrib(6, 1, 1, 1)}
 	r := Robust{Bounds: DefaultBounds(), Clip: ClipConfig{Quantile: 0.5, Scale: 1, Reject: 2}, Inner: Mean{}}
@@ -299,7 +300,7 @@ func TestClipReject(t *testing.T) {
 	if len(rep.Refused) != 1 || rep.Refused[0].Index != 4 || rep.Refused[0].From != id(6) {
 		t.Errorf("refused %+v, want index 4 (the caller's numbering)", rep.Refused)
 	}
-	want := []Outlier{{Index: 1, From: id(3), Severity: 1}, {Index: 3, From: id(5), Severity: 1.0 / 3}}
+	want := []Outlier{{Index: 1, From: id(3), Severity: 0.8}, {Index: 3, From: id(5), Severity: 1.0 / 3}}
 	if len(rep.Outliers) != len(want) {
 		t.Fatalf("outliers %+v, want %+v", rep.Outliers, want)
 	}
