@@ -56,9 +56,10 @@ type ClipConfig struct {
 //     initial models, TestAsyncByzantineMinority over seeds 1-8: honest
 //     accuracy 0.877 mean against 0.907 for the median), where the
 //     closest of few neighbours is often a near copy of our model and
-//     tau collapses. This default: 0.917 there; in the lab no-attack cost
-//     -0.57 / 0.35 / 0.45 points, f = 0.2 worst of sign-flip, IPM and
-//     label-flip 79.3 / 78.9 / 80.4%, f = 0.3 sign-flip 73.5-79.4%.
+//     tau collapses. This default: 0.917 there; in the lab's full run
+//     no-attack cost -0.56 / 0.34 / 0.44 points, worst gap 1.96 / 2.99 /
+//     1.09 points at f = 0.2 (2.97 / 5.10 / 3.17 with the median) and
+//     7.83 / 8.33 / 5.11 at f = 0.3 (10.28 / 17.12 / 5.87).
 //   - Scale below 1 slowed consensus (1-3 points without attack); Scale
 //     2 on the median was too loose (peer/learn's
 //     TestSyncByzantineNeighbours: 0.75 against 0.93 with scale 1).
