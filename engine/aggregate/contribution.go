@@ -66,7 +66,8 @@ type Outlier struct {
 	// From is its peer.
 	From ident.Peer
 	// Severity in (0, 1] says how far out the model was: for clipping
-	// 1 - tau/distance (the share of its difference that was cut off);
+	// 1 - tau/distance (the share of its difference that was cut off;
+	// the same for a model left out of the average as too far out);
 	// for the coordinate-wise rules the share of coordinates it was
 	// trimmed at beyond the share every contributor is trimmed at.
 	Severity float64

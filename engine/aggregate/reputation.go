@@ -11,7 +11,7 @@ import (
 type ReputationConfig struct {
 	// Tolerance in [0, 1) is the outlier severity an honest neighbour
 	// shows now and then (with the default clipping an honest neighbour
-	// twice as far as the median one has severity 0.5; trimmed at a few
+	// twice as far as tau has severity 0.5; trimmed at a few
 	// more coordinates than average); severities up to it cost nothing,
 	// above it the cost grows linearly to Penalty at severity 1.
 	Tolerance float64

@@ -37,14 +37,38 @@ func (r Robust) Aggregate(self Contribution, others []Contribution, out []float3
 	work := append([]Contribution(nil), others...)
 	bounded := r.Bounds.apply(&self, work, idx)
 	var clipped Report
-	r.Clip.clip(self.Params, work, idx, &clipped)
-	rep, err := r.Inner.Aggregate(self, work, out)
+	rejected := r.Clip.clip(self.Params, work, idx, &clipped)
+	kept, orig := withoutRejected(work, rejected)
+	rep, err := r.Inner.Aggregate(self, kept, out)
 	if err != nil {
 		return rep, err
+	}
+	for i := range rep.Refused {
+		rep.Refused[i].Index = orig[rep.Refused[i].Index]
+	}
+	for i := range rep.Outliers {
+		rep.Outliers[i].Index = orig[rep.Outliers[i].Index]
 	}
 	rep.Bounded = bounded
 	rep.Outliers = append(rep.Outliers, clipped.Outliers...)
 	return rep, nil
+}
+
+// withoutRejected returns work without the rejected indices (ascending)
+// and, for each kept position, its index in work. A rejected neighbour
+// is left out of the inner rule entirely: replaced by our own model it
+// would pull nothing but still take its weight from the honest ones.
+func withoutRejected(work []Contribution, rejected []int) (kept []Contribution, orig []int) {
+	kept, orig = make([]Contribution, 0, len(work)), make([]int, 0, len(work))
+	r := 0
+	for j := range work {
+		if r < len(rejected) && rejected[r] == j {
+			r++
+			continue
+		}
+		kept, orig = append(kept, work[j]), append(orig, j)
+	}
+	return kept, orig
 }
 
 // Unwrap returns the inner rule.

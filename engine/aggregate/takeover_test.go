@@ -152,14 +152,12 @@ func TestHugeMagnitude(t *testing.T) {
 	if out[0] < 1e37 {
 		t.Fatalf("plain mean gave %v; 3e38 was expected to take it to 6e37", out)
 	}
-	// Clipped: distances .2, .25, .1, ~4.2e38; median (2nd of 4) .2 =
-	// tau: peer 3 is moved to .8 (severity 1-.2/.25), the liar to
-	// self + .2*(1,1)/sqrt 2 (severity ~1).
+	// Clipped at the median without rejection (the arithmetic of
+	// clipping alone; TestClipReject covers rejection): distances .2,
+	// .25, .1, ~4.2e38; median (2nd of 4) .2 = tau: peer 3 is moved to .8
+	// (severity 1-.2/.25), the liar to self + .2*(1,1)/sqrt 2 (severity ~1).
 	c := .2 / math.Sqrt2
-	a, err := New("clipped-mean")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := Robust{Bounds: DefaultBounds(), Clip: ClipConfig{Quantile: 0.5, Scale: 1}, Inner: Mean{}}
 	rep, err := a.Aggregate(self, others, out)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +190,20 @@ func TestHugeMagnitude(t *testing.T) {
 	}
 	if others[3].Params[0] != 3e38 {
 		t.Fatal("clipping modified the caller's parameters")
+	}
+	// The default "clipped-mean": reference .2 (the ceil(.34*4) = 2nd
+	// closest), tau .3, reject beyond .5: the honest three pass whole, the
+	// liar is dropped and takes no weight (severity ~1).
+	def, err := New("clipped-mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = def.Aggregate(self, others, out); err != nil {
+		t.Fatal(err)
+	}
+	near(t, out, (1+1.2+0.75+1)/4.0, (1+1+1+1.1)/4.0)
+	if rep.Used != 4 || len(rep.Outliers) != 1 || rep.Outliers[0].From != id(9) || rep.Outliers[0].Severity < 0.999 {
+		t.Fatalf("default clipping: used %d, outliers %+v", rep.Used, rep.Outliers)
 	}
 }
 
@@ -264,5 +276,42 @@ func TestByName(t *testing.T) {
 	o.Clip.Scale = 0
 	if _, err := NewWith("clipped-mean", o); err == nil {
 		t.Error("clip scale 0 accepted")
+	}
+}
+
+func TestClipReject(t *testing.T) {
+	// Distances 1, 10, 2, 3 from self 0 (and a refused model of the wrong
+	// length last). Quantile .5 of 4 -> 2nd = 2 = tau; Reject 2 -> radius
+	// 4: 1 and 2 pass, 3 is cut to 2 (severity 1/3), 10 is dropped whole
+	// and left out of the mean, (0+1+2+2)/4; its severity says how far out
+	// it was, 1 - 2/10.
+	self := contrib(1, 1, 0)
+	others := []Contribution{contrib(2, 1, 1), contrib(3, 1, 10), contrib(4, 1, 2), contrib(5, 1, 3), contrib(6, 1, 1, 1)}
+	r := Robust{Bounds: DefaultBounds(), Clip: ClipConfig{Quantile: 0.5, Scale: 1, Reject: 2}, Inner: Mean{}}
+	out := make([]float32, 1)
+	rep, err := r.Aggregate(self, others, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, out, 1.25)
+	if rep.Used != 4 {
+		t.Errorf("used %d, want 4 (self and three neighbours)", rep.Used)
+	}
+	if len(rep.Refused) != 1 || rep.Refused[0].Index != 4 || rep.Refused[0].From != id(6) {
+		t.Errorf("refused %+v, want index 4 (the caller's numbering)", rep.Refused)
+	}
+	want := []Outlier{{Index: 1, From: id(3), Severity: 0.8}, {Index: 3, From: id(5), Severity: 1.0 / 3}}
+	if len(rep.Outliers) != len(want) {
+		t.Fatalf("outliers %+v, want %+v", rep.Outliers, want)
+	}
+	for k, o := range rep.Outliers {
+		if o.Index != want[k].Index || o.From != want[k].From || math.Abs(o.Severity-want[k].Severity) > 1e-9 {
+			t.Fatalf("outliers %+v, want %+v", rep.Outliers, want)
+		}
+	}
+	for _, bad := range []float64{0.5, -1, math.Inf(1), math.NaN()} {
+		if err := (ClipConfig{Quantile: 0.5, Scale: 1, Reject: bad}).Validate(); err == nil {
+			t.Errorf("reject %v accepted", bad)
+		}
 	}
 }

@@ -118,7 +118,7 @@ func DefaultConfig() Config {
 		Aggregator:  "fedlay",                                              // FedLay's confidence weights
 		DecHW:       aggregate.DefaultDecHWConfig(),                        // beta 1, Hessian every round
 		Bounds:      aggregate.DefaultBounds(),                             // claims capped relative to the neighbourhood
-		Clip:        aggregate.DefaultClipConfig(),                         // clip at the median distance
+		Clip:        aggregate.DefaultClipConfig(),                         // clip at 1.5x the closest third, drop beyond 2.5x
 		Trim:        aggregate.DefaultTrim,                                 // a fifth at each end
 		Reputation:  aggregate.DefaultReputationConfig(),                   // 3 far-out rounds to be reported
 		Init:        Init{Mode: InitHe},                                    // uncoordinated He normal
