@@ -219,7 +219,7 @@ func TestE2ETrain12(t *testing.T) {
 	}
 	addr := proctest.FreeAddr(t)
 	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
-	time.Sleep(300 * time.Millisecond)
+	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	t0 := time.Now()
 	var peers []*proc
