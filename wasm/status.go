@@ -47,8 +47,13 @@ type neighborView struct {
 	Short     string    `json:"short"`
 	Coords    []float64 `json:"coords"`
 	Connected bool      `json:"connected"`
-	PredOf    []int     `json:"pred_in"` // ring spaces where it is the predecessor
-	SuccOf    []int     `json:"succ_in"` // ... the successor
+	// Path, Local and Remote describe the open link's selected ICE
+	// pair (rtc.Link): "direct" or "relay", and the candidate types.
+	Path   string `json:"path,omitempty"`
+	Local  string `json:"local,omitempty"`
+	Remote string `json:"remote,omitempty"`
+	PredOf []int  `json:"pred_in"` // ring spaces where it is the predecessor
+	SuccOf []int  `json:"succ_in"` // ... the successor
 }
 
 type dataView struct {
@@ -183,6 +188,9 @@ func (b *browserPeer) status() pageStatus {
 	for _, n := range st.Neighbors {
 		id := parseID(n)
 		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, spaces), Connected: slices.Contains(st.Connections, n)}
+		if i := slices.IndexFunc(st.Links, func(l rtc.Link) bool { return l.Peer == n }); i >= 0 {
+			nv.Path, nv.Local, nv.Remote = st.Links[i].Path, st.Links[i].Local, st.Links[i].Remote
+		}
 		for i, a := range st.Table {
 			if a.Pred == n {
 				nv.PredOf = append(nv.PredOf, i)

@@ -367,6 +367,11 @@ function renderNeighbors(s) {
     const td = (t) => { const c = document.createElement("td"); c.textContent = t; tr.appendChild(c); return c; };
     td(n.short).title = n.id;
     const link = td(n.connected ? "open" : "connecting");
+    if (n.connected && n.path) {
+      // The selected ICE pair: a relayed link costs the TURN server's bandwidth.
+      link.textContent = `open, ${n.path === "relay" ? "relayed (TURN)" : "direct"}`;
+      link.title = `local ${n.local}, remote ${n.remote}`;
+    }
     const dot = document.createElement("span");
     dot.className = "dot" + (n.connected ? " up" : "");
     link.prepend(dot);

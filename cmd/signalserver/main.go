@@ -44,7 +44,7 @@ func run(args []string) error {
 	bootstrap := fs.Duration("bootstrap-timeout", def.BootstrapTimeout, "relay window of a new peer")
 	idle := fs.Duration("idle-timeout", def.IdleTimeout, "close connections silent for this long")
 	origins := fs.String("origins", strings.Join(def.AllowedOrigins, ","), "allowed websocket Origin patterns besides the same origin, comma-separated (empty: same origin only)")
-	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478)")
+	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default with -turn: the embedded TURN server's address, which answers STUN too)")
 	turnOn := fs.Bool("turn", false, "run the embedded TURN server (pion/turn, UDP)")
 	turnAddr := fs.String("turn-addr", "127.0.0.1:3478", "embedded TURN server's UDP listen address")
 	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
@@ -90,6 +90,9 @@ func run(args []string) error {
 		defer turn.Close()
 		if *turnURL == "" {
 			*turnURL = turn.URL()
+		}
+		if *iceURLs == "" { // pion's TURN server answers STUN binding requests too
+			cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{"stun:" + turn.Addr().String()}})
 		}
 		log.Printf("signalserver: TURN on udp %v", turn.Addr())
 	}

@@ -59,6 +59,9 @@ type Status struct {
 	Neighbors   []string      `json:"neighbors"`
 	Table       []AdjacentHex `json:"table"`
 	Connections []string      `json:"connections"`
+	// Links are the open connections with the candidate types of their
+	// selected ICE pair (direct or through a TURN relay).
+	Links []rtc.Link `json:"links"`
 	// OverlaySent and OverlayReceived count NDMP messages by type name.
 	OverlaySent     map[string]uint64 `json:"overlay_sent"`
 	OverlayReceived map[string]uint64 `json:"overlay_received"`
@@ -389,6 +392,7 @@ func (p *Peer) publish() {
 		st.Table = append(st.Table, AdjacentHex{Pred: hexID(a.Pred), Succ: hexID(a.Succ)})
 	}
 	st.Connections = hexIDs(p.mgr.Peers())
+	st.Links = p.mgr.Links()
 	ns := p.node.Stats()
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr

@@ -20,6 +20,7 @@ type conn struct {
 	initiator bool
 	viaServer bool      // signalled through the signalling server
 	started   time.Time // when the attempt began
+	opened    time.Time // when its data channel opened (links.go)
 	closed    bool      // torn down: its link is gone
 	pc        *webrtc.PeerConnection
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant
@@ -215,6 +216,7 @@ func (m *Manager) onOpen(c *conn, dc *webrtc.DataChannel) {
 		return
 	}
 	c.dc = dc
+	c.opened = m.now()
 	queue := c.queue
 	c.queue = nil
 	acts := m.core.Ready()

@@ -9,16 +9,30 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// newAPI builds the pion API for a native peer: ICE liveness timeouts, no
-// mDNS, and with LoopbackOnly only 127.0.0.1 UDP4 host candidates.
+// newAPI builds the pion API for a native peer: ICE liveness timeouts and,
+// with LoopbackOnly, only 127.0.0.1 UDP4 host candidates and no mDNS
+// (single-machine runs and tests). Otherwise the peer advertises its real
+// interfaces (pion leaves loopback out) and resolves the `.local` host
+// candidates a browser without camera or microphone permission offers:
+// pion's mDNS query mode, which never publishes names of its own.
 func newAPI(cfg Config) *webrtc.API {
 	var se webrtc.SettingEngine
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepalive)
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	if cfg.LoopbackOnly {
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 		se.SetIncludeLoopbackCandidate(true)
 		se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() && ip.To4() != nil })
 		se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+		return webrtc.NewAPI(webrtc.WithSettingEngine(se))
 	}
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeQueryOnly)
+	// Every peer connection opens its own mDNS socket on
+	// 224.0.0.251:5353; without address reuse only the first of a
+	// process (and of a host) gets one and the others silently drop
+	// every `.local` candidate.
+	if n, err := sharedMDNSNet(); err == nil {
+		se.SetNet(n)
+	}
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
 	return webrtc.NewAPI(webrtc.WithSettingEngine(se))
 }

@@ -1,0 +1,98 @@
+package rtc
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pion/webrtc/v4"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// Link is one open connection as ICE made it: the selected candidate
+// pair's local and remote candidate types (host, srflx, prflx, relay), so
+// an operator or a volunteer can tell a relayed link from a direct one.
+type Link struct {
+	Peer string `json:"peer"` // the peer's ID, hex
+	// Local and Remote are the selected pair's candidate types; empty
+	// while none is selected (or the browser does not say).
+	Local  string `json:"local"`
+	Remote string `json:"remote"`
+	// Path is "relay" when either side's candidate is a TURN relay,
+	// "direct" otherwise, "" when unknown.
+	Path string `json:"path"`
+	// ConnectMS is the time from the attempt's start (offer created or
+	// received) to the data channel opening.
+	ConnectMS int64 `json:"connect_ms"`
+	// Offered: this peer made the offer.
+	Offered bool `json:"offered"`
+}
+
+// PathOf classifies a selected pair by its candidate types.
+func PathOf(local, remote string) string {
+	switch {
+	case local == "" || remote == "":
+		return ""
+	case local == "relay" || remote == "relay":
+		return "relay"
+	}
+	return "direct"
+}
+
+// Links returns the open connections with their selected candidate
+// pairs, sorted by peer.
+func (m *Manager) Links() []Link {
+	type open struct {
+		peer      ident.Peer
+		pc        *webrtc.PeerConnection
+		connect   time.Duration
+		initiator bool
+	}
+	var opens []open
+	m.mu.Lock()
+	for _, c := range m.conns {
+		if c.closed || c.dc == nil || c.pc == nil {
+			continue
+		}
+		opens = append(opens, open{c.peer, c.pc, c.opened.Sub(c.started), c.initiator})
+	}
+	m.mu.Unlock()
+	out := make([]Link, 0, len(opens))
+	for _, o := range opens { // pion's calls outside m.mu: they take locks of their own
+		l := Link{Peer: o.peer.Hex(), ConnectMS: o.connect.Milliseconds(), Offered: o.initiator}
+		l.Local, l.Remote = selectedPair(o.pc)
+		l.Path = PathOf(l.Local, l.Remote)
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b Link) int { return strings.Compare(a.Peer, b.Peer) })
+	return out
+}
+
+// selectedPair returns the candidate types of pc's selected ICE pair.
+func selectedPair(pc *webrtc.PeerConnection) (local, remote string) {
+	sctp := pc.SCTP()
+	if sctp == nil {
+		return "", ""
+	}
+	dtls := sctp.Transport()
+	if dtls == nil {
+		return "", ""
+	}
+	ice := dtls.ICETransport()
+	if ice == nil {
+		return "", ""
+	}
+	pair, err := ice.GetSelectedCandidatePair()
+	if err != nil || pair == nil || pair.Local == nil || pair.Remote == nil {
+		return "", ""
+	}
+	return candidateType(pair.Local.Typ), candidateType(pair.Remote.Typ)
+}
+
+func candidateType(t webrtc.ICECandidateType) string {
+	if t == webrtc.ICECandidateTypeUnknown {
+		return ""
+	}
+	return t.String()
+}
