@@ -1,0 +1,343 @@
+package netlab
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// SignalAddr is where the lab's signalling server listens.
+const SignalAddr = ServerIP + ":8080"
+
+// TURNAddr is the embedded TURN server's address (it answers STUN too).
+const TURNAddr = ServerIP + ":3478"
+
+// MatrixConfig is one connectivity-matrix run: native peers in the
+// homes, every pair of them an overlay neighbour pair, training a task
+// until every peer reaches its target.
+type MatrixConfig struct {
+	PeerBin, SignalBin string // bin/peerlearn and bin/signalserver
+	Data               string // the datasets (PEERLEARN_DATA)
+	Dir                string // logs, keys and the task file go here
+	// Peers are the homes of the native peers, one entry per peer
+	// ("a", "a", "b", ...).
+	Peers []string
+	// Netem, if not empty, is applied to every home's link (Lab.Netem).
+	Netem string
+	// Target is the task's target accuracy; Timeout bounds the run.
+	Target  float64
+	Timeout time.Duration
+	Seed    uint64 // draws the peers' keys
+	Logf    func(format string, args ...any)
+}
+
+// Pair is one pair of peers as the matrix saw it.
+type Pair struct {
+	A, B      string // peer names (home letter and index)
+	Local     string // A's side of the selected pair: host, srflx, prflx, relay
+	Remote    string
+	Path      string // "direct", "relay", or "" (never connected)
+	Want      string // the path the NAT kinds allow: "direct" or "relay"
+	ConnectMS int64  // from the offer to the open data channel (offerer's view)
+}
+
+// MatrixResult is what a run measured.
+type MatrixResult struct {
+	Pairs     []Pair
+	Failed    int       // pairs never connected
+	AccMean   float64   // mean test accuracy at the end
+	Acc       []float64 // per peer
+	OverlayOK bool      // every peer's neighbour set is the expected one
+	Elapsed   time.Duration
+	Reached   bool // every peer reached Target
+}
+
+type labPeer struct {
+	name string
+	home *Home
+	id   ident.Peer
+	proc *Proc
+	st   netpeer.Status
+	ok   bool // st is fresh
+}
+
+// RunMatrix starts the server and the peers in l, waits until every
+// pair is connected and every peer has reached the target (or Timeout),
+// and stops them.
+func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, error) {
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if cfg.Netem != "" {
+		if err := l.Netem(cfg.Netem); err != nil {
+			return nil, err
+		}
+	}
+	n := len(cfg.Peers)
+	spec := task.DefaultSpec()
+	spec.Name = "netlab"
+	spec.Aggregator = "fedlay"
+	spec.LocalEpochs, spec.LocalSteps = 0, 30
+	spec.PeriodMS = 1000
+	spec.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
+	spec.TargetAccuracy = cfg.Target
+	spec.Spaces = 8
+	canon, err := spec.Canonical()
+	if err != nil {
+		return nil, err
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		return nil, err
+	}
+	taskFile := filepath.Join(cfg.Dir, "task.json")
+	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
+		return nil, err
+	}
+	seeds, ids, err := allNeighbours(n, spec.Spaces, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	server, err := StartProc(l.Internet, cfg.Dir, "signalserver", cfg.SignalBin,
+		[]string{"-addr", SignalAddr, "-no-web", "-task", taskFile, "-turn", "-turn-addr", TURNAddr}, false)
+	if err != nil {
+		return nil, err
+	}
+	defer server.Stop()
+	if err := waitTCP(ctx, l.Internet, SignalAddr, 10*time.Second); err != nil {
+		return nil, fmt.Errorf("signal server: %w: %s", err, server.Tail(2000))
+	}
+	var peers []*labPeer
+	defer func() {
+		for _, p := range peers {
+			p.proc.Stop()
+		}
+	}()
+	count := map[string]int{}
+	t0 := time.Now()
+	for i, home := range cfg.Peers {
+		h := l.Home(home)
+		if h == nil {
+			return nil, fmt.Errorf("no home %q", home)
+		}
+		name := fmt.Sprintf("%s%d", home, count[home])
+		count[home]++
+		key := filepath.Join(cfg.Dir, name+".key")
+		if err := os.WriteFile(key, []byte(hex.EncodeToString(seeds[i])+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		proc, err := StartProc(h.Host, cfg.Dir, name, cfg.PeerBin, []string{"peer",
+			"-signal", "ws://" + SignalAddr + "/signal", "-task", taskFile, "-key", key,
+			"-status", "127.0.0.1:0", "-data", cfg.Data, "-shard", fmt.Sprintf("%d/%d", i, n),
+			"-eval-every", "3s", "-eval-samples", "2000", "-every", "0", "-v"}, true)
+		if err != nil {
+			return nil, err
+		}
+		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], proc: proc})
+	}
+	logf("netlab: %d peers started, task %s", n, tid.Hex()[:12])
+	res := &MatrixResult{}
+	deadline := time.Now().Add(cfg.Timeout)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		for _, p := range peers {
+			p.st, p.ok = fetchStatus(p.home.Host, p.proc.Field("status"))
+		}
+		*res = summarise(peers, spec.Spaces, cfg.Target)
+		res.Elapsed = time.Since(t0)
+		if res.Failed == 0 && res.Reached && res.OverlayOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, p := range peers {
+				logf("netlab: %s: ok=%v state=%s links=%d acc=%.3f\n%s", p.name, p.ok, p.st.State, len(p.st.Links), accOf(p.st), p.proc.Tail(1500))
+			}
+			break
+		}
+	}
+	return res, nil
+}
+
+// summarise builds the matrix from the peers' latest statuses.
+func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
+	var r MatrixResult
+	r.Reached = true
+	for _, p := range peers {
+		a := accOf(p.st)
+		r.Acc = append(r.Acc, a)
+		r.AccMean += a / float64(len(peers))
+		r.Reached = r.Reached && p.ok && a >= target
+	}
+	for i, a := range peers {
+		for _, b := range peers[i+1:] {
+			pr := Pair{A: a.name, B: b.name, Want: wantPath(a.home.NAT, b.home.NAT)}
+			la, oka := linkTo(a.st, b.id)
+			lb, okb := linkTo(b.st, a.id)
+			if oka && okb {
+				pr.Local, pr.Remote, pr.Path = la.Local, la.Remote, la.Path
+				pr.ConnectMS = la.ConnectMS
+				if lb.Offered {
+					pr.ConnectMS = lb.ConnectMS
+				}
+			} else {
+				r.Failed++
+			}
+			r.Pairs = append(r.Pairs, pr)
+		}
+	}
+	ids := make([]ident.Peer, len(peers))
+	for i, p := range peers {
+		ids[i] = p.id
+	}
+	want := overlay.ExpectedTables(ids, spaces)
+	r.OverlayOK = true
+	for _, p := range peers {
+		var got []string
+		for _, id := range want[p.id].Neighbors() {
+			got = append(got, id.Hex())
+		}
+		r.OverlayOK = r.OverlayOK && p.ok && slices.Equal(got, p.st.Neighbors)
+	}
+	return r
+}
+
+// wantPath is the path two homes' NATs allow: direct unless a side
+// blocks UDP or both map symmetrically.
+func wantPath(a, b NAT) string {
+	if a == UDPBlocked || b == UDPBlocked || (a == Symmetric && b == Symmetric) {
+		return "relay"
+	}
+	return "direct"
+}
+
+func accOf(s netpeer.Status) float64 {
+	if s.Learn == nil {
+		return 0
+	}
+	return s.Learn.Accuracy
+}
+
+func linkTo(s netpeer.Status, id ident.Peer) (rtc.Link, bool) {
+	h := id.Hex()
+	for _, l := range s.Links {
+		if l.Peer == h && l.Path != "" {
+			return l, true
+		}
+	}
+	return rtc.Link{}, false
+}
+
+// allNeighbours draws n keys (seeded) until every pair of their peers is
+// adjacent in some ring of the overlay with this many spaces, so that
+// every pair of peers has a link to look at.
+func allNeighbours(n, spaces int, seed uint64) ([][]byte, []ident.Peer, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x6e65746c6162))
+	for range 10000 {
+		seeds := make([][]byte, n)
+		ids := make([]ident.Peer, n)
+		for i := range n {
+			seeds[i] = make([]byte, 32)
+			for j := range seeds[i] {
+				seeds[i][j] = byte(rng.Uint32())
+			}
+			id, err := signal.IdentityFromSeed(seeds[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			ids[i] = id.ID()
+		}
+		tables := overlay.ExpectedTables(ids, spaces)
+		full := true
+		for _, id := range ids {
+			full = full && len(tables[id].Neighbors()) == n-1
+		}
+		if full {
+			return seeds, ids, nil
+		}
+	}
+	return nil, nil, errors.New("no key set where every pair is adjacent")
+}
+
+func fetchStatus(ns, url string) (netpeer.Status, bool) {
+	var s netpeer.Status
+	resp, err := HTTPClient(ns, 2*time.Second).Get(url)
+	if err != nil {
+		return s, false
+	}
+	defer resp.Body.Close()
+	return s, json.NewDecoder(resp.Body).Decode(&s) == nil
+}
+
+func waitTCP(ctx context.Context, ns, addr string, limit time.Duration) error {
+	end := time.Now().Add(limit)
+	for {
+		c, err := DialContext(ctx, ns, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(end) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Percentile returns the p-th percentile (0..100, nearest rank) of xs.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	i := int(p/100*float64(len(s)) + 0.5)
+	if i < 1 {
+		i = 1
+	}
+	if i > len(s) {
+		i = len(s)
+	}
+	return s[i-1]
+}
+
+// Table renders the pairs, one per line.
+func (r *MatrixResult) Table() string {
+	var b strings.Builder
+	for _, p := range r.Pairs {
+		mark := ""
+		if p.Path != p.Want {
+			mark = "  <- want " + p.Want
+		}
+		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, mark)
+	}
+	return b.String()
+}
+
+func or(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+

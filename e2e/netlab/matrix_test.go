@@ -1,0 +1,115 @@
+package netlab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+func binaries(t *testing.T) (peerlearn, signalserver string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "netlab-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "../../cmd/peerlearn", "../../cmd/signalserver").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "peerlearn"), filepath.Join(binDir, "signalserver")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PEERLEARN_DATA")
+	if dir == "" {
+		dir, _ = filepath.Abs("../../.data")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnist")); err != nil {
+		t.Skipf("no MNIST under %s (make data)", dir)
+	}
+	return dir
+}
+
+// matrixPeers: two peers behind the full cone (a host-to-host pair),
+// one behind each other NAT.
+var matrixPeers = []string{"a", "a", "b", "c", "d"}
+
+func runMatrix(t *testing.T, netem string, limit time.Duration) *MatrixResult {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("network lab (-short)")
+	}
+	needLab(t)
+	peerBin, sigBin := binaries(t)
+	data := dataDir(t)
+	l := startLab(t, DefaultConfig())
+	ctx, cancel := context.WithTimeout(context.Background(), limit+30*time.Second)
+	defer cancel()
+	res, err := RunMatrix(ctx, l, MatrixConfig{
+		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: t.TempDir(),
+		Peers: matrixPeers, Netem: netem, Target: 0.8, Timeout: limit, Seed: 1, Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("after %v: accuracy mean %.3f %v, overlay correct %v\n%s", res.Elapsed.Round(time.Second), res.AccMean, res.Acc, res.OverlayOK, res.Table())
+	return res
+}
+
+// checkMatrix asks that every pair connected over the path its NATs
+// allow, and that training reached the target with a correct overlay.
+func checkMatrix(t *testing.T, res *MatrixResult) {
+	t.Helper()
+	if res.Failed != 0 {
+		t.Errorf("%d of %d pairs never connected", res.Failed, len(res.Pairs))
+	}
+	for _, p := range res.Pairs {
+		if p.Path != "" && p.Path != p.Want {
+			t.Errorf("%s-%s: %s (%s/%s), want %s", p.A, p.B, p.Path, p.Local, p.Remote, p.Want)
+		}
+	}
+	if !res.OverlayOK {
+		t.Errorf("overlay not the expected one")
+	}
+	if !res.Reached {
+		t.Errorf("not every peer reached the target: %v", res.Acc)
+	}
+}
+
+// TestNetlabMatrix: native peers behind a full-cone, two symmetric and a
+// UDP-blocked NAT. Every pair connects, directly wherever one side is
+// the full cone, through TURN otherwise, and they train to 80%.
+func TestNetlabMatrix(t *testing.T) {
+	checkMatrix(t, runMatrix(t, "", 120*time.Second))
+}
+
+// TestNetlabMatrixNetem: the same with 50±25 ms and 1% loss each way on
+// every home's link (100-300 ms round trips between homes, ~2% loss).
+func TestNetlabMatrixNetem(t *testing.T) {
+	checkMatrix(t, runMatrix(t, "delay 50ms 25ms distribution normal loss 1%", 180*time.Second))
+}
