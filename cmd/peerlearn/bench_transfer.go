@@ -48,6 +48,9 @@ func runBenchTransfer(ctx context.Context, args []string, stdout io.Writer, logf
 	warmup := fs.Int("warmup", 1, "untimed transfers per transport before")
 	limit := fs.Duration("timeout", 60*time.Second, "give up on one transfer after this long")
 	verbose := fs.Bool("v", false, "log the rtc managers' diagnostics to stderr")
+	sigURL := fs.String("signal", "", "use this signalling server (and the STUN/TURN servers it hands out) instead of an in-process one on loopback; needs -task")
+	taskHex := fs.String("task", "", "with -signal: the task ID (64 hex digits) to register for")
+	relay := fs.Bool("relay", false, "connect only through the TURN relay the server hands out (ICE transport policy relay): the relay's throughput")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -63,7 +66,14 @@ func runBenchTransfer(ctx context.Context, args []string, stdout io.Writer, logf
 	if *verbose {
 		rl = logf
 	}
-	w, err := newRTCPair(ctx, rl)
+	remote := remoteSignal{url: *sigURL, relay: *relay}
+	if *sigURL != "" {
+		var err error
+		if remote.task, err = ident.ParseTask(*taskHex); err != nil {
+			return fmt.Errorf("%w: -task: %v", errUsage, err)
+		}
+	}
+	w, err := newRTCPair(ctx, rl, remote)
 	if err != nil {
 		return fmt.Errorf("webrtc: %w", err)
 	}
@@ -133,7 +143,24 @@ type rtcPair struct {
 	wg         sync.WaitGroup // the event readers
 }
 
-func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err error) {
+// remoteSignal is an external signalling server for newRTCPair, and
+// whether to connect through its TURN relay only.
+type remoteSignal struct {
+	url   string // "": an in-process server on loopback
+	task  ident.Task
+	relay bool
+}
+
+func newRTCPair(ctx context.Context, logf func(string, ...any), remote remoteSignal) (p *rtcPair, err error) {
+	if remote.url != "" {
+		p = &rtcPair{task: remote.task, sent: make(chan rtc.Event, 4), recv: make(chan rtc.Event, 4), stop: func() {}}
+		defer func() {
+			if err != nil {
+				p.close()
+			}
+		}()
+		return p, p.connect(ctx, logf, remote.url, remote.task, remote.relay)
+	}
 	spec := task.DefaultSpec()
 	spec.Name = "bench-transfer"
 	tid, err := spec.ID()
@@ -150,10 +177,9 @@ func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err
 	if err != nil {
 		return nil, err
 	}
-	dctx, stop := context.WithCancel(context.Background())
 	p = &rtcPair{
 		srv: srv, srvDone: make(chan error, 1), task: tid,
-		sent: make(chan rtc.Event, 4), recv: make(chan rtc.Event, 4), stop: stop,
+		sent: make(chan rtc.Event, 4), recv: make(chan rtc.Event, 4), stop: func() {},
 	}
 	go func() { p.srvDone <- srv.Serve(ln) }()
 	defer func() {
@@ -161,29 +187,37 @@ func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err
 			p.close()
 		}
 	}()
-	url := "ws://" + ln.Addr().String() + "/signal"
+	return p, p.connect(ctx, logf, "ws://"+ln.Addr().String()+"/signal", tid, remote.relay)
+}
+
+// connect registers two managers with the server at url and opens a
+// connection from b to a.
+func (p *rtcPair) connect(ctx context.Context, logf func(string, ...any), url string, tid ident.Task, relay bool) error {
+	dctx, stop := context.WithCancel(context.Background())
+	p.stop = stop
 	// a registers first, so b's welcome lists it as a contact: b's offer
 	// goes through the server.
 	var ms []*rtc.Manager
 	for _, name := range []string{"a", "b"} {
 		id, err := signal.NewIdentity(nil)
 		if err != nil {
-			return p, err
+			return err
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		c, err := signal.Dial(cctx, url, id, tid, signal.DefaultClientConfig())
 		cancel()
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.clients = append(p.clients, c)
 		cfg := rtc.DefaultConfig()
-		cfg.Identity, cfg.Task, cfg.ICEServers, cfg.LoopbackOnly = id, p.task, c.Welcome().ICEServers, true
-		cfg.Grace = time.Hour // no overlay here: keep the connection
+		cfg.Identity, cfg.Task, cfg.ICEServers = id, p.task, c.Welcome().ICEServers
+		cfg.LoopbackOnly, cfg.RelayOnly = p.srv != nil, relay // loopback with the in-process server
+		cfg.Grace = time.Hour                                 // no overlay here: keep the connection
 		cfg.Logf = func(format string, args ...any) { logf("bench transfer: "+name+": "+format, args...) }
 		m, err := rtc.NewManager(cfg)
 		if err != nil {
-			return p, err
+			return err
 		}
 		m.AttachSignal(c)
 		ms = append(ms, m)
@@ -226,19 +260,19 @@ func newRTCPair(ctx context.Context, logf func(string, ...any)) (p *rtcPair, err
 		}()
 	}
 	if err := p.b.Send(p.a.ID(), []byte("hello")); err != nil {
-		return p, err
+		return err
 	}
 	timeout := time.After(20 * time.Second)
 	for range 2 {
 		select {
 		case <-up:
 		case <-timeout:
-			return p, errors.New("no data channel within 20s")
+			return errors.New("no data channel within 20s")
 		case <-ctx.Done():
-			return p, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // transfer sends data from a to b; it returns when b held it, hash
@@ -291,7 +325,7 @@ func (p *rtcPair) close() {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if p.srv.Shutdown(sctx) == nil {
+	if p.srv != nil && p.srv.Shutdown(sctx) == nil {
 		<-p.srvDone
 	}
 }

@@ -44,7 +44,11 @@ type MatrixConfig struct {
 	Target  float64
 	Timeout time.Duration
 	Seed    uint64 // draws the peers' keys
-	Logf    func(format string, args ...any)
+	Coturn  bool   // TURN by coturn instead of the embedded server
+	// RelayRuns > 0 measures the TURN relay's throughput afterwards:
+	// RelayRuns transfers of RelayBytes (MatrixResult.RelayMBs).
+	RelayRuns, RelayBytes int
+	Logf                  func(format string, args ...any)
 }
 
 // Pair is one pair of peers as the matrix saw it.
@@ -66,6 +70,9 @@ type MatrixResult struct {
 	OverlayOK bool      // every peer's neighbour set is the expected one
 	Elapsed   time.Duration
 	Reached   bool // every peer reached Target
+	// RelayMBs is the median MB/s of a model transfer through TURN
+	// (MatrixConfig.RelayRuns).
+	RelayMBs float64
 }
 
 type labPeer struct {
@@ -115,15 +122,11 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	if err != nil {
 		return nil, err
 	}
-	server, err := StartProc(l.Internet, cfg.Dir, "signalserver", cfg.SignalBin,
-		[]string{"-addr", SignalAddr, "-no-web", "-task", taskFile, "-turn", "-turn-addr", TURNAddr}, false)
+	servers, err := StartServers(ctx, l, ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn})
 	if err != nil {
 		return nil, err
 	}
-	defer server.Stop()
-	if err := waitTCP(ctx, l.Internet, SignalAddr, 10*time.Second); err != nil {
-		return nil, fmt.Errorf("signal server: %w: %s", err, server.Tail(2000))
-	}
+	defer servers.Stop()
 	var peers []*labPeer
 	defer func() {
 		for _, p := range peers {
@@ -176,7 +179,51 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 			break
 		}
 	}
+	for _, p := range peers {
+		p.proc.Stop()
+	}
+	if cfg.RelayRuns > 0 {
+		if res.RelayMBs, err = relayThroughput(ctx, l, cfg, tid.Hex()); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// relayThroughput runs `peerlearn bench transfer -relay` in the first
+// symmetric home: two rtc managers connected only through the lab's
+// TURN server, from behind the home's NAT; the median MB/s.
+func relayThroughput(ctx context.Context, l *Lab, cfg MatrixConfig, tid string) (float64, error) {
+	var home *Home
+	for _, h := range l.Homes {
+		if h.NAT == Symmetric && home == nil {
+			home = h
+		}
+	}
+	if home == nil {
+		return 0, errors.New("relay throughput: no symmetric home")
+	}
+	args := []string{"bench", "transfer", "-signal", "ws://" + SignalAddr + "/signal", "-task", tid, "-relay",
+		"-runs", fmt.Sprint(cfg.RelayRuns), "-size", fmt.Sprint(cfg.RelayBytes)}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := Command(home.Host, cfg.PeerBin, args...)
+	out, err := cmd.Output()
+	if cctx.Err() != nil {
+		return 0, cctx.Err()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bench transfer -relay: %v: %s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "bench-transfer webrtc_mbs="); ok {
+			var mbs float64
+			if _, err := fmt.Sscan(strings.Fields(rest)[0], &mbs); err == nil {
+				return mbs, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("bench transfer -relay: no result line in %q", out)
 }
 
 // summarise builds the matrix from the peers' latest statuses.
@@ -340,4 +387,3 @@ func or(s, d string) string {
 	}
 	return s
 }
-

@@ -27,6 +27,10 @@ type Config struct {
 	// single-machine demos). Ignored under GOOS=js, where the browser
 	// chooses candidates.
 	LoopbackOnly bool
+	// RelayOnly connects only through the TURN relays of ICEServers (ICE
+	// transport policy "relay", natively and in a browser): for measuring
+	// a relay, or hiding a peer's addresses from its neighbours.
+	RelayOnly bool
 	// ICEDisconnectedTimeout, ICEFailedTimeout and ICEKeepalive tune
 	// native ICE liveness (how fast a killed peer's connection is
 	// dropped). Ignored under GOOS=js.
@@ -131,6 +135,7 @@ func DefaultConfig() Config {
 		Task:                   ident.Task{},                   // accept any task
 		ICEServers:             nil,                            // host candidates only
 		LoopbackOnly:           false,                          // all interfaces
+		RelayOnly:              false,                          // direct wherever ICE finds a way
 		ICEDisconnectedTimeout: 2 * time.Second,                // a killed peer is noticed within seconds ...
 		ICEFailedTimeout:       5 * time.Second,                // ... and dropped (overlay heartbeats fail at 1.5 s anyway)
 		ICEKeepalive:           500 * time.Millisecond,         // keeps the above meaningful

@@ -57,7 +57,11 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 	m.mu.Lock()
 	ice := m.ice // AttachSignal may replace it
 	m.mu.Unlock()
-	pc, err := m.api.NewPeerConnection(webrtc.Configuration{ICEServers: ice})
+	pcfg := webrtc.Configuration{ICEServers: ice}
+	if m.cfg.RelayOnly {
+		pcfg.ICETransportPolicy = webrtc.ICETransportPolicyRelay
+	}
+	pc, err := m.api.NewPeerConnection(pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: new peer connection: %w", ErrUnreachable, err)
 	}

@@ -1,0 +1,84 @@
+package netlab
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// CoturnAddr is where the lab's coturn (the external TURN server)
+// listens when asked for.
+const CoturnAddr = ServerIP + ":3479"
+
+// ServerConfig is the lab's signalling server.
+type ServerConfig struct {
+	SignalBin string
+	Dir       string   // logs
+	TaskFile  string   // "": the server's default task
+	Web       []string // extra flags, e.g. -web web -wasm bin/web; none: -no-web
+	// Coturn: hand out Debian's coturn (started here) instead of the
+	// embedded pion TURN server.
+	Coturn bool
+}
+
+// Servers are the processes of the internet namespace.
+type Servers struct {
+	Signal, Coturn *Proc
+}
+
+// Stop stops them.
+func (s *Servers) Stop() {
+	for _, p := range []*Proc{s.Signal, s.Coturn} {
+		if p != nil {
+			p.Stop()
+		}
+	}
+}
+
+// StartServers starts the signalling server (with the embedded TURN
+// server, which hands out its stun: URL by default, or with coturn) in
+// the internet namespace and waits for its port.
+func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, error) {
+	args := []string{"-addr", SignalAddr}
+	if cfg.TaskFile != "" {
+		args = append(args, "-task", cfg.TaskFile)
+	}
+	if len(cfg.Web) == 0 {
+		args = append(args, "-no-web")
+	}
+	args = append(args, cfg.Web...)
+	s := &Servers{}
+	if cfg.Coturn {
+		bin, err := exec.LookPath("turnserver")
+		if err != nil {
+			return nil, fmt.Errorf("coturn: %w (scripts/deps.sh netlab)", err)
+		}
+		secret := make([]byte, 16)
+		rand.Read(secret)
+		sec := hex.EncodeToString(secret)
+		s.Coturn, err = StartProc(l.Internet, cfg.Dir, "coturn", bin, []string{"-n", "--no-cli", "--no-tls", "--no-dtls",
+			"--listening-ip=" + ServerIP, "--listening-port=3479", "--relay-ip=" + ServerIP,
+			"--use-auth-secret", "--static-auth-secret=" + sec, "--realm=peerlearn", "--fingerprint",
+			"--no-stdout-log", "--log-file=" + cfg.Dir + "/coturn-detail.log", "--pidfile=" + cfg.Dir + "/coturn.pid"}, false)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "-turn-url", "turn:"+CoturnAddr+"?transport=udp", "-turn-secret", sec, "-ice-servers", "stun:"+CoturnAddr)
+	} else {
+		args = append(args, "-turn", "-turn-addr", TURNAddr)
+	}
+	var err error
+	s.Signal, err = StartProc(l.Internet, cfg.Dir, "signalserver", cfg.SignalBin, args, false)
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := waitTCP(ctx, l.Internet, SignalAddr, 10*time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("signal server: %w: %s", err, s.Signal.Tail(2000))
+	}
+	return s, nil
+}
