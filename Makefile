@@ -20,12 +20,12 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke bench-abuse clean
+        bench-smoke bench-abuse bench-netlab netlab clean
 
 all: build
 
 deps:
-	@scripts/deps.sh test companion
+	@scripts/deps.sh test companion netlab
 
 data: $(DATA_DIR)/.ok
 
@@ -95,6 +95,18 @@ bench-abuse: data
 bench-train:
 	scripts/bench-train.sh
 
+# The network lab (root): NATs in network namespaces. `make netlab` brings
+# it up with the signalling server and TURN, prints what is where and
+# tears it down on Ctrl-C; `make bench-netlab` runs its connectivity
+# matrix (last line: netlab pairs=... failed=... relay_mbs=...).
+netlab: data build wasm
+	@scripts/deps.sh netlab
+	$(GO) build -o $(BIN)/ ./e2e/netlab/cmd/netlab
+	$(BIN)/netlab up -bin $(BIN) -web web -wasm $(WEB_OUT) -data $(DATA_DIR)
+
+bench-netlab: data
+	scripts/bench-netlab.sh
+
 # Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
 bench-go:
 	scripts/bench-go.sh
@@ -102,7 +114,7 @@ bench-go:
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -addr $(SERVE_ADDR) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse
+bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab
 
 # Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
 # line checked to parse: CI runs it (.ci/run) so that none rots.

@@ -19,7 +19,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 times=()
 # smoke NAME KEY...: runs scripts/NAME.sh and checks that its last line is
-# "NAME key=value ..." with every KEY.
+# "NAME key=value ..." with every KEY (LINE=word: the line starts with
+# that word instead).
 smoke() {
 	local name=$1 start=$SECONDS
 	shift
@@ -29,7 +30,7 @@ smoke() {
 		echo "bench-smoke: $name failed" >&2
 		exit 1
 	fi
-	scripts/check-bench-line.sh "$name" "$@" <"$out"
+	scripts/check-bench-line.sh "${LINE:-$name}" "$@" <"$out"
 	times+=("$name=$((SECONDS - start))s")
 }
 
@@ -38,5 +39,6 @@ smoke bench-transfer webrtc_mbs tcp_mbs ratio
 smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go
 smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go
 smoke bench-browser go_wasm_sps tfjs_wasm_sps ratio
+LINE=netlab smoke bench-netlab pairs direct relay failed connect_p50_ms connect_p95_ms relay_mbs acc_mean
 smoke bench-abuse manifest_mb offers conns_max server_joins_ok rss_growth_mb rss_growth_honest_mb trained
 echo "bench-smoke: ${#times[@]} benchmarks parse (${times[*]}, ${SECONDS}s in all)"

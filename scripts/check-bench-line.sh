@@ -6,7 +6,9 @@
 # KEY given on the command line present. A key ending in _ok is a yes/no
 # answer that was measured, not a rate: its value must be 0 or 1 (0 is an
 # honest "no", e.g. bench-abuse's server_joins_ok when honest peers could
-# not join during a socket flood).
+# not join during a socket flood). A key named failed, or ending in
+# _failed, counts failures: a whole number, and 0 is the goal (bench-netlab's
+# pairs that never connected).
 #
 #   scripts/bench-train.sh | scripts/check-bench-line.sh bench-train mlp_go_vs_torch cnn_go_vs_torch
 #
@@ -34,6 +36,10 @@ for f in "${fields[@]:1}"; do
 	seen[$key]=1
 	if [[ $key == *_ok ]]; then
 		[[ $val == 0 || $val == 1 ]] || fail "value of '$key' ('$val') is not 0 or 1"
+		continue
+	fi
+	if [[ $key == failed || $key == *_failed ]]; then
+		[[ $val =~ ^(0|[1-9][0-9]*)$ ]] || fail "value of '$key' ('$val') is not a whole number"
 		continue
 	fi
 	[[ $val =~ $number ]] || fail "value of '$key' ('$val') is not a finite decimal number"

