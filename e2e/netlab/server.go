@@ -62,7 +62,7 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 		s.Coturn, err = StartProc(l.Internet, cfg.Dir, "coturn", bin, []string{"-n", "--no-cli", "--no-tls", "--no-dtls",
 			"--listening-ip=" + ServerIP, "--listening-port=3479", "--relay-ip=" + ServerIP,
 			"--use-auth-secret", "--static-auth-secret=" + sec, "--realm=peerlearn", "--fingerprint",
-			"--no-stdout-log", "--log-file=" + cfg.Dir + "/coturn-detail.log", "--pidfile=" + cfg.Dir + "/coturn.pid"}, false)
+			"--verbose", "--no-stdout-log", "--log-file=" + cfg.Dir + "/coturn-detail.log", "--pidfile=" + cfg.Dir + "/coturn.pid"}, false)
 		if err != nil {
 			return nil, err
 		}

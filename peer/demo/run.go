@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/report"
@@ -196,6 +198,7 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 	tick := time.NewTicker(cfg.Every)
 	defer tick.Stop()
 	var last sample
+	var wasSilent []string // peers that did not answer the last poll
 	for {
 		select {
 		case <-ctx.Done():
@@ -208,24 +211,37 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 				return Result{}, fmt.Errorf("%s exited (log: %s)", p.name, p.log)
 			}
 		}
-		sts := make([]netpeer.Status, len(peers))
-		var err error
-		for i, p := range peers {
-			if sts[i], err = fetchStatus(ctx, client, p.status); err != nil {
-				break
-			}
+		sts, silentPeers := pollStatuses(ctx, client, peers)
+		if ctx.Err() != nil {
+			continue // interrupted mid-poll: the select above reports
 		}
-		if err != nil {
-			cfg.Logf("demo: status: %v", err)
+		var silent, silentIDs []string
+		for _, p := range silentPeers {
+			silent, silentIDs = append(silent, p.name), append(silentIDs, p.id)
+		}
+		if !slices.Equal(silent, wasSilent) {
+			if len(silent) > 0 {
+				cfg.Logf("demo: no /status answer from %s (stopped or hung?); the table shows the others", strings.Join(silent, ", "))
+			} else {
+				cfg.Logf("demo: every peer answers /status again")
+			}
+			wasSilent = silent
+		}
+		if len(sts) == 0 {
 			continue
 		}
 		s := summarize(time.Since(start), sts)
-		if s.correctness, s.others, err = correctness(sts, cfg.Spaces); err != nil {
+		var err error
+		if s.correctness, s.others, err = correctness(sts, cfg.Spaces, silentIDs...); err != nil {
 			return Result{}, err
 		}
 		rows, last = append(rows, s), s
-		fmt.Fprintf(cfg.Stdout, "%7.1f  %8.4f %8.4f %8.4f  %2d/%-2d  %11.3f  %9.1f  %8d\n",
-			s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, len(peers), floorTo3(s.correctness), float64(s.bytes)/1e6, s.others)
+		absent := ""
+		if len(silent) > 0 {
+			absent = "  silent: " + strings.Join(silent, ",")
+		}
+		fmt.Fprintf(cfg.Stdout, "%7.1f  %8.4f %8.4f %8.4f  %2d/%-2d  %11.3f  %9.1f  %8d%s\n",
+			s.t.Seconds(), s.accMean, s.accMin, s.accMax, s.evaluated, len(peers), floorTo3(s.correctness), float64(s.bytes)/1e6, s.others, absent)
 		done := s.evaluated == len(peers) && s.accMean >= cfg.Target && s.correctness == 1
 		if done {
 			return finish(cfg, rows, last, start, true, "target reached"), nil

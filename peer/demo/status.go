@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
@@ -36,8 +37,9 @@ func fetchStatus(ctx context.Context, client *http.Client, url string) (netpeer.
 // against the sets computed from the IDs of every member: the demo's
 // peers and the others they name as neighbours (browsers that joined).
 // 1 exactly when every peer has exactly its adjacent nodes. It also
-// returns how many members are not the demo's own peers.
-func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
+// returns how many members are not the demo's own peers (silent: hex IDs
+// of the demo's peers that did not report, still members for the others).
+func correctness(sts []netpeer.Status, spaces int, silent ...string) (float64, int, error) {
 	parse := func(h string) (ident.Peer, error) {
 		var id ident.Peer
 		b, err := hex.DecodeString(h)
@@ -87,8 +89,39 @@ func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
 		}
 	}
 	others := len(all) - len(ids)
+	for _, h := range silent {
+		if id, err := parse(h); err == nil && members[id] && !slices.Contains(ids, id) {
+			others-- // one of ours, named by the others while it is silent
+		}
+	}
 	if expected+extra == 0 {
 		return 1, others, nil
 	}
 	return float64(correct) / float64(expected+extra), others, nil
+}
+
+// pollStatuses asks every peer for its status at once, each bounded by
+// the client's timeout, and returns the answers and the names of the
+// peers that gave none: one stopped (SIGSTOP) or hung peer costs one
+// timeout per poll and leaves the others' rows in the table.
+func pollStatuses(ctx context.Context, client *http.Client, peers []*proc) (sts []netpeer.Status, silent []*proc) {
+	got := make([]netpeer.Status, len(peers))
+	errs := make([]error, len(peers))
+	var wg sync.WaitGroup
+	for i, p := range peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = fetchStatus(ctx, client, p.status)
+		}()
+	}
+	wg.Wait()
+	for i, p := range peers {
+		if errs[i] != nil {
+			silent = append(silent, p)
+			continue
+		}
+		sts = append(sts, got[i])
+	}
+	return sts, silent
 }

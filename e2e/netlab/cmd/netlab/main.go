@@ -98,6 +98,7 @@ func bench(ctx context.Context, args []string) error {
 	data := fs.String("data", ".data", "the datasets")
 	smoke := fs.Bool("smoke", false, "three peers, a low target and one small relay transfer (checks the path, not the numbers)")
 	coturn := fs.Bool("coturn", false, "TURN by Debian's coturn instead of the embedded server")
+	keep := fs.Bool("keep", false, "keep the logs (their directory is printed)")
 	fs.Parse(args)
 	cfg := netlab.MatrixConfig{
 		PeerBin: filepath.Join(*bin, "peerlearn"), SignalBin: filepath.Join(*bin, "signalserver"), Data: *data,
@@ -112,7 +113,11 @@ func bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if *keep {
+		fmt.Fprintln(os.Stderr, "netlab: logs in", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
 	cfg.Dir = dir
 	l, err := netlab.Start(netlab.DefaultConfig())
 	if err != nil {
