@@ -36,8 +36,11 @@ type MatrixConfig struct {
 	Data               string // the datasets (PEERLEARN_DATA)
 	Dir                string // logs, keys and the task file go here
 	// Peers are the homes of the native peers, one entry per peer
-	// ("a", "a", "b", ...).
-	Peers []string
+	// ("a", "a", "b", ...); Tabs those of headless Chromium tabs that join
+	// through the page (Chromium, WebDir and WasmDir needed then).
+	Peers, Tabs     []string
+	Chromium        string
+	WebDir, WasmDir string
 	// Netem, if not empty, is applied to every home's link (Lab.Netem).
 	Netem string
 	// Target is the task's target accuracy; Timeout bounds the run.
@@ -59,6 +62,9 @@ type Pair struct {
 	Path      string // "direct", "relay", or "" (never connected)
 	Want      string // the path the NAT kinds allow: "direct" or "relay"
 	ConnectMS int64  // from the offer to the open data channel (offerer's view)
+	// RemoteHosts is how many of B's host candidates A knows by address
+	// (rtc.Link.RemoteHosts: a tab's mDNS names that A resolved).
+	RemoteHosts int
 }
 
 // MatrixResult is what a run measured.
@@ -76,12 +82,36 @@ type MatrixResult struct {
 }
 
 type labPeer struct {
-	name string
-	home *Home
-	id   ident.Peer
-	proc *Proc
-	st   netpeer.Status
-	ok   bool // st is fresh
+	name  string
+	home  *Home
+	id    ident.Peer // zero for a tab until it reports
+	known bool       // id is set
+	proc  *Proc      // a native peer's, or
+	tab   *Tab       // a browser tab
+	st    netpeer.Status
+	ok    bool // st is fresh
+}
+
+// poll refreshes p.st.
+func (p *labPeer) poll() {
+	if p.tab != nil {
+		p.st, p.ok = p.tab.Status()
+		if p.ok && !p.known {
+			if id, err := ident.ParsePeer(p.st.ID); err == nil {
+				p.id, p.known = id, true
+			}
+		}
+		return
+	}
+	p.st, p.ok = fetchStatus(p.home.Host, p.proc.Field("status"))
+}
+
+func (p *labPeer) stop() {
+	if p.tab != nil {
+		p.tab.Close()
+	} else {
+		p.proc.Stop()
+	}
 }
 
 // RunMatrix starts the server and the peers in l, waits until every
@@ -97,7 +127,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 			return nil, err
 		}
 	}
-	n := len(cfg.Peers)
+	n := len(cfg.Peers) + len(cfg.Tabs)
 	spec := task.DefaultSpec()
 	spec.Name = "netlab"
 	spec.Aggregator = "fedlay"
@@ -118,11 +148,15 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
 		return nil, err
 	}
-	seeds, ids, err := allNeighbours(n, spec.Spaces, cfg.Seed)
+	seeds, ids, err := allNeighbours(len(cfg.Peers), spec.Spaces, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	servers, err := StartServers(ctx, l, ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn})
+	scfg := ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn}
+	if len(cfg.Tabs) > 0 {
+		scfg.Web = []string{"-web", cfg.WebDir, "-wasm", cfg.WasmDir}
+	}
+	servers, err := StartServers(ctx, l, scfg)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +164,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	var peers []*labPeer
 	defer func() {
 		for _, p := range peers {
-			p.proc.Stop()
+			p.stop()
 		}
 	}()
 	count := map[string]int{}
@@ -153,7 +187,20 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		if err != nil {
 			return nil, err
 		}
-		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], proc: proc})
+		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], known: true, proc: proc})
+	}
+	for i, home := range cfg.Tabs {
+		h := l.Home(home)
+		if h == nil {
+			return nil, fmt.Errorf("no home %q", home)
+		}
+		name := fmt.Sprintf("tab%s%d", home, i)
+		url := fmt.Sprintf("http://%s/?task=%s&shard=%d/%d&autojoin=1", SignalAddr, tid.Hex(), len(cfg.Peers)+i, n)
+		tab, err := OpenTab(h.Host, cfg.Chromium, cfg.Dir, name, url, 1280, 1000)
+		if err != nil {
+			return nil, err
+		}
+		peers = append(peers, &labPeer{name: name, home: h, tab: tab})
 	}
 	logf("netlab: %d peers started, task %s", n, tid.Hex()[:12])
 	res := &MatrixResult{}
@@ -165,7 +212,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		case <-time.After(time.Second):
 		}
 		for _, p := range peers {
-			p.st, p.ok = fetchStatus(p.home.Host, p.proc.Field("status"))
+			p.poll()
 		}
 		*res = summarise(peers, spec.Spaces, cfg.Target)
 		res.Elapsed = time.Since(t0)
@@ -174,13 +221,19 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		}
 		if time.Now().After(deadline) {
 			for _, p := range peers {
-				logf("netlab: %s: ok=%v state=%s links=%d acc=%.3f\n%s", p.name, p.ok, p.st.State, len(p.st.Links), accOf(p.st), p.proc.Tail(1500))
+				tail := ""
+				if p.proc != nil {
+					tail = p.proc.Tail(1500)
+				} else {
+					tail = p.tab.Diagnostics()
+				}
+				logf("netlab: %s: ok=%v state=%s links=%d acc=%.3f\n%s", p.name, p.ok, p.st.State, len(p.st.Links), accOf(p.st), tail)
 			}
 			break
 		}
 	}
 	for _, p := range peers {
-		p.proc.Stop()
+		p.stop()
 	}
 	if cfg.RelayRuns > 0 {
 		if res.RelayMBs, err = relayThroughput(ctx, l, cfg, tid.Hex()); err != nil {
@@ -226,25 +279,35 @@ func relayThroughput(ctx context.Context, l *Lab, cfg MatrixConfig, tid string) 
 	return 0, fmt.Errorf("bench transfer -relay: no result line in %q", out)
 }
 
-// summarise builds the matrix from the peers' latest statuses.
+// summarise builds the matrix from the peers' latest statuses: every
+// pair the overlay makes neighbours (every pair of native peers: their
+// keys are drawn so), each seen from both ends.
 func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 	var r MatrixResult
 	r.Reached = true
+	var ids []ident.Peer
 	for _, p := range peers {
 		a := accOf(p.st)
 		r.Acc = append(r.Acc, a)
 		r.AccMean += a / float64(len(peers))
 		r.Reached = r.Reached && p.ok && a >= target
+		if p.known {
+			ids = append(ids, p.id)
+		}
 	}
+	want := overlay.ExpectedTables(ids, spaces)
 	for i, a := range peers {
 		for _, b := range peers[i+1:] {
-			pr := Pair{A: a.name, B: b.name, Want: wantPath(a.home.NAT, b.home.NAT)}
+			if a.known && b.known && !slices.Contains(want[a.id].Neighbors(), b.id) {
+				continue // not neighbours: no link expected
+			}
+			pr := Pair{A: a.name, B: b.name, Want: wantPath(a.home, b.home)}
 			la, oka := linkTo(a.st, b.id)
 			lb, okb := linkTo(b.st, a.id)
-			if oka && okb {
-				pr.Local, pr.Remote, pr.Path = la.Local, la.Remote, la.Path
+			if a.known && b.known && oka && okb {
+				pr.Local, pr.Remote, pr.Path, pr.RemoteHosts = la.Local, la.Remote, la.Path, la.RemoteHosts
 				pr.ConnectMS = la.ConnectMS
-				if lb.Offered {
+				if lb.Offered || la.ConnectMS == 0 {
 					pr.ConnectMS = lb.ConnectMS
 				}
 			} else {
@@ -253,12 +316,7 @@ func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 			r.Pairs = append(r.Pairs, pr)
 		}
 	}
-	ids := make([]ident.Peer, len(peers))
-	for i, p := range peers {
-		ids[i] = p.id
-	}
-	want := overlay.ExpectedTables(ids, spaces)
-	r.OverlayOK = true
+	r.OverlayOK = len(ids) == len(peers)
 	for _, p := range peers {
 		var got []string
 		for _, id := range want[p.id].Neighbors() {
@@ -269,9 +327,13 @@ func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 	return r
 }
 
-// wantPath is the path two homes' NATs allow: direct unless a side
-// blocks UDP or both map symmetrically.
-func wantPath(a, b NAT) string {
+// wantPath is the path two homes' NATs allow: direct within a home, and
+// between homes unless a side blocks UDP or both map symmetrically.
+func wantPath(ha, hb *Home) string {
+	a, b := ha.NAT, hb.NAT
+	if ha == hb {
+		return "direct"
+	}
 	if a == UDPBlocked || b == UDPBlocked || (a == Symmetric && b == Symmetric) {
 		return "relay"
 	}

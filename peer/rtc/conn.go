@@ -21,6 +21,8 @@ type conn struct {
 	viaServer bool      // signalled through the signalling server
 	started   time.Time // when the attempt began
 	opened    time.Time // when its data channel opened (links.go)
+	hosts     int       // remote host candidates known by address, counted at hostsAt (links.go)
+	hostsAt   time.Time
 	closed    bool      // torn down: its link is gone
 	pc        *webrtc.PeerConnection
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant

@@ -27,7 +27,17 @@ type Link struct {
 	ConnectMS int64 `json:"connect_ms"`
 	// Offered: this peer made the offer.
 	Offered bool `json:"offered"`
+	// RemoteHosts counts the peer's host candidates this side knows by
+	// address: a browser's are mDNS names, so natively these are the ones
+	// it resolved (pion's query mode; refreshed every few seconds). -1 in
+	// a browser, which does not say.
+	RemoteHosts int `json:"remote_hosts"`
 }
+
+// hostsEvery is how often Links recounts a link's remote host
+// candidates (pion's stats report is not cheap, and Links runs on every
+// turn of the peer's loop).
+const hostsEvery = 2 * time.Second
 
 // PathOf classifies a selected pair by its candidate types.
 func PathOf(local, remote string) string {
@@ -44,25 +54,35 @@ func PathOf(local, remote string) string {
 // pairs, sorted by peer.
 func (m *Manager) Links() []Link {
 	type open struct {
+		c         *conn
 		peer      ident.Peer
 		pc        *webrtc.PeerConnection
 		connect   time.Duration
 		initiator bool
+		hosts     int
+		stale     bool // hosts needs a recount
 	}
 	var opens []open
+	now := time.Now()
 	m.mu.Lock()
 	for _, c := range m.conns {
 		if c.closed || c.dc == nil || c.pc == nil {
 			continue
 		}
-		opens = append(opens, open{c.peer, c.pc, c.opened.Sub(c.started), c.initiator})
+		opens = append(opens, open{c, c.peer, c.pc, c.opened.Sub(c.started), c.initiator, c.hosts, now.Sub(c.hostsAt) >= hostsEvery})
 	}
 	m.mu.Unlock()
 	out := make([]Link, 0, len(opens))
 	for _, o := range opens { // pion's calls outside m.mu: they take locks of their own
-		l := Link{Peer: o.peer.Hex(), ConnectMS: o.connect.Milliseconds(), Offered: o.initiator}
+		l := Link{Peer: o.peer.Hex(), ConnectMS: o.connect.Milliseconds(), Offered: o.initiator, RemoteHosts: o.hosts}
 		l.Local, l.Remote = selectedPair(o.pc)
 		l.Path = PathOf(l.Local, l.Remote)
+		if o.stale {
+			l.RemoteHosts = remoteHosts(o.pc)
+			m.mu.Lock()
+			o.c.hosts, o.c.hostsAt = l.RemoteHosts, now
+			m.mu.Unlock()
+		}
 		out = append(out, l)
 	}
 	slices.SortFunc(out, func(a, b Link) int { return strings.Compare(a.Peer, b.Peer) })

@@ -33,6 +33,34 @@ func newAPI(cfg Config) *webrtc.API {
 	if n, err := sharedMDNSNet(); err == nil {
 		se.SetNet(n)
 	}
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
+	// IPv6 only where the host has it: pion's mDNS needs a socket for
+	// each IP version it gathers, and without IPv6 it silently resolves
+	// nothing at all.
+	types := []webrtc.NetworkType{webrtc.NetworkTypeUDP4}
+	if hasIPv6() {
+		types = append(types, webrtc.NetworkTypeUDP6)
+	}
+	se.SetNetworkTypes(types)
 	return webrtc.NewAPI(webrtc.WithSettingEngine(se))
+}
+
+// hasIPv6 reports whether an interface that is up has a global or
+// link-local IPv6 address (not loopback).
+func hasIPv6() bool {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return false
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagUp == 0 || i.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := i.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() == nil && n.IP.To16() != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
