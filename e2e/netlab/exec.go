@@ -2,6 +2,7 @@ package netlab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -87,24 +88,13 @@ func HTTPClient(ns string, timeout time.Duration) *http.Client {
 	}
 }
 
-// Netem adds delay, jitter and loss to every home's internet link, in
-// both directions (on the router's wan and on its port of the internet's
-// bridge), e.g. "delay 50ms 25ms loss 1%". An empty spec removes it.
-func (l *Lab) Netem(spec string) error {
-	for _, h := range l.Homes {
-		for _, dev := range []struct{ ns, dev string }{{h.Router, "wan"}, {l.Internet, "p" + h.Name}} {
-			var err error
-			if spec == "" {
-				err = l.run("ip", "netns", "exec", dev.ns, "tc", "qdisc", "del", "dev", dev.dev, "root")
-			} else {
-				args := append([]string{"netns", "exec", dev.ns, "tc", "qdisc", "replace", "dev", dev.dev, "root", "netem"}, strings.Fields(spec)...)
-				err = l.run("ip", args...)
-			}
-			if err != nil {
-				return err
-			}
-		}
+// Shape sets what every home's internet link does to frames (a lab
+// started with Config.Shaped).
+func (l *Lab) Shape(sh Shape) error {
+	if l.shaper == nil {
+		return errors.New("netlab: Shape on a lab started without Config.Shaped")
 	}
+	l.shaper.set(sh)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -50,6 +51,12 @@ type Config struct {
 	// TURNPorts are the UDP ports on the server a UDPBlocked home may
 	// reach (the embedded TURN server's and coturn's).
 	TURNPorts []int
+	// Shaped links each router to the internet through TAP devices this
+	// process copies frames between, so that Lab.Shape can add delay and
+	// loss (this kernel has no netem). Unshaped: veth pairs.
+	Shaped bool
+	// Seed draws the shaped links' jitter and losses.
+	Seed uint64
 }
 
 // DefaultConfig is the lab of the package doc: homes a (full cone), b
@@ -87,6 +94,7 @@ type Lab struct {
 	Internet string  // the internet namespace
 	Homes    []*Home // in Config order
 	created  []string
+	shaper   *shaper // nil: unshaped
 }
 
 var runs atomic.Int64
@@ -118,6 +126,9 @@ func Start(cfg Config) (_ *Lab, err error) {
 			l.Close()
 		}
 	}()
+	if cfg.Shaped {
+		l.shaper = &shaper{rng: rand.New(rand.NewPCG(cfg.Seed, 0x736861706572))}
+	}
 	l.Internet = l.Prefix + "inet"
 	if err := l.addNS(l.Internet); err != nil {
 		return nil, err
@@ -157,8 +168,21 @@ func (l *Lab) addHome(h *Home, turnPorts []int) error {
 		}
 	}
 	port := "p" + h.Name // the router's port on the internet's bridge
+	if l.shaper != nil {
+		wan, err := openTAP(h.Router, "wan")
+		if err != nil {
+			return err
+		}
+		p, err := openTAP(l.Internet, port)
+		if err != nil {
+			wan.Close()
+			return err
+		}
+		l.shaper.start(wan, p)
+	} else if err := l.ipIn(h.Router, "link add wan type veth peer name "+port+" netns "+l.Internet); err != nil {
+		return err
+	}
 	if err := l.ipIn(h.Router,
-		"link add wan type veth peer name "+port+" netns "+l.Internet,
 		"addr add "+h.WANIP+"/24 dev wan",
 		"link set wan up",
 		"link add lan type veth peer name eth0 netns "+h.Host,
@@ -225,6 +249,10 @@ func (l *Lab) run(name string, args ...string) error {
 // and processes' sockets go with them). Processes still running inside
 // are the caller's to stop first.
 func (l *Lab) Close() error {
+	if l.shaper != nil {
+		l.shaper.close()
+		l.shaper = nil
+	}
 	var errs []error
 	for i := len(l.created) - 1; i >= 0; i-- {
 		if err := l.run("ip", "netns", "delete", l.created[i]); err != nil {

@@ -41,8 +41,9 @@ type MatrixConfig struct {
 	Peers, Tabs     []string
 	Chromium        string
 	WebDir, WasmDir string
-	// Netem, if not empty, is applied to every home's link (Lab.Netem).
-	Netem string
+	// Shape, if not nil, is applied to every home's link (Lab.Shape; the
+	// lab must be Shaped).
+	Shape *Shape
 	// Target is the task's target accuracy; Timeout bounds the run.
 	Target  float64
 	Timeout time.Duration
@@ -122,8 +123,8 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	if cfg.Netem != "" {
-		if err := l.Netem(cfg.Netem); err != nil {
+	if cfg.Shape != nil {
+		if err := l.Shape(*cfg.Shape); err != nil {
 			return nil, err
 		}
 	}

@@ -59,7 +59,7 @@ func dataDir(t *testing.T) string {
 // one behind each other NAT.
 var matrixPeers = []string{"a", "a", "b", "c", "d"}
 
-func runMatrix(t *testing.T, netem string, limit time.Duration) *MatrixResult {
+func runMatrix(t *testing.T, shape *Shape, limit time.Duration) *MatrixResult {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("network lab (-short)")
@@ -67,12 +67,14 @@ func runMatrix(t *testing.T, netem string, limit time.Duration) *MatrixResult {
 	needLab(t)
 	peerBin, sigBin := binaries(t)
 	data := dataDir(t)
-	l := startLab(t, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.Shaped, cfg.Seed = shape != nil, 1
+	l := startLab(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), limit+30*time.Second)
 	defer cancel()
 	res, err := RunMatrix(ctx, l, MatrixConfig{
 		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: t.TempDir(),
-		Peers: matrixPeers, Netem: netem, Target: 0.8, Timeout: limit, Seed: 1, Logf: t.Logf,
+		Peers: matrixPeers, Shape: shape, Target: 0.8, Timeout: limit, Seed: 1, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -105,11 +107,12 @@ func checkMatrix(t *testing.T, res *MatrixResult) {
 // UDP-blocked NAT. Every pair connects, directly wherever one side is
 // the full cone, through TURN otherwise, and they train to 80%.
 func TestNetlabMatrix(t *testing.T) {
-	checkMatrix(t, runMatrix(t, "", 120*time.Second))
+	checkMatrix(t, runMatrix(t, nil, 120*time.Second))
 }
 
 // TestNetlabMatrixNetem: the same with 50±25 ms and 1% loss each way on
-// every home's link (100-300 ms round trips between homes, ~2% loss).
+// every home's link: between two homes a frame crosses two links, so
+// round trips of 100-300 ms (200 ms on average) and ~2% loss each way.
 func TestNetlabMatrixNetem(t *testing.T) {
-	checkMatrix(t, runMatrix(t, "delay 50ms 25ms distribution normal loss 1%", 180*time.Second))
+	checkMatrix(t, runMatrix(t, &Shape{Delay: 50 * time.Millisecond, Jitter: 25 * time.Millisecond, Loss: 0.01}, 180*time.Second))
 }

@@ -23,7 +23,7 @@ type conn struct {
 	opened    time.Time // when its data channel opened (links.go)
 	hosts     int       // remote host candidates known by address, counted at hostsAt (links.go)
 	hostsAt   time.Time
-	closed    bool      // torn down: its link is gone
+	closed    bool // torn down: its link is gone
 	pc        *webrtc.PeerConnection
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant
 	pub       ed25519.PublicKey   // the peer's key, from its verified session
