@@ -73,7 +73,7 @@ func runMatrix(t *testing.T, shape *Shape, limit time.Duration) *MatrixResult {
 	ctx, cancel := context.WithTimeout(context.Background(), limit+30*time.Second)
 	defer cancel()
 	res, err := RunMatrix(ctx, l, MatrixConfig{
-		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: t.TempDir(),
+		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: logDir(t),
 		Peers: matrixPeers, Shape: shape, Target: 0.8, Timeout: limit, Seed: 1, Logf: t.Logf,
 	})
 	if err != nil {
