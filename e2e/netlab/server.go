@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -69,6 +70,11 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 		args = append(args, "-turn-url", "turn:"+CoturnAddr+"?transport=udp", "-turn-secret", sec, "-ice-servers", "stun:"+CoturnAddr)
 	} else {
 		args = append(args, "-turn", "-turn-addr", TURNAddr)
+		if supportsFlag(cfg.SignalBin, "turn-allow-peer") {
+			// A hardened server refuses to relay to documentation
+			// ranges, which the lab's internet is.
+			args = append(args, "-turn-allow-peer", "203.0.113.0/24")
+		}
 	}
 	var err error
 	s.Signal, err = StartProc(l.Internet, cfg.Dir, "signalserver", cfg.SignalBin, args, false)
@@ -81,4 +87,10 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 		return nil, fmt.Errorf("signal server: %w: %s", err, s.Signal.Tail(2000))
 	}
 	return s, nil
+}
+
+// supportsFlag reports whether bin's -h lists -name.
+func supportsFlag(bin, name string) bool {
+	out, _ := exec.Command(bin, "-h").CombinedOutput()
+	return strings.Contains(string(out), "-"+name+" ") || strings.Contains(string(out), "-"+name+"\n")
 }
