@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	ossignal "os/signal"
 	"strings"
@@ -52,6 +53,8 @@ func run(args []string) error {
 	turnSecret := fs.String("turn-secret", os.Getenv("PEERLEARN_TURN_SECRET"), "TURN REST shared secret (default $PEERLEARN_TURN_SECRET; with -turn and none: random)")
 	turnTTL := fs.Duration("turn-ttl", 12*time.Hour, "lifetime of the TURN credentials handed to a peer")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address only (plain HTTP; keep it private, e.g. 127.0.0.1:9090), not on -addr (empty: on -addr)")
+	tlsf := addTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,6 +73,11 @@ func run(args []string) error {
 	}
 	if !*noWeb {
 		cfg.WebDir, cfg.WasmDir = *webDir, *wasmDir
+	}
+	cfg.MetricsSeparate = *metricsAddr != ""
+	tlsSet, err := tlsf.setup()
+	if err != nil {
+		return err
 	}
 	tasks, err := loadTasks(taskFiles, taskJSON)
 	if err != nil {
@@ -110,9 +118,52 @@ func run(args []string) error {
 	}
 	ctx, stop := ossignal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Printf("signalserver: listening on http://%s (websocket /signal)", ln.Addr())
+	served := make(chan error, 3)
+	scheme := "http"
+	if tlsSet.config != nil {
+		scheme = "https"
+		go func() { served <- srv.ServeTLS(ln, tlsSet.config) }()
+	} else {
+		go func() { served <- srv.Serve(ln) }()
+	}
+	var extra []*http.Server // the metrics and ACME listeners
+	defer func() {
+		for _, hs := range extra {
+			hs.Close()
+		}
+	}()
+	listen := func(what, addr string, h http.Handler) error {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		extra = append(extra, hs)
+		go func() {
+			if err := hs.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+				served <- fmt.Errorf("%s: %w", what, err)
+			}
+		}()
+		log.Printf("signalserver: %s on http://%s", what, l.Addr())
+		return nil
+	}
+	if *metricsAddr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		if err := listen("metrics", *metricsAddr, mux); err != nil {
+			return err
+		}
+	}
+	if tlsSet.acme != nil {
+		if err := listen("ACME challenges and https redirects", *tlsf.httpAddr, tlsSet.acme); err != nil {
+			return err
+		}
+	}
+	if tlsSet.finger != "" {
+		log.Printf("signalserver: self-signed TLS certificate for %s, SHA-256 fingerprint %s", *tlsf.selfSigned, tlsSet.finger)
+		fmt.Printf("tls-fingerprint sha256=%s\n", tlsSet.finger)
+	}
+	log.Printf("signalserver: listening on %s://%s (websocket /signal)", scheme, ln.Addr())
 	select {
 	case err := <-served:
 		return err

@@ -72,6 +72,12 @@ type Config struct {
 	// are served to clients that accept gzip; 0 serves everything
 	// uncompressed.
 	StaticGzipBytes int64
+	// ContentSecurityPolicy is sent with every response; ""
+	// sends none. DefaultContentSecurityPolicy fits web/.
+	ContentSecurityPolicy string
+	// MetricsSeparate keeps /metrics off Handler: serve MetricsHandler
+	// on its own (private) listener instead. False: /metrics is public.
+	MetricsSeparate bool
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -99,26 +105,28 @@ func LocalOrigins() []string {
 // DefaultConfig returns the defaults; set Tasks (and usually ICEServers).
 func DefaultConfig() Config {
 	return Config{
-		Tasks:             nil,                   // must be set
-		MaxPeers:          1000,                  // peers of all tasks together
-		MaxHandshakes:     64,                    // unregistered connections at once
-		MaxMessageSize:    signal.MaxMessageSize, // 64 KiB: a relay of 32 KiB SDP fits
-		MessagesPerSecond: 20,                    // an ICE candidate burst is ~10 messages
-		Burst:             40,                    // one connection setup's worth at once
-		MaxStrikes:        50,                    // refused messages before disconnecting
-		HandshakeTimeout:  10 * time.Second,      // upgrade to hello
-		IdleTimeout:       60 * time.Second,      // clients ping every 20 s
-		WriteTimeout:      10 * time.Second,      // per message to a slow peer
-		BootstrapTimeout:  30 * time.Second,      // ICE over TURN takes a few seconds
-		Contacts:          3,                     // FedLay's join needs one; three for redundancy
-		SendQueue:         64,                    // messages waiting for one peer
-		AllowedOrigins:    LocalOrigins(),        // same origin + pages on localhost
-		ICEServers:        nil,                   // host candidates only (LAN, loopback)
-		TURN:              nil,                   // no TURN credentials
-		WebDir:            "",                    // no web page
-		WasmDir:           "",                    // no wasm build
-		StaticGzipBytes:   256 << 20,             // MNIST and peer.wasm gzipped take ~20 MB
-		Logf:              nil,                   // silent
+		Tasks:                 nil,                          // must be set
+		MaxPeers:              1000,                         // peers of all tasks together
+		MaxHandshakes:         64,                           // unregistered connections at once
+		MaxMessageSize:        signal.MaxMessageSize,        // 64 KiB: a relay of 32 KiB SDP fits
+		MessagesPerSecond:     20,                           // an ICE candidate burst is ~10 messages
+		Burst:                 40,                           // one connection setup's worth at once
+		MaxStrikes:            50,                           // refused messages before disconnecting
+		HandshakeTimeout:      10 * time.Second,             // upgrade to hello
+		IdleTimeout:           60 * time.Second,             // clients ping every 20 s
+		WriteTimeout:          10 * time.Second,             // per message to a slow peer
+		BootstrapTimeout:      30 * time.Second,             // ICE over TURN takes a few seconds
+		Contacts:              3,                            // FedLay's join needs one; three for redundancy
+		SendQueue:             64,                           // messages waiting for one peer
+		AllowedOrigins:        LocalOrigins(),               // same origin + pages on localhost
+		ICEServers:            nil,                          // host candidates only (LAN, loopback)
+		TURN:                  nil,                          // no TURN credentials
+		WebDir:                "",                           // no web page
+		WasmDir:               "",                           // no wasm build
+		StaticGzipBytes:       256 << 20,                    // MNIST and peer.wasm gzipped take ~20 MB
+		ContentSecurityPolicy: DefaultContentSecurityPolicy, // fits web/
+		MetricsSeparate:       false,                        // /metrics on Handler
+		Logf:                  nil,                          // silent
 	}
 }
 

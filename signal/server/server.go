@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -24,6 +25,7 @@ import (
 type Server struct {
 	cfg      Config
 	handler  http.Handler
+	metrics  http.Handler
 	registry *prometheus.Registry
 	counters counters
 
@@ -70,19 +72,27 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /signal", s.serveWebsocket)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	s.metrics = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
+	if !cfg.MetricsSeparate {
+		mux.Handle("GET /metrics", s.metrics)
+	}
 	if cfg.WasmDir != "" {
 		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir, cfg.StaticGzipBytes)))
 	}
 	if cfg.WebDir != "" {
 		mux.Handle("GET /", staticHandler(cfg.WebDir, cfg.StaticGzipBytes))
 	}
-	s.handler = mux
+	s.handler = withSecurityHeaders(cfg.ContentSecurityPolicy, mux)
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler (all endpoints).
+// Handler returns the server's HTTP handler (all endpoints; /metrics
+// only without Config.MetricsSeparate).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves the Prometheus metrics (for a listener of its
+// own with Config.MetricsSeparate).
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Tasks returns the IDs and specs of the hosted tasks.
 func (s *Server) Tasks() map[ident.Task]task.Spec {
@@ -97,6 +107,35 @@ func (s *Server) Tasks() map[ident.Task]task.Spec {
 // graceful shutdown, ErrClosed if Shutdown came first, or the listener's
 // error.
 func (s *Server) Serve(ln net.Listener) error {
+	return s.serve(ln)
+}
+
+// ServeTLS is Serve over TLS with tc (ServerTLSConfig,
+// AutocertTLSConfig). Only HTTP/1.1 is offered: websockets need it. A
+// plain-HTTP request on this listener gets a 400 and no page; every
+// response carries HSTS.
+func (s *Server) ServeTLS(ln net.Listener, tc *tls.Config) error {
+	if tc == nil || (len(tc.Certificates) == 0 && tc.GetCertificate == nil) {
+		return fmt.Errorf("%w: TLS config without a certificate", ErrConfig)
+	}
+	tc = tc.Clone()
+	tc.NextProtos = onlyHTTP1(tc.NextProtos)
+	return s.serve(tls.NewListener(ln, tc))
+}
+
+// onlyHTTP1 keeps http/1.1 and ACME's TLS-ALPN protocol of protos,
+// dropping h2.
+func onlyHTTP1(protos []string) []string {
+	out := []string{"http/1.1"}
+	for _, p := range protos {
+		if p == "acme-tls/1" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Server) serve(ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
