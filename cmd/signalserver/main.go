@@ -10,6 +10,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	ossignal "os/signal"
 	"strings"
@@ -55,6 +56,11 @@ func run(args []string) error {
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address only (plain HTTP; keep it private, e.g. 127.0.0.1:9090), not on -addr (empty: on -addr)")
 	tlsf := addTLSFlags(fs)
+	hsPerIP := fs.Int("handshakes-per-ip", def.AddrLimits.HandshakesPerIP, "unfinished handshakes per client address")
+	hsPerSubnet := fs.Int("handshakes-per-subnet", def.AddrLimits.HandshakesPerSubnet, "unfinished handshakes per client /24 (IPv6: /48)")
+	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
+	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
+	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits do not apply to (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +81,16 @@ func run(args []string) error {
 		cfg.WebDir, cfg.WasmDir = *webDir, *wasmDir
 	}
 	cfg.MetricsSeparate = *metricsAddr != ""
+	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet
+	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = *peersPerIP, *peersPerSubnet
+	cfg.AddrLimits.Exempt = nil
+	for _, c := range split(*exempt) {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return fmt.Errorf("-limit-exempt: %w", err)
+		}
+		cfg.AddrLimits.Exempt = append(cfg.AddrLimits.Exempt, p)
+	}
 	tlsSet, err := tlsf.setup()
 	if err != nil {
 		return err

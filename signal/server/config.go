@@ -21,6 +21,9 @@ type Config struct {
 	// MaxHandshakes bounds the connections that have not registered yet;
 	// more are refused with HTTP 503.
 	MaxHandshakes int
+	// AddrLimits bound the handshakes and peers of one client address
+	// and one subnet (within MaxHandshakes and MaxPeers).
+	AddrLimits AddrLimits
 	// MaxMessageSize bounds one received message (at most
 	// signal.MaxMessageSize); a larger one closes the connection.
 	MaxMessageSize int
@@ -108,6 +111,7 @@ func DefaultConfig() Config {
 		Tasks:                 nil,                          // must be set
 		MaxPeers:              1000,                         // peers of all tasks together
 		MaxHandshakes:         64,                           // unregistered connections at once
+		AddrLimits:            DefaultAddrLimits(),          // per client address and /24 (/48)
 		MaxMessageSize:        signal.MaxMessageSize,        // 64 KiB: a relay of 32 KiB SDP fits
 		MessagesPerSecond:     20,                           // an ICE candidate burst is ~10 messages
 		Burst:                 40,                           // one connection setup's worth at once
@@ -154,6 +158,14 @@ func (c *Config) Validate() error {
 		return bad("MaxPeers %d", c.MaxPeers)
 	case c.MaxHandshakes < 1:
 		return bad("MaxHandshakes %d", c.MaxHandshakes)
+	case c.AddrLimits.HandshakesPerIP < 1 || c.AddrLimits.HandshakesPerSubnet < c.AddrLimits.HandshakesPerIP:
+		return bad("AddrLimits: %d handshakes per address, %d per subnet", c.AddrLimits.HandshakesPerIP, c.AddrLimits.HandshakesPerSubnet)
+	case c.AddrLimits.PeersPerIP < 1 || c.AddrLimits.PeersPerSubnet < c.AddrLimits.PeersPerIP:
+		return bad("AddrLimits: %d peers per address, %d per subnet", c.AddrLimits.PeersPerIP, c.AddrLimits.PeersPerSubnet)
+	case !(c.AddrLimits.TaskShare > 0 && c.AddrLimits.TaskShare <= 1):
+		return bad("AddrLimits: TaskShare %v, want (0, 1]", c.AddrLimits.TaskShare)
+	case c.AddrLimits.SubnetBitsIPv4 < 8 || c.AddrLimits.SubnetBitsIPv4 > 32 || c.AddrLimits.SubnetBitsIPv6 < 16 || c.AddrLimits.SubnetBitsIPv6 > 128:
+		return bad("AddrLimits: subnet bits %d (IPv4), %d (IPv6)", c.AddrLimits.SubnetBitsIPv4, c.AddrLimits.SubnetBitsIPv6)
 	case c.MaxMessageSize < 1024 || c.MaxMessageSize > signal.MaxMessageSize:
 		return bad("MaxMessageSize %d: want 1024 to %d", c.MaxMessageSize, signal.MaxMessageSize)
 	case !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > 1e6:

@@ -38,9 +38,16 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	if inTask >= ts.spec.MaxPeers {
 		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d peers", h.Task, inTask)
 	}
+	if code, text := s.addrAllows(ts, sess, old); code != 0 {
+		return nil, code, text
+	}
 	if old != nil {
 		delete(s.peers, h.ID)
 		delete(old.task.peers, h.ID)
+		if old.countedPeer {
+			old.task.addrs.add(old.addr, -1)
+			old.countedPeer = false
+		}
 		s.counters.refuse(signal.CodeReplaced)
 		go old.closeWith(signal.CodeReplaced, "the peer registered again on another connection")
 	}
@@ -52,6 +59,9 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 		sess.established = true // the task's first peer: nobody to connect to
 	}
 	s.handshakes--
+	s.pending.add(sess.addr, -1)
+	ts.addrs.add(sess.addr, 1)
+	sess.countedPeer = true
 	s.peers[h.ID] = sess
 	ts.peers[h.ID] = sess
 	s.counters.registrations.Add(1)

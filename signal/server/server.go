@@ -34,6 +34,7 @@ type Server struct {
 	peers      map[ident.Peer]*session
 	sessions   map[*session]struct{} // every open websocket
 	handshakes int                   // sessions not registered yet
+	pending    addrCounts            // handshakes per client address and subnet
 	draining   bool
 	httpSrv    *http.Server
 	wg         sync.WaitGroup // session goroutines
@@ -44,6 +45,7 @@ type taskState struct {
 	id    ident.Task
 	spec  task.Spec
 	peers map[ident.Peer]*session
+	addrs addrCounts // peers per client address and subnet
 }
 
 // New validates cfg and returns a server ready to serve.
@@ -57,6 +59,7 @@ func New(cfg Config) (*Server, error) {
 		tasks:    make(map[ident.Task]*taskState, len(cfg.Tasks)),
 		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
+		pending:  newAddrCounts(),
 	}
 	for _, spec := range cfg.Tasks {
 		n, err := spec.Normalized()
@@ -64,7 +67,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		id, _ := n.ID()
-		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}}
+		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}, addrs: newAddrCounts()}
 	}
 	s.registry.MustRegister(newCollector(s), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
