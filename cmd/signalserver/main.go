@@ -52,7 +52,13 @@ func run(args []string) error {
 	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
 	turnURL := fs.String("turn-url", "", "turn: URL handed to peers (default with -turn: turn:<turn-addr>?transport=udp; without -turn: an external TURN server sharing -turn-secret)")
 	turnSecret := fs.String("turn-secret", os.Getenv("PEERLEARN_TURN_SECRET"), "TURN REST shared secret (default $PEERLEARN_TURN_SECRET; with -turn and none: random)")
-	turnTTL := fs.Duration("turn-ttl", 12*time.Hour, "lifetime of the TURN credentials handed to a peer")
+	turnTTL := fs.Duration("turn-ttl", 10*time.Minute, "lifetime of the TURN credentials handed to a peer, for new allocations (the embedded server keeps a peer's allocations while its session lives; coturn ends them after it)")
+	defTURN := server.DefaultTURNConfig()
+	turnAllow := fs.String("turn-allow-peer", "", "with -turn: peer networks (CIDRs, comma-separated) relayed to although denied by default (loopback, private, link-local, ...); test networks and LANs only")
+	turnPerUser := fs.Int("turn-allocs-per-peer", defTURN.MaxAllocationsPerUser, "with -turn: live TURN allocations per peer")
+	turnAllocs := fs.Int("turn-allocs", defTURN.MaxAllocations, "with -turn: live TURN allocations in all")
+	turnBW := fs.Int64("turn-bytes-per-sec", defTURN.AllocationBytesPerSecond, "with -turn: relayed bytes per second per allocation")
+	turnBWTotal := fs.Int64("turn-total-bytes-per-sec", defTURN.TotalBytesPerSecond, "with -turn: relayed bytes per second in all")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address only (plain HTTP; keep it private, e.g. 127.0.0.1:9090), not on -addr (empty: on -addr)")
 	tlsf := addTLSFlags(fs)
@@ -101,13 +107,24 @@ func run(args []string) error {
 	}
 	cfg.Tasks = tasks
 
+	var turn *server.TURN
 	if *turnOn {
 		if *turnSecret == "" {
 			*turnSecret = randomSecret()
 		}
 		tc := server.DefaultTURNConfig()
 		tc.ListenAddr, tc.RelayIP, tc.Secret, tc.Logf = *turnAddr, *turnRelayIP, *turnSecret, log.Printf
-		turn, err := server.StartTURN(tc)
+		tc.MaxAllocationsPerUser, tc.MaxAllocations = *turnPerUser, *turnAllocs
+		tc.AllocationBytesPerSecond, tc.TotalBytesPerSecond = *turnBW, *turnBWTotal
+		for _, c := range split(*turnAllow) {
+			p, err := netip.ParsePrefix(c)
+			if err != nil {
+				return fmt.Errorf("-turn-allow-peer: %w", err)
+			}
+			tc.AllowPeers = append(tc.AllowPeers, p)
+		}
+		var err error
+		turn, err = server.StartTURN(tc)
 		if err != nil {
 			return err
 		}
@@ -119,11 +136,17 @@ func run(args []string) error {
 	}
 	if *turnURL != "" {
 		cfg.TURN = &server.TURNAuth{URLs: []string{*turnURL}, Secret: *turnSecret, TTL: *turnTTL}
+		if turn != nil {
+			cfg.TURN.OnSessionEnd = turn.Revoke // a peer's relays end with its session
+		}
 	}
 
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
+	}
+	if turn != nil {
+		turn.TieToSessions(srv.TURNUserLive) // credentials only while the session lives
 	}
 	for id, spec := range srv.Tasks() {
 		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)

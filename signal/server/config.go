@@ -88,16 +88,28 @@ type Config struct {
 }
 
 // TURNAuth describes a TURN server that accepts TURN REST credentials:
-// username "<expiry unix time>:<peer>", password base64(HMAC-SHA1(Secret,
-// username)).
+// username "<expiry unix time>:<peer ID, 64 hex digits>", password
+// base64(HMAC-SHA1(Secret, username)).
 type TURNAuth struct {
 	// URLs are the server's turn:/turns: URLs given to peers.
 	URLs []string
 	// Secret is the shared secret (at least 16 bytes).
 	Secret string
-	// TTL is how long a peer's credentials stay valid.
+	// TTL is how long a peer's credentials stay valid for new
+	// allocations (at most MaxTURNTTL). The embedded TURN server, tied to
+	// the sessions, keeps existing allocations while the session lives;
+	// coturn refuses their refreshes after it, so there TTL also bounds
+	// a relayed connection's life.
 	TTL time.Duration
+	// OnSessionEnd, if not nil, is called with a peer's TURN user (its
+	// ID's hex) when its last signalling session ends (TURN.Revoke: its
+	// allocations end with it). Called without the server's lock; must
+	// not block long.
+	OnSessionEnd func(user string)
 }
+
+// MaxTURNTTL bounds TURNAuth.TTL: credentials live minutes, not days.
+const MaxTURNTTL = 24 * time.Hour
 
 // LocalOrigins are the Origins of pages served from this machine, any port
 // (path.Match patterns: IPv6 brackets are escaped).
@@ -194,7 +206,7 @@ func (c *Config) Validate() error {
 	if c.TURN != nil {
 		n++
 		t := c.TURN
-		if len(t.Secret) < 16 || t.TTL <= 0 {
+		if len(t.Secret) < 16 || t.TTL <= 0 || t.TTL > MaxTURNTTL {
 			return bad("TURN: secret of %d bytes (want >= 16), TTL %v", len(t.Secret), t.TTL)
 		}
 		for _, u := range t.URLs {

@@ -145,7 +145,7 @@ func (p *session) mayRelay(now time.Time, other ident.Peer) bool {
 func (s *Server) iceServers(peer ident.Peer, now time.Time) []signal.ICEServer {
 	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
 	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
-		user, pass := TURNCredentials(t.Secret, peer.String(), now.Add(t.TTL))
+		user, pass := TURNCredentials(t.Secret, peer.Hex(), now.Add(t.TTL))
 		out = append(out, signal.ICEServer{URLs: t.URLs, Username: user, Credential: pass})
 	}
 	return out

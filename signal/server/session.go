@@ -104,7 +104,9 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	s.counters.connections.Add(1)
 	go sess.writeLoop()
 	defer func() {
-		s.drop(sess)
+		if s.drop(sess) && s.cfg.TURN != nil && s.cfg.TURN.OnSessionEnd != nil {
+			s.cfg.TURN.OnSessionEnd(sess.id.Hex())
+		}
 		cancel()
 		conn.CloseNow()
 		s.counters.connections.Add(-1)
@@ -114,26 +116,41 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// drop forgets a session when its connection ends.
-func (s *Server) drop(sess *session) {
+// drop forgets a session when its connection ends; true if it was its
+// peer's current registration (not one replaced by a newer connection).
+func (s *Server) drop(sess *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, sess)
 	if !sess.registered {
 		s.handshakes--
 		s.pending.add(sess.addr, -1)
-		return
+		return false
 	}
 	if sess.countedPeer {
 		sess.task.addrs.add(sess.addr, -1)
 		sess.countedPeer = false
 	}
-	if s.peers[sess.id] == sess {
+	current := s.peers[sess.id] == sess
+	if current {
 		delete(s.peers, sess.id)
 	}
 	if sess.task.peers[sess.id] == sess {
 		delete(sess.task.peers, sess.id)
 	}
+	return current
+}
+
+// TURNUserLive reports whether user (a peer ID's hex, the user part of
+// its TURN credentials) has a registered session: TURN.TieToSessions.
+func (s *Server) TURNUserLive(user string) bool {
+	id, err := ident.ParsePeer(user)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peers[id] != nil
 }
 
 // serve reads and handles the registered peer's messages until the
