@@ -35,6 +35,7 @@ func run(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	webDir := fs.String("web", "web", "directory served at / (empty: none)")
 	wasmDir := fs.String("wasm", "", "directory served at /wasm/: peer.wasm, wasm_exec.js (empty: none)")
+	dataDir := fs.String("data", "", "directory served at /wasm/data/ (the datasets; empty: the target of a data symlink in -wasm, if any)")
 	noWeb := fs.Bool("no-web", false, "serve neither -web nor -wasm (signalling, /healthz and /metrics only)")
 	var taskFiles, taskJSON list
 	fs.Var(&taskFiles, "task", "task spec file: one JSON spec or an array (repeatable; none: the default MNIST task)")
@@ -84,7 +85,7 @@ func run(args []string) error {
 		cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{u}})
 	}
 	if !*noWeb {
-		cfg.WebDir, cfg.WasmDir = *webDir, *wasmDir
+		cfg.WebDir, cfg.WasmDir, cfg.DataDir = *webDir, *wasmDir, *dataDir
 	}
 	cfg.MetricsSeparate = *metricsAddr != ""
 	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet

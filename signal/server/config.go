@@ -70,6 +70,12 @@ type Config struct {
 	// WasmDir is served at /wasm/ (peer.wasm, wasm_exec.js); "" serves
 	// nothing there.
 	WasmDir string
+	// DataDir is served at /wasm/data/ (the datasets the page's demo
+	// shard comes from); "" serves the target of a "data" symlink at the
+	// top of WasmDir, if there is one, and nothing otherwise. WebDir,
+	// WasmDir and DataDir are each served through an os.Root: no path or
+	// symlink leads out of them, and dotfiles are not served.
+	DataDir string
 	// StaticGzipBytes bounds the memory kept for gzip-compressed copies
 	// of WebDir's and WasmDir's files (each directory has its own), which
 	// are served to clients that accept gzip; 0 serves everything

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,11 +80,21 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.MetricsSeparate {
 		mux.Handle("GET /metrics", s.metrics)
 	}
-	if cfg.WasmDir != "" {
-		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir, cfg.StaticGzipBytes)))
+	dataDir := cfg.DataDir
+	if dataDir == "" && cfg.WasmDir != "" {
+		if dataDir = dataLink(cfg.WasmDir); dataDir != "" {
+			s.logf("signal server: serving /wasm/data/ from %s (the data link in %s)", dataDir, cfg.WasmDir)
+		}
 	}
-	if cfg.WebDir != "" {
-		mux.Handle("GET /", staticHandler(cfg.WebDir, cfg.StaticGzipBytes))
+	for _, m := range []struct{ prefix, dir string }{{"/wasm/data/", dataDir}, {"/wasm/", cfg.WasmDir}, {"/", cfg.WebDir}} {
+		if m.dir == "" {
+			continue
+		}
+		h, err := staticHandler(m.dir, cfg.StaticGzipBytes)
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("GET "+m.prefix, http.StripPrefix(strings.TrimSuffix(m.prefix, "/")+"/", h))
 	}
 	s.handler = withSecurityHeaders(cfg.ContentSecurityPolicy, mux)
 	return s, nil

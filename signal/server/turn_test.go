@@ -178,7 +178,9 @@ func TestTURNPeerFilter(t *testing.T) {
 func TestTURNAllocationQuotas(t *testing.T) {
 	srv := startTURN(t, func(c *TURNConfig) { c.MaxAllocationsPerUser, c.MaxAllocations = 2, 3 })
 	addr := srv.Addr().String()
-	creds := func(user string) (string, string) { return TURNCredentials(testTURNSecret, user, time.Now().Add(time.Minute)) }
+	creds := func(user string) (string, string) {
+		return TURNCredentials(testTURNSecret, user, time.Now().Add(time.Minute))
+	}
 	ua, pa := creds("a")
 	var relays []net.PacketConn
 	for i := range 3 {
