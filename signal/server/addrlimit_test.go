@@ -4,13 +4,17 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -215,5 +219,73 @@ func TestClientOf(t *testing.T) {
 	}
 	if l.taskCap(32, 100) != 32 || l.taskCap(32, 10) != 5 || l.taskCap(32, 1) != 1 {
 		t.Fatal("taskCap")
+	}
+}
+
+// Subnets on a real path (loopback cannot show them: each loopback
+// address is its own subnet): hellos from four addresses of one /24
+// share its PeersPerSubnet; another /24 is not affected; an upgrade from
+// a /24 whose handshake slots are taken gets 429.
+func TestSubnetLimits(t *testing.T) {
+	spec, _ := servertest.Task(t, "subnet")
+	cfg := DefaultConfig()
+	cfg.Tasks = []task.Spec{spec}
+	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = 2, 3
+	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = 2, 3
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid, _ := spec.ID()
+	hello := func(remote string, b byte) signal.Code {
+		sess := &session{srv: s, remote: remote, addr: s.cfg.AddrLimits.clientOf(remote)}
+		s.mu.Lock()
+		s.handshakes++
+		s.pending.add(sess.addr, 1)
+		s.mu.Unlock()
+		h := identity(t, b).Hello(make([]byte, signal.NonceSize), tid)
+		_, code, _ := s.register(sess, h)
+		return code
+	}
+	for i, remote := range []string{"198.51.100.1:1", "198.51.100.2:1", "198.51.100.3:1"} {
+		if code := hello(remote, byte(i+1)); code != 0 {
+			t.Fatalf("%s: %v", remote, code)
+		}
+	}
+	if code := hello("198.51.100.4:1", 4); code != signal.CodeTaskFull {
+		t.Fatalf("fourth of the /24: %v, want task-full", code)
+	}
+	if code := hello("198.51.101.4:1", 5); code != 0 {
+		t.Fatalf("another /24: %v", code)
+	}
+	if code := hello("[2001:db8:1:2::1]:1", 6); code != 0 {
+		t.Fatalf("IPv6: %v", code)
+	}
+	if st := s.Stats(); st.AddrLimited["peers_per_subnet"] != 1 {
+		t.Fatalf("counted %v", st.AddrLimited)
+	}
+	// Handshakes: fill the /24's slots, then an upgrade from it is 429.
+	s.mu.Lock()
+	s.pending.add(s.cfg.AddrLimits.clientOf("203.0.113.1:1"), 3)
+	s.mu.Unlock()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/signal", nil)
+	req.RemoteAddr = "203.0.113.77:5555"
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusTooManyRequests || s.Stats().AddrLimited["handshakes_per_subnet"] != 1 {
+		t.Fatalf("upgrade from a full /24: %d, counted %v", rec.Code, s.Stats().AddrLimited)
+	}
+}
+
+// With MetricsSeparate, /metrics is not on Handler but on MetricsHandler.
+func TestMetricsSeparate(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MetricsSeparate = true })
+	if code, _, _ := get(t, ts.httpURL()+"/metrics"); code != http.StatusNotFound {
+		t.Fatalf("public /metrics: %d", code)
+	}
+	rec := httptest.NewRecorder()
+	ts.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "peerlearn_signal_addr_limited_total") {
+		t.Fatalf("metrics handler: %d", rec.Code)
 	}
 }
