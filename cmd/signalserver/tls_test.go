@@ -3,6 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"os"
@@ -103,6 +106,51 @@ func TestSelfSignedTLSAndMetricsAddr(t *testing.T) {
 	}
 	if code, _, err := fetch(plain, "http://"+maddr+"/"); err != nil || code != http.StatusNotFound {
 		t.Fatalf("page on the metrics address: %d %v", code, err)
+	}
+}
+
+// -tls-cert/-tls-key serve a certificate from files.
+func TestTLSCertFiles(t *testing.T) {
+	cert, err := server.SelfSignedCert([]string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalECPrivateKey(cert.PrivateKey.(*ecdsa.PrivateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, server.CertPEM(cert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SIGNALSERVER_TEST_MAIN=1",
+		"SIGNALSERVER_TEST_ARGS=-addr "+addr+" -no-web -tls-cert "+certFile+" -tls-key "+keyFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pin, _ := server.PinnedTLSConfig(server.Fingerprint(cert.Certificate[0]))
+	c := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{TLSClientConfig: pin}}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := c.Get("https://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Strict-Transport-Security") == "" {
+				t.Fatalf("healthz over TLS: %d, HSTS %q", resp.StatusCode, resp.Header.Get("Strict-Transport-Security"))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no TLS healthz: %v", err)
+		}
 	}
 }
 
