@@ -44,10 +44,10 @@ func SelfSignedCert(hosts []string, validFor time.Duration) (tls.Certificate, er
 		Subject:               pkix.Name{Organization: []string{"PeerLearn self-signed"}, CommonName: hosts[0]},
 		NotBefore:             now.Add(-time.Minute),
 		NotAfter:              now.Add(validFor),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
-		IsCA:                  true, // lets a browser or OS import it as its own root
+		IsCA:                  false, // a volunteer who trusts it must not be trusting a CA whose key is on the demo server
 	}
 	for _, h := range hosts {
 		h = strings.TrimSpace(h)
