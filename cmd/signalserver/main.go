@@ -202,6 +202,7 @@ func run(args []string) error {
 	if tlsSet.finger != "" {
 		log.Printf("signalserver: self-signed TLS certificate for %s, SHA-256 fingerprint %s", *tlsf.selfSigned, tlsSet.finger)
 		fmt.Printf("tls-fingerprint sha256=%s\n", tlsSet.finger)
+		fmt.Printf("tls-spki sha256-base64=%s\n", tlsSet.spki) // chromium --ignore-certificate-errors-spki-list
 	}
 	log.Printf("signalserver: listening on %s://%s (websocket /signal)", scheme, ln.Addr())
 	select {

@@ -40,6 +40,7 @@ type tlsSetup struct {
 	acme   http.Handler // with autocert and -tls-http-addr: port 80's handler
 	cert   []byte       // the self-signed certificate, PEM
 	finger string       // its fingerprint
+	spki   string       // its SPKI hash (Chromium's --ignore-certificate-errors-spki-list)
 }
 
 // setup builds the TLS config of the chosen mode.
@@ -79,7 +80,11 @@ func (f *tlsFlags) setup() (tlsSetup, error) {
 				return tlsSetup{}, err
 			}
 		}
-		return tlsSetup{config: tc, cert: pem, finger: finger}, nil
+		spki, err := server.SPKIFingerprint(cert.Certificate[0])
+		if err != nil {
+			return tlsSetup{}, err
+		}
+		return tlsSetup{config: tc, cert: pem, finger: finger, spki: spki}, nil
 	case *f.autocert != "":
 		m, err := server.Autocert(split(*f.autocert), *f.autocertDir)
 		if err != nil {

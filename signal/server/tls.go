@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
@@ -94,6 +95,19 @@ func Fingerprint(der []byte) string {
 		b.WriteString(h[i : i+2])
 	}
 	return b.String()
+}
+
+// SPKIFingerprint returns base64(SHA-256(SubjectPublicKeyInfo)) of a DER
+// certificate: what Chromium's --ignore-certificate-errors-spki-list
+// takes, so that a test or demo browser accepts exactly this
+// self-signed certificate.
+func SPKIFingerprint(der []byte) (string, error) {
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+	return base64.StdEncoding.EncodeToString(sum[:]), nil
 }
 
 // ParseFingerprint reads a SHA-256 fingerprint with or without colons, in

@@ -201,6 +201,13 @@ func TestFingerprint(t *testing.T) {
 			t.Errorf("ParseFingerprint(%q): %v", bad, err)
 		}
 	}
+	spki, err := SPKIFingerprint(c.Certificate[0])
+	if err != nil || len(spki) != 44 {
+		t.Fatalf("SPKI fingerprint %q %v", spki, err)
+	}
+	if _, err := SPKIFingerprint([]byte("not a certificate")); err == nil {
+		t.Fatal("SPKI of garbage")
+	}
 	pin, _ := PinnedTLSConfig(f)
 	if err := pin.VerifyPeerCertificate([][]byte{c.Certificate[0]}, nil); err != nil {
 		t.Fatal(err)
