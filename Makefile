@@ -111,8 +111,11 @@ bench-netlab: data
 bench-go:
 	scripts/bench-go.sh
 
+# LAN=1: reachable from phones on the LAN (HTTPS, self-signed; port 8443
+# unless SERVE_ADDR says otherwise), join URL and QR code printed.
+LAN_ADDR ?= 0.0.0.0:8443
 demo: deps data build wasm
-	$(BIN)/peerlearn demo -addr $(SERVE_ADDR) -data $(DATA_DIR) -wasm $(WEB_OUT)
+	$(BIN)/peerlearn demo -addr $(if $(LAN),$(LAN_ADDR) -lan,$(SERVE_ADDR)) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
 bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab
 

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"time"
@@ -24,6 +25,10 @@ type ClientConfig struct {
 	// Header holds extra HTTP headers for the websocket handshake (native
 	// builds only; a browser sets its own Origin). May be nil.
 	Header http.Header
+	// RootCAs, if not nil, are the certificates a wss:// server's must
+	// chain to instead of the system's (native builds only; a browser
+	// uses its own trust store): a LAN demo's self-signed certificate.
+	RootCAs *x509.CertPool
 	// Logf, if not nil, receives messages the client drops. It is called
 	// from the client's reader goroutine (one per Client): it must not
 	// block, and must be safe for concurrent use if shared by clients.
@@ -39,6 +44,7 @@ func DefaultClientConfig() ClientConfig {
 		WriteTimeout:     10 * time.Second, // a slow but live server accepts a message by then
 		EventBuffer:      32,               // a few SDPs and a burst of candidates
 		Header:           nil,              // no extra headers
+		RootCAs:          nil,              // the system's roots
 		Logf:             nil,              // silent
 	}
 }

@@ -2,9 +2,21 @@
 
 package signal
 
-import "github.com/coder/websocket"
+import (
+	"crypto/tls"
+	"net/http"
 
-// dialOptions passes the configured headers (native builds).
+	"github.com/coder/websocket"
+)
+
+// dialOptions passes the configured headers and trusted roots (native
+// builds).
 func dialOptions(c ClientConfig) *websocket.DialOptions {
-	return &websocket.DialOptions{HTTPHeader: c.Header}
+	o := &websocket.DialOptions{HTTPHeader: c.Header}
+	if c.RootCAs != nil {
+		o.HTTPClient = &http.Client{Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12},
+		}}
+	}
+	return o
 }

@@ -411,6 +411,14 @@ function renderNeighbors(s) {
   document.querySelector("#neighbors tbody").replaceChildren(...rows);
 }
 
+// A LAN demo (`make demo LAN=1`) serves the join URL's QR code beside
+// the page; elsewhere the image is missing and stays hidden.
+{
+  const img = $("join-qr"), show = () => { $("join-qr-box").hidden = !(img.naturalWidth > 0); };
+  img.addEventListener("load", show);
+  if (img.complete) show();
+}
+
 const cssVar = (v) => getComputedStyle(document.documentElement).getPropertyValue(v).trim();
 function sizeCanvas(c) {
   const r = window.devicePixelRatio || 1, w = c.clientWidth, h = c.clientHeight;

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -54,6 +55,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	keyFile := fs.String("key", "", "file holding the peer's ed25519 seed in hex (created if missing; default: a fresh key)")
 	statusAddr := fs.String("status", "", "serve GET /status (JSON) on this loopback host:port (port 0: any)")
 	loopback := fs.Bool("loopback", false, "WebRTC over 127.0.0.1 only (single-machine runs and tests)")
+	signalCA := fs.String("signal-ca", "", "PEM file of certificates a wss:// signalling server's must chain to instead of the system's (a LAN demo's self-signed one)")
 	tick := fs.Duration("tick", 100*time.Millisecond, "overlay tick")
 	fs.Func("spaces", "refused: the overlay's ring count L is the task's (\"spaces\" in the task spec)", refuseSpaces)
 	every := fs.Duration("every", 2*time.Second, "progress line period (0: none)")
@@ -87,6 +89,11 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	cfg.BridgeEvery, cfg.BridgeAlone = *bridgeEvery, *bridgeAlone
 	cfg.Tick, cfg.StatusAddr = *tick, *statusAddr
 	cfg.RTC.LoopbackOnly = *loopback
+	if *signalCA != "" {
+		if cfg.Signal.RootCAs, err = loadRoots(*signalCA); err != nil {
+			return fmt.Errorf("%w: -signal-ca: %v", errUsage, err)
+		}
+	}
 	if *verbose {
 		cfg.Logf = logf
 	}
@@ -258,6 +265,19 @@ func loadIdentity(file string) (signal.Identity, error) {
 		return signal.Identity{}, fmt.Errorf("%s: %w", file, err)
 	}
 	return signal.IdentityFromSeed(seed)
+}
+
+// loadRoots reads a PEM file of certificates into a pool.
+func loadRoots(file string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s: no PEM certificate", file)
+	}
+	return pool, nil
 }
 
 // runPeerDemo starts a signalling server and N peers in this process (each

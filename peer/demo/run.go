@@ -43,6 +43,11 @@ type Config struct {
 	Every time.Duration
 	// OutDir receives demo.csv, demo.png and the processes' logs.
 	OutDir string
+	// LAN: serve on every interface (Addr's port) over HTTPS with a
+	// self-signed certificate for the machine's LAN address, print the
+	// join URL with a QR code (also on the page), and let the native
+	// peers use their real interfaces (see lan.go). Off: 127.0.0.1 only.
+	LAN bool
 	// Stdout receives the table and the result line; Logf diagnostics.
 	Stdout io.Writer
 	Logf   func(format string, args ...any)
@@ -112,9 +117,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return Result{}, err
 	}
+	listen, local := cfg.Addr, cfg.Addr // where the server listens; where this machine reaches it
+	var lanHost string                  // LAN: the join URL's host:port
+	if cfg.LAN {
+		_, port, err := net.SplitHostPort(cfg.Addr)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: addr %q: %v", ErrConfig, cfg.Addr, err)
+		}
+		ip, err := lanIP()
+		if err != nil {
+			return Result{}, err
+		}
+		listen, local, lanHost = net.JoinHostPort("0.0.0.0", port), net.JoinHostPort("127.0.0.1", port), net.JoinHostPort(ip.String(), port)
+	}
 	// A clear error when the port is taken, before starting anything.
-	if ln, err := net.Listen("tcp", cfg.Addr); err != nil {
-		return Result{}, fmt.Errorf("%w: %s: %v (is another demo or signalserver running?)", ErrAddrInUse, cfg.Addr, err)
+	if ln, err := net.Listen("tcp", listen); err != nil {
+		return Result{}, fmt.Errorf("%w: %s: %v (is another demo or signalserver running?)", ErrAddrInUse, listen, err)
 	} else {
 		ln.Close()
 	}
@@ -134,9 +152,25 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 
-	srvArgs := []string{"-addr", cfg.Addr, "-task", taskFile}
-	if cfg.WebDir != "" {
-		srvArgs = append(srvArgs, "-web", cfg.WebDir)
+	srvArgs := []string{"-addr", listen, "-task", taskFile}
+	joinURL, sigURL := JoinURL(cfg.Addr, tid), "ws://"+cfg.Addr+"/signal"
+	peerNet := []string{"-loopback"}
+	webDir := cfg.WebDir
+	if cfg.LAN {
+		certFile := filepath.Join(cfg.OutDir, "cert.pem")
+		host, _, _ := net.SplitHostPort(lanHost)
+		srvArgs = append(srvArgs, "-tls-self-signed", host+",127.0.0.1,localhost", "-tls-self-signed-out", certFile)
+		joinURL, sigURL = fmt.Sprintf("https://%s/?task=%s", lanHost, tid.Hex()), "wss://"+local+"/signal"
+		peerNet = []string{"-signal-ca", certFile}
+		if webDir != "" {
+			webDir = filepath.Join(cfg.OutDir, "web")
+			if err := pageWithQR(cfg.WebDir, webDir, joinURL); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if webDir != "" {
+		srvArgs = append(srvArgs, "-web", webDir)
 	} else {
 		srvArgs = append(srvArgs, "-no-web")
 	}
@@ -148,10 +182,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	defer srv.stop(5 * time.Second)
-	if err := waitListening(ctx, cfg.Addr, 10*time.Second); err != nil {
+	if err := waitListening(ctx, local, 10*time.Second); err != nil {
 		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
 	}
-	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", cfg.Addr, JoinURL(cfg.Addr, tid))
+	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", listen, joinURL)
+	if cfg.LAN {
+		for done := false; !done; { // the certificate's fingerprints, which the server printed first
+			select {
+			case l := <-srv.lines:
+				fmt.Fprintf(cfg.Stdout, "demo: certificate %s\n", l)
+			default:
+				done = true
+			}
+		}
+		fmt.Fprintf(cfg.Stdout, "demo: on a phone on this network (the certificate is self-signed: accept the warning):\n")
+		printQR(cfg.Stdout, joinURL)
+	}
 
 	peers := make([]*proc, 0, cfg.Peers)
 	defer func() {
@@ -160,14 +206,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			p.stop(10 * time.Second)
 		}
 	}()
-	sigURL := "ws://" + cfg.Addr + "/signal"
-	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s -loopback -task %s -data %s\n",
-		cfg.PeerBin, sigURL, taskFile, cfg.DataDir)
+	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s %s -task %s -data %s\n",
+		cfg.PeerBin, sigURL, strings.Join(peerNet, " "), taskFile, cfg.DataDir)
 	for i := range cfg.Peers {
-		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, "peer",
-			"-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0",
+		args := append([]string{"peer", "-signal", sigURL}, peerNet...)
+		args = append(args, "-status", "127.0.0.1:0", "-every", "0",
 			"-task", taskFile, "-data", cfg.DataDir, "-shard", fmt.Sprintf("%d/%d", i, cfg.Peers),
 			"-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
+		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, args...)
 		if err != nil {
 			return Result{}, err
 		}
