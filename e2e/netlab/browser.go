@@ -33,7 +33,7 @@ type Tab struct {
 // (chromedp talks to it over a pipe, which `ip netns exec` passes on)
 // and loads url; dir holds the wrapper and the profile. width and height
 // set the window (a phone-sized one for the LAN demo).
-func OpenTab(ns, bin, dir, name, url string, width, height int) (*Tab, error) {
+func OpenTab(ns, bin, dir, name, url string, width, height int, extra ...chromedp.ExecAllocatorOption) (*Tab, error) {
 	wrapper := filepath.Join(dir, name+"-chromium.sh")
 	script := fmt.Sprintf("#!/bin/sh\nexec ip netns exec %s %s \"$@\"\n", ns, bin)
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
@@ -57,6 +57,7 @@ func OpenTab(ns, bin, dir, name, url string, width, height int) (*Tab, error) {
 		chromedp.Flag("unsafely-treat-insecure-origin-as-secure", "http://"+SignalAddr),
 		chromedp.WindowSize(width, height),
 	)
+	opts = append(opts, extra...)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	tb := &Tab{Name: name, ctx: ctx, cancel: func() { cancel(); acancel() }}

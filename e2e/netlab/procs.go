@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -19,6 +20,17 @@ type Proc struct {
 	Log   string
 	First string // its first stdout line (StartProc waits for it when asked)
 	done  chan struct{}
+	mu    sync.Mutex
+	lines []string // stdout, the first maxLines lines
+}
+
+const maxLines = 2000
+
+// Lines returns the stdout lines so far (the first 2000).
+func (p *Proc) Lines() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.lines...)
 }
 
 // StartProc runs bin with args in namespace ns, stderr to dir/name.log.
@@ -49,6 +61,11 @@ func StartProc(ns, dir, name, bin string, args []string, waitLine bool) (*Proc, 
 			case first <- sc.Text():
 			default:
 			}
+			p.mu.Lock()
+			if len(p.lines) < maxLines {
+				p.lines = append(p.lines, sc.Text())
+			}
+			p.mu.Unlock()
 		}
 		io.Copy(io.Discard, out)
 		cmd.Wait()
