@@ -52,7 +52,9 @@ type MatrixConfig struct {
 	// RelayRuns > 0 measures the TURN relay's throughput afterwards:
 	// RelayRuns transfers of RelayBytes (MatrixResult.RelayMBs).
 	RelayRuns, RelayBytes int
-	Logf                  func(format string, args ...any)
+	// TURNUncapped: ServerConfig.TURNUncapped.
+	TURNUncapped bool
+	Logf         func(format string, args ...any)
 }
 
 // Pair is one pair of peers as the matrix saw it.
@@ -153,7 +155,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	if err != nil {
 		return nil, err
 	}
-	scfg := ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn}
+	scfg := ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn, TURNUncapped: cfg.TURNUncapped}
 	if len(cfg.Tabs) > 0 {
 		scfg.Web = []string{"-web", cfg.WebDir, "-wasm", cfg.WasmDir}
 	}

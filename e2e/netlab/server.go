@@ -23,6 +23,10 @@ type ServerConfig struct {
 	// Coturn: hand out Debian's coturn (started here) instead of the
 	// embedded pion TURN server.
 	Coturn bool
+	// TURNUncapped lifts the embedded server's per-allocation bandwidth
+	// cap (a hardened server's default is 4 MiB/s): for measuring what
+	// the relay path can carry.
+	TURNUncapped bool
 }
 
 // Servers are the processes of the internet namespace.
@@ -74,6 +78,9 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 			// A hardened server refuses to relay to documentation
 			// ranges, which the lab's internet is.
 			args = append(args, "-turn-allow-peer", "203.0.113.0/24")
+		}
+		if cfg.TURNUncapped && supportsFlag(cfg.SignalBin, "turn-bytes-per-sec") {
+			args = append(args, "-turn-bytes-per-sec", "1073741824", "-turn-total-bytes-per-sec", "1073741824")
 		}
 	}
 	var err error

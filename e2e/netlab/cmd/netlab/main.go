@@ -99,11 +99,12 @@ func bench(ctx context.Context, args []string) error {
 	smoke := fs.Bool("smoke", false, "three peers, a low target and one small relay transfer (checks the path, not the numbers)")
 	coturn := fs.Bool("coturn", false, "TURN by Debian's coturn instead of the embedded server")
 	keep := fs.Bool("keep", false, "keep the logs (their directory is printed)")
+	capped := fs.Bool("turn-capped", false, "keep the TURN server's default per-allocation bandwidth cap (4 MiB/s on a hardened server); default: lifted, so relay_mbs is what the relay path carries")
 	fs.Parse(args)
 	cfg := netlab.MatrixConfig{
 		PeerBin: filepath.Join(*bin, "peerlearn"), SignalBin: filepath.Join(*bin, "signalserver"), Data: *data,
 		Peers: []string{"a", "a", "b", "c", "d"}, Target: 0.8, Timeout: 180 * time.Second, Seed: 1, Coturn: *coturn,
-		RelayRuns: 3, RelayBytes: 10 << 20,
+		RelayRuns: 3, RelayBytes: 10 << 20, TURNUncapped: !*capped,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) },
 	}
 	if *smoke {
