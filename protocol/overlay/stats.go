@@ -60,6 +60,9 @@ type Stats struct {
 	// MergeProbes counts the Joins sent to remembered nodes to find
 	// another overlay (merge.go); they are also in Sent[MsgJoin].
 	MergeProbes uint64
+	// Remembered counts the failed neighbours remembered for merge
+	// probes, all told (merge.go): it grows with every failure seen.
+	Remembered uint64
 }
 
 // Stats returns the node's counters.
