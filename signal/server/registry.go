@@ -38,9 +38,16 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	if inTask >= ts.spec.MaxPeers {
 		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d peers", h.Task, inTask)
 	}
+	if code, text := s.addrAllows(ts, sess, old); code != 0 {
+		return nil, code, text
+	}
 	if old != nil {
 		delete(s.peers, h.ID)
 		delete(old.task.peers, h.ID)
+		if old.countedPeer {
+			old.task.addrs.add(old.addr, -1)
+			old.countedPeer = false
+		}
 		s.counters.refuse(signal.CodeReplaced)
 		go old.closeWith(signal.CodeReplaced, "the peer registered again on another connection")
 	}
@@ -52,6 +59,9 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 		sess.established = true // the task's first peer: nobody to connect to
 	}
 	s.handshakes--
+	s.pending.add(sess.addr, -1)
+	ts.addrs.add(sess.addr, 1)
+	sess.countedPeer = true
 	s.peers[h.ID] = sess
 	ts.peers[h.ID] = sess
 	s.counters.registrations.Add(1)
@@ -135,7 +145,7 @@ func (p *session) mayRelay(now time.Time, other ident.Peer) bool {
 func (s *Server) iceServers(peer ident.Peer, now time.Time) []signal.ICEServer {
 	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
 	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
-		user, pass := TURNCredentials(t.Secret, peer.String(), now.Add(t.TTL))
+		user, pass := TURNCredentials(t.Secret, peer.Hex(), now.Add(t.TTL))
 		out = append(out, signal.ICEServer{URLs: t.URLs, Username: user, Credential: pass})
 	}
 	return out
