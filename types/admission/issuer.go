@@ -80,3 +80,15 @@ func (is *Issuer) Issue(t ident.Task, pub ed25519.PublicKey, pow uint64, powBits
 	copy(tok.Sig[:], ed25519.Sign(is.key, tok.signingInput()))
 	return tok, nil
 }
+
+// The signalling server's default admission limits (signal/server): a
+// token bucket per client IP and one per /24 (IPv4) or /48 (IPv6) subnet.
+// A campus NAT puts many volunteers behind one address, so the per-IP
+// limit is not tight; the subnet limit is what prices an attacker's
+// admissions (sim eclipse).
+const (
+	DefaultIPPerHour     = 20
+	DefaultIPBurst       = 10
+	DefaultSubnetPerHour = 60
+	DefaultSubnetBurst   = 30
+)
