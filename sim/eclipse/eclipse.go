@@ -79,7 +79,7 @@ func victimGaps(coords [][]uint64, spaces int) gaps {
 				succ = d
 			}
 		}
-		g.lo[2*s], g.hi[2*s] = v-pred, v   // between honest pred and victim
+		g.lo[2*s], g.hi[2*s] = v-pred, v     // between honest pred and victim
 		g.lo[2*s+1], g.hi[2*s+1] = v, v+succ // between victim and honest succ
 	}
 	return g
