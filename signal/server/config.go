@@ -72,6 +72,8 @@ type Config struct {
 	// are served to clients that accept gzip; 0 serves everything
 	// uncompressed.
 	StaticGzipBytes int64
+	// Admission configures the admission tokens (admission.go).
+	Admission AdmissionConfig
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -118,6 +120,7 @@ func DefaultConfig() Config {
 		WebDir:            "",                    // no web page
 		WasmDir:           "",                    // no wasm build
 		StaticGzipBytes:   256 << 20,             // MNIST and peer.wasm gzipped take ~20 MB
+		Admission:         DefaultAdmission(),    // tokens with every welcome, limits per IP and subnet
 		Logf:              nil,                   // silent
 	}
 }
@@ -185,6 +188,9 @@ func (c *Config) Validate() error {
 		if err := (signal.ICEServer{URLs: t.URLs, Username: "1:x", Credential: "x"}).Validate(); err != nil {
 			return bad("TURN: %w", err)
 		}
+	}
+	if err := c.Admission.validate(c.Tasks); err != nil {
+		return err
 	}
 	if n > signal.MaxICEServers {
 		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)

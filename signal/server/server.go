@@ -26,6 +26,7 @@ type Server struct {
 	handler  http.Handler
 	registry *prometheus.Registry
 	counters counters
+	admit    *admitter // guarded by mu
 
 	mu         sync.Mutex
 	tasks      map[ident.Task]*taskState // fixed at New; peers guarded by mu
@@ -55,6 +56,10 @@ func New(cfg Config) (*Server, error) {
 		tasks:    make(map[ident.Task]*taskState, len(cfg.Tasks)),
 		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
+	}
+	var err error
+	if s.admit, err = newAdmitter(cfg.Admission); err != nil {
+		return nil, err
 	}
 	for _, spec := range cfg.Tasks {
 		n, err := spec.Normalized()

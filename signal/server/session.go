@@ -33,8 +33,9 @@ type session struct {
 	id          ident.Peer
 	task        *taskState
 	contacts    []ident.Peer
-	windowEnd   time.Time // relays allowed until then (zero: none)
-	established bool      // connected, or was a task's first peer
+	windowEnd   time.Time    // relays allowed until then (zero: none)
+	established bool         // connected (verified: claimVerified), or was a task's first peer
+	relayedBy   []ident.Peer // contacts that relayed to it in its window (admission.go)
 	registered  bool
 
 	// reader
