@@ -150,9 +150,10 @@ func newLinks(t *testing.T, sts []Status, dead map[string]bool, spaces int) int 
 			alive = append(alive, id)
 		}
 	}
-	now := overlay.ExpectedTables(all, spaces)
+	place := PlacementOf(sts)
+	now := overlay.ExpectedTablesAt(all, spaces, place)
 	n := 0
-	for id, tb := range overlay.ExpectedTables(alive, spaces) {
+	for id, tb := range overlay.ExpectedTablesAt(alive, spaces, place) {
 		for _, nb := range tb.Neighbors() {
 			if id.Less(nb) && !slices.Contains(now[id].Neighbors(), nb) {
 				n++

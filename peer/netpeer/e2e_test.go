@@ -267,10 +267,11 @@ func victimNeedingNewLinks(t *testing.T, sts []Status, spaces int) int {
 		b, _ := hex.DecodeString(s.ID)
 		copy(ids[i][:], b)
 	}
-	now := overlay.ExpectedTables(ids, spaces)
+	place := PlacementOf(sts)
+	now := overlay.ExpectedTablesAt(ids, spaces, place)
 	for k := range ids {
 		rest := slices.Delete(slices.Clone(ids), k, k+1)
-		for id, tb := range overlay.ExpectedTables(rest, spaces) {
+		for id, tb := range overlay.ExpectedTablesAt(rest, spaces, place) {
 			for _, nb := range tb.Neighbors() {
 				if !slices.Contains(now[id].Neighbors(), nb) {
 					return k
