@@ -52,6 +52,7 @@ func run(args []string) error {
 	turnSecret := fs.String("turn-secret", os.Getenv("PEERLEARN_TURN_SECRET"), "TURN REST shared secret (default $PEERLEARN_TURN_SECRET; with -turn and none: random)")
 	turnTTL := fs.Duration("turn-ttl", 12*time.Hour, "lifetime of the TURN credentials handed to a peer")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
+	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,6 +77,11 @@ func run(args []string) error {
 		return err
 	}
 	cfg.Tasks = tasks
+	if *admissionKey != "" {
+		if err := server.LoadAdmissionKey(*admissionKey, &cfg.Admission); err != nil {
+			return err
+		}
+	}
 
 	if *turnOn {
 		if *turnSecret == "" {

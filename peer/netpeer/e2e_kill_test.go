@@ -45,7 +45,7 @@ func TestE2EKillQuarter(t *testing.T) {
 
 	tf := taskFile(t, "e2e-kill", spaces)
 	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	url := "ws://" + addr + "/signal"
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		c, err := net.Dial("tcp", addr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -179,5 +180,27 @@ func TestConnectedClaimVerified(t *testing.T) {
 		if len(got) != 1 || got[0] == liar.ID() {
 			t.Fatalf("contacts %v include the liar", got)
 		}
+	}
+}
+
+// TestLoadAdmissionKey: the file is created once and read back alike, so
+// servers sharing it sign alike.
+func TestLoadAdmissionKey(t *testing.T) {
+	path := t.TempDir() + "/adm.key"
+	var a, b AdmissionConfig
+	if err := LoadAdmissionKey(path, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadAdmissionKey(path, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Key.Equal(b.Key) || a.Secret != b.Secret || a.Secret == ([32]byte{}) {
+		t.Fatal("a second load differs")
+	}
+	if err := os.WriteFile(path, []byte("xyz"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadAdmissionKey(path, &b); !errors.Is(err, ErrConfig) {
+		t.Fatalf("bad file: %v", err)
 	}
 }
