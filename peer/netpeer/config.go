@@ -71,6 +71,12 @@ type Config struct {
 	// neighbours that have not come back, backing off while nothing
 	// changes.
 	BridgeAlone BridgeMode
+	// PlainPlacement runs the overlay without admission: coordinates
+	// H(id, i), no peer records (overlay.Config.Admission nil). Off by
+	// default: the peer takes its place from the server's admission token
+	// (admission.go). Only for experiments; such a peer cannot join peers
+	// that run with admission.
+	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
@@ -94,6 +100,7 @@ func DefaultConfig() Config {
 		LeaveLinger:      500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
 		RebootstrapAfter: 5 * time.Second,              // past the 1.5 s failure timeout and a rejoin through contacts
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
+		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
 		Logf:             nil,                          // silent
 	}

@@ -98,7 +98,7 @@ func testPartitionHeals(t *testing.T, hold time.Duration) {
 	const n, spaces = 8, 2
 	tf := taskFile(t, "e2e-partition", spaces)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	dir := t.TempDir()

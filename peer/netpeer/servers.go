@@ -206,6 +206,7 @@ func (p *Peer) bridged(m moved) {
 		p.logf("signalling server %s has no other peer of the task: staying with %s", m.url, p.server)
 		return
 	}
+	p.checkToken(m.client)
 	old := p.client
 	p.client, p.server = m.client, m.url
 	p.mgr.AttachSignal(m.client)

@@ -63,6 +63,11 @@ type Stats struct {
 	// Remembered counts the failed neighbours remembered for merge
 	// probes, all told (merge.go): it grows with every failure seen.
 	Remembered uint64
+	// BadRecords counts peer records that did not verify, NoRecord the
+	// messages refused for naming an ID without a record, MissingRecords
+	// the records this node could not attach to its own messages
+	// (records.go).
+	BadRecords, NoRecord, MissingRecords uint64
 }
 
 // Stats returns the node's counters.
