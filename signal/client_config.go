@@ -29,6 +29,10 @@ type ClientConfig struct {
 	// chain to instead of the system's (native builds only; a browser
 	// uses its own trust store): a LAN demo's self-signed certificate.
 	RootCAs *x509.CertPool
+	// Token is an admission token this peer already holds, presented in
+	// the hello so that a re-join in the same epoch keeps its place and
+	// does not count as a new admission. May be nil.
+	Token []byte
 	// Logf, if not nil, receives messages the client drops. It is called
 	// from the client's reader goroutine (one per Client): it must not
 	// block, and must be safe for concurrent use if shared by clients.
@@ -45,6 +49,7 @@ func DefaultClientConfig() ClientConfig {
 		EventBuffer:      32,               // a few SDPs and a burst of candidates
 		Header:           nil,              // no extra headers
 		RootCAs:          nil,              // the system's roots
+		Token:            nil,              // a first admission
 		Logf:             nil,              // silent
 	}
 }

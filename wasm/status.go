@@ -181,6 +181,9 @@ func (b *browserPeer) status() pageStatus {
 		return ps
 	}
 	st := np.Status()
+	if cs, ok := st.Placement[ps.ID]; ok { // admitted placement: the token's coordinates
+		ps.Coords = cs
+	}
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
@@ -190,6 +193,9 @@ func (b *browserPeer) status() pageStatus {
 		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, spaces), Connected: slices.Contains(st.Connections, n)}
 		if i := slices.IndexFunc(st.Links, func(l rtc.Link) bool { return l.Peer == n }); i >= 0 {
 			nv.Path, nv.Local, nv.Remote = st.Links[i].Path, st.Links[i].Local, st.Links[i].Remote
+		}
+		if cs, ok := st.Placement[n]; ok {
+			nv.Coords = cs
 		}
 		for i, a := range st.Table {
 			if a.Pred == n {

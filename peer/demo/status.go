@@ -71,7 +71,7 @@ func correctness(sts []netpeer.Status, spaces int, silent ...string) (float64, i
 			}
 		}
 	}
-	want := overlay.ExpectedTables(all, spaces)
+	want := overlay.ExpectedTablesAt(all, spaces, netpeer.PlacementOf(sts))
 	var correct, expected, extra int
 	for i, s := range sts {
 		w := want[ids[i]].Neighbors()

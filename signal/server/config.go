@@ -87,6 +87,8 @@ type Config struct {
 	// MetricsSeparate keeps /metrics off Handler: serve MetricsHandler
 	// on its own (private) listener instead. False: /metrics is public.
 	MetricsSeparate bool
+	// Admission configures the admission tokens (admission.go).
+	Admission AdmissionConfig
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -148,6 +150,7 @@ func DefaultConfig() Config {
 		StaticGzipBytes:       256 << 20,                    // MNIST and peer.wasm gzipped take ~20 MB
 		ContentSecurityPolicy: DefaultContentSecurityPolicy, // fits web/
 		MetricsSeparate:       false,                        // /metrics on Handler
+		Admission:             DefaultAdmission(),           // tokens with every welcome, limits per IP and subnet
 		Logf:                  nil,                          // silent
 	}
 }
@@ -223,6 +226,9 @@ func (c *Config) Validate() error {
 		if err := (signal.ICEServer{URLs: t.URLs, Username: "1:x", Credential: "x"}).Validate(); err != nil {
 			return bad("TURN: %w", err)
 		}
+	}
+	if err := c.Admission.validate(c.Tasks); err != nil {
+		return err
 	}
 	if n > signal.MaxICEServers {
 		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)

@@ -29,6 +29,7 @@ type Server struct {
 	metrics  http.Handler
 	registry *prometheus.Registry
 	counters counters
+	admit    *admitter // guarded by mu
 
 	mu         sync.Mutex
 	tasks      map[ident.Task]*taskState // fixed at New; peers guarded by mu
@@ -61,6 +62,10 @@ func New(cfg Config) (*Server, error) {
 		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
 		pending:  newAddrCounts(),
+	}
+	var err error
+	if s.admit, err = newAdmitter(cfg.Admission); err != nil {
+		return nil, err
 	}
 	for _, spec := range cfg.Tasks {
 		n, err := spec.Normalized()

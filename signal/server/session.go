@@ -34,8 +34,9 @@ type session struct {
 	id          ident.Peer
 	task        *taskState
 	contacts    []ident.Peer
-	windowEnd   time.Time // relays allowed until then (zero: none)
-	established bool      // connected, or was a task's first peer
+	windowEnd   time.Time    // relays allowed until then (zero: none)
+	established bool         // connected (verified: claimVerified), or was a task's first peer
+	relayedBy   []ident.Peer // contacts that relayed to it in its window (admission.go)
 	registered  bool
 	countedPeer bool // counted in task.addrs (until dropped or replaced)
 
