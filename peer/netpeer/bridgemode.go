@@ -8,9 +8,10 @@ type BridgeMode uint8
 
 const (
 	// BridgeWhenSplit (the default): only while the overlay remembers
-	// failed neighbours that are not neighbours again (they may be alive
-	// across a healed cut), about every BridgeEvery at first and then
-	// half as often after each registration, up to maxBridgeBackoff
+	// failed neighbours that are not neighbours again and that no
+	// connection has reached since (they may be alive across a healed
+	// cut), about every BridgeEvery at first and then half as often after
+	// each registration that changed no neighbour, up to maxBridgeBackoff
 	// times BridgeEvery; a new failure starts over. A peer whose
 	// neighbours all stay up never registers again; one that saw a
 	// neighbour die registers a few times in the hour it remembers it.

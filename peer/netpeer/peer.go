@@ -314,6 +314,7 @@ func (p *Peer) handle(ev rtc.Event) {
 		}
 		p.logf("transfer to %v failed: %v", ev.Peer, ev.Err)
 	case rtc.EventUp:
+		p.node.Reached(ev.Peer) // not across a partition (servers.go)
 		p.logf("connection to %v open", ev.Peer)
 	case rtc.EventDown:
 		p.logf("connection to %v closed", ev.Peer)

@@ -2,11 +2,13 @@ package netpeer
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Several signalling servers for one task, for availability. The servers
@@ -82,10 +84,13 @@ type bridge struct {
 	pending bool      // a move is dialling
 	done    chan moved
 	count   int // moves that joined through the other server's contacts
-	// BridgeWhenSplit's back-off: the moves since the last new failure,
-	// and the overlay's Stats().Remembered when last looked at.
+	// BridgeWhenSplit's back-off: the moves since the last new failure
+	// or the last move that changed the neighbours, the overlay's
+	// Stats().Remembered when last looked at, and a digest of the
+	// neighbour set at the last move.
 	level      int
 	remembered uint64
+	neighbours uint64
 }
 
 // moved is the outcome of one move.
@@ -128,6 +133,7 @@ func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
 		return
 	}
 	b.moving(now, p.bridgesWhenSplit())
+	b.neighbours = neighbourDigest(p.node.Neighbors())
 	b.pending = true
 	url := others[b.rng.IntN(len(others))]
 	id, task, cfg := p.cfg.Identity, p.cfg.Task, p.signalConfig()
@@ -151,18 +157,30 @@ func (p *Peer) bridgesWhenSplit() bool {
 }
 
 // splitSuspected reports whether the overlay remembers failed neighbours
-// that are not back, which may be alive across a healed cut.
+// that are not back and that no connection has reached since, which may
+// be alive across a healed cut.
 func (p *Peer) splitSuspected(now time.Time) bool {
-	return p.bridge.suspectSplit(p.node.Stats().Remembered, p.node.Remembering(), now)
+	return p.bridge.suspectSplit(p.node.Stats().Remembered, p.node.Remembering(), neighbourDigest(p.node.Neighbors()), now)
+}
+
+// neighbourDigest is an order-independent digest of a neighbour set.
+func neighbourDigest(ids []ident.Peer) uint64 {
+	var d uint64
+	for _, id := range ids {
+		d += binary.LittleEndian.Uint64(id[:8]) // IDs are hashes: their bits are uniform
+	}
+	return d
 }
 
 // suspectSplit is splitSuspected's decision, given the overlay's count of
-// failures remembered so far and of those not back: a failure seen since
-// the last look starts the back-off over, with a move due about every
-// BridgeEvery from now; none not back ends it.
-func (b *bridge) suspectSplit(remembered uint64, notBack int, now time.Time) bool {
-	if remembered != b.remembered {
-		b.remembered, b.level = remembered, 0
+// failures remembered so far and of those not back, and the digest of
+// the neighbour set: a failure seen since the last look, or neighbours
+// changed since the last move (it found something: keep looking), start
+// the back-off over, with a move due about every BridgeEvery from now;
+// none not back ends it.
+func (b *bridge) suspectSplit(remembered uint64, notBack int, neighbours uint64, now time.Time) bool {
+	if remembered != b.remembered || b.level > 0 && neighbours != b.neighbours {
+		b.remembered, b.neighbours, b.level = remembered, neighbours, 0
 		b.schedule(now)
 	}
 	if notBack == 0 {

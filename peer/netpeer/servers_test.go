@@ -115,10 +115,10 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 	const every = time.Minute
 	b := bridge{every: every, rng: rand.New(rand.NewPCG(3, 4))}
 	now := time.Unix(1000, 0)
-	if b.suspectSplit(0, 0, now) || !b.next.IsZero() {
+	if b.suspectSplit(0, 0, 7, now) || !b.next.IsZero() {
 		t.Fatal("a move was planned with no failure seen")
 	}
-	if !b.suspectSplit(1, 1, now) {
+	if !b.suspectSplit(1, 1, 7, now) {
 		t.Fatal("a failed neighbour not back does not call for a move")
 	}
 	if d := b.next.Sub(now); d < every/2 || d > 3*every/2 {
@@ -130,17 +130,22 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 		if d := b.next.Sub(now); d < want/2 || d > 3*want/2 {
 			t.Fatalf("after %d moves: next in %v, want %v-%v", level, d, want/2, 3*want/2)
 		}
-		if !b.suspectSplit(1, 1, now) {
+		if !b.suspectSplit(1, 1, 7, now) {
 			t.Fatal("still split, but no move planned")
 		}
 	}
-	if !b.suspectSplit(2, 2, now) || b.level != 0 {
+	if !b.suspectSplit(2, 2, 7, now) || b.level != 0 {
 		t.Fatalf("a new failure left the back-off at level %d", b.level)
 	}
 	if d := b.next.Sub(now); d > 3*every/2 {
 		t.Fatalf("after a new failure the next move is %v away", d)
 	}
-	if b.suspectSplit(2, 0, now) || !b.next.IsZero() || b.level != 0 {
+	b.moving(now, true)
+	b.moving(now, true)
+	if !b.suspectSplit(2, 2, 8, now) || b.level != 0 {
+		t.Fatalf("a move that changed the neighbours left the back-off at level %d", b.level)
+	}
+	if b.suspectSplit(2, 0, 8, now) || !b.next.IsZero() || b.level != 0 {
 		t.Fatal("all failed neighbours back, but a move is still planned")
 	}
 }

@@ -27,8 +27,9 @@ import "github.com/peerlearn/peerlearn/types/ident"
 // does the same work) or after it has left.
 
 type memory struct {
-	id    ident.Peer
-	until int64
+	id      ident.Peer
+	until   int64
+	reached bool // the transport has had a connection with it since (Reached)
 }
 
 // remember records a failed neighbour as a node to probe later.
@@ -87,17 +88,30 @@ func (n *Node) probeForMerge() {
 }
 
 // Remembering returns how many of the failed neighbours the node
-// remembers are not its neighbours again: nodes that may be alive in
-// another overlay. The peer runtime uses it to decide whether a fresh
-// registration with the signalling server is worth its cost (a merge
-// probe's connection across a healed cut cannot be signalled over the
-// overlay; see peer/netpeer servers.go).
+// remembers are neither its neighbours again nor Reached since: nodes
+// that may be alive in another overlay this node cannot reach. The peer
+// runtime uses it to decide whether a fresh registration with the
+// signalling server is worth its cost (a merge probe's connection across
+// a healed cut cannot be signalled over the overlay; see peer/netpeer
+// servers.go).
 func (n *Node) Remembering() int {
 	k := 0
 	for _, m := range n.remembered {
-		if m.until > n.now && n.find(m.id) == nil {
+		if m.until > n.now && !m.reached && n.find(m.id) == nil {
 			k++
 		}
 	}
 	return k
+}
+
+// Reached tells the node that the transport has opened a connection with
+// id. If id is a remembered failed neighbour, it is reachable from here,
+// and a merge probe to it (still sent) gets through without help, so it
+// no longer counts in Remembering. A later failure of id counts again.
+func (n *Node) Reached(id ident.Peer) {
+	for k := range n.remembered {
+		if n.remembered[k].id == id {
+			n.remembered[k].reached = true
+		}
+	}
 }

@@ -34,6 +34,10 @@ func TestRememberingCountsFailedNeighboursNotBack(t *testing.T) {
 			t.Fatalf("after the failure: remembering %d (total %d), want 1 (1)", n.Remembering(), n.Stats().Remembered)
 		}
 	}
+	holders[0].Reached(quiet)
+	if holders[0].Remembering() != 0 || holders[0].Stats().Remembered != 1 {
+		t.Fatalf("after Reached: remembering %d (total %d), want 0 (1)", holders[0].Remembering(), holders[0].Stats().Remembered)
+	}
 	cut = false // the node was alive all along: its merge probes bring it back
 	for range 20 {
 		p.tick(DefaultConfig().MergeTicks)
