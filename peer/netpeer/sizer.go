@@ -63,7 +63,9 @@ type InitGainStatus struct {
 
 // needsSizeEstimate reports whether spec's initialisation needs the
 // network size at run time.
-func needsSizeEstimate(spec task.Spec) bool { return spec.Init.Mode == "he-gain" && spec.Init.Gain == 0 }
+func needsSizeEstimate(spec task.Spec) bool {
+	return spec.Init.Mode == "he-gain" && spec.Init.Gain == 0
+}
 
 // sizer drives a pushsum.Node on the peer's loop.
 type sizer struct {
