@@ -22,6 +22,13 @@ import (
 // near-regular graph (degree <= 2L): initgain.Regular, √n, clamped to
 // [MinInitGain, MaxInitGain]. Its learner does not start a round before
 // that (Peer.training).
+//
+// The estimate is of the network a peer is in during its first
+// estimation rounds (pushsum.DefaultConfig: 5 s to 30 s at 100 ms ticks):
+// peers keep relaying shares afterwards, so later joiners get the larger
+// n, but a peer never changes the gain it has trained with. A network
+// that grows much after its first peers started is under-estimated by
+// them (the paper finds training insensitive to moderate errors).
 const (
 	// MinInitGain and MaxInitGain clamp the gain a peer applies: an
 	// attacker can skew push-sum (docs/SECURITY.md), and the paper finds
