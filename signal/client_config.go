@@ -24,6 +24,10 @@ type ClientConfig struct {
 	// Header holds extra HTTP headers for the websocket handshake (native
 	// builds only; a browser sets its own Origin). May be nil.
 	Header http.Header
+	// Token is an admission token this peer already holds, presented in
+	// the hello so that a re-join in the same epoch keeps its place and
+	// does not count as a new admission. May be nil.
+	Token []byte
 	// Logf, if not nil, receives messages the client drops. It is called
 	// from the client's reader goroutine (one per Client): it must not
 	// block, and must be safe for concurrent use if shared by clients.
@@ -39,6 +43,7 @@ func DefaultClientConfig() ClientConfig {
 		WriteTimeout:     10 * time.Second, // a slow but live server accepts a message by then
 		EventBuffer:      32,               // a few SDPs and a burst of candidates
 		Header:           nil,              // no extra headers
+		Token:            nil,              // a first admission
 		Logf:             nil,              // silent
 	}
 }

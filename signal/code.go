@@ -50,6 +50,13 @@ const (
 	// CodeTooManyErrors: too many refused messages on one connection
 	// (the connection is closed).
 	CodeTooManyErrors Code = 18
+	// CodeProofOfWork: the hello's proof of work is below the task's
+	// difficulty, or its admission token does not verify.
+	CodeProofOfWork Code = 19
+	// CodeAdmissionLimited: the client's IP or subnet has used up its
+	// admissions (new keys) for now; a peer re-joining with its token is
+	// not counted.
+	CodeAdmissionLimited Code = 20
 )
 
 var codeNames = map[Code]string{
@@ -60,7 +67,8 @@ var codeNames = map[Code]string{
 	CodeNotAllowed: "not-allowed", CodeUnknownPeer: "unknown-peer", CodeBusy: "busy",
 	CodeHandshakeTimeout: "handshake-timeout", CodeIdleTimeout: "idle-timeout",
 	CodeReplaced: "replaced", CodeShutdown: "shutdown", CodeOrigin: "origin",
-	CodeTooManyErrors: "too-many-errors",
+	CodeTooManyErrors: "too-many-errors", CodeProofOfWork: "proof-of-work",
+	CodeAdmissionLimited: "admission-limited",
 }
 
 // Codes lists the known codes in numeric order.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/peerlearn/peerlearn/types/admission"
 )
 
 // Encode validates m and returns its wire form. V is set to
@@ -96,6 +98,9 @@ func (m *Message) Validate() error {
 		if len(m.Challenge.Nonce) != NonceSize {
 			return malformed("nonce of %d bytes, want %d", len(m.Challenge.Nonce), NonceSize)
 		}
+		if b := m.Challenge.PoWBits; b < 0 || b > admission.MaxPoWBits {
+			return malformed("pow_bits %d, want 0 to %d", b, admission.MaxPoWBits)
+		}
 	case MsgHello:
 		return m.Hello.validate()
 	case MsgWelcome:
@@ -138,6 +143,8 @@ func (h *Hello) validate() error {
 		return malformed("public key of %d bytes, want 32", len(h.PublicKey))
 	case len(h.Signature) != 64:
 		return malformed("signature of %d bytes, want 64", len(h.Signature))
+	case len(h.Token) != 0 && len(h.Token) != admission.TokenSize:
+		return malformed("token of %d bytes, want %d", len(h.Token), admission.TokenSize)
 	}
 	return nil
 }
@@ -158,6 +165,12 @@ func (w *Welcome) validate() error {
 	}
 	if err := ValidateICEServers(w.ICEServers); err != nil {
 		return err
+	}
+	if len(w.Token) != 0 && len(w.Token) != admission.TokenSize {
+		return malformed("token of %d bytes, want %d", len(w.Token), admission.TokenSize)
+	}
+	if len(w.AdmissionKey) != 0 && len(w.AdmissionKey) != 32 {
+		return malformed("admission key of %d bytes, want 32", len(w.AdmissionKey))
 	}
 	if w.BootstrapMS < 0 || w.BootstrapMS > MaxBootstrapMS {
 		return malformed("bootstrap_ms %d, want 0 to %d", w.BootstrapMS, MaxBootstrapMS)

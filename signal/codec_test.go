@@ -108,7 +108,7 @@ func TestEnums(t *testing.T) {
 	if MsgType(0).Valid() || MsgType(10).Valid() {
 		t.Error("unknown types valid")
 	}
-	if CodeNotAllowed != 10 || CodeTooManyErrors != 18 || len(Codes()) != 18 {
+	if CodeNotAllowed != 10 || CodeTooManyErrors != 18 || CodeProofOfWork != 19 || CodeAdmissionLimited != 20 || len(Codes()) != 20 {
 		t.Error("codes renumbered")
 	}
 	for _, c := range Codes() {

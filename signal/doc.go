@@ -19,9 +19,9 @@
 // CodeVersion) and a type T (MsgType, a number) that names the one payload
 // field present. A session:
 //
-//	server -> client  challenge {nonce}
-//	client -> server  hello     {id, public_key, task, sig}  sig = ed25519 over HelloMessage
-//	server -> client  welcome   {contacts, ice_servers, task, bootstrap_ms}
+//	server -> client  challenge {nonce, pow_bits}
+//	client -> server  hello     {id, public_key, task, sig, pow, token}  sig = ed25519 over HelloMessage
+//	server -> client  welcome   {contacts, ice_servers, task, bootstrap_ms, token, admission_key}
 //	both ways         relay     {from, to, kind, data}       (bootstrap window only)
 //	client -> server  connected {peer}                        closes the window
 //	client -> server  ping; server -> client pong            keepalive
@@ -32,4 +32,11 @@
 //
 // A peer is named by its ident.Peer, the SHA-256 of its ed25519 public
 // key: the same ID the overlay and the model exchange use.
+//
+// The welcome's token admits the peer's key to the task (types/admission):
+// the hello's pow is the key's proof of work at the challenge's
+// difficulty, and a hello may present the token the peer already holds
+// (a re-join), which the server renews without charging its address's
+// admission limit. The client checks the token (admission.go) before
+// Dial returns.
 package signal

@@ -1,9 +1,12 @@
 package signal
 
 import (
+	"crypto/ed25519"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -36,6 +39,16 @@ func sampleMessages(t testing.TB) []*Message {
 	spec, tid := testSpec(t)
 	a, b := testIdentity(t, 1), testIdentity(t, 2)
 	nonce := make([]byte, NonceSize)
+	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	is, err := admission.NewIssuer(key, [32]byte{1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued, err := is.Issue(tid, a.PublicKey(), 0, 0, time.Unix(1_800_000_000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := issued.Marshal()
 	return []*Message{
 		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce}},
 		{Type: MsgHello, Hello: a.Hello(nonce, tid)},
@@ -51,5 +64,9 @@ func sampleMessages(t testing.TB) []*Message {
 		{Type: MsgError, Error: &Refusal{Code: CodeNotAllowed, Text: "outside the bootstrap window"}},
 		{Type: MsgPing},
 		{Type: MsgPong},
+		// Admission (admission.go).
+		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce, PoWBits: 12}},
+		{Type: MsgHello, Hello: func() *Hello { h := a.Hello(nonce, tid); h.PoW, h.Token = 77, tok; return h }()},
+		{Type: MsgWelcome, Welcome: &Welcome{Task: spec, BootstrapMS: 30000, Token: tok, AdmissionKey: key.Public().(ed25519.PublicKey)}},
 	}
 }

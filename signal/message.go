@@ -45,6 +45,10 @@ type Message struct {
 type Challenge struct {
 	// Nonce is NonceSize fresh random bytes (base64 in JSON).
 	Nonce []byte `json:"nonce"`
+	// PoWBits is the proof-of-work difficulty the hello must meet (the
+	// highest of the server's tasks; see types/admission), 0 to
+	// admission.MaxPoWBits.
+	PoWBits int `json:"pow_bits,omitempty"`
 }
 
 // Hello registers a peer for a task.
@@ -57,6 +61,13 @@ type Hello struct {
 	Task ident.Task `json:"task"`
 	// Signature is ed25519 over HelloMessage(nonce, Task, ID).
 	Signature []byte `json:"sig"`
+	// PoW is the key's proof-of-work nonce (admission.CheckPoW); bound to
+	// the key and the task, so it needs no signature.
+	PoW uint64 `json:"pow,omitempty"`
+	// Token is an admission token the peer already holds (a re-join in
+	// the same epoch), admission.TokenSize bytes or none. A valid one is
+	// renewed without counting against the address's admission limit.
+	Token []byte `json:"token,omitempty"`
 }
 
 // Welcome accepts a hello.
@@ -71,6 +82,13 @@ type Welcome struct {
 	// BootstrapMS is how long (ms) the server relays for this peer unless
 	// it reports MsgConnected first.
 	BootstrapMS int `json:"bootstrap_ms"`
+	// Token is the peer's admission token (admission.TokenSize bytes):
+	// its ring placement and the record other peers check before routing
+	// through it.
+	Token []byte `json:"token,omitempty"`
+	// AdmissionKey is the key the server signs tokens with (32 bytes); it
+	// equals the task's admission key when the spec names one.
+	AdmissionKey []byte `json:"admission_key,omitempty"`
 }
 
 // Relay carries signalling for one WebRTC connection.

@@ -179,6 +179,9 @@ func (b *browserPeer) status() pageStatus {
 		return ps
 	}
 	st := np.Status()
+	if cs, ok := st.Placement[ps.ID]; ok { // admitted placement: the token's coordinates
+		ps.Coords = cs
+	}
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
@@ -187,6 +190,9 @@ func (b *browserPeer) status() pageStatus {
 	for _, n := range st.Neighbors {
 		id := parseID(n)
 		nv := neighborView{ID: n, Short: id.String(), Coords: coords(id, spaces), Connected: slices.Contains(st.Connections, n)}
+		if cs, ok := st.Placement[n]; ok {
+			nv.Coords = cs
+		}
 		for i, a := range st.Table {
 			if a.Pred == n {
 				nv.PredOf = append(nv.PredOf, i)

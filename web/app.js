@@ -162,12 +162,41 @@ $("own-files").addEventListener("change", async (e) => {
 });
 
 // ---- join / leave / download ----
-function peerOptions() {
+// Where the peer connects: this page's server unless ?signal= / ?data=
+// say otherwise. A link naming another origin could send a volunteer to
+// a hostile server or data host, so such a link is used only after the
+// volunteer confirmed the exact addresses (once per page load); declined,
+// the page's own server is used.
+let foreignEndpoints = null; // null: not asked yet; true/false: the answer
+function endpoints() {
   const wsProto = location.protocol === "https:" ? "wss:" : "ws:";
+  const own = { signalURL: `${wsProto}//${location.host}/signal`, dataURL: `${location.origin}/wasm/data/` };
+  const asked = { signalURL: params.get("signal") || own.signalURL, dataURL: params.get("data") || own.dataURL };
+  const foreign = [];
+  const check = (what, raw, schemes) => {
+    let u;
+    try { u = new URL(raw, location.href); } catch (e) { throw new Error(`The link's ${what} address is not a URL: ${raw}`); }
+    if (!(u.protocol in schemes)) throw new Error(`The link's ${what} address must be ${Object.keys(schemes).join(" or ")}: ${raw}`);
+    if (schemes[u.protocol] + "//" + u.host !== location.origin) foreign.push(`${what}: ${u.href}`);
+    return u.href;
+  };
+  asked.signalURL = check("signalling server", asked.signalURL, { "ws:": "http:", "wss:": "https:" });
+  asked.dataURL = check("training data", asked.dataURL, { "http:": "http:", "https:": "https:" });
+  if (foreign.length === 0) return asked;
+  if (foreignEndpoints === null) {
+    foreignEndpoints = window.confirm("This link asks the page to connect somewhere other than " + location.origin + ":\n\n" +
+      foreign.join("\n") + "\n\nConnect there only if you trust it. OK: connect there. Cancel: use " + location.origin + ".");
+    if (!foreignEndpoints) showError("Ignored the link's other server (" + foreign.join("; ") + "); using " + location.origin + ".");
+  }
+  return foreignEndpoints ? asked : own;
+}
+
+function peerOptions() {
+  const ends = endpoints();
   const o = {
-    signalURL: params.get("signal") || `${wsProto}//${location.host}/signal`,
+    signalURL: ends.signalURL,
     task: $("task").value.trim(),
-    dataURL: params.get("data") || `${location.origin}/wasm/data/`,
+    dataURL: ends.dataURL,
     shard: params.get("shard") || "",
     seed: tabSeed(),
   };

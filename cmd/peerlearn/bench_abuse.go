@@ -59,10 +59,13 @@ func init() {
 //     that will never connect; C is the most connections (open or being
 //     set up) the victim held meanwhile;
 //   - frames: -frames badly signed frames (the victim bans the sender);
-//   - sockets: -sockets WebSocket upgrades that never say hello held
-//     against the server while an honest newcomer tries to register
-//     (one attempt, 5 s); J is 1 if it got in, else 0 (the server's
-//     per-IP limits are another issue's: this is measured, not assumed);
+//   - server: from 127.0.0.2, -fakes registrations of fresh identities
+//     (until the server refuses one) and then -sockets WebSocket
+//     upgrades that never say hello, all held, while an honest newcomer
+//     from 127.0.0.1 tries to register (one attempt, 5 s); J is 1 if it
+//     got in, else 0, P and S how many registrations and sockets the
+//     server let the attacker hold (its per-address limits: loopback is
+//     limited per address here, as a public address would be);
 //
 // R is the growth of the victim's resident memory (VmRSS, MB) over the
 // window from its first evaluation (data loaded, buffers allocated, just
@@ -78,12 +81,13 @@ func init() {
 // trained is 1 if the victim's test accuracy after the attacks is above
 // the one before. The last line:
 //
-//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J rss_growth_mb=R rss_growth_honest_mb=H trained=1
+//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J flood_peers_held=P flood_sockets_held=S rss_growth_mb=R rss_growth_honest_mb=H trained=1
 func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("bench abuse")
 	offers := fs.Int("offers", 64, "offers in the flood")
 	frames := fs.Int("frames", 5000, "badly signed frames")
 	sockets := fs.Int("sockets", 128, "silent WebSocket upgrades held against the server")
+	fakes := fs.Int("fakes", 100, "fake registrations (fresh identities) held against the server before the sockets")
 	trainFor := fs.Duration("train", 60*time.Second, "how long the victim trains after the attacks before its accuracy is compared")
 	limit := fs.Duration("limit", 5*time.Minute, "give up after this long")
 	dir := fs.String("data", defaultDataDir(), "data directory (MNIST) for the learning peers")
@@ -91,8 +95,8 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *offers < 1 || *frames < 0 || *sockets < 0 || *trainFor <= 0 || *limit <= 0 {
-		return fmt.Errorf("%w: want -offers >= 1, -frames >= 0, -sockets >= 0, -train > 0, -limit > 0", errUsage)
+	if *offers < 1 || *frames < 0 || *sockets < 0 || *fakes < 0 || *trainFor <= 0 || *limit <= 0 {
+		return fmt.Errorf("%w: want -offers >= 1, -frames >= 0, -sockets >= 0, -fakes >= 0, -train > 0, -limit > 0", errUsage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *limit)
 	defer cancel()
@@ -110,6 +114,10 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	}
 	scfg := server.DefaultConfig()
 	scfg.Tasks = []task.Spec{spec}
+	// Per-address limits on loopback too, as for clients on a public
+	// address: the attacker floods from 127.0.0.2, the honest peers use
+	// 127.0.0.1 (loopback addresses are each their own subnet).
+	scfg.AddrLimits.Exempt = nil
 	srv, err := server.New(scfg)
 	if err != nil {
 		return err
@@ -218,9 +226,11 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 			*frames, s.RTC.Refused(), s.RTC.BadSignature, s.RTC.Bans, s.RTC.OffersOverQuota, s.RTC.LogsSuppressed)
 	}
 
-	// 4. Sockets against the server.
-	joins := socketFlood(ctx, url, tid, *sockets)
-	fmt.Fprintf(stdout, "sockets: %d silent upgrades held; an honest newcomer registered: %d\n", *sockets, joins)
+	// 4. Fake registrations and sockets against the server, from
+	// another address than the honest peers'.
+	joins, socketsHeld, peersHeld := serverFlood(ctx, url, tid, *sockets, *fakes)
+	fmt.Fprintf(stdout, "server flood from 127.0.0.2: %d of %d fake registrations and %d of %d silent upgrades held; an honest newcomer from 127.0.0.1 registered: %d\n",
+		peersHeld, *fakes, socketsHeld, *sockets, joins)
 
 	// Training goes on.
 	end, err := victim.waitFor(ctx, "training after the attacks", func(s netpeer.Status) bool {
@@ -246,8 +256,8 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	}
 	// A value of 0 would read as "not measured" to check-bench-line.sh:
 	// memory and growth are printed with a floor of 0.001 (1 kB).
-	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d rss_growth_mb=%.3f rss_growth_honest_mb=%.3f trained=%d\n",
-		max(manifestMB, 0.001), *offers, connsMax, joins, max(growth, 0.001), max(control, 0.001), trained)
+	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d flood_peers_held=%d flood_sockets_held=%d rss_growth_mb=%.3f rss_growth_honest_mb=%.3f trained=%d\n",
+		max(manifestMB, 0.001), *offers, connsMax, joins, peersHeld, socketsHeld, max(growth, 0.001), max(control, 0.001), trained)
 	return nil
 }
 
@@ -549,36 +559,90 @@ func (h *hostile) badFrames(n int) {
 	}
 }
 
-// socketFlood holds n silent WebSocket upgrades against the server and
-// reports whether an honest newcomer could register meanwhile (1 or 0).
-func socketFlood(ctx context.Context, url string, tid ident.Task, n int) int {
+// serverFlood is the attacker against the server, from one address
+// (127.0.0.2; the honest peers use 127.0.0.1): fakes registrations of
+// fresh identities, held, until the server refuses one (on a server
+// without per-address limits they fill the task: 100 by default), then
+// sockets WebSocket upgrades that never say hello, held (without limits
+// they take all 64 handshake slots). While it holds both, an honest
+// newcomer from 127.0.0.1 tries to register (one attempt, 5 s): joined
+// is 1 if it did. It also returns how many sockets and registrations the
+// server let the attacker hold.
+func serverFlood(ctx context.Context, url string, tid ident.Task, sockets, fakes int) (joined, socketsHeld, peersHeld int) {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 2 * time.Second}
+	opts := &websocket.DialOptions{HTTPClient: &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}}
 	var conns []*websocket.Conn
 	defer func() {
 		for _, c := range conns {
 			c.CloseNow() //nolint:errcheck // best effort
 		}
 	}()
-	for range n {
+	for range fakes {
+		c, ok := fakeRegistration(ctx, url, tid, opts)
+		if c != nil {
+			conns = append(conns, c)
+		}
+		if !ok {
+			break // refused: the server holds no more of this address's peers
+		}
+		peersHeld++
+	}
+	for range sockets {
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		c, _, err := websocket.Dial(dctx, url, nil)
+		c, _, err := websocket.Dial(dctx, url, opts)
 		cancel()
 		if err != nil {
-			break // the server refuses more (503): its slots are taken
+			break // the server refuses more (503, 429): no slot for this address
 		}
 		conns = append(conns, c)
+		socketsHeld++
 	}
 	id, err := signal.NewIdentity(nil)
 	if err != nil {
-		return 0
+		return 0, socketsHeld, peersHeld
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	c, err := signal.Dial(dctx, url, id, tid, signal.DefaultClientConfig())
 	if err != nil {
-		return 0
+		return 0, socketsHeld, peersHeld
 	}
 	c.Close()
-	return 1
+	return 1, socketsHeld, peersHeld
+}
+
+// fakeRegistration registers a fresh identity over a raw websocket and
+// keeps the connection (silent: the benchmark is over long before the
+// server's idle timeout); ok is false if the server refused it.
+func fakeRegistration(ctx context.Context, url string, tid ident.Task, opts *websocket.DialOptions) (*websocket.Conn, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, opts)
+	if err != nil {
+		return nil, false
+	}
+	read := func() *signal.Message {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return nil
+		}
+		m, err := signal.Decode(b)
+		if err != nil {
+			return nil
+		}
+		return m
+	}
+	ch := read()
+	id, err := signal.NewIdentity(nil)
+	if ch == nil || ch.Type != signal.MsgChallenge || err != nil {
+		return c, false
+	}
+	b, err := signal.Encode(&signal.Message{Type: signal.MsgHello, Hello: id.Hello(ch.Challenge.Nonce, tid)})
+	if err != nil || c.Write(ctx, websocket.MessageText, b) != nil {
+		return c, false
+	}
+	m := read()
+	return c, m != nil && m.Type == signal.MsgWelcome
 }
 
 // gcTrace follows a Go process's collections through its

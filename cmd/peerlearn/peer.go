@@ -48,8 +48,12 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	fs := newFlags("peer")
 	sigURLs := &urlList{urls: []string{"ws://127.0.0.1:8080/signal"}}
 	fs.Var(sigURLs, "signal", "signalling server websocket URL; several servers of the task: comma-separated or the flag repeated (any that answers is used)")
-	bridgeAlone := fs.Bool("bridge-alone", false, "with one -signal server: register with it again every -bridge-every and join through its contacts (heals long partitions)")
-	bridgeEvery := fs.Duration("bridge-every", netpeer.DefaultConfig().BridgeEvery, "with several -signal servers: move to a random other server about this often, so peers of different servers meet (0: never)")
+	bridgeAlone := netpeer.BridgeWhenSplit
+	fs.Func("bridge-alone", "with one -signal server, when to register with it again and join through its contacts, which heals long partitions: when-split (default: while failed neighbours are not back, about every -bridge-every and then backing off), always (every -bridge-every) or never", func(s string) (err error) {
+		bridgeAlone, err = netpeer.ParseBridgeMode(s)
+		return err
+	})
+	bridgeEvery := fs.Duration("bridge-every", netpeer.DefaultConfig().BridgeEvery, "with several -signal servers: move to a random other server about this often, so peers of different servers meet; with one, see -bridge-alone (0: never)")
 	taskArg := fs.String("task", "", "task: its 64-hex-digit ID, or a task spec JSON file (default: the server's default task mnist-fedlay)")
 	keyFile := fs.String("key", "", "file holding the peer's ed25519 seed in hex (created if missing; default: a fresh key)")
 	statusAddr := fs.String("status", "", "serve GET /status (JSON) on this loopback host:port (port 0: any)")
@@ -84,7 +88,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	}
 	cfg := netpeer.DefaultConfig()
 	cfg.SignalURLs, cfg.Task, cfg.Identity = sigURLs.urls, tid, id
-	cfg.BridgeEvery, cfg.BridgeAlone = *bridgeEvery, *bridgeAlone
+	cfg.BridgeEvery, cfg.BridgeAlone = *bridgeEvery, bridgeAlone
 	cfg.Tick, cfg.StatusAddr = *tick, *statusAddr
 	cfg.RTC.LoopbackOnly = *loopback
 	if *verbose {

@@ -4,6 +4,8 @@
 // connection only, and serves the web page and the wasm peer.
 //
 //	signalserver -addr 127.0.0.1:8080 -task tasks.json -wasm bin/web
+//	signalserver -addr :443 -tls-autocert learn.example.org -tls-http-addr :80 -metrics-addr 127.0.0.1:9090 -wasm bin/web
+//	signalserver -addr 0.0.0.0:8443 -tls-self-signed peerlearn.lan,192.168.1.5 -wasm bin/web   # LAN demo: prints the fingerprint
 //
 // SIGINT or SIGTERM shuts it down gracefully.
 package main

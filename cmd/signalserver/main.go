@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	ossignal "os/signal"
 	"strings"
@@ -33,6 +35,7 @@ func run(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	webDir := fs.String("web", "web", "directory served at / (empty: none)")
 	wasmDir := fs.String("wasm", "", "directory served at /wasm/: peer.wasm, wasm_exec.js (empty: none)")
+	dataDir := fs.String("data", "", "directory served at /wasm/data/ (the datasets; empty: the target of a data symlink in -wasm, if any)")
 	noWeb := fs.Bool("no-web", false, "serve neither -web nor -wasm (signalling, /healthz and /metrics only)")
 	var taskFiles, taskJSON list
 	fs.Var(&taskFiles, "task", "task spec file: one JSON spec or an array (repeatable; none: the default MNIST task)")
@@ -50,8 +53,22 @@ func run(args []string) error {
 	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
 	turnURL := fs.String("turn-url", "", "turn: URL handed to peers (default with -turn: turn:<turn-addr>?transport=udp; without -turn: an external TURN server sharing -turn-secret)")
 	turnSecret := fs.String("turn-secret", os.Getenv("PEERLEARN_TURN_SECRET"), "TURN REST shared secret (default $PEERLEARN_TURN_SECRET; with -turn and none: random)")
-	turnTTL := fs.Duration("turn-ttl", 12*time.Hour, "lifetime of the TURN credentials handed to a peer")
+	turnTTL := fs.Duration("turn-ttl", 10*time.Minute, "lifetime of the TURN credentials handed to a peer, for new allocations (the embedded server keeps a peer's allocations while its session lives; coturn ends them after it)")
+	defTURN := server.DefaultTURNConfig()
+	turnAllow := fs.String("turn-allow-peer", "", "with -turn: peer networks (CIDRs, comma-separated) relayed to although denied by default (loopback, private, link-local, ...); test networks and LANs only")
+	turnPerUser := fs.Int("turn-allocs-per-peer", defTURN.MaxAllocationsPerUser, "with -turn: live TURN allocations per peer")
+	turnAllocs := fs.Int("turn-allocs", defTURN.MaxAllocations, "with -turn: live TURN allocations in all")
+	turnBW := fs.Int64("turn-bytes-per-sec", defTURN.AllocationBytesPerSecond, "with -turn: relayed bytes per second per allocation")
+	turnBWTotal := fs.Int64("turn-total-bytes-per-sec", defTURN.TotalBytesPerSecond, "with -turn: relayed bytes per second in all")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "graceful shutdown limit")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics on this address only (plain HTTP; keep it private, e.g. 127.0.0.1:9090), not on -addr (empty: on -addr)")
+	tlsf := addTLSFlags(fs)
+	hsPerIP := fs.Int("handshakes-per-ip", def.AddrLimits.HandshakesPerIP, "unfinished handshakes per client address")
+	hsPerSubnet := fs.Int("handshakes-per-subnet", def.AddrLimits.HandshakesPerSubnet, "unfinished handshakes per client /24 (IPv6: /48)")
+	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
+	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
+	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits do not apply to (empty: none)")
+	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,21 +86,52 @@ func run(args []string) error {
 		cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{u}})
 	}
 	if !*noWeb {
-		cfg.WebDir, cfg.WasmDir = *webDir, *wasmDir
+		cfg.WebDir, cfg.WasmDir, cfg.DataDir = *webDir, *wasmDir, *dataDir
+	}
+	cfg.MetricsSeparate = *metricsAddr != ""
+	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet
+	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = *peersPerIP, *peersPerSubnet
+	cfg.AddrLimits.Exempt = nil
+	for _, c := range split(*exempt) {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return fmt.Errorf("-limit-exempt: %w", err)
+		}
+		cfg.AddrLimits.Exempt = append(cfg.AddrLimits.Exempt, p)
+	}
+	tlsSet, err := tlsf.setup()
+	if err != nil {
+		return err
 	}
 	tasks, err := loadTasks(taskFiles, taskJSON)
 	if err != nil {
 		return err
 	}
 	cfg.Tasks = tasks
+	if *admissionKey != "" {
+		if err := server.LoadAdmissionKey(*admissionKey, &cfg.Admission); err != nil {
+			return err
+		}
+	}
 
+	var turn *server.TURN
 	if *turnOn {
 		if *turnSecret == "" {
 			*turnSecret = randomSecret()
 		}
 		tc := server.DefaultTURNConfig()
 		tc.ListenAddr, tc.RelayIP, tc.Secret, tc.Logf = *turnAddr, *turnRelayIP, *turnSecret, log.Printf
-		turn, err := server.StartTURN(tc)
+		tc.MaxAllocationsPerUser, tc.MaxAllocations = *turnPerUser, *turnAllocs
+		tc.AllocationBytesPerSecond, tc.TotalBytesPerSecond = *turnBW, *turnBWTotal
+		for _, c := range split(*turnAllow) {
+			p, err := netip.ParsePrefix(c)
+			if err != nil {
+				return fmt.Errorf("-turn-allow-peer: %w", err)
+			}
+			tc.AllowPeers = append(tc.AllowPeers, p)
+		}
+		var err error
+		turn, err = server.StartTURN(tc)
 		if err != nil {
 			return err
 		}
@@ -95,11 +143,17 @@ func run(args []string) error {
 	}
 	if *turnURL != "" {
 		cfg.TURN = &server.TURNAuth{URLs: []string{*turnURL}, Secret: *turnSecret, TTL: *turnTTL}
+		if turn != nil {
+			cfg.TURN.OnSessionEnd = turn.Revoke // a peer's relays end with its session
+		}
 	}
 
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
+	}
+	if turn != nil {
+		turn.TieToSessions(srv.TURNUserLive) // credentials only while the session lives
 	}
 	for id, spec := range srv.Tasks() {
 		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)
@@ -110,9 +164,53 @@ func run(args []string) error {
 	}
 	ctx, stop := ossignal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Printf("signalserver: listening on http://%s (websocket /signal)", ln.Addr())
+	served := make(chan error, 3)
+	scheme := "http"
+	if tlsSet.config != nil {
+		scheme = "https"
+		go func() { served <- srv.ServeTLS(ln, tlsSet.config) }()
+	} else {
+		go func() { served <- srv.Serve(ln) }()
+	}
+	var extra []*http.Server // the metrics and ACME listeners
+	defer func() {
+		for _, hs := range extra {
+			hs.Close()
+		}
+	}()
+	listen := func(what, addr string, h http.Handler) error {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		extra = append(extra, hs)
+		go func() {
+			if err := hs.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+				served <- fmt.Errorf("%s: %w", what, err)
+			}
+		}()
+		log.Printf("signalserver: %s on http://%s", what, l.Addr())
+		return nil
+	}
+	if *metricsAddr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		if err := listen("metrics", *metricsAddr, mux); err != nil {
+			return err
+		}
+	}
+	if tlsSet.acme != nil {
+		if err := listen("ACME challenges and https redirects", *tlsf.httpAddr, tlsSet.acme); err != nil {
+			return err
+		}
+	}
+	if tlsSet.finger != "" {
+		log.Printf("signalserver: self-signed TLS certificate for %s, SHA-256 fingerprint %s", *tlsf.selfSigned, tlsSet.finger)
+		fmt.Printf("tls-fingerprint sha256=%s\n", tlsSet.finger)
+		fmt.Printf("tls-spki sha256-base64=%s\n", tlsSet.spki) // chromium --ignore-certificate-errors-spki-list
+	}
+	log.Printf("signalserver: listening on %s://%s (websocket /signal)", scheme, ln.Addr())
 	select {
 	case err := <-served:
 		return err

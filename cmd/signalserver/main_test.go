@@ -45,7 +45,7 @@ func TestServeAndSIGTERM(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SIGNALSERVER_TEST_MAIN=1",
-		"SIGNALSERVER_TEST_ARGS=-addr "+addr+" -no-web -task "+file+" -ice-servers stun:127.0.0.1:3478 -turn -turn-addr 127.0.0.1:0")
+		"SIGNALSERVER_TEST_ARGS=-addr "+addr+" -no-web -task "+file+" -ice-servers stun:127.0.0.1:3478 -turn -turn-addr 127.0.0.1:0 -turn-allow-peer 127.0.0.0/8")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

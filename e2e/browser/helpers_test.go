@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -223,6 +224,7 @@ type peerView struct {
 	Accuracy    float64
 	BytesIn     uint64
 	BytesOut    uint64
+	Coords      []float64 // its own ring coordinates as it places itself (admitted placement)
 }
 
 // nativeView reads a native peer's status endpoint.
@@ -234,10 +236,11 @@ func nativeView(p *proc) (peerView, error) {
 	}
 	defer resp.Body.Close()
 	var s struct {
-		ID          string   `json:"id"`
-		State       string   `json:"state"`
-		Neighbors   []string `json:"neighbors"`
-		Connections []string `json:"connections"`
+		ID          string               `json:"id"`
+		State       string               `json:"state"`
+		Neighbors   []string             `json:"neighbors"`
+		Connections []string             `json:"connections"`
+		Placement   map[string][]float64 `json:"placement"`
 		RTC         struct {
 			BytesIn  uint64 `json:"BytesIn"`
 			BytesOut uint64 `json:"BytesOut"`
@@ -252,7 +255,7 @@ func nativeView(p *proc) (peerView, error) {
 		return peerView{}, err
 	}
 	v := peerView{Name: p.Name, ID: s.ID, State: s.State, Neighbors: sorted(s.Neighbors), Connections: sorted(s.Connections),
-		BytesIn: s.RTC.BytesIn, BytesOut: s.RTC.BytesOut}
+		BytesIn: s.RTC.BytesIn, BytesOut: s.RTC.BytesOut, Coords: s.Placement[s.ID]}
 	if s.Learn != nil {
 		v.Rounds, v.Accuracy, v.Evals = s.Learn.Rounds, s.Learn.Accuracy, s.Learn.Evals
 	}
@@ -401,8 +404,9 @@ func browserView(tb *tab) (peerView, error) {
 			ID        string `json:"id"`
 			Connected bool   `json:"connected"`
 		} `json:"neighbors"`
-		BytesIn  uint64 `json:"bytes_in"`
-		BytesOut uint64 `json:"bytes_out"`
+		BytesIn  uint64    `json:"bytes_in"`
+		BytesOut uint64    `json:"bytes_out"`
+		Coords   []float64 `json:"coords"`
 		Learn    *struct {
 			Rounds   int     `json:"rounds"`
 			Accuracy float64 `json:"accuracy"`
@@ -423,7 +427,7 @@ func browserView(tb *tab) (peerView, error) {
 	if err := json.Unmarshal([]byte(js), &s); err != nil {
 		return peerView{}, err
 	}
-	v := peerView{Name: tb.name, ID: s.ID, State: s.State, BytesIn: s.BytesIn, BytesOut: s.BytesOut}
+	v := peerView{Name: tb.name, ID: s.ID, State: s.State, BytesIn: s.BytesIn, BytesOut: s.BytesOut, Coords: s.Coords}
 	for _, n := range s.Neighbors {
 		v.Neighbors = append(v.Neighbors, n.ID)
 		if n.Connected {
@@ -449,7 +453,11 @@ func checkOverlay(views []peerView, spaces int) string {
 		b, _ := hex.DecodeString(v.ID)
 		copy(ids[i][:], b)
 	}
-	want := overlay.ExpectedTables(ids, spaces)
+	known := map[string][]float64{}
+	for _, v := range views {
+		known[v.ID] = v.Coords
+	}
+	want := overlay.ExpectedTablesAt(ids, spaces, netpeer.PlacementFrom(known))
 	var diffs []string
 	for i, v := range views {
 		var w []string

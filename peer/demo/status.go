@@ -69,7 +69,7 @@ func correctness(sts []netpeer.Status, spaces int) (float64, int, error) {
 			}
 		}
 	}
-	want := overlay.ExpectedTables(all, spaces)
+	want := overlay.ExpectedTablesAt(all, spaces, netpeer.PlacementOf(sts))
 	var correct, expected, extra int
 	for i, s := range sts {
 		w := want[ids[i]].Neighbors()

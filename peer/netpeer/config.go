@@ -60,14 +60,23 @@ type Config struct {
 	// that peers that bootstrapped through different servers meet and
 	// the overlay's merge makes them one (servers.go). 0: never.
 	BridgeEvery time.Duration
-	// BridgeAlone makes a peer with a single signalling server register
-	// with it again every BridgeEvery and join through its contacts: after
-	// a partition longer than the transport's grace the connections across
-	// it are closed, and a merge probe's connection cannot be signalled
-	// over the overlay (it does not reach across); a fresh registration's
-	// bootstrap window lets the server relay to the contacts it hands out,
-	// which are on either side.
-	BridgeAlone bool
+	// BridgeAlone says when a peer with a single signalling server
+	// registers with it again and joins through its contacts (servers.go):
+	// after a partition longer than the transport's grace the connections
+	// across it are closed, and a merge probe's connection cannot be
+	// signalled over the overlay (it does not reach across); a fresh
+	// registration's bootstrap window lets the server relay to the
+	// contacts it hands out, which are on either side. The default,
+	// BridgeWhenSplit, does so only while the overlay remembers failed
+	// neighbours that have not come back, backing off while nothing
+	// changes.
+	BridgeAlone BridgeMode
+	// PlainPlacement runs the overlay without admission: coordinates
+	// H(id, i), no peer records (overlay.Config.Admission nil). Off by
+	// default: the peer takes its place from the server's admission token
+	// (admission.go). Only for experiments; such a peer cannot join peers
+	// that run with admission.
+	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
@@ -91,6 +100,7 @@ func DefaultConfig() Config {
 		LeaveLinger:      500 * time.Millisecond,       // Leave frames are small: they go in milliseconds
 		RebootstrapAfter: 5 * time.Second,              // past the 1.5 s failure timeout and a rejoin through contacts
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
+		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
 		Logf:             nil,                          // silent
 	}
@@ -106,6 +116,8 @@ func (c Config) Validate() error {
 		return bad("no SignalURL")
 	case c.BridgeEvery < 0:
 		return bad("BridgeEvery = %v", c.BridgeEvery)
+	case c.BridgeAlone > BridgeNever:
+		return bad("BridgeAlone = %v", c.BridgeAlone)
 	case c.Task.IsZero():
 		return bad("no Task")
 	case !c.Identity.Valid():

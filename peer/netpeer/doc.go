@@ -23,4 +23,9 @@
 // registers with the first that answers in a shuffled order, and moves to
 // a random other one about every BridgeEvery, joining through its
 // contacts, so that peers of different servers merge into one overlay.
+// With one server a peer registers with it again in the same way while
+// its overlay remembers failed neighbours that have not come back
+// (Config.BridgeAlone, BridgeWhenSplit by default), backing off while
+// nothing changes: after a partition longer than rtc's grace that is the
+// only way a merge probe's connection across can be signalled.
 package netpeer

@@ -81,7 +81,7 @@ func startAttackRun(t *testing.T, aggregator string, n int) attackRun {
 		t.Fatal(err)
 	}
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver-"+aggregator, sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver-"+aggregator, sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	args := func(k int) []string {

@@ -51,7 +51,7 @@ func TestE2ECompanionJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile, "-admission-key", admissionKeyFile(taskFile)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	t0 := time.Now()

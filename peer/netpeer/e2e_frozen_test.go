@@ -22,7 +22,7 @@ func TestE2EFrozenPeerComesBack(t *testing.T) {
 	const n, spaces = 6, 2
 	tf := taskFile(t, "e2e-frozen", spaces)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	var peers []*proc

@@ -45,7 +45,7 @@ func TestE2EKillQuarter(t *testing.T) {
 
 	tf := taskFile(t, "e2e-kill", spaces)
 	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	url := "ws://" + addr + "/signal"
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		c, err := net.Dial("tcp", addr)
@@ -150,9 +150,10 @@ func newLinks(t *testing.T, sts []Status, dead map[string]bool, spaces int) int 
 			alive = append(alive, id)
 		}
 	}
-	now := overlay.ExpectedTables(all, spaces)
+	place := PlacementOf(sts)
+	now := overlay.ExpectedTablesAt(all, spaces, place)
 	n := 0
-	for id, tb := range overlay.ExpectedTables(alive, spaces) {
+	for id, tb := range overlay.ExpectedTablesAt(alive, spaces, place) {
 		for _, nb := range tb.Neighbors() {
 			if id.Less(nb) && !slices.Contains(now[id].Neighbors(), nb) {
 				n++

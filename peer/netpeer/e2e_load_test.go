@@ -31,7 +31,7 @@ func TestE2ESaturatedCPU(t *testing.T) {
 	}
 	tf := taskFile(t, "e2e-load", spaces)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	var peers []*proc

@@ -76,15 +76,16 @@ func waitNeighbours(t *testing.T, peers []*proc, spaces int, timeout time.Durati
 // The overlay's merge probes (protocol/overlay merge.go) need a
 // connection to the remembered node; once the connections across are
 // closed a new one cannot be signalled over the overlay, which does not
-// reach across. So the peers run with -bridge-alone: every 10 s (the
-// default is a minute) each registers with the server again and joins
-// through the server's contacts, which are on either side. Without it
-// the long cut did not merge in 60 s (1 run of 1), and even a half could
-// stay split into two pairs (2 runs of 5), its own fragments needing a
-// merge too. Neighbour sets are checked, not connections: every
+// reach across. What heals it is the peers' default -bridge-alone
+// when-split: a peer whose overlay remembers failed neighbours that are
+// not back registers with the server again and joins through its
+// contacts, which are on either side; here every 10 s (-bridge-every; the
+// default is a minute). Before that default (re-registration off unless
+// asked for) the long cut did not merge in 60 s (1 run of 1), and even a
+// half could stay split into two pairs (2 runs of 5), its own fragments
+// needing a merge too. Neighbour sets are checked, not connections: every
 // re-registration opens one to a contact that may not be a neighbour,
-// closed after the 10 s grace, so at a 10 s period one is nearly always
-// open.
+// closed after the 10 s grace.
 func TestE2EPartitionHeals(t *testing.T) {
 	t.Run("short", func(t *testing.T) { testPartitionHeals(t, 0) })
 	t.Run("long", func(t *testing.T) { testPartitionHeals(t, 15*time.Second) })
@@ -97,7 +98,7 @@ func testPartitionHeals(t *testing.T, hold time.Duration) {
 	const n, spaces = 8, 2
 	tf := taskFile(t, "e2e-partition", spaces)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	dir := t.TempDir()
@@ -106,7 +107,7 @@ func testPartitionHeals(t *testing.T, hold time.Duration) {
 	for i := range n {
 		cuts[i] = filepath.Join(dir, fmt.Sprintf("cut%d", i))
 		t.Setenv("PEERLEARN_TEST_CUT", cuts[i])
-		peers = append(peers, startPeer(t, bin, fmt.Sprintf("peer%d", i), url, "-task", tf, "-bridge-alone", "-bridge-every", "10s"))
+		peers = append(peers, startPeer(t, bin, fmt.Sprintf("peer%d", i), url, "-task", tf, "-bridge-every", "10s"))
 		time.Sleep(100 * time.Millisecond)
 	}
 	waitNeighbours(t, peers, spaces, 40*time.Second)

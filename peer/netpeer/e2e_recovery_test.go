@@ -46,7 +46,7 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 	tid := taskIDOf(t, tf)
 	addr := proctest.FreeAddr(t)
 	url := "ws://" + addr + "/signal"
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -70,7 +70,7 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 	}
 	// The server restarts: the fakes are gone; live peers come.
 	srv.Stop(t)
-	proctest.Start(t, "signalserver2", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver2", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	live := []*proc{startPeer(t, peerBin, "live0", url, "-task", tf)}
 	time.Sleep(300 * time.Millisecond)
@@ -93,7 +93,7 @@ func TestE2EBusyServerIsRetried(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	tf := taskFile(t, "e2e-busy", 2)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	// The front: 503 until busy is cleared, then a TCP pass-through.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -25,7 +25,7 @@ func TestE2ETwoSignalServers(t *testing.T) {
 	tf := taskFile(t, "e2e-two-servers", spaces)
 	addrA, addrB := proctest.FreeAddr(t), proctest.FreeAddr(t)
 	urlA, urlB := "ws://"+addrA+"/signal", "ws://"+addrB+"/signal"
-	srvA := proctest.Start(t, "signalserverA", sigBin, []string{"-addr", addrA, "-no-web", "-task", tf}, nil)
+	srvA := proctest.Start(t, "signalserverA", sigBin, []string{"-addr", addrA, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addrA)
 
 	var groupA, groupB []*proc
@@ -35,7 +35,7 @@ func TestE2ETwoSignalServers(t *testing.T) {
 	}
 	waitCorrect(t, groupA, spaces, 40*time.Second)
 
-	proctest.Start(t, "signalserverB", sigBin, []string{"-addr", addrB, "-no-web", "-task", tf}, nil)
+	proctest.Start(t, "signalserverB", sigBin, []string{"-addr", addrB, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addrB)
 	t0 := time.Now()
 	for i := range half {

@@ -132,7 +132,7 @@ func TestE2EOverlayBootstrapKillAndLeave(t *testing.T) {
 	const n, spaces = 10, 3
 	tf := taskFile(t, "e2e-overlay", spaces)
 	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf}, nil)
+	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	url := "ws://" + addr + "/signal"
 	waitFor := func(cond func() bool) {
 		for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
@@ -218,7 +218,7 @@ func TestE2ETrain12(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile}, nil)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile, "-admission-key", admissionKeyFile(taskFile)}, nil)
 	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	t0 := time.Now()
@@ -267,10 +267,11 @@ func victimNeedingNewLinks(t *testing.T, sts []Status, spaces int) int {
 		b, _ := hex.DecodeString(s.ID)
 		copy(ids[i][:], b)
 	}
-	now := overlay.ExpectedTables(ids, spaces)
+	place := PlacementOf(sts)
+	now := overlay.ExpectedTablesAt(ids, spaces, place)
 	for k := range ids {
 		rest := slices.Delete(slices.Clone(ids), k, k+1)
-		for id, tb := range overlay.ExpectedTables(rest, spaces) {
+		for id, tb := range overlay.ExpectedTablesAt(rest, spaces, place) {
 			for _, nb := range tb.Neighbors() {
 				if !slices.Contains(now[id].Neighbors(), nb) {
 					return k

@@ -1,6 +1,7 @@
 package netpeer
 
 import (
+	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -45,6 +46,10 @@ func startSignal(t *testing.T, name string, mutate ...func(*task.Spec)) (url str
 	spec, tid := servertest.Task(t, name, mutate...)
 	cfg := server.DefaultConfig()
 	cfg.Tasks = []task.Spec{spec}
+	// Every test server admits with the same key and secret, as servers
+	// of one task must (a peer that moves keeps its token and place).
+	cfg.Admission.Key = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	cfg.Admission.Secret = [32]byte{1}
 	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +78,7 @@ func testPeerConfig(t *testing.T, url string, tid ident.Task, seed int, log *tes
 }
 
 // checkOverlay compares the peers' neighbour sets with
-// overlay.ExpectedTables of their IDs; it returns a description of the
+// overlay.ExpectedTablesAt of their IDs and placement; it returns a description of the
 // first differences, or "" when all are right.
 func checkOverlay(sts []Status, spaces int) string {
 	ids := make([]ident.Peer, len(sts))
@@ -81,7 +86,7 @@ func checkOverlay(sts []Status, spaces int) string {
 		b, _ := hex.DecodeString(s.ID)
 		copy(ids[i][:], b)
 	}
-	want := overlay.ExpectedTables(ids, spaces)
+	want := overlay.ExpectedTablesAt(ids, spaces, PlacementOf(sts))
 	var diffs []string
 	for i, s := range sts {
 		w := hexIDsOf(want[ids[i]].Neighbors())

@@ -68,6 +68,9 @@ type Status struct {
 	// (malformed, a From that is not the authenticated sender, refused
 	// by the node); SendErrors sends the transport refused.
 	OverlayRefused uint64 `json:"overlay_refused"`
+	// RecordsRefused counts overlay messages refused for a bad peer
+	// record or an ID without one (included in OverlayRefused).
+	RecordsRefused uint64 `json:"records_refused"`
 	SendErrors     uint64 `json:"send_errors"`
 	// RTC is the transport's counters.
 	RTC rtc.Stats `json:"rtc"`
@@ -79,6 +82,11 @@ type Status struct {
 	// contacts (servers.go).
 	Server  string `json:"server"`
 	Bridges int    `json:"bridges"`
+	// Placement is the ring coordinates in [0, 1) of this peer and of its
+	// neighbours as it places them (hex ID -> one per space): under
+	// admitted placement they come from the tokens, and only the peers
+	// know them (PlacementOf).
+	Placement map[string][]float64 `json:"placement,omitempty"`
 	// NeighborsRemoved counts neighbours the node dropped (failed, left,
 	// or replaced by closer ones): without churn, every one is a false
 	// failure.
@@ -174,6 +182,9 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
+		return err
+	}
+	if err := p.adoptAdmission(client); err != nil { // its token's place, before it joins
 		return err
 	}
 	if needsSizeEstimate(w.Task) {
@@ -403,9 +414,11 @@ func (p *Peer) publish() {
 		st.Table = append(st.Table, AdjacentHex{Pred: hexID(a.Pred), Succ: hexID(a.Succ)})
 	}
 	st.Connections = hexIDs(p.mgr.Peers())
+	st.Placement = p.placement()
 	ns := p.node.Stats()
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
+	st.RecordsRefused = ns.BadRecords + ns.NoRecord
 	st.RTC = p.mgr.Stats()
 	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count

@@ -134,6 +134,7 @@ func (p *Peer) registered(r registration) {
 		go old.Close() // its connection may be dead: Close waits for the close handshake
 	}
 	rb.count++
+	p.checkToken(r.client)
 	w := r.client.Welcome()
 	if len(w.Contacts) == 0 {
 		p.logf("registered again: no other peer is registered for the task")

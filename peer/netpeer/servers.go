@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -81,14 +82,32 @@ type bridge struct {
 	pending bool      // a move is dialling
 	done    chan moved
 	count   int // moves that joined through the other server's contacts
+	// BridgeWhenSplit's back-off: the moves since the last new failure,
+	// and the overlay's Stats().Remembered when last looked at.
+	level      int
+	remembered uint64
 }
 
 // moved is the outcome of one move.
 type moved = registration
 
-// schedule draws the next move: every/2 to 3*every/2 from now.
+// schedule draws the next move: every/2 to 3*every/2 from now, every
+// doubled per back-off level.
 func (b *bridge) schedule(now time.Time) {
-	b.next = now.Add(b.every/2 + time.Duration(b.rng.Int64N(int64(b.every))))
+	every := b.every
+	if every <= math.MaxInt64>>(b.level+1) { // not past the clock's range
+		every <<= b.level
+	}
+	b.next = now.Add(every/2 + time.Duration(b.rng.Int64N(int64(every))))
+}
+
+// moving schedules the move after the one starting now, a back-off
+// level later when backOff (BridgeWhenSplit).
+func (b *bridge) moving(now time.Time, backOff bool) {
+	if backOff {
+		b.level = min(b.level+1, maxBridgeBackoff)
+	}
+	b.schedule(now)
 }
 
 // watchBridge starts a move when one is due: the peer is a member, not
@@ -99,13 +118,16 @@ func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
 	if b.every <= 0 || len(others) == 0 || b.pending || p.reboot.pending || !p.node.Joined() || p.cutOff() {
 		return
 	}
+	if p.bridgesWhenSplit() && !p.splitSuspected(now) {
+		return
+	}
 	if b.next.IsZero() {
 		b.schedule(now)
 	}
 	if now.Before(b.next) {
 		return
 	}
-	b.schedule(now)
+	b.moving(now, p.bridgesWhenSplit())
 	b.pending = true
 	url := others[b.rng.IntN(len(others))]
 	id, task, cfg := p.cfg.Identity, p.cfg.Task, p.signalConfig()
@@ -121,12 +143,41 @@ func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
 	}()
 }
 
+// bridgesWhenSplit reports whether moves follow BridgeWhenSplit: one
+// server, in that mode. With several servers a peer always moves, since
+// peers bootstrapped through different servers are split from the start.
+func (p *Peer) bridgesWhenSplit() bool {
+	return len(p.cfg.servers()) == 1 && p.cfg.BridgeAlone == BridgeWhenSplit
+}
+
+// splitSuspected reports whether the overlay remembers failed neighbours
+// that are not back, which may be alive across a healed cut.
+func (p *Peer) splitSuspected(now time.Time) bool {
+	return p.bridge.suspectSplit(p.node.Stats().Remembered, p.node.Remembering(), now)
+}
+
+// suspectSplit is splitSuspected's decision, given the overlay's count of
+// failures remembered so far and of those not back: a failure seen since
+// the last look starts the back-off over, with a move due about every
+// BridgeEvery from now; none not back ends it.
+func (b *bridge) suspectSplit(remembered uint64, notBack int, now time.Time) bool {
+	if remembered != b.remembered {
+		b.remembered, b.level = remembered, 0
+		b.schedule(now)
+	}
+	if notBack == 0 {
+		b.level, b.next = 0, time.Time{}
+		return false
+	}
+	return true
+}
+
 // otherServers lists the servers other than the current registration's;
-// with one server, that server (a fresh registration there is what heals
-// a long partition: see bridgeAlone).
+// with one server, that server unless BridgeNever (a fresh registration
+// there is what heals a long partition: see Config.BridgeAlone).
 func (p *Peer) otherServers() []string {
 	all := p.cfg.servers()
-	if len(all) == 1 && p.cfg.BridgeAlone {
+	if len(all) == 1 && p.cfg.BridgeAlone != BridgeNever {
 		return all
 	}
 	var out []string
@@ -155,6 +206,7 @@ func (p *Peer) bridged(m moved) {
 		p.logf("signalling server %s has no other peer of the task: staying with %s", m.url, p.server)
 		return
 	}
+	p.checkToken(m.client)
 	old := p.client
 	p.client, p.server = m.client, m.url
 	p.mgr.AttachSignal(m.client)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
 )
@@ -84,5 +85,62 @@ func TestDialEachTakesTheFirstThatAnswers(t *testing.T) {
 	tried = nil
 	if _, _, err := dialEach(ctx, []string{"x", "y"}, dial, func(string, ...any) {}); err == nil || len(tried) != 1 {
 		t.Fatalf("cancelled: err %v after trying %v", err, tried)
+	}
+}
+
+func TestBridgeModeNamesRoundTrip(t *testing.T) {
+	for _, m := range []BridgeMode{BridgeWhenSplit, BridgeAlways, BridgeNever} {
+		if got, err := ParseBridgeMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseBridgeMode(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := ParseBridgeMode("sometimes"); err == nil {
+		t.Error("an unknown mode was accepted")
+	}
+	if (Config{}).BridgeAlone != BridgeWhenSplit {
+		t.Error("the zero Config does not bridge when split")
+	}
+	c := testPeerConfig(t, "ws://127.0.0.1:1/signal", [32]byte{1}, 1, nil)
+	c.BridgeAlone = BridgeNever + 1
+	if err := c.Validate(); !errors.Is(err, ErrConfig) {
+		t.Fatalf("BridgeAlone %v: Validate() = %v, want ErrConfig", c.BridgeAlone, err)
+	}
+}
+
+// TestBridgeWhenSplitBacksOff follows BridgeWhenSplit's schedule: nothing
+// while no failed neighbour is missing, a move about every BridgeEvery
+// after a failure, half as often after each move up to the cap, and back
+// to every BridgeEvery on a new failure.
+func TestBridgeWhenSplitBacksOff(t *testing.T) {
+	const every = time.Minute
+	b := bridge{every: every, rng: rand.New(rand.NewPCG(3, 4))}
+	now := time.Unix(1000, 0)
+	if b.suspectSplit(0, 0, now) || !b.next.IsZero() {
+		t.Fatal("a move was planned with no failure seen")
+	}
+	if !b.suspectSplit(1, 1, now) {
+		t.Fatal("a failed neighbour not back does not call for a move")
+	}
+	if d := b.next.Sub(now); d < every/2 || d > 3*every/2 {
+		t.Fatalf("first move due in %v, want %v-%v", d, every/2, 3*every/2)
+	}
+	for level := 1; level <= maxBridgeBackoff+2; level++ {
+		b.moving(now, true)
+		want := every << min(level, maxBridgeBackoff)
+		if d := b.next.Sub(now); d < want/2 || d > 3*want/2 {
+			t.Fatalf("after %d moves: next in %v, want %v-%v", level, d, want/2, 3*want/2)
+		}
+		if !b.suspectSplit(1, 1, now) {
+			t.Fatal("still split, but no move planned")
+		}
+	}
+	if !b.suspectSplit(2, 2, now) || b.level != 0 {
+		t.Fatalf("a new failure left the back-off at level %d", b.level)
+	}
+	if d := b.next.Sub(now); d > 3*every/2 {
+		t.Fatalf("after a new failure the next move is %v away", d)
+	}
+	if b.suspectSplit(2, 0, now) || !b.next.IsZero() || b.level != 0 {
+		t.Fatal("all failed neighbours back, but a move is still planned")
 	}
 }

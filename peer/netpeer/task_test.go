@@ -80,3 +80,8 @@ func taskFile(t *testing.T, name string, spaces int) string {
 	}
 	return f
 }
+
+// admissionKeyFile is where the signalling servers of a test that share
+// task file tf keep their admission key: servers of one task (and a
+// restarted server) must sign with the same key.
+func admissionKeyFile(tf string) string { return filepath.Join(filepath.Dir(tf), "admission.key") }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/internal/wire"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -15,6 +16,10 @@ import (
 //
 //	origin [32] | space u8 | side u8 | hops u8 | best u64 | roles u32 | target u64 |
 //	targetID [32] | peers: count u8, count*[32] | payload: len u32, bytes
+//
+// then, only if the message has peer records (records.go), a trailing
+// section: count u8 (1..MaxRecords) | count * admission.TokenSize bytes.
+// Without records the encoding is exactly the one before records existed.
 //
 // Every field is fixed-width, so an encoding is canonical: Unmarshal
 // accepts exactly the bytes Marshal produces.
@@ -87,6 +92,9 @@ func (m *Message) Validate() error {
 	if len(m.Payload) > MaxPayload {
 		return fmt.Errorf("%w: payload of %d bytes, limit %d", ErrTooLarge, len(m.Payload), MaxPayload)
 	}
+	if len(m.Records) > MaxRecords || (m.Type == MsgRoute && len(m.Records) > 0) {
+		return fmt.Errorf("%w: %v with %d records", ErrMalformed, m.Type, len(m.Records))
+	}
 	return nil
 }
 
@@ -107,6 +115,9 @@ func (m *Message) EncodedSize() int {
 	}
 	if f&fPayload != 0 {
 		n += 4 + len(m.Payload)
+	}
+	if len(m.Records) > 0 {
+		n += 1 + admission.TokenSize*len(m.Records)
 	}
 	return n
 }
@@ -158,6 +169,12 @@ func AppendMarshal(dst []byte, m Message) ([]byte, error) {
 	if f&fPayload != 0 {
 		w.U32(uint32(len(m.Payload)))
 		w.Bytes(m.Payload)
+	}
+	if len(m.Records) > 0 {
+		w.U8(byte(len(m.Records)))
+		for k := range m.Records {
+			w.Bytes(m.Records[k].Marshal())
+		}
 	}
 	return w.B, nil
 }
@@ -233,6 +250,25 @@ func Unmarshal(b []byte) (Message, error) {
 		}
 		if p := r.Next(int(n)); p != nil && n > 0 {
 			m.Payload = append([]byte(nil), p...)
+		}
+	}
+	if r.OK() && r.Len() > 0 && m.Type != MsgRoute {
+		rest := r.Len()
+		n := int(r.U8())
+		if n < 1 || n > MaxRecords || rest != 1+n*admission.TokenSize {
+			return Message{}, fmt.Errorf("%w: %d bytes (not a records section)", ErrTrailingData, rest)
+		}
+		m.Records = make([]admission.Token, n)
+		for k := range m.Records {
+			b := r.Next(admission.TokenSize)
+			if b == nil {
+				break
+			}
+			tok, err := admission.Unmarshal(b)
+			if err != nil {
+				return Message{}, fmt.Errorf("%w: record %d: %w", ErrMalformed, k, err)
+			}
+			m.Records[k] = tok
 		}
 	}
 	if !r.OK() {

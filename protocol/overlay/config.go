@@ -77,6 +77,11 @@ type Config struct {
 	// Rand is the node's only source of randomness (timer phases). It is
 	// required: pass a seeded generator, one per node.
 	Rand *rand.Rand
+	// Admission turns on admitted placement and peer records
+	// (records.go). Nil: coordinates are Coordinate(id, i) and IDs need
+	// no record (the simulators and the scripts). The peer runtime sets
+	// it.
+	Admission *Admission
 }
 
 // DefaultConfig returns the defaults, for a 100 ms tick. Rand is left nil:
@@ -143,6 +148,10 @@ func (c Config) Validate() error {
 		return bad("MaxPayload = %d, want 0..%d", c.MaxPayload, MaxPayload)
 	case c.Rand == nil:
 		return bad("Rand is nil")
+	case c.Admission != nil && len(c.Admission.Policy.ServerKey) != 32:
+		return bad("Admission.Policy.ServerKey of %d bytes, want 32", len(c.Admission.Policy.ServerKey))
+	case c.Admission != nil && c.Admission.MaxRecords < 0:
+		return bad("Admission.MaxRecords = %d, want >= 0", c.Admission.MaxRecords)
 	}
 	return nil
 }

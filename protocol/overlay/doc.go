@@ -10,6 +10,14 @@ Every node has one coordinate per ring, or space (Coordinate: a hash of
 its ID and the space's index), and keeps in every space the nearest node
 on each side, its predecessor and successor.
 
+Under admitted placement (Config.Admission; records.go) the coordinate
+is instead a hash of the ID, a salt from the signalling server's
+admission token and the space's index, so that nobody can choose where a
+key sits before the server admits it, and every ID a message carries
+comes with its token (its peer record), checked before the ID can enter
+a neighbour table. The simulators run without it (coordinates as above);
+the peer runtime runs with it.
+
 # Driving a node
 
 A Node is a deterministic state machine in the style of etcd-io/raft:

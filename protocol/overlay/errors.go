@@ -26,4 +26,10 @@ var (
 	ErrStopped = errors.New("overlay: node has left")
 	// ErrBadSpace: a ring space outside 0..Spaces-1.
 	ErrBadSpace = errors.New("overlay: ring space out of range")
+	// ErrBadRecord: a peer record (admission token) that does not verify
+	// (records.go).
+	ErrBadRecord = errors.New("overlay: bad peer record")
+	// ErrNoRecord: a message naming an ID without a peer record, under
+	// admitted placement (records.go).
+	ErrNoRecord = errors.New("overlay: ID without a peer record")
 )

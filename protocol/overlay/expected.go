@@ -14,6 +14,12 @@ import (
 // other's predecessor and successor. For tests and experiments: nodes
 // never see the whole membership.
 func ExpectedTables(ids []ident.Peer, spaces int) map[ident.Peer]Table {
+	return ExpectedTablesAt(ids, spaces, Coordinate)
+}
+
+// ExpectedTablesAt is ExpectedTables with the coordinates of a placement
+// (under admitted placement, each ID's record's).
+func ExpectedTablesAt(ids []ident.Peer, spaces int, coord func(ident.Peer, int) Coord) map[ident.Peer]Table {
 	out := make(map[ident.Peer]Table, len(ids))
 	for _, id := range ids {
 		out[id] = make(Table, spaces)
@@ -24,7 +30,7 @@ func ExpectedTables(ids []ident.Peer, spaces int) map[ident.Peer]Table {
 	ring := make([]pos, len(ids))
 	for i := range spaces {
 		for k, id := range ids {
-			ring[k] = pos{Coordinate(id, i), id}
+			ring[k] = pos{coord(id, i), id}
 		}
 		slices.SortFunc(ring, func(a, b pos) int {
 			if c := cmp.Compare(a.c, b.c); c != 0 {
@@ -74,11 +80,16 @@ func (c Correctness) OK() bool {
 // Check measures actual (the tables of all live nodes, by ID) against
 // ExpectedTables of the same IDs.
 func Check(actual map[ident.Peer]Table, spaces int) Correctness {
+	return CheckAt(actual, spaces, Coordinate)
+}
+
+// CheckAt is Check under the placement coord (ExpectedTablesAt).
+func CheckAt(actual map[ident.Peer]Table, spaces int, coord func(ident.Peer, int) Coord) Correctness {
 	ids := make([]ident.Peer, 0, len(actual))
 	for id := range actual {
 		ids = append(ids, id)
 	}
-	want := ExpectedTables(ids, spaces)
+	want := ExpectedTablesAt(ids, spaces, coord)
 	c := Correctness{Nodes: len(ids)}
 	for id, got := range actual {
 		w := want[id]

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/internal/wire/wiretest"
+	"github.com/peerlearn/peerlearn/types/admission"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // FuzzUnmarshal: Unmarshal never panics, and whatever it accepts encodes
@@ -11,6 +13,19 @@ import (
 // corpus is in testdata/fuzz/FuzzUnmarshal.
 func FuzzUnmarshal(f *testing.F) {
 	for _, m := range sampleMessages() {
+		b, err := Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	// Messages with peer records (records.go).
+	a := newAdmittance(f, 1, 0)
+	t1, t2 := a.admit(f, recT0), a.admit(f, recT0)
+	for _, m := range []Message{
+		{Type: MsgHint, From: t1.Peer(), To: t2.Peer(), Side: Succ, Peers: []ident.Peer{t2.Peer()}, Records: []admission.Token{t1, t2}},
+		{Type: MsgJoin, From: t1.Peer(), To: t2.Peer(), Roles: 1, Records: []admission.Token{t1}},
+	} {
 		b, err := Marshal(m)
 		if err != nil {
 			f.Fatal(err)

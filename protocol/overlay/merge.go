@@ -37,6 +37,7 @@ func (n *Node) remember(id ident.Peer) {
 		return
 	}
 	n.forgetMemory(id)
+	n.stats.Remembered++
 	if len(n.remembered) >= 2*n.cfg.Spaces {
 		n.remembered = n.remembered[1:]
 	}
@@ -83,4 +84,20 @@ func (n *Node) probeForMerge() {
 	n.remembered = append(n.remembered[1:], m)
 	n.stats.MergeProbes++
 	n.send(Message{Type: MsgJoin, To: m.id, Roles: n.allSpaces()})
+}
+
+// Remembering returns how many of the failed neighbours the node
+// remembers are not its neighbours again: nodes that may be alive in
+// another overlay. The peer runtime uses it to decide whether a fresh
+// registration with the signalling server is worth its cost (a merge
+// probe's connection across a healed cut cannot be signalled over the
+// overlay; see peer/netpeer servers.go).
+func (n *Node) Remembering() int {
+	k := 0
+	for _, m := range n.remembered {
+		if m.until > n.now && n.find(m.id) == nil {
+			k++
+		}
+	}
+	return k
 }

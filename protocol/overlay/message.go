@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/internal/wire"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -121,6 +122,10 @@ type Message struct {
 	TargetID ident.Peer   // Route: the one node to deliver to; zero = whoever is closest
 	Peers    []ident.Peer // DiscoverReply, Hint, Leave: node IDs (see each type)
 	Payload  []byte       // Route: opaque upper-layer bytes
+
+	// Records are the peer records of the IDs the message names, under
+	// admitted placement (records.go); none otherwise. Any type but Route.
+	Records []admission.Token
 }
 
 func (m Message) String() string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -37,6 +38,7 @@ type Node struct {
 	pool       intervals    // heartbeat intervals from all neighbours (detector.go)
 	phiScale   float64      // the failure timeout beyond the mean, in standard deviations (detector.go)
 
+	recs      recordStore  // verified peer records (records.go)
 	msgs      []Message    // outbox since the last Advance
 	delivered []Delivery   // Route payloads for this node since the last Advance
 	prev      []ident.Peer // neighbour set at the last Advance
@@ -60,10 +62,18 @@ func NewNode(id ident.Peer, cfg Config) (*Node, error) {
 	if id == (ident.Peer{}) {
 		return nil, fmt.Errorf("%w: zero ID is reserved", ErrInvalidConfig)
 	}
+	coords := coordsOf(id, cfg.Spaces)
+	if a := cfg.Admission; a != nil {
+		if err := admission.VerifyFor(&a.Self, id, a.policy()); err != nil {
+			return nil, fmt.Errorf("%w: own token: %w", ErrInvalidConfig, err)
+		}
+		coords = placeOf(&a.Self, cfg.Spaces)
+	}
 	n := &Node{
 		cfg:     cfg,
 		id:      id,
-		coords:  coordsOf(id, cfg.Spaces),
+		coords:  coords,
+		recs:    recordStore{byID: map[ident.Peer]*record{}},
 		slots:   make([][2]*peer, cfg.Spaces),
 		hot:     make([]int64, cfg.Spaces),
 		hbPhase: int64(cfg.Rand.IntN(cfg.HeartbeatTicks)),
@@ -157,7 +167,11 @@ func (n *Node) RouteTo(id ident.Peer, payload []byte) error {
 	if id == (ident.Peer{}) {
 		return fmt.Errorf("%w: zero target ID", ErrMisaddressed)
 	}
-	return n.originate(0, Coordinate(id, 0), id, payload)
+	cs, ok := n.coordsFor(id)
+	if !ok {
+		return fmt.Errorf("%w: route to %v", ErrNoRecord, id)
+	}
+	return n.originate(0, cs[0], id, payload)
 }
 
 func (n *Node) originate(space int, target Coord, targetID ident.Peer, payload []byte) error {
@@ -180,6 +194,7 @@ func (n *Node) originate(space int, target Coord, targetID ident.Peer, payload [
 // send queues m for the driver, stamping the sender.
 func (n *Node) send(m Message) {
 	m.From = n.id
+	n.attachRecords(&m)
 	n.stats.Sent[m.Type]++
 	n.msgs = append(n.msgs, m)
 }

@@ -169,7 +169,7 @@ func arcScore(o Coord, side Side) func(Coord) uint64 {
 // discover runs one step of Neighbor_discovery for m.Origin in m.Space.
 func (n *Node) discover(m Message) {
 	space := int(m.Space)
-	target := Coordinate(m.Origin, space)
+	target := n.coordOf(m.Origin, space)
 	plain := n.greedyNext(space, target, m.Origin)
 	if next := n.next(&m, plain, greedyScore(target, true), m.Origin); next != nil {
 		n.forward(m, next)
@@ -201,7 +201,7 @@ func (n *Node) knowsOthers(u ident.Peer) bool {
 // an answer given without knowing both of its own adjacent nodes.
 func (n *Node) answerDiscover(u ident.Peer, space int, guess bool) {
 	me := n.selfPos(space)
-	xu := pos{Coordinate(u, space), u}
+	xu := pos{n.coordOf(u, space), u}
 	pr, su := n.slots[space][Pred], n.slots[space][Succ]
 	var pred, succ ident.Peer
 	switch {
@@ -256,7 +256,7 @@ func (n *Node) repair(m Message) {
 	if u == n.id {
 		return
 	}
-	origin := pos{Coordinate(u, space), u}
+	origin := pos{n.coordOf(u, space), u}
 	plain := n.directionalNext(space, origin, m.Side)
 	if next := n.next(&m, plain, arcScore(origin.c, m.Side), u); next != nil {
 		n.forward(m, next)

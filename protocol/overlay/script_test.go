@@ -1,8 +1,11 @@
 package overlay_test
 
 import (
+	"crypto/ed25519"
+	"crypto/sha256"
 	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +17,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/overlaynet"
 	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -36,15 +40,26 @@ func TestScripts(t *testing.T) {
 }
 
 type script struct {
-	c     *overlaynet.Cluster
-	names map[ident.Peer]string
-	got   []overlaynet.Delivered
+	c        *overlaynet.Cluster
+	names    map[ident.Peer]string
+	got      []overlaynet.Delivered
+	admitted bool // new ... admitted=true: nodes have real keys and tokens
 }
 
+// id names a node: IDFromPublicKey(name), or, in an admitted script, the
+// ID of an ed25519 key seeded with SHA-256(name).
 func (s *script) id(name string) ident.Peer {
 	id := ident.PeerFromPublicKey([]byte(name))
+	if s.admitted {
+		id = ident.PeerFromPublicKey(keyOf(name))
+	}
 	s.names[id] = name
 	return id
+}
+
+func keyOf(name string) ed25519.PublicKey {
+	seed := sha256.Sum256([]byte(name))
+	return ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
 }
 
 func (s *script) name(id ident.Peer) string {
@@ -123,6 +138,8 @@ func (s *script) exec(c *datadriven.Cmd) (string, error) {
 		return "", nil
 	case "deliver":
 		return s.deliver(c)
+	case "forge":
+		return s.forge(c)
 	case "check-correct":
 		return s.checkCorrect(), nil
 	case "tables":
@@ -160,6 +177,20 @@ func (s *script) newCluster(c *datadriven.Cmd) error {
 	if cfg.Net.Loss, err = strconv.ParseFloat(c.Get("loss", "0"), 64); err != nil {
 		return err
 	}
+	if s.admitted = c.Get("admitted", "false") == "true"; s.admitted {
+		// A seeded admission server: tokens are part of the script's output.
+		seed := sha256.Sum256([]byte("admission server " + c.Get("seed", "1")))
+		key := ed25519.NewKeyFromSeed(seed[:])
+		is, err := admission.NewIssuer(key, sha256.Sum256([]byte("secret")), time.Hour)
+		if err != nil {
+			return err
+		}
+		bits, err := strconv.Atoi(c.Get("pow_bits", "0"))
+		if err != nil {
+			return err
+		}
+		cfg.Admission = &overlaynet.Admission{Issuer: is, Task: ident.Task{1}, PoWBits: bits, Now: time.Unix(1_800_000_000, 0)}
+	}
 	s.c, err = overlaynet.NewCluster(cfg)
 	if err != nil {
 		return err
@@ -173,7 +204,11 @@ func (s *script) addPeers(c *datadriven.Cmd) (string, error) {
 	var b strings.Builder
 	for k, a := range c.Args {
 		id := s.id(a)
-		if _, err := s.c.AddNode(id); err != nil {
+		add := func() error { _, err := s.c.AddNode(id); return err }
+		if s.admitted {
+			add = func() error { _, err := s.c.AddAdmittedNode(keyOf(a)); return err }
+		}
+		if err := add(); err != nil {
 			return "", err
 		}
 		if k > 0 {
@@ -181,7 +216,7 @@ func (s *script) addPeers(c *datadriven.Cmd) (string, error) {
 		}
 		fmt.Fprintf(&b, "%s:", a)
 		for i := range s.c.Spaces() {
-			fmt.Fprintf(&b, " s%d=%.3f", i, overlay.Coordinate(id, i).Float())
+			fmt.Fprintf(&b, " s%d=%.3f", i, s.c.Coordinate(id, i).Float())
 		}
 	}
 	return b.String(), nil
@@ -237,7 +272,7 @@ func (s *script) checkCorrect() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "incorrect: correctness %.3f (%d of %d neighbours, %d extra)", cr.Fraction(), cr.Correct, cr.Expected, cr.Extra)
-	want := overlay.ExpectedTables(s.c.Live(), s.c.Spaces())
+	want := overlay.ExpectedTablesAt(s.c.Live(), s.c.Spaces(), s.c.Coordinate)
 	for _, id := range s.sortedLive() {
 		got := s.c.Node(id).Table()
 		for i, w := range want[id] {
@@ -282,7 +317,7 @@ func (s *script) rings() string {
 	for i := range s.c.Spaces() {
 		r := slices.Clone(ids)
 		slices.SortFunc(r, func(a, b ident.Peer) int {
-			ca, cb := overlay.Coordinate(a, i), overlay.Coordinate(b, i)
+			ca, cb := s.c.Coordinate(a, i), s.c.Coordinate(b, i)
 			if ca != cb {
 				if ca < cb {
 					return -1
@@ -306,4 +341,49 @@ func (s *script) stats() string {
 	hb := sent[overlay.MsgHeartbeat]
 	sent[overlay.MsgHeartbeat] = 0
 	return fmt.Sprintf("sent: %v\nheartbeats: %d", sent, hb)
+}
+
+// forge type=(hint|leave|reply|discover) from=b to=a peer=x [record=true]
+// (admitted scripts): hands node to a message from its neighbour from
+// that names x, a stranger admitted by the server but not in the overlay,
+// with or without x's record; prints whether it was taken and what the
+// receiver then knows of x.
+func (s *script) forge(c *datadriven.Cmd) (string, error) {
+	from, to, x := s.id(c.Get("from", "")), s.id(c.Get("to", "")), s.id(c.Get("peer", ""))
+	self, ok := s.c.Token(from)
+	if !ok {
+		return "", fmt.Errorf("forge: %s has no token (an admitted script?)", c.Get("from", ""))
+	}
+	xt, err := s.c.Mint(keyOf(c.Get("peer", "")))
+	if err != nil {
+		return "", err
+	}
+	m := overlay.Message{From: from, To: to, Records: []admission.Token{self}}
+	switch typ := c.Get("type", ""); typ {
+	case "hint":
+		m.Type, m.Side, m.Peers = overlay.MsgHint, overlay.Succ, []ident.Peer{x}
+	case "leave":
+		m.Type = overlay.MsgLeave
+		for range 2 * s.c.Spaces() {
+			m.Peers = append(m.Peers, x)
+		}
+	case "reply":
+		m.Type, m.Peers = overlay.MsgDiscoverReply, []ident.Peer{x, from}
+	case "discover":
+		m.Type, m.Origin, m.Best = overlay.MsgDiscover, x, math.MaxUint64
+	default:
+		return "", fmt.Errorf("forge: type %q", typ)
+	}
+	if c.Get("record", "false") == "true" {
+		m.Records = append(m.Records, xt)
+	}
+	n := s.c.Node(to)
+	out := "taken"
+	if err := n.Step(m); err != nil {
+		out = "refused: " + err.Error()
+	}
+	_, placed := n.Coordinates(x)
+	st := n.Stats()
+	return fmt.Sprintf("%s\n%s: no_record=%d bad_records=%d %s placed=%v neighbour=%v", out, s.name(to), st.NoRecord, st.BadRecords,
+		s.name(x), placed, slices.Contains(n.Neighbors(), x)), nil
 }

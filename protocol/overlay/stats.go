@@ -60,6 +60,14 @@ type Stats struct {
 	// MergeProbes counts the Joins sent to remembered nodes to find
 	// another overlay (merge.go); they are also in Sent[MsgJoin].
 	MergeProbes uint64
+	// Remembered counts the failed neighbours remembered for merge
+	// probes, all told (merge.go): it grows with every failure seen.
+	Remembered uint64
+	// BadRecords counts peer records that did not verify, NoRecord the
+	// messages refused for naming an ID without a record, MissingRecords
+	// the records this node could not attach to its own messages
+	// (records.go).
+	BadRecords, NoRecord, MissingRecords uint64
 }
 
 // Stats returns the node's counters.

@@ -25,6 +25,11 @@ func (n *Node) Step(m Message) error {
 	if m.Type == MsgLeave && len(m.Peers) != 2*n.cfg.Spaces {
 		return fmt.Errorf("%w: Leave with %d peers for %d spaces", ErrMalformed, len(m.Peers), n.cfg.Spaces)
 	}
+	if n.admitted() {
+		if err := n.takeRecords(&m); err != nil {
+			return err
+		}
+	}
 	n.stats.Received[m.Type]++
 	if m.Type != MsgLeave {
 		if n.departed(m.From) {

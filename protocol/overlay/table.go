@@ -23,6 +23,9 @@ type peer struct {
 	// hash of the list to skip recomputing an unchanged one.
 	nbrCoords []Coord
 	nbrHash   uint64
+	// listSent is the hash of the neighbour list whose records went with
+	// the last heartbeat to it (records.go).
+	listSent uint64
 	// Failure detection (detector.go): its heartbeat intervals, the tick
 	// of its last heartbeat, and the silence after which it is failed (0:
 	// not computed yet).
@@ -101,7 +104,12 @@ func (n *Node) consider(id ident.Peer, space int, side Side) bool {
 	}
 	p := n.find(id)
 	if p == nil {
-		p = &peer{id: id, coords: coordsOf(id, n.cfg.Spaces), lastHeard: n.now}
+		cs, ok := n.coordsFor(id)
+		if !ok {
+			n.stats.NoRecord++ // Step checks first; a defence in depth
+			return false
+		}
+		p = &peer{id: id, coords: cs, lastHeard: n.now}
 	}
 	if h != nil && !closerOn(side, n.selfPos(space), n.pos(p, space), n.pos(h, space)) &&
 		!(n.suspect(h) && !n.suspect(p)) {
@@ -186,22 +194,30 @@ func (n *Node) learnNeighbors(p *peer, ids []ident.Peer) {
 	if !n.cfg.Lookahead {
 		return
 	}
-	h := fnv.New64a()
-	for _, id := range ids {
-		h.Write(id[:])
-	}
-	sum := h.Sum64()
+	sum := listHash(ids)
 	if sum == p.nbrHash && (len(ids) == 0) == (p.nbrCoords == nil) {
 		return
 	}
 	p.nbrHash = sum
 	p.nbrCoords = p.nbrCoords[:0]
 	for _, id := range ids {
-		if id != n.id {
-			n.addContact(id)
-			for i := range n.cfg.Spaces {
-				p.nbrCoords = append(p.nbrCoords, Coordinate(id, i))
-			}
+		if id == n.id {
+			continue
 		}
+		cs, ok := n.coordsFor(id)
+		if !ok {
+			continue // no record: no shortcut through it (records.go)
+		}
+		n.addContact(id)
+		p.nbrCoords = append(p.nbrCoords, cs...)
 	}
+}
+
+// listHash hashes a neighbour list.
+func listHash(ids []ident.Peer) uint64 {
+	h := fnv.New64a()
+	for _, id := range ids {
+		h.Write(id[:])
+	}
+	return h.Sum64()
 }

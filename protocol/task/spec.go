@@ -1,5 +1,10 @@
 package task
 
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+)
+
 // SpecVersion is the spec format version this package writes. It reads
 // it and every version from MinSpecVersion on; others are refused.
 //
@@ -23,6 +28,11 @@ const SpacesV1 = 5
 // nested structs too), so encoding/json writes the canonical form directly;
 // keep them sorted when adding fields (a test checks).
 type Spec struct {
+	// Admission says who admits the task's peers and at what cost
+	// (types/admission); nil: the signalling server's own key, no proof of
+	// work. Absent from the encoding when nil, so older specs keep their
+	// IDs.
+	Admission *Admission `json:"admission,omitempty"`
 	// Aggregator names the aggregation rule (AggregatorNames: the
 	// engine's without "fedavg", which is a server's rule).
 	Aggregator string `json:"aggregator"`
@@ -71,6 +81,19 @@ type Spec struct {
 	Tiers bool `json:"tiers"`
 	// Version is the spec format version, MinSpecVersion to SpecVersion.
 	Version int `json:"version"`
+}
+
+// Admission is the task's admission policy: every peer of the task must
+// hold a token signed by Key whose proof of work has PoWBits bits, and
+// peers check both before they route through each other.
+type Admission struct {
+	// Key is the admission server's ed25519 public key, 64 lowercase hex
+	// digits; "" means each signalling server's own key, announced in its
+	// welcome (then peers admitted by different servers cannot verify each
+	// other: a task served by several servers names the key).
+	Key string `json:"key,omitempty"`
+	// PoWBits is the proof-of-work difficulty, 0 to admission.MaxPoWBits.
+	PoWBits int `json:"pow_bits"`
 }
 
 // Init chooses the initial parameters (learn.Init).
@@ -146,6 +169,24 @@ func DefaultSpec() Spec {
 		Tiers:          false,                                                 // one period for every peer
 		Version:        SpecVersion,                                           // this format
 	}
+}
+
+// AdmissionKey returns the task's admission key, or nil when the spec
+// leaves it to the signalling server (Spec must be valid).
+func (s Spec) AdmissionKey() ed25519.PublicKey {
+	if s.Admission == nil || s.Admission.Key == "" {
+		return nil
+	}
+	k, _ := hex.DecodeString(s.Admission.Key)
+	return k
+}
+
+// PoWBits returns the task's proof-of-work difficulty (0 without one).
+func (s Spec) PoWBits() int {
+	if s.Admission == nil {
+		return 0
+	}
+	return s.Admission.PoWBits
 }
 
 // OverlaySpaces returns the overlay's ring count L of the task: Spaces,

@@ -104,6 +104,7 @@ func TestCanonicalKeysSorted(t *testing.T) {
 	s := golden()
 	s.Init = Init{Mode: "common", Seed: math.MaxUint64}
 	s.Selection = Selection{Policy: "pens", K: 3}
+	s.Admission = &Admission{Key: strings.Repeat("ab", 32), PoWBits: 12}
 	b, err := s.Canonical()
 	if err != nil {
 		t.Fatal(err)

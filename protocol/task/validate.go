@@ -1,11 +1,14 @@
 package task
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/partition"
 )
 
@@ -34,6 +37,7 @@ func (s *Spec) Validate() error {
 		s.Partition.validate,
 		s.Selection.validate,
 		s.validSpaces,
+		s.validAdmission,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -176,4 +180,20 @@ func (s *Selection) validate() error {
 		return nil
 	}
 	return intIn("selection.k", s.K, 1, MaxSelectK)
+}
+
+// validAdmission: a key, if named, is 64 lowercase hex digits of an
+// ed25519 public key; the difficulty is bounded.
+func (s *Spec) validAdmission() error {
+	a := s.Admission
+	if a == nil {
+		return nil
+	}
+	if a.Key != "" {
+		b, err := hex.DecodeString(a.Key)
+		if err != nil || len(b) != ed25519.PublicKeySize || hex.EncodeToString(b) != a.Key {
+			return invalid("admission.key %q: want %d lowercase hex digits", a.Key, 2*ed25519.PublicKeySize)
+		}
+	}
+	return intIn("admission.pow_bits", a.PoWBits, 0, admission.MaxPoWBits)
 }

@@ -21,6 +21,9 @@ type Config struct {
 	// MaxHandshakes bounds the connections that have not registered yet;
 	// more are refused with HTTP 503.
 	MaxHandshakes int
+	// AddrLimits bound the handshakes and peers of one client address
+	// and one subnet (within MaxHandshakes and MaxPeers).
+	AddrLimits AddrLimits
 	// MaxMessageSize bounds one received message (at most
 	// signal.MaxMessageSize); a larger one closes the connection.
 	MaxMessageSize int
@@ -67,11 +70,25 @@ type Config struct {
 	// WasmDir is served at /wasm/ (peer.wasm, wasm_exec.js); "" serves
 	// nothing there.
 	WasmDir string
+	// DataDir is served at /wasm/data/ (the datasets the page's demo
+	// shard comes from); "" serves the target of a "data" symlink at the
+	// top of WasmDir, if there is one, and nothing otherwise. WebDir,
+	// WasmDir and DataDir are each served through an os.Root: no path or
+	// symlink leads out of them, and dotfiles are not served.
+	DataDir string
 	// StaticGzipBytes bounds the memory kept for gzip-compressed copies
 	// of WebDir's and WasmDir's files (each directory has its own), which
 	// are served to clients that accept gzip; 0 serves everything
 	// uncompressed.
 	StaticGzipBytes int64
+	// ContentSecurityPolicy is sent with every response; ""
+	// sends none. DefaultContentSecurityPolicy fits web/.
+	ContentSecurityPolicy string
+	// MetricsSeparate keeps /metrics off Handler: serve MetricsHandler
+	// on its own (private) listener instead. False: /metrics is public.
+	MetricsSeparate bool
+	// Admission configures the admission tokens (admission.go).
+	Admission AdmissionConfig
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -79,16 +96,28 @@ type Config struct {
 }
 
 // TURNAuth describes a TURN server that accepts TURN REST credentials:
-// username "<expiry unix time>:<peer>", password base64(HMAC-SHA1(Secret,
-// username)).
+// username "<expiry unix time>:<peer ID, 64 hex digits>", password
+// base64(HMAC-SHA1(Secret, username)).
 type TURNAuth struct {
 	// URLs are the server's turn:/turns: URLs given to peers.
 	URLs []string
 	// Secret is the shared secret (at least 16 bytes).
 	Secret string
-	// TTL is how long a peer's credentials stay valid.
+	// TTL is how long a peer's credentials stay valid for new
+	// allocations (at most MaxTURNTTL). The embedded TURN server, tied to
+	// the sessions, keeps existing allocations while the session lives;
+	// coturn refuses their refreshes after it, so there TTL also bounds
+	// a relayed connection's life.
 	TTL time.Duration
+	// OnSessionEnd, if not nil, is called with a peer's TURN user (its
+	// ID's hex) when its last signalling session ends (TURN.Revoke: its
+	// allocations end with it). Called without the server's lock; must
+	// not block long.
+	OnSessionEnd func(user string)
 }
+
+// MaxTURNTTL bounds TURNAuth.TTL: credentials live minutes, not days.
+const MaxTURNTTL = 24 * time.Hour
 
 // LocalOrigins are the Origins of pages served from this machine, any port
 // (path.Match patterns: IPv6 brackets are escaped).
@@ -99,26 +128,30 @@ func LocalOrigins() []string {
 // DefaultConfig returns the defaults; set Tasks (and usually ICEServers).
 func DefaultConfig() Config {
 	return Config{
-		Tasks:             nil,                   // must be set
-		MaxPeers:          1000,                  // peers of all tasks together
-		MaxHandshakes:     64,                    // unregistered connections at once
-		MaxMessageSize:    signal.MaxMessageSize, // 64 KiB: a relay of 32 KiB SDP fits
-		MessagesPerSecond: 20,                    // an ICE candidate burst is ~10 messages
-		Burst:             40,                    // one connection setup's worth at once
-		MaxStrikes:        50,                    // refused messages before disconnecting
-		HandshakeTimeout:  10 * time.Second,      // upgrade to hello
-		IdleTimeout:       60 * time.Second,      // clients ping every 20 s
-		WriteTimeout:      10 * time.Second,      // per message to a slow peer
-		BootstrapTimeout:  30 * time.Second,      // ICE over TURN takes a few seconds
-		Contacts:          3,                     // FedLay's join needs one; three for redundancy
-		SendQueue:         64,                    // messages waiting for one peer
-		AllowedOrigins:    LocalOrigins(),        // same origin + pages on localhost
-		ICEServers:        nil,                   // host candidates only (LAN, loopback)
-		TURN:              nil,                   // no TURN credentials
-		WebDir:            "",                    // no web page
-		WasmDir:           "",                    // no wasm build
-		StaticGzipBytes:   256 << 20,             // MNIST and peer.wasm gzipped take ~20 MB
-		Logf:              nil,                   // silent
+		Tasks:                 nil,                          // must be set
+		MaxPeers:              1000,                         // peers of all tasks together
+		MaxHandshakes:         64,                           // unregistered connections at once
+		AddrLimits:            DefaultAddrLimits(),          // per client address and /24 (/48)
+		MaxMessageSize:        signal.MaxMessageSize,        // 64 KiB: a relay of 32 KiB SDP fits
+		MessagesPerSecond:     20,                           // an ICE candidate burst is ~10 messages
+		Burst:                 40,                           // one connection setup's worth at once
+		MaxStrikes:            50,                           // refused messages before disconnecting
+		HandshakeTimeout:      10 * time.Second,             // upgrade to hello
+		IdleTimeout:           60 * time.Second,             // clients ping every 20 s
+		WriteTimeout:          10 * time.Second,             // per message to a slow peer
+		BootstrapTimeout:      30 * time.Second,             // ICE over TURN takes a few seconds
+		Contacts:              3,                            // FedLay's join needs one; three for redundancy
+		SendQueue:             64,                           // messages waiting for one peer
+		AllowedOrigins:        LocalOrigins(),               // same origin + pages on localhost
+		ICEServers:            nil,                          // host candidates only (LAN, loopback)
+		TURN:                  nil,                          // no TURN credentials
+		WebDir:                "",                           // no web page
+		WasmDir:               "",                           // no wasm build
+		StaticGzipBytes:       256 << 20,                    // MNIST and peer.wasm gzipped take ~20 MB
+		ContentSecurityPolicy: DefaultContentSecurityPolicy, // fits web/
+		MetricsSeparate:       false,                        // /metrics on Handler
+		Admission:             DefaultAdmission(),           // tokens with every welcome, limits per IP and subnet
+		Logf:                  nil,                          // silent
 	}
 }
 
@@ -146,6 +179,14 @@ func (c *Config) Validate() error {
 		return bad("MaxPeers %d", c.MaxPeers)
 	case c.MaxHandshakes < 1:
 		return bad("MaxHandshakes %d", c.MaxHandshakes)
+	case c.AddrLimits.HandshakesPerIP < 1 || c.AddrLimits.HandshakesPerSubnet < c.AddrLimits.HandshakesPerIP:
+		return bad("AddrLimits: %d handshakes per address, %d per subnet", c.AddrLimits.HandshakesPerIP, c.AddrLimits.HandshakesPerSubnet)
+	case c.AddrLimits.PeersPerIP < 1 || c.AddrLimits.PeersPerSubnet < c.AddrLimits.PeersPerIP:
+		return bad("AddrLimits: %d peers per address, %d per subnet", c.AddrLimits.PeersPerIP, c.AddrLimits.PeersPerSubnet)
+	case !(c.AddrLimits.TaskShare > 0 && c.AddrLimits.TaskShare <= 1):
+		return bad("AddrLimits: TaskShare %v, want (0, 1]", c.AddrLimits.TaskShare)
+	case c.AddrLimits.SubnetBitsIPv4 < 8 || c.AddrLimits.SubnetBitsIPv4 > 32 || c.AddrLimits.SubnetBitsIPv6 < 16 || c.AddrLimits.SubnetBitsIPv6 > 128:
+		return bad("AddrLimits: subnet bits %d (IPv4), %d (IPv6)", c.AddrLimits.SubnetBitsIPv4, c.AddrLimits.SubnetBitsIPv6)
 	case c.MaxMessageSize < 1024 || c.MaxMessageSize > signal.MaxMessageSize:
 		return bad("MaxMessageSize %d: want 1024 to %d", c.MaxMessageSize, signal.MaxMessageSize)
 	case !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > 1e6:
@@ -174,7 +215,7 @@ func (c *Config) Validate() error {
 	if c.TURN != nil {
 		n++
 		t := c.TURN
-		if len(t.Secret) < 16 || t.TTL <= 0 {
+		if len(t.Secret) < 16 || t.TTL <= 0 || t.TTL > MaxTURNTTL {
 			return bad("TURN: secret of %d bytes (want >= 16), TTL %v", len(t.Secret), t.TTL)
 		}
 		for _, u := range t.URLs {
@@ -185,6 +226,9 @@ func (c *Config) Validate() error {
 		if err := (signal.ICEServer{URLs: t.URLs, Username: "1:x", Credential: "x"}).Validate(); err != nil {
 			return bad("TURN: %w", err)
 		}
+	}
+	if err := c.Admission.validate(c.Tasks); err != nil {
+		return err
 	}
 	if n > signal.MaxICEServers {
 		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)

@@ -7,16 +7,25 @@
 // times out. Every later connection is signalled through the overlay.
 //
 // Endpoints of Handler: /signal (the websocket), /healthz, /metrics
-// (Prometheus), /wasm/ (the browser peer build, optional) and / (the static
-// web page, optional).
+// (Prometheus; on MetricsHandler instead with Config.MetricsSeparate),
+// /wasm/data/, /wasm/ (the browser peer build, optional) and / (the
+// static web page, optional), each directory through an os.Root without
+// dotfiles. Every response carries CSP, frame denial, Referrer-Policy and
+// nosniff, and HSTS over TLS (ServeTLS: certificate files, SelfSignedTLS
+// with a pinnable Fingerprint, or Autocert).
 //
 // Limits: registered peers (per task from the spec, and in all), pending
-// handshakes, message size, messages per second per connection (token
+// handshakes, both also per client address and per /24 (/48)
+// (AddrLimits), message size, messages per second per connection (token
 // bucket), refused messages per connection, handshake, idle and write
 // timeouts, the websocket Origin (allow-list), and a bounded send queue per
 // peer. Every refusal is counted by reason (signal.Code).
 //
 // An embedded TURN server (pion/turn) can run beside it (StartTURN); peers
 // then get short-lived TURN credentials derived from a shared secret (the
-// TURN REST scheme coturn's use-auth-secret also accepts).
+// TURN REST scheme coturn's use-auth-secret also accepts, CoturnConfig).
+// It relays only to public unicast peers (TURNConfig.AllowPeers opens test
+// networks), within per-credential and total allocation quotas and
+// bandwidth caps, and, tied to the sessions (TURN.TieToSessions,
+// TURNAuth.OnSessionEnd), only for registered peers.
 package server

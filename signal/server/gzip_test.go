@@ -221,7 +221,10 @@ func TestStaticGzipPathClimb(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "secret.txt"), secret, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := staticHandler(dir, 1<<20)
+	h, err := staticHandler(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{"/../secret.txt", "/a/../../secret.txt", "/..%2fsecret.txt"} {
 		req := httptest.NewRequest("GET", "http://x/", nil)
 		req.URL.Path = p

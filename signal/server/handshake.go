@@ -14,7 +14,7 @@ import (
 func (sess *session) handshake() bool {
 	sess.nonce = make([]byte, signal.NonceSize)
 	rand.Read(sess.nonce) // never fails (crypto/rand panics rather)
-	sess.send(&signal.Message{Type: signal.MsgChallenge, Challenge: &signal.Challenge{Nonce: sess.nonce}})
+	sess.send(&signal.Message{Type: signal.MsgChallenge, Challenge: &signal.Challenge{Nonce: sess.nonce, PoWBits: sess.srv.powBits()}})
 
 	deadline := time.Now().Add(sess.srv.cfg.HandshakeTimeout)
 	b, ok := sess.read(time.Until(deadline), signal.CodeHandshakeTimeout)

@@ -10,6 +10,7 @@ import (
 type collector struct {
 	s                                     *Server
 	peers, conns, regs, relayed, refusals *prometheus.Desc
+	addrLimited                           *prometheus.Desc
 }
 
 func newCollector(s *Server) *collector {
@@ -25,12 +26,14 @@ func newCollector(s *Server) *collector {
 			"Relayed signalling messages by kind.", []string{"kind"}, nil),
 		refusals: prometheus.NewDesc("peerlearn_signal_refusals_total",
 			"Refused requests and messages by reason.", []string{"reason"}, nil),
+		addrLimited: prometheus.NewDesc("peerlearn_signal_addr_limited_total",
+			"Handshakes and hellos refused by the per-address and per-subnet limits (also counted in refusals).", []string{"limit"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals} {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited} {
 		ch <- d
 	}
 }
@@ -46,6 +49,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))
 	for k := signal.RelayOffer; k.Valid(); k++ {
 		ch <- prometheus.MustNewConstMetric(c.relayed, prometheus.CounterValue, float64(st.Relayed[k]), k.String())
+	}
+	for l := range numAddrLimits {
+		ch <- prometheus.MustNewConstMetric(c.addrLimited, prometheus.CounterValue, float64(st.AddrLimited[l.String()]), l.String())
 	}
 	for _, code := range signal.Codes() {
 		ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(st.Refusals[code]), code.String())

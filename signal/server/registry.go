@@ -38,9 +38,20 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	if inTask >= ts.spec.MaxPeers {
 		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d peers", h.Task, inTask)
 	}
+	if code, text := s.addrAllows(ts, sess, old); code != 0 {
+		return nil, code, text
+	}
+	token, code, text := s.admit.admit(sess.remote, h, ts.spec, now)
+	if code != 0 {
+		return nil, code, text
+	}
 	if old != nil {
 		delete(s.peers, h.ID)
 		delete(old.task.peers, h.ID)
+		if old.countedPeer {
+			old.task.addrs.add(old.addr, -1)
+			old.countedPeer = false
+		}
 		s.counters.refuse(signal.CodeReplaced)
 		go old.closeWith(signal.CodeReplaced, "the peer registered again on another connection")
 	}
@@ -52,19 +63,25 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 		sess.established = true // the task's first peer: nobody to connect to
 	}
 	s.handshakes--
+	s.pending.add(sess.addr, -1)
+	ts.addrs.add(sess.addr, 1)
+	sess.countedPeer = true
 	s.peers[h.ID] = sess
 	ts.peers[h.ID] = sess
 	s.counters.registrations.Add(1)
 	return &signal.Welcome{
-		Contacts:    contacts,
-		ICEServers:  s.iceServers(h.ID, now),
-		Task:        ts.spec,
-		BootstrapMS: int(s.cfg.BootstrapTimeout / time.Millisecond),
+		Contacts:     contacts,
+		ICEServers:   s.iceServers(h.ID, now),
+		Task:         ts.spec,
+		BootstrapMS:  int(s.cfg.BootstrapTimeout / time.Millisecond),
+		Token:        token,
+		AdmissionKey: s.admit.issuer.PublicKey(),
 	}, 0, ""
 }
 
 // pickContacts returns up to k random peers of the task other than self,
-// established ones (connected to the overlay) first. Called with mu held.
+// established ones (connected to the overlay, as verified by
+// claimVerified) first. Called with mu held.
 func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	var established, others []ident.Peer
 	for id, p := range ts.peers {
@@ -92,8 +109,14 @@ func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
 	s.mu.Lock()
 	wasOpen := time.Now().Before(sess.windowEnd)
 	sess.windowEnd = time.Time{}
-	sess.established = true
+	verified := sess.established || claimVerified(sess, peer)
+	sess.established = verified
 	s.mu.Unlock()
+	if !verified {
+		s.counters.refuse(signal.CodeNotAllowed)
+		s.logf("signal server: peer %v claims a connection to %v, which never answered it; not used as a contact", sess.id, peer)
+		return
+	}
 	if wasOpen {
 		s.logf("signal server: peer %v connected to %v; bootstrap done", sess.id, peer)
 	}
@@ -121,6 +144,9 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 		from.refuse(signal.CodeBusy, fmt.Sprintf("relay to %v: its queue is full", r.To), true)
 		return
 	}
+	s.mu.Lock()
+	noteRelay(from, to)
+	s.mu.Unlock()
 	s.counters.relayed[r.Kind].Add(1)
 }
 
@@ -135,7 +161,7 @@ func (p *session) mayRelay(now time.Time, other ident.Peer) bool {
 func (s *Server) iceServers(peer ident.Peer, now time.Time) []signal.ICEServer {
 	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
 	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
-		user, pass := TURNCredentials(t.Secret, peer.String(), now.Add(t.TTL))
+		user, pass := TURNCredentials(t.Secret, peer.Hex(), now.Add(t.TTL))
 		out = append(out, signal.ICEServer{URLs: t.URLs, Username: user, Credential: pass})
 	}
 	return out

@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,14 +26,17 @@ import (
 type Server struct {
 	cfg      Config
 	handler  http.Handler
+	metrics  http.Handler
 	registry *prometheus.Registry
 	counters counters
+	admit    *admitter // guarded by mu
 
 	mu         sync.Mutex
 	tasks      map[ident.Task]*taskState // fixed at New; peers guarded by mu
 	peers      map[ident.Peer]*session
 	sessions   map[*session]struct{} // every open websocket
 	handshakes int                   // sessions not registered yet
+	pending    addrCounts            // handshakes per client address and subnet
 	draining   bool
 	httpSrv    *http.Server
 	wg         sync.WaitGroup // session goroutines
@@ -42,6 +47,7 @@ type taskState struct {
 	id    ident.Task
 	spec  task.Spec
 	peers map[ident.Peer]*session
+	addrs addrCounts // peers per client address and subnet
 }
 
 // New validates cfg and returns a server ready to serve.
@@ -55,6 +61,11 @@ func New(cfg Config) (*Server, error) {
 		tasks:    make(map[ident.Task]*taskState, len(cfg.Tasks)),
 		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
+		pending:  newAddrCounts(),
+	}
+	var err error
+	if s.admit, err = newAdmitter(cfg.Admission); err != nil {
+		return nil, err
 	}
 	for _, spec := range cfg.Tasks {
 		n, err := spec.Normalized()
@@ -62,7 +73,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		id, _ := n.ID()
-		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}}
+		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}, addrs: newAddrCounts()}
 	}
 	s.registry.MustRegister(newCollector(s), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -70,19 +81,37 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /signal", s.serveWebsocket)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
-	if cfg.WasmDir != "" {
-		mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", staticHandler(cfg.WasmDir, cfg.StaticGzipBytes)))
+	s.metrics = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
+	if !cfg.MetricsSeparate {
+		mux.Handle("GET /metrics", s.metrics)
 	}
-	if cfg.WebDir != "" {
-		mux.Handle("GET /", staticHandler(cfg.WebDir, cfg.StaticGzipBytes))
+	dataDir := cfg.DataDir
+	if dataDir == "" && cfg.WasmDir != "" {
+		if dataDir = dataLink(cfg.WasmDir); dataDir != "" {
+			s.logf("signal server: serving /wasm/data/ from %s (the data link in %s)", dataDir, cfg.WasmDir)
+		}
 	}
-	s.handler = mux
+	for _, m := range []struct{ prefix, dir string }{{"/wasm/data/", dataDir}, {"/wasm/", cfg.WasmDir}, {"/", cfg.WebDir}} {
+		if m.dir == "" {
+			continue
+		}
+		h, err := staticHandler(m.dir, cfg.StaticGzipBytes)
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("GET "+m.prefix, http.StripPrefix(strings.TrimSuffix(m.prefix, "/")+"/", h))
+	}
+	s.handler = withSecurityHeaders(cfg.ContentSecurityPolicy, mux)
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler (all endpoints).
+// Handler returns the server's HTTP handler (all endpoints; /metrics
+// only without Config.MetricsSeparate).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves the Prometheus metrics (for a listener of its
+// own with Config.MetricsSeparate).
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Tasks returns the IDs and specs of the hosted tasks.
 func (s *Server) Tasks() map[ident.Task]task.Spec {
@@ -97,6 +126,35 @@ func (s *Server) Tasks() map[ident.Task]task.Spec {
 // graceful shutdown, ErrClosed if Shutdown came first, or the listener's
 // error.
 func (s *Server) Serve(ln net.Listener) error {
+	return s.serve(ln)
+}
+
+// ServeTLS is Serve over TLS with tc (ServerTLSConfig,
+// AutocertTLSConfig). Only HTTP/1.1 is offered: websockets need it. A
+// plain-HTTP request on this listener gets a 400 and no page; every
+// response carries HSTS.
+func (s *Server) ServeTLS(ln net.Listener, tc *tls.Config) error {
+	if tc == nil || (len(tc.Certificates) == 0 && tc.GetCertificate == nil) {
+		return fmt.Errorf("%w: TLS config without a certificate", ErrConfig)
+	}
+	tc = tc.Clone()
+	tc.NextProtos = onlyHTTP1(tc.NextProtos)
+	return s.serve(tls.NewListener(ln, tc))
+}
+
+// onlyHTTP1 keeps http/1.1 and ACME's TLS-ALPN protocol of protos,
+// dropping h2.
+func onlyHTTP1(protos []string) []string {
+	out := []string{"http/1.1"}
+	for _, p := range protos {
+		if p == "acme-tls/1" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Server) serve(ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -24,6 +24,7 @@ type session struct {
 	conn    *websocket.Conn
 	netConn net.Conn // under conn, for kill
 	remote  string
+	addr    clientAddr  // for AddrLimits (zero: exempt)
 	out     chan []byte // encoded messages for the writer
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -33,9 +34,11 @@ type session struct {
 	id          ident.Peer
 	task        *taskState
 	contacts    []ident.Peer
-	windowEnd   time.Time // relays allowed until then (zero: none)
-	established bool      // connected, or was a task's first peer
+	windowEnd   time.Time    // relays allowed until then (zero: none)
+	established bool         // connected (verified: claimVerified), or was a task's first peer
+	relayedBy   []ident.Peer // contacts that relayed to it in its window (admission.go)
 	registered  bool
+	countedPeer bool // counted in task.addrs (until dropped or replaced)
 
 	// reader
 	nonce       []byte
@@ -52,7 +55,9 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
+	addr := s.cfg.AddrLimits.clientOf(r.RemoteAddr)
 	s.mu.Lock()
+	ipOver, subnetOver := s.pending.over(addr, s.cfg.AddrLimits.HandshakesPerIP, s.cfg.AddrLimits.HandshakesPerSubnet)
 	switch {
 	case s.draining:
 		s.mu.Unlock()
@@ -64,8 +69,15 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		s.counters.refuse(signal.CodeServerFull)
 		http.Error(w, "too many pending handshakes", http.StatusServiceUnavailable)
 		return
+	case ipOver || subnetOver:
+		s.mu.Unlock()
+		s.counters.addrRefuse(limitHandshakesIP, ipOver, subnetOver)
+		s.logf("signal server: %s: too many pending handshakes from its address (%v) or subnet (%v)", r.RemoteAddr, ipOver, subnetOver)
+		http.Error(w, "too many pending handshakes from your address", http.StatusTooManyRequests)
+		return
 	}
 	s.handshakes++
+	s.pending.add(addr, 1)
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
@@ -75,6 +87,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.mu.Lock()
 		s.handshakes--
+		s.pending.add(addr, -1)
 		s.mu.Unlock()
 		s.logf("signal server: %s: upgrade: %v", r.RemoteAddr, err)
 		return
@@ -82,7 +95,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(int64(s.cfg.MaxMessageSize))
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &session{
-		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr,
+		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr, addr: addr,
 		out: make(chan []byte, s.cfg.SendQueue), ctx: ctx, cancel: cancel,
 		bucket: newBucket(s.cfg.MessagesPerSecond, s.cfg.Burst, time.Now()),
 	}
@@ -92,7 +105,9 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	s.counters.connections.Add(1)
 	go sess.writeLoop()
 	defer func() {
-		s.drop(sess)
+		if s.drop(sess) && s.cfg.TURN != nil && s.cfg.TURN.OnSessionEnd != nil {
+			s.cfg.TURN.OnSessionEnd(sess.id.Hex())
+		}
 		cancel()
 		conn.CloseNow()
 		s.counters.connections.Add(-1)
@@ -102,21 +117,41 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// drop forgets a session when its connection ends.
-func (s *Server) drop(sess *session) {
+// drop forgets a session when its connection ends; true if it was its
+// peer's current registration (not one replaced by a newer connection).
+func (s *Server) drop(sess *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, sess)
 	if !sess.registered {
 		s.handshakes--
-		return
+		s.pending.add(sess.addr, -1)
+		return false
 	}
-	if s.peers[sess.id] == sess {
+	if sess.countedPeer {
+		sess.task.addrs.add(sess.addr, -1)
+		sess.countedPeer = false
+	}
+	current := s.peers[sess.id] == sess
+	if current {
 		delete(s.peers, sess.id)
 	}
 	if sess.task.peers[sess.id] == sess {
 		delete(sess.task.peers, sess.id)
 	}
+	return current
+}
+
+// TURNUserLive reports whether user (a peer ID's hex, the user part of
+// its TURN credentials) has a registered session: TURN.TieToSessions.
+func (s *Server) TURNUserLive(user string) bool {
+	id, err := ident.ParsePeer(user)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peers[id] != nil
 }
 
 // serve reads and handles the registered peer's messages until the

@@ -17,6 +17,40 @@ type counters struct {
 	registrations atomic.Uint64
 	relayed       [4]atomic.Uint64 // by signal.RelayKind
 	refusals      [maxCode]atomic.Uint64
+	addrLimited   [numAddrLimits]atomic.Uint64 // by addrLimit
+}
+
+// addrLimit names an AddrLimits refusal.
+type addrLimit int
+
+const (
+	limitHandshakesIP addrLimit = iota
+	limitHandshakesSubnet
+	limitPeersIP
+	limitPeersSubnet
+	numAddrLimits
+)
+
+// String is the metric label.
+func (l addrLimit) String() string {
+	return [...]string{"handshakes_per_ip", "handshakes_per_subnet", "peers_per_ip", "peers_per_subnet"}[l]
+}
+
+// addrRefuse counts an AddrLimits refusal: ipKind (limitHandshakesIP or
+// limitPeersIP) when the address was over, the subnet kind after it
+// otherwise. The refusal is also counted under CodeServerFull
+// (handshakes) or CodeTaskFull (peers).
+func (c *counters) addrRefuse(ipKind addrLimit, ipOver, subnetOver bool) {
+	if ipOver {
+		c.addrLimited[ipKind].Add(1)
+	} else if subnetOver {
+		c.addrLimited[ipKind+1].Add(1)
+	}
+	if ipKind == limitHandshakesIP {
+		c.refuse(signal.CodeServerFull)
+	} else {
+		c.refuse(signal.CodeTaskFull)
+	}
 }
 
 func (c *counters) refuse(code signal.Code) {
@@ -40,6 +74,10 @@ type Stats struct {
 	// CodeOrigin, CodeServerFull for handshakes over the limit,
 	// CodeShutdown while draining).
 	Refusals map[signal.Code]uint64
+	// AddrLimited counts refusals by AddrLimits, by limit
+	// ("handshakes_per_ip", "handshakes_per_subnet", "peers_per_ip",
+	// "peers_per_subnet"); each is also in Refusals.
+	AddrLimited map[string]uint64
 }
 
 // RelayedTotal sums Relayed.
@@ -59,6 +97,12 @@ func (s *Server) Stats() Stats {
 		Registrations: s.counters.registrations.Load(),
 		Relayed:       map[signal.RelayKind]uint64{},
 		Refusals:      map[signal.Code]uint64{},
+		AddrLimited:   map[string]uint64{},
+	}
+	for l := range numAddrLimits {
+		if n := s.counters.addrLimited[l].Load(); n > 0 {
+			st.AddrLimited[l.String()] = n
+		}
 	}
 	s.mu.Lock()
 	for id, ts := range s.tasks {

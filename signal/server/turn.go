@@ -3,6 +3,9 @@ package server
 import (
 	"fmt"
 	"net"
+	"net/netip"
+	"sync/atomic"
+	"time"
 
 	"github.com/pion/logging"
 	"github.com/pion/turn/v5"
@@ -20,6 +23,22 @@ type TURNConfig struct {
 	Realm string
 	// Secret is the TURN REST shared secret (Config.TURN.Secret).
 	Secret string
+	// AllowPeers are peer networks relayed to even though they are
+	// denied by default (DeniedPeerPrefixes: loopback, private, ULA,
+	// link-local, multicast, unspecified, ...; and this machine's own
+	// addresses). For test networks and LAN deployments only: a public
+	// relay that reaches them is an open door into them.
+	AllowPeers []netip.Prefix
+	// MaxAllocationsPerUser bounds one credential's live allocations
+	// (a peer needs one per relayed WebRTC connection); more are refused
+	// with 486 Allocation Quota Reached.
+	MaxAllocationsPerUser int
+	// MaxAllocations bounds all live allocations.
+	MaxAllocations int
+	// AllocationBytesPerSecond caps one allocation's relayed traffic
+	// (both directions together); TotalBytesPerSecond caps the server's.
+	// Packets over either are dropped.
+	AllocationBytesPerSecond, TotalBytesPerSecond int64
 	// Logf, if not nil, receives pion's warnings and errors, from pion's
 	// goroutines: it must be safe for concurrent use and must not block.
 	Logf func(format string, args ...any)
@@ -28,28 +47,43 @@ type TURNConfig struct {
 // DefaultTURNConfig returns a loopback TURN server; set Secret.
 func DefaultTURNConfig() TURNConfig {
 	return TURNConfig{
-		ListenAddr: "127.0.0.1:3478", // the standard TURN port, loopback only
-		RelayIP:    "",               // relay on the listen IP
-		Realm:      "peerlearn",      // any fixed string
-		Secret:     "",               // must be set (>= 16 bytes)
-		Logf:       nil,              // silent
+		ListenAddr:               "127.0.0.1:3478", // the standard TURN port, loopback only
+		RelayIP:                  "",               // relay on the listen IP
+		Realm:                    "peerlearn",      // any fixed string
+		Secret:                   "",               // must be set (>= 16 bytes)
+		AllowPeers:               nil,              // public unicast peers only
+		MaxAllocationsPerUser:    16,               // rtc's overlay neighbours and a few spares
+		MaxAllocations:           1000,             // one per relayed connection
+		AllocationBytesPerSecond: 4 << 20,          // a 400 KB model in ~0.1 s
+		TotalBytesPerSecond:      100 << 20,        // ~1 Gbit/s
+		Logf:                     nil,              // silent
 	}
 }
 
 // TURN is a running embedded TURN server (pion/turn, UDP, TURN REST
 // credentials).
 type TURN struct {
-	srv  *turn.Server
-	addr net.Addr
+	srv    *turn.Server
+	addr   net.Addr
+	relays *relays
+	filter *peerFilter
+	live   atomic.Pointer[func(user string) bool]
+	secret string
+
+	authRefused atomic.Uint64
 }
 
 // StartTURN listens and serves TURN until Close.
 func StartTURN(cfg TURNConfig) (*TURN, error) {
-	if len(cfg.Secret) < 16 {
+	switch {
+	case len(cfg.Secret) < 16:
 		return nil, fmt.Errorf("%w: TURN secret of %d bytes, want >= 16", ErrConfig, len(cfg.Secret))
-	}
-	if cfg.Realm == "" {
+	case cfg.Realm == "":
 		return nil, fmt.Errorf("%w: TURN realm empty", ErrConfig)
+	case cfg.MaxAllocationsPerUser < 1 || cfg.MaxAllocations < cfg.MaxAllocationsPerUser:
+		return nil, fmt.Errorf("%w: TURN allocations %d per user, %d in all", ErrConfig, cfg.MaxAllocationsPerUser, cfg.MaxAllocations)
+	case cfg.AllocationBytesPerSecond < 1500 || cfg.TotalBytesPerSecond < cfg.AllocationBytesPerSecond:
+		return nil, fmt.Errorf("%w: TURN bandwidth %d B/s per allocation, %d in all", ErrConfig, cfg.AllocationBytesPerSecond, cfg.TotalBytesPerSecond)
 	}
 	conn, err := net.ListenPacket("udp4", cfg.ListenAddr)
 	if err != nil {
@@ -64,27 +98,55 @@ func StartTURN(cfg TURNConfig) (*TURN, error) {
 		conn.Close()
 		return nil, fmt.Errorf("%w: TURN relay IP %q (set it when listening on all interfaces)", ErrConfig, cfg.RelayIP)
 	}
+	own := hostAddrs()
+	for _, ip := range []net.IP{relayIP, local.IP} {
+		if a, ok := netip.AddrFromSlice(ip); ok {
+			own = append(own, a)
+		}
+	}
+	t := &TURN{addr: local, filter: newPeerFilter(cfg.AllowPeers, own), secret: cfg.Secret}
+	t.relays = newRelays(&turn.RelayAddressGeneratorStatic{RelayAddress: relayIP, Address: local.IP.String()}, t.filter, cfg)
 	logs := logging.NewDefaultLoggerFactory()
 	logs.DefaultLogLevel = logging.LogLevelWarn
 	logs.Writer = logWriter{cfg.logf}
 	srv, err := turn.NewServer(turn.ServerConfig{
 		Realm:         cfg.Realm,
-		AuthHandler:   turn.LongTermTURNRESTAuthHandler(cfg.Secret, logs.NewLogger("turn")),
+		AuthHandler:   t.auth,
+		QuotaHandler:  t.relays.quota,
 		LoggerFactory: logs,
 		PacketConnConfigs: []turn.PacketConnConfig{{
-			PacketConn: conn,
-			RelayAddressGenerator: &turn.RelayAddressGeneratorStatic{
-				RelayAddress: relayIP,
-				Address:      local.IP.String(),
-			},
+			PacketConn:            conn,
+			RelayAddressGenerator: t.relays,
+			PermissionHandler:     t.permit,
 		}},
 	})
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("signal server: TURN: %w", err)
 	}
-	return &TURN{srv: srv, addr: local}, nil
+	t.srv = srv
+	return t, nil
 }
+
+// permit is the turn.PermissionHandler: CreatePermission and ChannelBind
+// only for allowed peers.
+func (t *TURN) permit(_ net.Addr, peer net.IP) bool {
+	if t.filter.allowedIP(peer) {
+		return true
+	}
+	t.relays.peerDenied.Add(1)
+	return false
+}
+
+// TieToSessions makes every credential valid only while live(user) holds
+// (the signalling server's Server.TURNUserLive): a peer's allocations
+// need its signalling session. Use it with TURNAuth.OnSessionEnd =
+// Revoke, which ends the allocations when the session ends.
+func (t *TURN) TieToSessions(live func(user string) bool) { t.live.Store(&live) }
+
+// Revoke ends user's allocations at once (their relay sockets close);
+// its credentials stop working if TieToSessions is set.
+func (t *TURN) Revoke(user string) { t.relays.revoke(user) }
 
 // Addr returns the UDP address the server listens on.
 func (t *TURN) Addr() net.Addr { return t.addr }
@@ -96,6 +158,26 @@ func (t *TURN) URL() string { return "turn:" + t.addr.String() + "?transport=udp
 // Allocations returns the number of live allocations.
 func (t *TURN) Allocations() int { return t.srv.AllocationCount() }
 
+// TURNStats counts the embedded TURN server's refusals.
+type TURNStats struct {
+	// AuthRefused: requests with bad, expired or revoked credentials.
+	AuthRefused uint64
+	// QuotaRefused: allocations over MaxAllocationsPerUser or
+	// MaxAllocations.
+	QuotaRefused uint64
+	// PeerDenied: permissions, channel binds and packets for denied peer
+	// addresses.
+	PeerDenied uint64
+	// BytesDropped: relayed bytes over the bandwidth caps.
+	BytesDropped uint64
+}
+
+// Stats returns the counters.
+func (t *TURN) Stats() TURNStats {
+	return TURNStats{AuthRefused: t.authRefused.Load(), QuotaRefused: t.relays.quotaRefused.Load(),
+		PeerDenied: t.relays.peerDenied.Load(), BytesDropped: t.relays.bytesDropped.Load()}
+}
+
 // Close stops the server.
 func (t *TURN) Close() error { return t.srv.Close() }
 
@@ -104,3 +186,6 @@ func (c TURNConfig) logf(format string, args ...any) {
 		c.Logf(format, args...)
 	}
 }
+
+// now is the TURN server's clock (tests move it).
+var turnNow = time.Now

@@ -18,3 +18,5 @@ func TURNCredentials(secret, user string, expiry time.Time) (username, password 
 	mac.Write([]byte(username))
 	return username, base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
+
+func unixTime(s int64) time.Time { return time.Unix(s, 0) }

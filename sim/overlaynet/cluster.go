@@ -8,6 +8,7 @@ import (
 	"github.com/peerlearn/peerlearn/sim/simnet"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/admission"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -23,6 +24,9 @@ type ClusterConfig struct {
 	// Net describes the links. Messages travel encoded (overlay.Marshal),
 	// so Size is len.
 	Net simnet.Config[[]byte]
+	// Admission, if not nil, lets AddAdmittedNode mint tokens
+	// (admission.go); nil: H(id, i) placement, as before.
+	Admission *Admission
 }
 
 // DefaultClusterConfig: 100 ms ticks, default overlay (L = 5), reliable
@@ -58,6 +62,7 @@ type Cluster struct {
 	OnMessage func(at time.Duration, m overlay.Message)
 	errs      []error
 	nerrs     int
+	tokens    map[ident.Peer]admission.Token // minted (admission.go)
 }
 
 type member struct {
@@ -115,8 +120,14 @@ func (c *Cluster) AddNode(id ident.Peer) (*overlay.Node, error) {
 	if _, ok := c.members[id]; ok {
 		return nil, fmt.Errorf("%w: %v", simnet.ErrDuplicate, id)
 	}
-	cfg := c.cfg.Overlay
-	cfg.Rand = rand.New(rand.NewPCG(c.cfg.Seed, c.rng.Uint64()))
+	return c.addNode(id, c.cfg.Overlay)
+}
+
+func (c *Cluster) addNode(id ident.Peer, cfg overlay.Config) (*overlay.Node, error) {
+	if _, ok := c.members[id]; ok {
+		return nil, fmt.Errorf("%w: %v", simnet.ErrDuplicate, id)
+	}
+	cfg.Rand = c.nodeRand()
 	n, err := overlay.NewNode(id, cfg)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (c *Cluster) Tables() map[ident.Peer]overlay.Table {
 // on the live membership (overlay.Check): the ground truth the nodes
 // themselves never see.
 func (c *Cluster) Correctness() overlay.Correctness {
-	return overlay.Check(c.Tables(), c.cfg.Overlay.Spaces)
+	return overlay.CheckAt(c.Tables(), c.cfg.Overlay.Spaces, c.Coordinate)
 }
 
 // Sent returns the messages sent by all nodes, by type, since the start
