@@ -40,6 +40,9 @@ type pageStatus struct {
 	Data        *dataView         `json:"data,omitempty"`
 	Learn       *learnView        `json:"learn,omitempty"`
 	History     *history          `json:"history,omitempty"`
+	// InitGain is the network-size estimate and the init gain of a task
+	// with init he-gain and gain 0 (netpeer's, as on /status).
+	InitGain *netpeer.InitGainStatus `json:"init_gain,omitempty"`
 }
 
 type neighborView struct {
@@ -187,6 +190,7 @@ func (b *browserPeer) status() pageStatus {
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
+	ps.InitGain = st.InitGain
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {
 		id := parseID(n)

@@ -278,6 +278,18 @@ function appendLog(lines) {
 }
 
 // ---- rendering ----
+// renderInitGain shows the push-sum network-size estimate and the init
+// gain of a task with init he-gain and gain 0 (absent otherwise).
+function renderInitGain(g) {
+  $("init-gain-fig").hidden = !g;
+  if (!g) return;
+  const est = g.estimate ? g.estimate.toFixed(1) : "–";
+  $("init-gain").textContent = g.state === "estimating"
+    ? `${est} (estimating, round ${g.rounds})`
+    : `${g.used.toFixed(1)} / ×${g.gain.toFixed(2)}${g.state === "done" ? "" : " (" + g.state + ")"}`;
+  $("init-gain").title = `push-sum over the overlay: live estimate ${est}, ${g.rounds} rounds, ` +
+    `converged ${g.converged}, family ${g.family}; shares sent ${g.sent}, received ${g.received}, refused ${g.refused}`;
+}
 const pct = (v) => (100 * v).toFixed(1) + "%";
 function bytes(n) {
   const u = ["B", "kB", "MB", "GB"];
@@ -314,6 +326,7 @@ function render(s) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
       `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples.`;
   }
+  renderInitGain(s.init_gain);
   renderNeighbors(s);
   renderDefences(s);
   drawRings(s);

@@ -26,6 +26,7 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	quick := fs.Bool("quick", false, "scaled-down run (under two minutes); the scale-down is printed")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same run")
 	n := fs.Int("n", 0, "number of peers, for the scenarios that take it (-list shows which; 0: the scenario's own)")
+	dataset := fs.String("dataset", "", "data set to learn, mnist or fashion-mnist (default mnist), for the scenarios that learn one (-list shows which)")
 	dataDir := fs.String("data", defaultDataDir(), "dataset folder filled by `make data` (env PEERLEARN_DATA)")
 	out := fs.String("out", "", "folder for CSV and PNG files (default out/<scenario>)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
@@ -37,6 +38,9 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 			size := ""
 			if s.MinN > 0 {
 				size = fmt.Sprintf(" [-n %d..%d]", s.MinN, s.MaxN)
+			}
+			if s.Data {
+				size += " [-dataset]"
 			}
 			fmt.Fprintf(stdout, "%-16s %s%s\n", s.Name, s.Summary, size)
 		}
@@ -60,7 +64,7 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 		return fmt.Errorf("%w: -n %d: scenario %s takes %s", errUsage, *n, s.Name, sizeWords(s.MinN, s.MaxN))
 	}
 	line, err := s.Run(ctx, scenario.Options{
-		Quick: *quick, Seed: *seed, N: *n, DataDir: *dataDir, OutDir: *out,
+		Quick: *quick, Seed: *seed, N: *n, DataDir: *dataDir, Dataset: *dataset, OutDir: *out,
 		Stdout: stdout, Progress: progressW, Logf: logf,
 	})
 	if err != nil {

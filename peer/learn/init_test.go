@@ -139,3 +139,43 @@ func TestPublishInitial(t *testing.T) {
 		t.Fatalf("training did not move the model (rounds %d)", peers[0].Metrics().Rounds)
 	}
 }
+
+// ScaleInit turns a He peer into the InitGain peer of the same seed, and
+// only before its first round.
+func TestScaleInit(t *testing.T) {
+	tk := newTask(t, 2, 10, 9)
+	const g = 2.7
+	scaled := newPeers(t, tk, nil)
+	gain := newPeers(t, tk, func(_ int, c *Config) { c.Init = Init{Mode: InitGain, Gain: g} })
+	if err := scaled[0].ScaleInit(g); err != nil {
+		t.Fatal(err)
+	}
+	a, b := scaled[0].model.Params(), gain[0].model.Params()
+	for i := range a {
+		if d := math.Abs(float64(a[i] - b[i])); d > 1e-6*math.Abs(float64(b[i]))+1e-12 {
+			t.Fatalf("param %d: scaled %v, drawn with the gain %v", i, a[i], b[i])
+		}
+	}
+	if c := scaled[0].Config().Init; c.Mode != InitGain || c.Gain != g {
+		t.Fatalf("Init after ScaleInit: %+v", c)
+	}
+	if err := scaled[0].ScaleInit(g); !errors.Is(err, ErrConfig) {
+		t.Fatalf("second ScaleInit: %v, want ErrConfig", err)
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if err := scaled[1].ScaleInit(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("gain %v: %v, want ErrConfig", bad, err)
+		}
+	}
+	w, err := scaled[1].SyncWork(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scaled[1].ScaleInit(g); !errors.Is(err, ErrBusy) {
+		t.Fatalf("ScaleInit with a round outstanding: %v, want ErrBusy", err)
+	}
+	w.Run()
+	if err := scaled[1].Finish(w); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -59,15 +59,13 @@ type TaskEngine struct{}
 // the data set's samples (every data set here is MNIST-shaped: 28x28x1,
 // 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
 // a selection policy other than "overlay" (a real peer exchanges with its
-// overlay neighbours and has no PENS or Random selection yet), and init
-// "he-gain" with gain 0 (a real peer has no run-time size estimate yet).
+// overlay neighbours and has no PENS or Random selection yet).
 // Accepting them would run plain FedLay under another method's name.
+// Init "he-gain" with gain 0 runs: the peer estimates the network size
+// first (sizer.go).
 func (TaskEngine) CheckSpec(s task.Spec) error {
 	if s.Selection.Policy != "overlay" {
 		return fmt.Errorf("%w: selection policy %q (a real peer runs \"overlay\")", ErrSimulatorOnly, s.Selection.Policy)
-	}
-	if s.Init.Mode == "he-gain" && s.Init.Gain == 0 {
-		return fmt.Errorf("%w: init he-gain with gain 0, estimated at run time (give init.gain)", ErrSimulatorOnly)
 	}
 	if !slices.Contains(data.Names(), s.Dataset) {
 		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
@@ -111,8 +109,13 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 	switch spec.Init.Mode {
 	case "common":
 		c.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: spec.Init.Seed}
-	case "he-gain": // TaskEngine refused gain 0
-		c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
+	case "he-gain":
+		// Gain 0: plain He here; the peer multiplies it by the gain of
+		// its network-size estimate (learn.Peer.ScaleInit, sizer.go)
+		// before its first round.
+		if spec.Init.Gain > 0 {
+			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
+		}
 	}
 	c.MEP.Period = max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
 	c.MEP.JoinWait = c.MEP.Period

@@ -15,6 +15,7 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/pushsum"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -35,6 +36,7 @@ type Peer struct {
 	reboot  rebootstrap
 	bridge  bridge
 	learner *learner // nil: overlay only
+	sizer   *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
 	started time.Time
 	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr uint64 // overlay sends the transport refused
@@ -100,6 +102,9 @@ type Status struct {
 	Resources rtc.ResourceUsage `json:"resources"`
 	// Learn is the learning progress (nil for an overlay-only peer).
 	Learn *LearnStatus `json:"learn,omitempty"`
+	// InitGain is the network-size estimate and the init gain, for a
+	// task with init he-gain and gain 0 (nil otherwise).
+	InitGain *InitGainStatus `json:"init_gain,omitempty"`
 }
 
 // AdjacentHex is one ring space's predecessor and successor.
@@ -185,6 +190,11 @@ func (p *Peer) Run(ctx context.Context) error {
 	if err := p.adoptAdmission(client); err != nil { // its token's place, before it joins
 		return err
 	}
+	if needsSizeEstimate(w.Task) {
+		if p.sizer, err = newSizer(p.id); err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
 	rc := p.cfg.RTC
 	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
 	if rc.Logf == nil {
@@ -239,7 +249,8 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handlePending(mgr)
 			for range clock.due(time.Now()) {
 				p.node.Tick()
-				if p.learner != nil {
+				p.sizerTick()
+				if p.training() {
 					p.learner.tick()
 				}
 			}
@@ -301,11 +312,13 @@ func (p *Peer) handle(ev rtc.Event) {
 		switch {
 		case ev.Kind == rtc.KindOverlay:
 			p.onOverlay(ev.Peer, ev.Data)
-		case ev.Kind == rtc.KindApp && p.learner != nil:
+		case ev.Kind == rtc.KindApp && pushsum.IsFrame(ev.Data):
+			p.onPushSum(ev.Peer, ev.Data)
+		case ev.Kind == rtc.KindApp && p.training():
 			p.learner.onApp(ev.Peer, ev.Data)
 		}
 	case rtc.EventTransfer:
-		if p.learner != nil {
+		if p.training() {
 			p.learner.onTransfer(ev.Peer, ev.Manifest, ev.Data)
 		}
 	case rtc.EventSendFailed:
@@ -355,9 +368,10 @@ func (p *Peer) rateLogf(format string, args ...any) {
 // flush hands the node's messages to the transport and tells it the
 // neighbour set when that changed.
 func (p *Peer) flush() {
-	if p.learner != nil {
+	if p.training() {
 		defer p.learner.flush()
 	}
+	p.flushSizer(p.mgr)
 	if !p.node.HasReady() {
 		return
 	}
@@ -417,6 +431,9 @@ func (p *Peer) publish() {
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
+	}
+	if p.sizer != nil {
+		st.InitGain = p.sizer.status()
 	}
 	p.smu.Lock()
 	p.status = st

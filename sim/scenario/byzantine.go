@@ -29,6 +29,7 @@ import (
 // without attack. The worst gap is over the attacks and the seeds.
 func init() {
 	Register(Scenario{
+		Data:    true,
 		Name:    "byzantine",
 		Summary: "attack lab: 11 Byzantine attacks x plain and robust rules x 0-30% attackers on a FedLay overlay, honest peers' MNIST accuracy",
 		Run: func(ctx context.Context, o Options) (string, error) {
@@ -100,7 +101,7 @@ func newByzStudy(p byzParams) *byzStudy { return &byzStudy{p: p, acc: map[byzKey
 func (s *byzStudy) describe(o Options, out io.Writer) error {
 	p := s.p
 	var err error
-	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+	if s.train, s.test, err = loadDataset(o); err != nil {
 		return err
 	}
 	if s.train, err = s.train.Subset(firstN(p.trainSubset)); err != nil {
@@ -109,8 +110,8 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	if s.arch, err = byzArch(p.hidden); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "byzantine: %d peers on a FedLay overlay (L = %d), MNIST (%d training images, %s), %s (%d params), SGD lr %g momentum %g batch %d, %d local epochs, %d synchronous rounds, a common initial model\n",
-		p.peers, p.spaces, s.train.Len(), p.partition, s.arch, mustParams(s.arch), p.lr, p.momentum, p.batch, p.epochs, p.rounds)
+	fmt.Fprintf(out, "byzantine: %d peers on a FedLay overlay (L = %d), %s (%d training images, %s), %s (%d params), SGD lr %g momentum %g batch %d, %d local epochs, %d synchronous rounds, a common initial model\n",
+		p.peers, p.spaces, o.dataset(), s.train.Len(), p.partition, s.arch, mustParams(s.arch), p.lr, p.momentum, p.batch, p.epochs, p.rounds)
 	fmt.Fprintf(out, "  attackers: fractions %v placed at random (nested: the first of one random order per seed), seeds %d..%d\n",
 		p.fractions, o.Seed, o.Seed+uint64(p.seeds)-1)
 	fmt.Fprintf(out, "  attacks %v; rules %v\n", p.attacks, p.rules)

@@ -34,6 +34,7 @@ import (
 // (dechwScale says how; the printed output too).
 func init() {
 	Register(Scenario{
+		Data:    true,
 		Name:    "dechw-mnist",
 		Summary: "DecHW vs DecAvg on Erdős–Rényi(50, 0.2), Dirichlet MNIST, heterogeneous init: rounds to 50/75/90% of best (Table II)",
 		Run:     func(ctx context.Context, o Options) (string, error) { return runDecHW(ctx, o, dechwScale(o.Quick)) },
@@ -97,7 +98,7 @@ func runDecHW(ctx context.Context, o Options, p dechwParams) (string, error) {
 func (s *dechwStudy) describe(o Options, out io.Writer) error {
 	p := s.p
 	var err error
-	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+	if s.train, s.test, err = loadDataset(o); err != nil {
 		return err
 	}
 	if p.trainSubset > 0 {
@@ -108,8 +109,8 @@ func (s *dechwStudy) describe(o Options, out io.Writer) error {
 	if s.arch, err = scenarioArch(p.arch); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "dechw-mnist: %d peers on Erdős–Rényi(p=%g), MNIST (%d training images) Dirichlet(alpha) for alpha in %v, independent He init per peer\n",
-		p.peers, p.p, s.train.Len(), p.alphas)
+	fmt.Fprintf(out, "dechw-mnist: %d peers on Erdős–Rényi(p=%g), %s (%d training images) Dirichlet(alpha) for alpha in %v, independent He init per peer\n",
+		p.peers, p.p, o.dataset(), s.train.Len(), p.alphas)
 	fmt.Fprintf(out, "  %s (%d params), SGD lr %g momentum %g, %d local epochs of batch %d per round, %d communication rounds\n",
 		s.arch, mustParams(s.arch), p.lr, p.momentum, p.epochs, p.batch, p.rounds)
 	fmt.Fprintf(out, "  model: an MLP with the depth of DecHW's CNN (4 weight layers): the CNN (dechw-cnn) trains ~23x slower here than the 784-128-10 MLP (3.6k vs 83k samples/s per core, peerlearn bench train -batch 100)\n")

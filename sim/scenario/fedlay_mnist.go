@@ -30,6 +30,7 @@ import (
 // end (150 minutes, when the paper's MNIST runs have converged).
 func init() {
 	Register(Scenario{
+		Data:    true,
 		Name:    "fedlay-mnist",
 		Summary: "FedLay MEP on its overlay vs FedAvg, ring and Chord: 100 MNIST clients, 8 label shards each (Table III)",
 		Run:     runFedLayMNIST,
@@ -85,14 +86,14 @@ func runFedLayMNIST(ctx context.Context, o Options) (string, error) {
 func (s *fedlayStudy) describe(o Options, out io.Writer) error {
 	p := s.p
 	var err error
-	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+	if s.train, s.test, err = loadDataset(o); err != nil {
 		return err
 	}
 	if s.arch, err = nn.NewArch("fedlay-mlp"); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "fedlay-mnist: %d clients, MNIST shards:8, %s (%d params), SGD lr %g momentum 0.5, batch %d, 1 local epoch per round\n",
-		p.clients, s.arch.Name, mustParams(s.arch), p.lr, p.batch)
+	fmt.Fprintf(out, "fedlay-mnist: %d clients, %s shards:8, %s (%d params), SGD lr %g momentum 0.5, batch %d, 1 local epoch per round\n",
+		p.clients, o.dataset(), s.arch.Name, mustParams(s.arch), p.lr, p.batch)
 	fmt.Fprintf(out, "  medium period %v (training %v), tiers 60/20/20 (high 2/3x, low 2x), latency U(100 ms, 600 ms), %d periods = %v; FedAvg %d rounds\n",
 		p.period, p.trainTime, p.periods, time.Duration(p.periods)*p.period, p.periods)
 	if o.Quick {

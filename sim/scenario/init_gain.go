@@ -33,6 +33,7 @@ import (
 // none with the gain. Model and learning rate are scaled (initGainScale).
 func init() {
 	Register(Scenario{
+		Data:    true,
 		Name:    "init-gain",
 		Summary: "uncoordinated He init with and without the 1/‖v_steady‖ gain: rounds to a test-loss threshold vs n, fitted n^mu (Fig. 3)",
 		Run: func(ctx context.Context, o Options) (string, error) {
@@ -111,14 +112,14 @@ func runInitGain(ctx context.Context, o Options, p initGainParams) (string, erro
 func (s *initGainStudy) describe(o Options, out io.Writer) error {
 	p := s.p
 	var err error
-	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+	if s.train, s.test, err = loadDataset(o); err != nil {
 		return err
 	}
 	if s.arch, err = scenarioArch(p.arch); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "init-gain: MNIST IID, %d images per node, %s (%d params), SGD lr %g momentum 0.5, batch %d, %d minibatches per round, DecAvg, optimiser reset after aggregation\n",
-		p.perNode, p.arch, mustParams(s.arch), p.lr, p.batch, p.steps)
+	fmt.Fprintf(out, "init-gain: %s IID, %d images per node, %s (%d params), SGD lr %g momentum 0.5, batch %d, %d minibatches per round, DecAvg, optimiser reset after aggregation\n",
+		o.dataset(), p.perNode, p.arch, mustParams(s.arch), p.lr, p.batch, p.steps)
 	fmt.Fprintf(out, "  graphs %v, n in %v; the first aggregation precedes training (as the authors' code does); rounds until the nodes' mean test loss < %g (ln 10 = 2.30 is the plateau; at most %d rounds)\n", p.graphs, p.ns, p.threshold, p.maxRounds)
 	if p.scale != "" {
 		fmt.Fprintf(out, "  scale: %s\n", p.scale)

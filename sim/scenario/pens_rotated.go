@@ -36,9 +36,12 @@ import (
 // (Table 3.3's second setting).
 func init() {
 	run := func(ctx context.Context, o Options, n int) (string, error) {
-		return runPENS(ctx, o, pensScale(n, o.Quick))
+		p := pensScale(n, o.Quick)
+		p.dataset = o.dataset()
+		return runPENS(ctx, o, p)
 	}
 	Register(Scenario{
+		Data:    true,
 		Name:    "pens-rotated",
 		Summary: "PENS vs Random, Greedy, Oracle, Local: 50 MNIST clients (-n) in two clusters (half rotated 180°), own-distribution accuracy, neighbour precision/recall (PENS thesis Tables 4.2, 4.3)",
 		MinN:    pensMinClients,
@@ -46,6 +49,7 @@ func init() {
 		Run:     sized(50, pensMinClients, pensMaxClients, run),
 	})
 	Register(Scenario{
+		Data:    true,
 		Name:    "pens-rotated-200",
 		Summary: "pens-rotated with 200 clients (Table 3.3's second setting); the same as pens-rotated -n 200",
 		Run:     sized(200, 0, 0, run),
@@ -148,7 +152,7 @@ func runPENS(ctx context.Context, o Options, p pensParams) (string, error) {
 
 func (s *pensStudy) describe(o Options, out io.Writer) error {
 	p := s.p
-	train, test, err := loadDataset(o, p.dataset)
+	train, test, err := loadDataset(o)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ func init() {
 		return runPlexus(ctx, o, plexusScale(n, o.Quick))
 	}
 	Register(Scenario{
+		Data:    true,
 		Name:    "plexus",
 		Summary: "Plexus (s=10, sf=0.8) vs D-PSGD (one-peer exp., 10-regular) and Gossip Learning: 100 heterogeneous MNIST peers (-n), time/communication/resources to accuracy (Plexus paper Fig. 3)",
 		MinN:    plexusMinPeers,
@@ -47,6 +48,7 @@ func init() {
 		Run:     sized(100, plexusMinPeers, plexusMaxPeers, run),
 	})
 	Register(Scenario{
+		Data:    true,
 		Name:    "plexus-300",
 		Summary: "plexus with 300 peers; the same as plexus -n 300",
 		Run:     sized(300, 0, 0, run),
@@ -123,7 +125,7 @@ func runPlexus(ctx context.Context, o Options, p plexusParams) (string, error) {
 func (s *plexusStudy) describe(o Options, out io.Writer) error {
 	p := s.p
 	var err error
-	if s.train, s.test, err = loadDataset(o, "mnist"); err != nil {
+	if s.train, s.test, err = loadDataset(o); err != nil {
 		return err
 	}
 	if s.arch, err = nn.NewArch(p.arch); err != nil {
@@ -135,8 +137,8 @@ func (s *plexusStudy) describe(o Options, out io.Writer) error {
 	}
 	modelBytes := int64(4 * mustParams(s.arch))
 	s.period = gossipPeriod(s.tiers, p.steps*p.batch, modelBytes)
-	fmt.Fprintf(out, "plexus: %d peers, MNIST %s, %s (%d params, %s), SGD lr %g, %d local steps of batch %d per training, common initialisation\n",
-		p.peers, p.partition, s.arch.Name, mustParams(s.arch), methodsim.FormatBytes(float64(modelBytes)), p.lr, p.steps, p.batch)
+	fmt.Fprintf(out, "plexus: %d peers, %s %s, %s (%d params, %s), SGD lr %g, %d local steps of batch %d per training, common initialisation\n",
+		p.peers, o.dataset(), p.partition, s.arch.Name, mustParams(s.arch), methodsim.FormatBytes(float64(modelBytes)), p.lr, p.steps, p.batch)
 	fmt.Fprintf(out, "  devices:")
 	for _, t := range s.tiers {
 		fmt.Fprintf(out, " %s %.0f%% (%.0f samples/s, %s/s)", t.Name, 100*t.Share, t.Speed, methodsim.FormatBytes(t.Bandwidth))

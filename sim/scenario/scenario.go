@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/peerlearn/peerlearn/engine/data"
 )
 
 // Options are what every scenario gets from the command line.
@@ -21,6 +23,10 @@ type Options struct {
 	N int
 	// DataDir is the folder make data fills (PEERLEARN_DATA).
 	DataDir string
+	// Dataset is the data set a scenario with Scenario.Data learns
+	// ("mnist" or "fashion-mnist", data.Names); "" is "mnist". A scenario
+	// without data refuses any other than "" (ErrDataset).
+	Dataset string
 	// OutDir receives the CSV and PNG files.
 	OutDir string
 	// Stdout receives tables; the summary line is printed by the caller.
@@ -38,6 +44,9 @@ type Scenario struct {
 	// MinN, if not 0, says the scenario takes Options.N peers (MinN to
 	// MaxN); 0 means its size is fixed.
 	MinN, MaxN int
+	// Data says the scenario learns Options.Dataset; a scenario without
+	// (a topology study) refuses a Dataset.
+	Data bool
 	// Run performs the experiment and returns its summary line, e.g.
 	// "scenario=vsteady rrg_exponent=0.50 ba_exponent=0.62".
 	Run func(ctx context.Context, o Options) (string, error)
@@ -73,6 +82,29 @@ func (o Options) size(def, min, max int) (int, error) {
 	return o.N, nil
 }
 
+// dataset returns the data set to learn: Options.Dataset, "mnist" if
+// unset.
+func (o Options) dataset() string {
+	if o.Dataset == "" {
+		return "mnist"
+	}
+	return o.Dataset
+}
+
+// checkDataset refuses, before any work, a data set the engine does not
+// have and any data set for a scenario that learns none.
+func (o Options) checkDataset(scenario string, usesData bool) error {
+	switch {
+	case o.Dataset == "":
+		return nil
+	case !usesData:
+		return fmt.Errorf("%w: scenario %s learns no data set (-dataset %s)", ErrDataset, scenario, o.Dataset)
+	case !slices.Contains(data.Names(), o.Dataset):
+		return fmt.Errorf("%w: %q (have %v)", ErrDataset, o.Dataset, data.Names())
+	}
+	return nil
+}
+
 // sized makes the Run of a scenario of def peers that takes -n from min
 // to max (min 0: its size is fixed).
 func sized(def, min, max int, run func(ctx context.Context, o Options, n int) (string, error)) func(context.Context, Options) (string, error) {
@@ -93,14 +125,17 @@ func Lookup(name string) (Scenario, error) {
 	if !ok {
 		return Scenario{}, fmt.Errorf("%w: %q (have %v)", ErrUnknownScenario, name, namesLocked())
 	}
-	if s.MinN == 0 { // a fixed size: refuse Options.N before any work
-		run := s.Run
-		s.Run = func(ctx context.Context, o Options) (string, error) {
+	fixed, run, usesData := s.MinN == 0, s.Run, s.Data
+	s.Run = func(ctx context.Context, o Options) (string, error) {
+		if fixed { // a fixed size: refuse Options.N before any work
 			if _, err := o.size(0, 0, 0); err != nil {
 				return "", err
 			}
-			return run(ctx, o)
 		}
+		if err := o.checkDataset(name, usesData); err != nil {
+			return "", err
+		}
+		return run(ctx, o)
 	}
 	return s, nil
 }

@@ -75,15 +75,24 @@ func newTable(out io.Writer, header string) *tabwriter.Writer {
 	return tw
 }
 
-// loadDataset reads a dataset ("mnist", "fashion-mnist") from the data
-// directory; a missing one is ErrNoData.
-func loadDataset(o Options, name string) (train, test *data.Dataset, err error) {
-	train, test, err = data.Load(os.DirFS(o.DataDir), name)
+// loadDataset reads the data set o names ("mnist", "fashion-mnist";
+// "mnist" if unset) from the data directory; a missing one is ErrNoData.
+func loadDataset(o Options) (train, test *data.Dataset, err error) {
+	train, test, err = data.Load(os.DirFS(o.DataDir), o.dataset())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrNoData, err)
 	}
+	if err == nil && afterLoad != nil {
+		err = afterLoad(train, test)
+	}
 	return train, test, err
 }
+
+// afterLoad, if not nil, sees every data set a scenario loads, and its
+// error ends the run: nil in every shipped binary; a test sets it to
+// check which set the -dataset flag made the scenario load, and stops
+// the scenario there.
+var afterLoad func(train, test *data.Dataset) error
 
 // mustParams is the architecture's parameter count (0 if invalid).
 func mustParams(a nn.Arch) int {

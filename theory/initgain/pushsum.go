@@ -20,6 +20,9 @@ import (
 // rounds and delivers messages. A lost message loses mass and biases the
 // estimate, so run it over a reliable transport (or restart it). Only one
 // node may be the initiator; with none, no node ever gets an estimate.
+// Real peers, which know no initiator, run protocol/pushsum instead: it
+// elects the smallest ID as the initiator alongside and pushes to every
+// neighbour each round (peer/netpeer, init he-gain with gain 0).
 type PushSum struct {
 	id   int
 	nbrs []int
