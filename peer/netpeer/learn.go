@@ -208,8 +208,11 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 
 // applyNeighbors gives the MEP the overlay's neighbours less the dropped
 // ones: no offer goes to a dropped neighbour and no round waits for its
-// model. The overlay keeps it (its ring links stay correct); only the
-// model exchange stops. Every neighbour is assumed to have this peer's
+// model. The transport denies it for as long (rtc.Manager.Deny, called
+// from finish): its connection closes and none is made until the drop
+// ends, so the overlay cannot reach it either and its failure detection
+// takes it out of the neighbour set; a repair that finds it again only
+// meets the refusal. Every neighbour is assumed to have this peer's
 // period (the task's; tiers are not advertised before a model arrives).
 func (l *learner) applyNeighbors(now time.Time) {
 	ns := make([]mep.Neighbor, 0, len(l.nbrs))
@@ -289,6 +292,7 @@ func (l *learner) finish(w *learn.Work) {
 	if drop := l.guard.observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {
 			l.guard.drop(id, now)
+			l.mgr.Deny(id, l.guard.banFor, "a repeat offender in model exchange") // guard.go: the link goes too
 		}
 		l.applyNeighbors(now)
 	}
