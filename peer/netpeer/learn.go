@@ -174,6 +174,9 @@ type learner struct {
 	guard    *guard
 	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
 	now      func() time.Time // the guard's clock: time.Now (tests advance their own)
+	// deny closes a dropped neighbour's link and refuses it for a while:
+	// the transport's Manager.Deny (nil without a transport; tests record).
+	deny func(id ident.Peer, d time.Duration, why string)
 }
 
 type evalResult struct {
@@ -189,6 +192,9 @@ func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Man
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
 		guard: newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
 		now:   time.Now,
+	}
+	if mgr != nil {
+		l.deny = mgr.Deny
 	}
 	if test != nil && cfg.EvalEvery > 0 {
 		ev, err := learn.NewEvaluator(p.Config().Arch)
@@ -292,7 +298,9 @@ func (l *learner) finish(w *learn.Work) {
 	if drop := l.guard.observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {
 			l.guard.drop(id, now)
-			l.mgr.Deny(id, l.guard.banFor, "a repeat offender in model exchange") // guard.go: the link goes too
+			if l.deny != nil {
+				l.deny(id, l.guard.banFor, "a repeat offender in model exchange") // the link goes too
+			}
 		}
 		l.applyNeighbors(now)
 	}
