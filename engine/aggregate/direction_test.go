@@ -31,13 +31,11 @@ func TestClipDirection(t *testing.T) {
 	if rep.Used != 3 || len(rep.Outliers) != 1 || rep.Outliers[0].Index != 1 || rep.Outliers[0].From != id(3) {
 		t.Fatalf("report %+v: want b (index 1) the only outlier, 3 used", rep)
 	}
-	// Severity just above the reputation's tolerance (0.5), growing with
-	// how far the cosine falls below MinCosine: 0.5 + 0.5 x (-0.3 -
-	// cos) / 0.7 = 0.5510. A neighbour refused so round after round is
-	// charged a little each time and unlinked in the end; one refused
-	// now and then recovers.
+	// Severity: how far the cosine falls below MinCosine, over 1 +
+	// MinCosine: (-0.3 - cos) / 0.7 = 0.102, under the reputation's
+	// tolerance (0.5): reputation charges only cosines below -0.65.
 	cos := -0.2 / math.Sqrt(0.29)
-	if s, want := rep.Outliers[0].Severity, 0.5+0.5*(-0.3-cos)/0.7; math.Abs(s-want) > 1e-6 {
+	if s, want := rep.Outliers[0].Severity, (-0.3-cos)/0.7; math.Abs(s-want) > 1e-6 {
 		t.Fatalf("severity %v, want %v", s, want)
 	}
 
