@@ -115,7 +115,11 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	for _, f := range attacked {
 		g0, a0 := s.worstGap(o, f, "fedlay")
 		b, g1 := s.best(o, f)
-		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %.2f (%s), best defence %s %.2f\n", f, g0, a0, b, g1)
+		plain := fmt.Sprintf("%.2f (%s)", g0, a0)
+		if math.IsInf(g0, -1) {
+			plain = "not run (subset)"
+		}
+		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %s, best defence %s %.2f\n", f, plain, b, g1)
 	}
 	fmt.Fprintf(out, "  honest peers exposed (of the honest; per seed): half or more of the neighbours Byzantine / a strict majority / no honest neighbour\n")
 	for _, f := range attacked {
