@@ -362,6 +362,7 @@ function renderDefences(s) {
   const refused = (r.BadSignature || 0) + (r.Replayed || 0) + (r.BadVersion || 0) + (r.Oversized || 0) + (r.UnknownKind || 0) + (r.Malformed || 0);
   if (refused) parts.push(`Refused ${refused} bad messages from other peers.`);
   if (r.Bans) parts.push(`Blocked ${r.Bans} misbehaving peer${r.Bans === 1 ? "" : "s"} for a while.`);
+  if (r.Denied) parts.push(`Disconnected ${r.Denied} peer${r.Denied === 1 ? "" : "s"} that kept sending harmful models, for a while.`);
   if (r.OverBudget || r.OffersOverQuota || r.InboundDropped) {
     parts.push(`Turned away ${(r.OverBudget || 0) + (r.OffersOverQuota || 0) + (r.InboundDropped || 0)} requests over this peer's limits.`);
   }

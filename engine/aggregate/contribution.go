@@ -26,6 +26,14 @@ type Contribution struct {
 	// Hessian is the contributor's accumulated, normalised Hessian
 	// diagonal (DecHW Eq. 5), as long as Params; nil when not exchanged.
 	Hessian []float32
+	// Origin, read only on self, is the model our own last local training
+	// started from (the previous aggregate), as long as Params; nil when
+	// unknown (before the first round). Params - Origin is our own local
+	// step: an honest measure of how far one round moves a model and in
+	// which direction our data pulls it, which no neighbour can bend
+	// (ClipConfig.Direction). Never sent: a neighbour's Origin is
+	// ignored.
+	Origin []float32
 }
 
 // Aggregator combines self with others into out, which must be as long as

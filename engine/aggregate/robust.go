@@ -37,7 +37,7 @@ func (r Robust) Aggregate(self Contribution, others []Contribution, out []float3
 	work := append([]Contribution(nil), others...)
 	bounded := r.Bounds.apply(&self, work, idx)
 	var clipped Report
-	rejected := r.Clip.clip(self.Params, work, idx, &clipped)
+	rejected := r.Clip.clip(self, work, idx, &clipped)
 	kept, orig := withoutRejected(work, rejected)
 	rep, err := r.Inner.Aggregate(self, kept, out)
 	if err != nil {

@@ -3,6 +3,7 @@ package learn
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 )
@@ -96,8 +97,21 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 
 // newWork registers w as the outstanding work.
 func (p *Peer) newWork(w *Work) *Work {
+	if w.kind == workAggregate {
+		w.self.Origin = p.originOf(w.self.Params)
+	}
 	p.metrics.works++
 	w.peer, w.seq = p, p.metrics.works
 	p.work = w
 	return w
+}
+
+// originOf is the point our last published round started training from
+// (aggregate.Contribution.Origin) when params is that round's published
+// model, else nil: the robust rules then run without our own step.
+func (p *Peer) originOf(params []float32) []float32 {
+	if p.mixed == nil || len(p.mixed) != len(params) || !slices.Equal(p.published, params) {
+		return nil
+	}
+	return p.mixed
 }

@@ -134,8 +134,9 @@ func (r attackRun) stop(t *testing.T) {
 // Default rule, "clipped-fedlay": every honest peer reaches the target;
 // each one's /status names the attacker as the offender whose models
 // were clipped (and its claims bounded), and the honest peers stop
-// exchanging models with it once its reputation falls (the overlay keeps
-// it: only the model exchange stops).
+// exchanging models with it once its reputation falls and close its
+// connection, which stays closed (rtc.Manager.Deny), counted in their
+// transport's Denied.
 func TestE2EAttackClippedAndDropped(t *testing.T) {
 	// controlCeiling: in the undefended run some honest peer falls under
 	// it in the window's second half (near chance, 0.1-0.4, in the runs
@@ -259,10 +260,32 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 				t.Errorf("honest%d dropped the attacker with %d drops counted, reputation %.2f", i, l.NeighborsDropped, off.Reputation)
 			}
 		}
+		// The link goes with the model exchange: a dropper has no open
+		// connection to the attacker, counts the denial, and a few
+		// seconds later (the attacker keeps offering, the overlay keeps
+		// trying to reach its ring neighbour) still none.
+		time.Sleep(3 * time.Second)
+		linkless := 0
+		for i, s := range r.honestStatuses() {
+			if s == nil || !droppedBy(s, r.attacker.ID) {
+				continue
+			}
+			linkless++
+			t.Logf("honest%d %s: connections %d, rtc denied %d, bans %d, banned refused %d", i, s.ID[:8], len(s.Connections), s.RTC.Denied, s.RTC.Bans, s.RTC.BannedRefused)
+			if slices.Contains(s.Connections, r.attacker.ID) {
+				t.Errorf("honest%d dropped the attacker but still has a connection to it", i)
+			}
+			if s.RTC.Denied < 1 {
+				t.Errorf("honest%d dropped the attacker but its transport counts no denial", i)
+			}
+		}
+		if linkless < 2 {
+			t.Errorf("%d honest peers still report the attacker dropped 3 s later: want at least 2", linkless)
+		}
 		var logged bool
 		for _, p := range r.honest {
 			b, _ := os.ReadFile(p.Log)
-			logged = logged || strings.Contains(string(b), "stopped exchanging models with it")
+			logged = logged || strings.Contains(string(b), "stopped exchanging models with it and closed its link")
 		}
 		if !logged {
 			t.Errorf("no honest peer logged dropping the attacker")

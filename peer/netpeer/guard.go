@@ -20,7 +20,9 @@ import (
 // neighbour's models, counted per neighbour and reason for Status and
 // logged at most once per offenceLogEvery per neighbour; and the
 // neighbours the reputation gave up on (learn.Peer.ShouldDrop), whose
-// models the learner stops exchanging for a while.
+// models the learner stops exchanging for a while and whose connection
+// the transport closes and refuses for as long (rtc.Manager.Deny; the
+// deny list is the rtc policy's bounded ban memory).
 
 // offenceLogEvery bounds the log to one line per offending neighbour in
 // this time (a liar sends a model every round).
@@ -141,7 +143,7 @@ func (g *guard) drop(id ident.Peer, now time.Time) {
 	o := g.record(id)
 	o.until = now.Add(g.banFor)
 	g.drops++
-	g.logf("learn: %v: stopped exchanging models with it for %v (reputation %.2f: a repeat offender)",
+	g.logf("learn: %v: stopped exchanging models with it and closed its link for %v (reputation %.2f: a repeat offender)",
 		id, g.banFor, g.peer.Reputation(id))
 }
 

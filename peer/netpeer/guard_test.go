@@ -28,6 +28,8 @@ type guardRig struct {
 	vers  map[ident.Peer]uint64
 	rng   *rand.Rand
 	log   *testLog
+	// denied records the links the learner asked the transport to close.
+	denied []denial
 }
 
 func newGuardRig(t *testing.T) *guardRig {
@@ -55,7 +57,14 @@ func newGuardRig(t *testing.T) *guardRig {
 	}
 	r := &guardRig{t: t, l: l, clock: time.Unix(1e9, 0), vers: map[ident.Peer]uint64{}, rng: rand.New(rand.NewPCG(1, 2)), log: log}
 	l.now = func() time.Time { return r.clock }
+	l.deny = func(id ident.Peer, d time.Duration, why string) { r.denied = append(r.denied, denial{id, d}) }
 	return r
+}
+
+// denial is one call of the learner's deny (the transport's Manager.Deny).
+type denial struct {
+	id ident.Peer
+	d  time.Duration
 }
 
 // model hands the learner a model from id: ours plus a little noise,
@@ -150,6 +159,11 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 		if l.peer.Reputation(h) < 1 {
 			t.Errorf("honest %v lost reputation: %.2f", h, l.peer.Reputation(h))
 		}
+	}
+	// The link goes with the exchange: the transport is asked to close
+	// the liar's connection and refuse it for the drop's whole time.
+	if len(r.denied) != 1 || r.denied[0] != (denial{liar, l.guard.banFor}) {
+		t.Errorf("denials %+v, want the liar for %v", r.denied, l.guard.banFor)
 	}
 
 	// Dropped: its models are refused unseen, counted by reason.

@@ -177,6 +177,9 @@ type learner struct {
 	guard    *guard
 	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
 	now      func() time.Time // the guard's clock: time.Now (tests advance their own)
+	// deny closes a dropped neighbour's link and refuses it for a while:
+	// the transport's Manager.Deny (nil without a transport; tests record).
+	deny func(id ident.Peer, d time.Duration, why string)
 }
 
 type evalResult struct {
@@ -192,6 +195,9 @@ func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Man
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
 		guard: newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
 		now:   time.Now,
+	}
+	if mgr != nil {
+		l.deny = mgr.Deny
 	}
 	if test != nil && cfg.EvalEvery > 0 {
 		ev, err := learn.NewEvaluator(p.Config().Arch)
@@ -211,8 +217,11 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 
 // applyNeighbors gives the MEP the overlay's neighbours less the dropped
 // ones: no offer goes to a dropped neighbour and no round waits for its
-// model. The overlay keeps it (its ring links stay correct); only the
-// model exchange stops. Every neighbour is assumed to have this peer's
+// model. The transport denies it for as long (rtc.Manager.Deny, called
+// from finish): its connection closes and none is made until the drop
+// ends, so the overlay cannot reach it either and its failure detection
+// takes it out of the neighbour set; a repair that finds it again only
+// meets the refusal. Every neighbour is assumed to have this peer's
 // period (the task's; tiers are not advertised before a model arrives).
 func (l *learner) applyNeighbors(now time.Time) {
 	ns := make([]mep.Neighbor, 0, len(l.nbrs))
@@ -292,6 +301,9 @@ func (l *learner) finish(w *learn.Work) {
 	if drop := l.guard.observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {
 			l.guard.drop(id, now)
+			if l.deny != nil {
+				l.deny(id, l.guard.banFor, "a repeat offender in model exchange") // the link goes too
+			}
 		}
 		l.applyNeighbors(now)
 	}

@@ -35,6 +35,8 @@ func writeMetrics(w io.Writer, s Status) error {
 	}
 	family("peerlearn_rtc_bans_total", "counter", "Peers banned for too many refused frames.")
 	fmt.Fprintf(&b, "peerlearn_rtc_bans_total %d\n", r.Bans)
+	family("peerlearn_rtc_denied_total", "counter", "Peers denied as repeat offenders in model exchange (their links closed).")
+	fmt.Fprintf(&b, "peerlearn_rtc_denied_total %d\n", r.Denied)
 	family("peerlearn_rtc_logs_suppressed_total", "counter", "Refusal log lines folded into summaries.")
 	fmt.Fprintf(&b, "peerlearn_rtc_logs_suppressed_total %d\n", r.LogsSuppressed)
 	family("peerlearn_rtc_open_connections", "gauge", "Open peer connections.")

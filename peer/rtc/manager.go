@@ -121,7 +121,7 @@ func (m *Manager) Stats() Stats {
 	m.smu.Unlock()
 	m.mu.Lock()
 	s.Open = len(m.core.OpenPeers())
-	s.Bans, s.OffersOverQuota = m.core.bansTotal, m.core.overQuota
+	s.Bans, s.OffersOverQuota, s.Denied = m.core.bansTotal, m.core.overQuota, m.core.denials
 	m.mu.Unlock()
 	return s
 }

@@ -37,6 +37,7 @@ type policy struct {
 	strikes    map[ident.Peer]strikeCount // refused frames in the current window
 	bans       map[ident.Peer]time.Time   // banned until
 	bansTotal  uint64                     // peers banned since the start
+	denials    uint64                     // denials the application asked for (policy_deny.go)
 	buckets    map[ident.Peer]bucket      // control frame budgets (policy_rate.go)
 	overQuota  uint64                     // offers refused by the offer budgets
 

@@ -26,6 +26,7 @@ const (
 	causeOrphaned                       // its routed offer's first hop closed: no answer can come back
 	causeShutdown                       // the manager is closing
 	causeBanned                         // too many refused frames: the peer is banned for a while
+	causeDenied                         // the application denied the peer for a while (Manager.Deny)
 )
 
 func (c closeCause) String() string {
@@ -44,6 +45,8 @@ func (c closeCause) String() string {
 		return "manager closed"
 	case causeBanned:
 		return "banned"
+	case causeDenied:
+		return "denied"
 	}
 	return "unknown"
 }

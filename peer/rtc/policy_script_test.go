@@ -279,6 +279,11 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			banned = s.p.Strike(peer, s.now) || banned
 		}
 		return fmt.Sprintf("banned=%v strikes=%d", s.p.Banned(peer, s.now), s.p.strikes[peer].n), nil
+	case "deny":
+		// deny <peer> for=D: the application denies peer for D.
+		peer := s.arg(c)
+		ok := s.p.Deny(peer, s.now.Add(duration(c, "for", "1m")), "repeat offender", s.now)
+		return fmt.Sprintf("denied=%v banned=%v", ok, s.p.Banned(peer, s.now)), nil
 	case "crumbs":
 		var out []string
 		for origin, cr := range s.p.crumbs {

@@ -20,6 +20,7 @@ type Stats struct {
 	// Abuse: what the budgets and bans refused.
 	LogsSuppressed  uint64 // refusal log lines folded into a summary
 	Bans            uint64 // peers banned for too many refused frames
+	Denied          uint64 // peers denied by the application (Manager.Deny: netpeer's repeat offenders)
 	BannedRefused   uint64 // frames and offers refused from banned peers
 	OffersOverQuota uint64 // offers refused: too many being answered at once (all, or from one origin)
 	InboundDropped  uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)

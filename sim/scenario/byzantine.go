@@ -33,7 +33,11 @@ func init() {
 		Name:    "byzantine",
 		Summary: "attack lab: 11 Byzantine attacks x plain and robust rules x 0-30% attackers on a FedLay overlay, honest peers' MNIST accuracy",
 		Run: func(ctx context.Context, o Options) (string, error) {
-			return runStudy(ctx, o, newByzStudy(byzScale(o.Quick)))
+			p := byzScale(o.Quick)
+			if err := p.byzSelected(); err != nil {
+				return "", err
+			}
+			return runStudy(ctx, o, newByzStudy(p))
 		},
 	})
 }
@@ -56,6 +60,8 @@ type byzParams struct {
 	attacks     []string
 	rules       []string
 	scale       string
+	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
+	selected    string // the subset's spec (byzSelectEnv); "" for the whole lab
 }
 
 // byzRules are the compared rules: the papers' plain FedLay and DecHW
@@ -92,11 +98,14 @@ type byzStudy struct {
 	p           byzParams
 	train, test *data.Dataset
 	arch        nn.Arch
-	acc         map[byzKey]float64 // honest peers' mean test accuracy at the end
+	acc         map[byzKey]float64     // honest peers' mean test accuracy at the end
+	exposure    map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
 	wall        time.Duration
 }
 
-func newByzStudy(p byzParams) *byzStudy { return &byzStudy{p: p, acc: map[byzKey]float64{}} }
+func newByzStudy(p byzParams) *byzStudy {
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, exposure: map[byzKey]byzExposure{}}
+}
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
 	p := s.p
@@ -119,6 +128,9 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	if p.scale != "" {
 		fmt.Fprintf(out, "  scale: %s\n", p.scale)
 	}
+	if p.selected != "" {
+		fmt.Fprintf(out, "  SUBSET (%s=%q): seeds %v only; not the full lab\n", byzSelectEnv, p.selected, p.seedList(o.Seed))
+	}
 	return nil
 }
 
@@ -127,8 +139,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 	defer func() { s.wall = time.Since(t0) }()
 	return onPool(func(pool *dflsim.Pool) error {
 		graphs, orders := map[uint64]*topology.Graph{}, map[uint64][]int{}
-		for k := range s.p.seeds {
-			seed := o.Seed + uint64(k)
+		for _, seed := range s.p.seedList(o.Seed) {
 			ids := make([]ident.Peer, s.p.peers)
 			for i := range ids {
 				ids[i] = dflsim.PeerID(seed, i)
@@ -142,14 +153,14 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 		// Fractions outermost, in the order given, so that a long run's
 		// log (o.Logf, one line per run) holds whole fractions early.
 		for _, f := range s.p.fractions {
-			for k := range s.p.seeds {
-				seed := o.Seed + uint64(k)
+			for _, seed := range s.p.seedList(o.Seed) {
 				byz := make([]bool, s.p.peers)
 				for _, i := range orders[seed][:int(f*float64(s.p.peers)+0.5)] {
 					byz[i] = true
 				}
+				s.exposure[byzKey{f: f, seed: seed}] = exposureOf(graphs[seed], byz)
 				for _, attack := range s.attacksAt(f) {
-					for _, rule := range s.p.rules {
+					for _, rule := range s.p.rulesAt(f) {
 						acc, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, attack, rule)
 						if err != nil {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)

@@ -17,13 +17,7 @@ import (
 const byzSummaryF = 0.2
 
 // seedsOf lists the study's seeds.
-func (s *byzStudy) seedsOf(o Options) []uint64 {
-	out := make([]uint64, s.p.seeds)
-	for k := range out {
-		out[k] = o.Seed + uint64(k)
-	}
-	return out
-}
+func (s *byzStudy) seedsOf(o Options) []uint64 { return s.p.seedList(o.Seed) }
 
 // gap is plain FedLay's no-attack accuracy minus rule's under attack at
 // f, in points, for one seed.
@@ -31,11 +25,15 @@ func (s *byzStudy) gap(f float64, seed uint64, rule, attack string) float64 {
 	return 100 * (s.acc[byzKey{0, seed, "fedlay", dflsim.AttackNone}] - s.acc[byzKey{f, seed, rule, attack}])
 }
 
-// worstGap is rule's largest gap at f over the attacks and the seeds.
+// worstGap is rule's largest gap at f over the attacks and the seeds
+// (-Inf when a subset did not run the rule at f).
 func (s *byzStudy) worstGap(o Options, f float64, rule string) (gap float64, attack string) {
 	gap = math.Inf(-1)
 	for _, a := range s.p.attacks {
 		for _, seed := range s.seedsOf(o) {
+			if _, ran := s.acc[byzKey{f, seed, rule, a}]; !ran {
+				continue
+			}
 			if g := s.gap(f, seed, rule, a); g > gap {
 				gap, attack = g, a
 			}
@@ -51,7 +49,7 @@ func (s *byzStudy) meanAcc(o Options, f float64, rule, attack string) float64 {
 	for _, seed := range s.seedsOf(o) {
 		sum += s.acc[byzKey{f, seed, rule, attack}]
 	}
-	return 100 * sum / float64(s.p.seeds)
+	return 100 * sum / float64(len(s.seedsOf(o)))
 }
 
 // best is the robust rule with the smallest worst gap at f.
@@ -75,7 +73,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 		head = append(head, cmpOr(short[a], a))
 	}
 	head = append(head, "worst gap", "worst attack")
-	fmt.Fprintf(out, "  honest peers' mean test accuracy %% (mean over %d seeds); none = the rule without attack (f = 0); absent = the attackers send nothing (what a perfect defence leaves; not an attack); gap = plain fedlay's no-attack accuracy minus the cell, worst over attacks and seeds\n", s.p.seeds)
+	fmt.Fprintf(out, "  honest peers' mean test accuracy %% (mean over %d seeds); none = the rule without attack (f = 0); absent = the attackers send nothing (what a perfect defence leaves; not an attack); gap = plain fedlay's no-attack accuracy minus the cell, worst over attacks and seeds\n", len(s.seedsOf(o)))
 	tw := newTable(out, strings.Join(head, "\t"))
 	var rows [][]any
 	plot := report.LinePlot{Title: "Honest accuracy under the worst attack, FedLay overlay, MNIST",
@@ -103,7 +101,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	for _, seed := range s.seedsOf(o) {
 		for _, f := range s.p.fractions {
 			for _, a := range s.attacksAt(f) {
-				for _, rule := range s.p.rules {
+				for _, rule := range s.p.rulesAt(f) {
 					rows = append(rows, []any{f, seed, rule, a, s.acc[byzKey{f, seed, rule, a}], s.gap(f, seed, rule, a)})
 				}
 			}
@@ -117,8 +115,44 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	for _, f := range attacked {
 		g0, a0 := s.worstGap(o, f, "fedlay")
 		b, g1 := s.best(o, f)
-		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %.2f (%s), best defence %s %.2f\n", f, g0, a0, b, g1)
+		plain := fmt.Sprintf("%.2f (%s)", g0, a0)
+		if math.IsInf(g0, -1) {
+			plain = "not run (subset)"
+		}
+		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %s, best defence %s %.2f\n", f, plain, b, g1)
 	}
+	fmt.Fprintf(out, "  honest peers exposed (of the honest; per seed): half or more of the neighbours Byzantine / a strict majority / no honest neighbour\n")
+	for _, f := range attacked {
+		var cells []string
+		for _, seed := range s.seedsOf(o) {
+			e := s.exposure[byzKey{f: f, seed: seed}]
+			cells = append(cells, fmt.Sprintf("seed %d: %d / %d / %d of %d (mean degree %.1f)", seed, e.half, e.majority, e.none, e.honest, e.degree))
+		}
+		fmt.Fprintf(out, "    f=%g: %s\n", f, strings.Join(cells, "; "))
+	}
+	for _, f := range attacked {
+		for _, rule := range s.p.rules {
+			if !aggregate.IsRobustName(rule) {
+				continue
+			}
+			var cells []string
+			for _, seed := range s.seedsOf(o) {
+				g, a := math.Inf(-1), ""
+				for _, at := range s.p.attacks {
+					if v := s.gap(f, seed, rule, at); v > g {
+						g, a = v, at
+					}
+				}
+				cells = append(cells, fmt.Sprintf("%.2f (%s)", g, a))
+			}
+			fmt.Fprintf(out, "  f=%g %s worst gap per seed: %s\n", f, rule, strings.Join(cells, " / "))
+		}
+	}
+	var costs []string
+	for _, seed := range s.seedsOf(o) {
+		costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+	}
+	fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
 		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points"}, rows); err != nil {

@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+)
+
+// byzSelectEnv names the environment variable that runs a subset of the
+// attack lab, for iterating on a defence before a full run, e.g.
+//
+//	PEERLEARN_BYZ_SELECT='f=0.2,0.3 seeds=2 attacks=ipm,label-flip rules=clipped-fedlay'
+//
+// Keys (space-separated, each optional): f (attacker fractions; 0, the
+// reference of every gap, is always run), seeds (which of the scale's
+// seeds, counted from -seed), attacks, rules (plain fedlay is always run
+// without attack: it is every gap's reference). The subset is printed
+// with the setting, so its numbers are never mistaken for a full run's.
+const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
+
+// errSelect: byzSelectEnv does not parse.
+var errSelect = errors.New("scenario: bad byzantine subset")
+
+// applySelect narrows p to the subset spec names (see byzSelectEnv).
+func (p *byzParams) applySelect(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	for _, kv := range strings.Fields(spec) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" {
+			return fmt.Errorf("%w: %s: %q is not key=value", errSelect, byzSelectEnv, kv)
+		}
+		vals := strings.Split(v, ",")
+		switch k {
+		case "f":
+			fs := []float64{0}
+			for _, s := range vals {
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil || !(f > 0 && f < 0.5) {
+					return fmt.Errorf("%w: %s: fraction %q not in (0, 0.5)", errSelect, byzSelectEnv, s)
+				}
+				fs = append(fs, f)
+			}
+			p.fractions = fs
+		case "seeds":
+			var only []int
+			for _, s := range vals {
+				n, err := strconv.Atoi(s)
+				if err != nil || n < 1 {
+					return fmt.Errorf("%w: %s: seed offset %q: want 1, 2, ...", errSelect, byzSelectEnv, s)
+				}
+				only = append(only, n)
+			}
+			p.onlySeeds = only
+		case "attacks":
+			for _, a := range vals {
+				if !slices.Contains(dflsim.Attacks(), a) {
+					return fmt.Errorf("%w: %s: unknown attack %q (want %v)", errSelect, byzSelectEnv, a, dflsim.Attacks())
+				}
+			}
+			p.attacks = vals
+		case "rules":
+			p.rules = vals
+		default:
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules)", errSelect, byzSelectEnv, k)
+		}
+	}
+	p.selected = spec
+	return nil
+}
+
+// byzSelected reads byzSelectEnv into p.
+func (p *byzParams) byzSelected() error { return p.applySelect(os.Getenv(byzSelectEnv)) }
+
+// seedList lists the seeds run from base: base .. base+seeds-1, or the
+// selected offsets of them.
+func (p *byzParams) seedList(base uint64) []uint64 {
+	var out []uint64
+	for k := range p.seeds {
+		if p.onlySeeds == nil || slices.Contains(p.onlySeeds, k+1) {
+			out = append(out, base+uint64(k))
+		}
+	}
+	return out
+}
+
+// rulesAt lists the rules run at fraction f: at 0 plain fedlay too, the
+// reference of every gap, when a subset left it out.
+func (p *byzParams) rulesAt(f float64) []string {
+	if f == 0 && !slices.Contains(p.rules, "fedlay") {
+		return append([]string{"fedlay"}, p.rules...)
+	}
+	return p.rules
+}

@@ -1,0 +1,62 @@
+package scenario
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/theory/topology"
+)
+
+// TestByzantineSelect: a subset keeps f = 0 and plain fedlay's no-attack
+// run (every gap's reference), runs only the named seeds, attacks and
+// rules, and refuses what it does not know.
+func TestByzantineSelect(t *testing.T) {
+	p := byzScale(false)
+	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.fractions, []float64{0, 0.3}) || !slices.Equal(p.seedList(5), []uint64{6, 7}) ||
+		!slices.Equal(p.attacks, []string{"ipm", "label-flip"}) {
+		t.Errorf("fractions %v seeds %v attacks %v", p.fractions, p.seedList(5), p.attacks)
+	}
+	if !slices.Equal(p.rulesAt(0), []string{"fedlay", "clipped-fedlay"}) || !slices.Equal(p.rulesAt(0.3), []string{"clipped-fedlay"}) {
+		t.Errorf("rules at 0 %v, at 0.3 %v", p.rulesAt(0), p.rulesAt(0.3))
+	}
+	full := byzScale(false)
+	if err := full.applySelect(""); err != nil || !slices.Equal(full.seedList(1), []uint64{1, 2, 3}) || full.selected != "" {
+		t.Errorf("empty spec: %v, seeds %v", err, full.seedList(1))
+	}
+	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f"} {
+		q := byzScale(false)
+		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
+			t.Errorf("%q: %v, want errSelect", bad, err)
+		}
+	}
+}
+
+// TestByzantineExposure counts by hand on the path 0-1-2-3-4. With
+// peers 1 and 3 Byzantine every honest peer (0, 2, 4) has only Byzantine
+// neighbours. With peer 1 alone: peer 0 has no honest neighbour, peer 2
+// a tie (one of two), peers 3 and 4 none Byzantine.
+func TestByzantineExposure(t *testing.T) {
+	g, err := topology.NewGraph(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}} {
+		if _, err := g.AddEdge(e[0], e[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := exposureOf(g, []bool{false, true, false, true, false})
+	if e != (byzExposure{honest: 3, half: 3, majority: 3, none: 3, degree: 4.0 / 3}) {
+		t.Errorf("%+v", e)
+	}
+	e = exposureOf(g, []bool{false, true, false, false, false})
+	// Peer 0: its only neighbour Byzantine (none); peer 2: one of two
+	// (half); peers 3 and 4: none Byzantine.
+	if e != (byzExposure{honest: 4, half: 2, majority: 1, none: 1, degree: 6.0 / 4}) {
+		t.Errorf("%+v", e)
+	}
+}
