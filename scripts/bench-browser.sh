@@ -16,9 +16,18 @@
 # BENCH_MS milliseconds and keeps its best run (2 of 3000 ms; BENCH_SMOKE=1:
 # one of 200 ms, the same code paths in seconds, for `make bench-smoke`; its
 # numbers mean little). The driver is e2e/browser TestBenchBrowser
-# (chromedp). The last line is machine-readable:
+# (chromedp).
 #
-#   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R     (R = X/Y)
+# The page also measures the eclipse grinder's key generations per second
+# as Go-wasm (sim/eclipse.KeyRate, L = 5: an ed25519 key, its ID and its 5
+# ring coordinates, one core, BENCH_MS each), and the driver the same code
+# natively after each page run; the best of the repetitions is kept:
+#
+#   bench-browser keygen spaces=5 go_wasm_keys_per_s=K native_keys_per_s=N wasm_vs_native=K/N
+#
+# The last line is machine-readable:
+#
+#   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R keygen_wasm_per_s=K keygen_wasm_vs_native=K/N     (R = X/Y)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

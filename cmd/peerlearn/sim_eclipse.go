@@ -62,10 +62,21 @@ func printEclipse(w io.Writer, res eclipse.Result) error {
 		adm = append(adm, t.Admissions)
 		ms = append(ms, t.Before.Seconds()*1e3)
 	}
+	var totalKeys int
+	var totalMS float64
+	for k := range before {
+		totalKeys += before[k]
+		totalMS += ms[k]
+	}
 	slices.Sort(ms)
 	k0, a := eclipse.Median(before), eclipse.Median(adm)
 	fmt.Fprintf(w, "old placement H(id,i): keys median %d (min %d, max %d), time median %.0f ms (max %.0f ms)\n",
 		k0, slices.Min(before), slices.Max(before), ms[len(ms)/2], ms[len(ms)-1])
+	// The grinder's own rate includes its gap checks; KeyRate's is the
+	// per-key work alone, the figure scripts/bench-browser.sh measures in
+	// Chromium (time there = keys / its rate).
+	fmt.Fprintf(w, "key generation natively, one core: %.0f keys/s (eclipse.KeyRate, L=%d, 200 ms); the grinder above: %.0f keys/s\n",
+		res.KeysPerSecond, cfg.Spaces, float64(totalKeys)/(totalMS/1e3))
 	fmt.Fprintf(w, "admitted placement H(id,salt,i): without the server no key chooses a place (the old winners, admitted, fill chance slots: see ground_slots_after)\n")
 	powSec := math.Ldexp(1, cfg.PoWBits) / res.PoWHashesPerSecond
 	window := 2 * cfg.Epoch.Hours() // a token lives two epochs at most; the victim moves with the epoch

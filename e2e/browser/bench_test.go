@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/peerlearn/peerlearn/sim/eclipse"
 )
 
 type benchRun struct {
@@ -26,22 +28,35 @@ type benchRun struct {
 	Error   string  `json:"error"`
 }
 
+// benchKeygen is the eclipse grinder's key-generation rate on the page
+// (sim/eclipse's KeyRate, built into wasm/bench).
+type benchKeygen struct {
+	Keys     int     `json:"keys"`
+	MS       float64 `json:"ms"`
+	KeysPerS float64 `json:"keysPerS"`
+	Spaces   int     `json:"spaces"`
+}
+
 type benchResult struct {
-	Batch     int        `json:"batch"`
-	Samples   int        `json:"samples"`
-	MS        int        `json:"ms"`
-	UserAgent string     `json:"userAgent"`
-	Runs      []benchRun `json:"runs"`
-	Threads   int        `json:"tfjsWasmThreads"`
-	SIMD      bool       `json:"tfjsWasmSimd"`
-	Error     string     `json:"error"`
+	Keygen    benchKeygen `json:"keygen"`
+	Batch     int         `json:"batch"`
+	Samples   int         `json:"samples"`
+	MS        int         `json:"ms"`
+	UserAgent string      `json:"userAgent"`
+	Runs      []benchRun  `json:"runs"`
+	Threads   int         `json:"tfjsWasmThreads"`
+	SIMD      bool        `json:"tfjsWasmSimd"`
+	Error     string      `json:"error"`
 }
 
 // TestBenchBrowser is scripts/bench-browser.sh's driver (it runs only with
 // PEERLEARN_BENCH_BROWSER=1): training samples/s of the MLP 784-128-10
 // and of the small CNN, batch 64, in headless Chromium, with PeerLearn's
 // Go-wasm engine and with TensorFlow.js 4.22 (web/bench, installed from
-// its lockfile). It prints bench-browser lines, the summary last.
+// its lockfile); and the eclipse grinder's key generations per second
+// (sim/eclipse.KeyRate, L = 5) as Go-wasm in the page and natively in this
+// process right after each page run, on one core each. It prints
+// bench-browser lines, the summary last.
 func TestBenchBrowser(t *testing.T) {
 	if os.Getenv("PEERLEARN_BENCH_BROWSER") != "1" {
 		t.Skip("the browser benchmark runs from scripts/bench-browser.sh (PEERLEARN_BENCH_BROWSER=1)")
@@ -92,14 +107,27 @@ func TestBenchBrowser(t *testing.T) {
 	// configuration keeps its best run: on a shared machine the best run
 	// is the least disturbed one.
 	var res benchResult
+	var native benchKeygen
 	for rep := range max(repeat, 1) {
 		r := runBenchPage(t, tb, url, ms)
 		for _, run := range r.Runs {
 			t.Logf("run %d: %s %s: %.0f samples/s %s", rep+1, run.Arch, run.Engine, run.SPS, run.Error)
 		}
+		// The same per-key work natively, with the page's warm-up and
+		// duration, under the same machine load as the page run.
+		eclipse.KeyRate(r.Keygen.Spaces, time.Duration(ms)*time.Millisecond/10)
+		keys, el := eclipse.KeyRate(r.Keygen.Spaces, time.Duration(ms)*time.Millisecond)
+		nk := benchKeygen{Keys: keys, MS: float64(el.Microseconds()) / 1000, KeysPerS: float64(keys) / el.Seconds(), Spaces: r.Keygen.Spaces}
+		t.Logf("run %d: keygen L=%d: go-wasm %.0f keys/s (%d keys), native %.0f keys/s (%d keys)", rep+1, nk.Spaces, r.Keygen.KeysPerS, r.Keygen.Keys, nk.KeysPerS, nk.Keys)
+		if nk.KeysPerS > native.KeysPerS {
+			native = nk
+		}
 		if rep == 0 {
 			res = r
 			continue
+		}
+		if r.Keygen.KeysPerS > res.Keygen.KeysPerS {
+			res.Keygen = r.Keygen
 		}
 		for i, run := range r.Runs {
 			if i < len(res.Runs) && run.Error == "" && run.SPS > res.Runs[i].SPS {
@@ -144,7 +172,14 @@ func TestBenchBrowser(t *testing.T) {
 	if goMLP.Error != "" || tfMLP.Error != "" {
 		t.Fatalf("MLP: go-wasm %q, tfjs-wasm %q", goMLP.Error, tfMLP.Error)
 	}
-	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f", goMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS))
+	kg := res.Keygen
+	if kg.Keys < 1 || kg.KeysPerS <= 0 || kg.Spaces != 5 || native.KeysPerS <= 0 {
+		t.Fatalf("keygen: go-wasm %+v, native %+v", kg, native)
+	}
+	lines = append(lines, fmt.Sprintf("bench-browser keygen spaces=%d go_wasm_keys_per_s=%.0f native_keys_per_s=%.0f wasm_vs_native=%.3f",
+		kg.Spaces, kg.KeysPerS, native.KeysPerS, kg.KeysPerS/native.KeysPerS))
+	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",
+		goMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS, kg.KeysPerS, kg.KeysPerS/native.KeysPerS))
 	for _, l := range lines {
 		fmt.Println(l)
 	}

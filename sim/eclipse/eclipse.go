@@ -56,6 +56,10 @@ type Result struct {
 	// PoWHashesPerSecond is the measured native SHA-256 proof-of-work
 	// rate, to price an admission's work.
 	PoWHashesPerSecond float64
+	// KeysPerSecond is the measured native rate of the grinder's per-key
+	// work (KeyRate for 200 ms, one core), the rate that
+	// scripts/bench-browser.sh measures in Chromium too.
+	KeysPerSecond float64
 }
 
 // gaps holds, per slot k = 2*space + side, the open arc a key's
@@ -105,7 +109,8 @@ func Run(cfg Config) (Result, error) {
 	if cfg.PoWBits < 0 || cfg.PoWBits > admission.MaxPoWBits {
 		return Result{}, fmt.Errorf("eclipse: pow bits %d, want 0..%d", cfg.PoWBits, admission.MaxPoWBits)
 	}
-	res := Result{Config: cfg, PoWHashesPerSecond: powRate()}
+	keys, el := KeyRate(cfg.Spaces, 200*time.Millisecond)
+	res := Result{Config: cfg, PoWHashesPerSecond: powRate(), KeysPerSecond: float64(keys) / el.Seconds()}
 	for trial := range cfg.Trials {
 		t, err := runTrial(cfg, cfg.Seed*1_000_003+uint64(trial))
 		if err != nil {
@@ -114,19 +119,6 @@ func Run(cfg Config) (Result, error) {
 		res.Trials = append(res.Trials, t)
 	}
 	return res, nil
-}
-
-// keyStream generates real ed25519 keys from a seeded stream.
-type keyStream struct{ r *rand.ChaCha8 }
-
-func (k keyStream) Read(p []byte) (int, error) { return k.r.Read(p) }
-
-func (k keyStream) next() ed25519.PublicKey {
-	pub, _, err := ed25519.GenerateKey(k)
-	if err != nil {
-		panic(err) // a ChaCha8 stream does not fail
-	}
-	return pub
 }
 
 func runTrial(cfg Config, seed uint64) (Trial, error) {
@@ -169,17 +161,16 @@ func runTrial(cfg Config, seed uint64) (Trial, error) {
 
 	// Old placement: grind keys offline.
 	var t Trial
-	keys := keyStream{rand.NewChaCha8([32]byte{2, s[0], s[1], s[2], s[3]})}
+	gen := NewKeyGen([32]byte{2, s[0], s[1], s[2], s[3]}, cfg.Spaces)
 	var owned uint32
 	var winners []ed25519.PublicKey
 	start := time.Now()
 	for owned != all && t.KeysBefore < cfg.MaxKeys {
-		pub := keys.next()
+		pub, coords := gen.Next()
 		t.KeysBefore++
-		id := ident.PeerFromPublicKey(pub)
 		var h uint32
-		for sp := range cfg.Spaces {
-			h |= oldGaps.hits(sp, uint64(overlay.Coordinate(id, sp)))
+		for sp, c := range coords {
+			h |= oldGaps.hits(sp, c)
 		}
 		if h&^owned != 0 {
 			owned |= h
@@ -207,7 +198,7 @@ func runTrial(cfg Config, seed uint64) (Trial, error) {
 	// the issuer's check is the real one).
 	owned = 0
 	for owned != all && t.Admissions < cfg.MaxKeys {
-		pub := keys.next()
+		pub := gen.stream.next()
 		tok, err := is.Issue(task, pub, 0, 0, now)
 		if err != nil {
 			return t, err

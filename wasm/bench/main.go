@@ -16,34 +16,57 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("train", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		if len(args) < 5 {
-			return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New("train(arch, images, labels, batch, ms)"))
+			return reject("train(arch, images, labels, batch, ms)")
 		}
 		arch, batch, ms := args[0].String(), args[3].Int(), args[4].Int()
 		x := floats(args[1])
 		y := ints(args[2])
-		var executor js.Func
-		executor = js.FuncOf(func(_ js.Value, pa []js.Value) any {
-			resolve, reject := pa[0], pa[1]
-			go func() {
-				defer func() {
-					if r := recover(); r != nil {
-						reject.Invoke(js.Global().Get("Error").New(fmt.Sprint("panic: ", r)))
-					}
-				}()
-				res, err := train(arch, x, y, batch, time.Duration(ms)*time.Millisecond)
-				if err != nil {
-					reject.Invoke(js.Global().Get("Error").New(err.Error()))
-					return
-				}
-				resolve.Invoke(js.ValueOf(res))
-			}()
-			return nil
+		return promise(func() (map[string]any, error) {
+			return train(arch, x, y, batch, time.Duration(ms)*time.Millisecond)
 		})
-		defer executor.Release()
-		return js.Global().Get("Promise").New(executor)
+	}))
+	api.Set("keygen", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 2 {
+			return reject("keygen(spaces, ms)")
+		}
+		spaces, ms := args[0].Int(), args[1].Int()
+		return promise(func() (map[string]any, error) {
+			return keygen(spaces, time.Duration(ms)*time.Millisecond)
+		})
 	}))
 	js.Global().Set("PeerLearnBench", api)
 	select {}
+}
+
+// reject returns a rejected Promise (bad arguments).
+func reject(msg string) js.Value {
+	return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New(msg))
+}
+
+// promise runs fn on a goroutine (a blocking call on the event loop's
+// goroutine would deadlock wasm_exec) and settles a Promise with its
+// result; a panic rejects it.
+func promise(fn func() (map[string]any, error)) js.Value {
+	var executor js.Func
+	executor = js.FuncOf(func(_ js.Value, pa []js.Value) any {
+		resolve, reject := pa[0], pa[1]
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					reject.Invoke(js.Global().Get("Error").New(fmt.Sprint("panic: ", r)))
+				}
+			}()
+			res, err := fn()
+			if err != nil {
+				reject.Invoke(js.Global().Get("Error").New(err.Error()))
+				return
+			}
+			resolve.Invoke(js.ValueOf(res))
+		}()
+		return nil
+	})
+	defer executor.Release()
+	return js.Global().Get("Promise").New(executor)
 }
 
 func floats(v js.Value) []float32 {

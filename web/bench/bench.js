@@ -3,11 +3,13 @@
 // architectures, SGD lr 0.05 momentum 0.9, same real MNIST batches.
 // URL parameters: ms (per measurement, default 3000), batch (default 64),
 // n (MNIST samples to cycle through, default 4096), data (the directory of
-// mnist/train-*-ubyte, default /data/). The result is window.benchResult.
+// mnist/train-*-ubyte, default /data/), spaces (the L of the eclipse
+// grinder's key-generation rate, default 5; measured for ms too). The
+// result is window.benchResult.
 "use strict";
 const q = new URLSearchParams(location.search);
 const MS = +(q.get("ms") || 3000), BATCH = +(q.get("batch") || 64), N = +(q.get("n") || 4096);
-const DATA = q.get("data") || "/data/";
+const DATA = q.get("data") || "/data/", SPACES = +(q.get("spaces") || 5);
 const out = document.getElementById("out");
 const log = (s) => { out.textContent += "\n" + s; console.log(s); };
 window.benchResult = null;
@@ -87,6 +89,11 @@ async function goTrain(arch, data) {
     const inst = (await WebAssembly.instantiateStreaming(fetch("/wasm/bench.wasm"), go.importObject)).instance;
     go.run(inst);
     tf.wasm.setWasmPaths(new URL("node_modules/@tensorflow/tfjs-backend-wasm/dist/", location.href).href);
+    // The eclipse grinder's per-key work (sim/eclipse.KeyRate): an
+    // attacker in a tab grinds keys at this rate.
+    const kg = await PeerLearnBench.keygen(SPACES, MS);
+    res.keygen = { keys: kg.keys, ms: kg.ms, keysPerS: kg.keysPerS, spaces: kg.spaces };
+    log(`keygen (L=${kg.spaces}): ${kg.keysPerS.toFixed(0)} keys/s (${kg.keys} keys in ${kg.ms.toFixed(0)} ms)`);
     const data = await mnist();
     log(`MNIST: ${N} samples, batch ${BATCH}, ${MS} ms a run`);
     for (const arch of ["mlp", "small-cnn"]) {
