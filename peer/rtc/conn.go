@@ -26,6 +26,7 @@ type conn struct {
 	closed    bool // torn down: its link is gone
 	pc        *webrtc.PeerConnection
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant
+	ctl       *webrtc.DataChannel // the unordered channel for overlay frames, once open (under sendMu)
 	pub       ed25519.PublicKey   // the peer's key, from its verified session
 
 	queue     [][]byte                   // control frames waiting for the channel
@@ -73,6 +74,10 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 		}
 	})
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) { m.setupDC(c, dc) })
+	if err := m.createCtl(c, pc); err != nil {
+		_ = pc.Close()
+		return nil, fmt.Errorf("%w: overlay data channel: %w", ErrUnreachable, err)
+	}
 	m.mu.Lock()
 	if c.closed {
 		m.mu.Unlock()
@@ -94,7 +99,13 @@ func (m *Manager) setupDC(c *conn, dc *webrtc.DataChannel) {
 		}
 	})
 	dc.OnClose(func() { m.fail(c, "data channel closed") })
-	dc.OnMessage(func(msg webrtc.DataChannelMessage) {
+	dc.OnMessage(m.onChannelMessage(c))
+	dc.OnOpen(func() { m.onOpen(c, dc) })
+}
+
+// onChannelMessage is the message handler of c's channels.
+func (m *Manager) onChannelMessage(c *conn) func(webrtc.DataChannelMessage) {
+	return func(msg webrtc.DataChannelMessage) {
 		// Back-pressure where pion gives none: in a browser its data
 		// channel runs every message's handler on a goroutine of its own,
 		// so a flood would pile up goroutines without bound. Past
@@ -110,8 +121,7 @@ func (m *Manager) setupDC(c *conn, dc *webrtc.DataChannel) {
 			return
 		}
 		m.onMessage(c, msg.Data)
-	})
-	dc.OnOpen(func() { m.onOpen(c, dc) })
+	}
 }
 
 // admit takes a message handler slot, or counts the message dropped.

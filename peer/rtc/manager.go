@@ -176,7 +176,7 @@ func (m *Manager) SendControl(to ident.Peer, kind Kind, payload []byte) error {
 	if err != nil {
 		return err
 	}
-	return m.sendFrame(to, frame, true)
+	return m.sendFrame(to, frame, true, kind == KindOverlay)
 }
 
 // control builds a signed frame with the next sequence number.
@@ -189,7 +189,9 @@ func (m *Manager) control(to ident.Peer, kind Kind, payload []byte) ([]byte, err
 
 // sendFrame sends frame to peer to on its open channel, or queues it
 // while the connection is being set up, or (connect) starts one.
-func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect bool) error {
+// An overlay frame (overlay) goes on the unordered channel once it is
+// open (ctlchannel.go).
+func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect, overlay bool) error {
 	m.mu.Lock()
 	if m.core.closed {
 		m.mu.Unlock()
@@ -219,7 +221,23 @@ func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect bool) error {
 		return nil
 	}
 	m.mu.Unlock()
+	if overlay && m.writeCtl(c, frame) {
+		return nil
+	}
 	return m.write(c, frame, true)
+}
+
+// writeCtl sends an overlay frame on c's unordered channel, and reports
+// whether it went: false if that channel is not open or refused it (then
+// the main channel carries it).
+func (m *Manager) writeCtl(c *conn, frame []byte) bool {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	if c.ctl == nil || c.ctl.BufferedAmount() > uint64(m.cfg.MaxBuffered) || c.ctl.Send(frame) != nil {
+		return false
+	}
+	m.count(func(s *Stats) { s.FramesOut++; s.FramesOutUnordered++; s.BytesOut += uint64(len(frame)) })
+	return true
 }
 
 // write sends one frame on c's open channel. A control frame (bounded)

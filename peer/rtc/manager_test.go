@@ -419,7 +419,7 @@ func TestRefusesBadFrames(t *testing.T) {
 	}
 	before := b.Stats()
 	for _, fr := range frames {
-		if err := a.sendFrame(to, fr.f, false); err != nil {
+		if err := a.sendFrame(to, fr.f, false, false); err != nil {
 			t.Fatalf("%s: %v", fr.name, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
 	frame, err := m.control(c.peer, KindResult, MarshalResult(Result{Transfer: tid, Code: code}))
 	if err == nil {
-		err = m.sendFrame(c.peer, frame, false)
+		err = m.sendFrame(c.peer, frame, false, false)
 	}
 	if err != nil {
 		m.logf("result %v for transfer %d to %v: %v", code, tid, c.peer, err)

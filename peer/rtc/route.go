@@ -57,7 +57,7 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 	if err != nil {
 		return next, err
 	}
-	if err := m.sendFrame(next, frame, false); err != nil {
+	if err := m.sendFrame(next, frame, false, false); err != nil {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, err
 	}

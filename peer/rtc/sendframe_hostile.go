@@ -11,5 +11,5 @@ import "github.com/peerlearn/peerlearn/types/ident"
 // abuse`, built so by scripts/bench-abuse.sh): a peer's own API cannot
 // send a forged or unsigned frame.
 func (m *Manager) SendFrame(to ident.Peer, frame []byte) error {
-	return m.sendFrame(to, frame, true)
+	return m.sendFrame(to, frame, true, false)
 }

@@ -7,6 +7,9 @@ type Stats struct {
 	// FramesIn and FramesOut count data channel messages, BytesIn and
 	// BytesOut their bytes.
 	FramesIn, FramesOut, BytesIn, BytesOut uint64
+	// FramesOutUnordered counts the frames of FramesOut that went on the
+	// unordered overlay channel (ctlchannel.go).
+	FramesOutUnordered uint64
 
 	// Refused frames and sessions, by reason; the connection stays up.
 	BadSignature uint64 // signature or key does not verify

@@ -30,13 +30,17 @@ type ClusterConfig struct {
 }
 
 // DefaultClusterConfig: 100 ms ticks, default overlay (L = 5), reliable
-// in-order links with 10 ms delay.
+// links with 10 ms delay, not kept in order: the real peers carry overlay
+// messages on an unordered data channel (peer/rtc ctlchannel.go), where
+// each message takes its own time.
 func DefaultClusterConfig() ClusterConfig {
+	net := simnet.DefaultConfig[[]byte]()
+	net.FIFO = false
 	return ClusterConfig{
 		Seed:    1,                      // any fixed value: runs repeat exactly
 		Tick:    100 * time.Millisecond, // the tick overlay.DefaultConfig assumes
 		Overlay: overlay.DefaultConfig(),
-		Net:     simnet.DefaultConfig[[]byte](),
+		Net:     net,
 	}
 }
 

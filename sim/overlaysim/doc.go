@@ -26,8 +26,11 @@
 // 8) and no distribution, so the distribution is a parameter (Params.Dist):
 // "uniform" on [mean/2, 3·mean/2] (the default), "exp" (a floor of mean/5
 // plus an exponential tail, mean as given) or "fixed". Each message draws
-// its own delay; links stay in order (FIFO, like the paper's TCP) and
-// reliable.
+// its own delay, and links are reliable but not in order: the real peers
+// carry overlay messages on an unordered data channel (peer/rtc
+// ctlchannel.go), since on an ordered one (like the paper's TCP) one
+// delayed message holds up all behind it, and under a heavy-tailed
+// latency that alone kept recovery above 10 s (docs/RESULTS.md).
 //
 // Message counts. The paper counts NDMP messages per client to construct
 // the overlay (Fig. 8c). Heartbeats and the periodic two-way repair are
