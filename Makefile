@@ -54,10 +54,17 @@ serve-web: deps data build wasm
 
 test: deps data test-native test-wasm test-companion
 
+# The packages whose tests run many processes, Chromium or network
+# namespaces at once: each runs alone (-p 1) after the others, which run in
+# parallel. Two of them side by side on a 2-core machine starved each
+# other's WebRTC connections (ICE and TURN timeouts, flapping links).
+MODULE := github.com/peerlearn/peerlearn
+HEAVY_PKGS := ./peer/netpeer/ ./e2e/netlab/ ./e2e/browser/ ./sim/scenario/
 test-native:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
-	$(GO) test -count=1 -timeout 20m -skip '^TestE2ESaturatedCPU$$' ./...
+	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
+	$(GO) test -p 1 -count=1 -timeout 30m -skip '^TestE2ESaturatedCPU$$' $(HEAVY_PKGS)
 	# This one saturates every core on purpose: run alone, it slows no other test.
 	$(GO) test -count=1 -timeout 10m -run '^TestE2ESaturatedCPU$$' ./peer/netpeer/
 
