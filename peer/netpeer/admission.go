@@ -2,8 +2,10 @@ package netpeer
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
@@ -44,17 +46,67 @@ func (p *Peer) adoptAdmission(c *signal.Client) error {
 	return nil
 }
 
-// checkToken notes a later registration whose server gave another token
-// (another server key, or the old token expired): the node keeps the
-// place it has; peers that cannot verify its token will refuse it.
+// checkToken takes the token of a later registration: a renewal of ours
+// (the same place, a later epoch: admission.Issuer.Renew) replaces it, so
+// that newcomers of the later epoch accept this peer's record; another
+// token (another server key, or ours had lapsed) is noted and the node
+// keeps the place it has, where peers that cannot verify its token will
+// refuse it.
 func (p *Peer) checkToken(c *signal.Client) {
 	if p.cfg.PlainPlacement {
 		return
 	}
-	if raw, _ := c.Token(); !bytes.Equal(raw, p.cfg.Signal.Token) {
-		p.logf("the signalling server issued another admission token; keeping the first (its place)")
+	raw, _ := c.Token()
+	if bytes.Equal(raw, p.cfg.Signal.Token) {
+		return
 	}
+	tok, err := admission.Unmarshal(raw)
+	if err == nil {
+		err = p.node.RenewRecord(tok)
+	}
+	if err != nil {
+		p.logf("the signalling server issued another admission token; keeping the first (its place): %v", err)
+		return
+	}
+	p.cfg.Signal.Token = raw
+	p.logf("admission renewed for epoch %d (the same place)", tok.Epoch)
 }
+
+// renewBefore is how long before its token expires a peer registers
+// again to have it renewed: half the default epoch, so a renewal that
+// fails (no server answers) is tried again many times before the end.
+const renewBefore = admission.DefaultEpoch / 2
+
+// renewalDue reports whether the peer's token expires within
+// renewBefore of now.
+func (p *Peer) renewalDue(now time.Time) bool {
+	if p.cfg.PlainPlacement || p.cfg.Overlay.Admission == nil {
+		return false
+	}
+	tok, err := admission.Unmarshal(p.cfg.Signal.Token)
+	return err == nil && tokenDue(tok.NotAfter, now)
+}
+
+// tokenDue reports whether a token valid until the unix second notAfter
+// is due for renewal at now.
+func tokenDue(notAfter int64, now time.Time) bool {
+	return time.Unix(notAfter, 0).Sub(now) < renewBefore
+}
+
+// watchRenewal registers again with the current server when the token is
+// due for renewal (every mode, BridgeNever too: a lapsed token makes the
+// peer unjoinable for newcomers), at most once per renewRetry.
+func (p *Peer) watchRenewal(ctx context.Context, now time.Time) {
+	b := &p.bridge
+	if b.pending || p.reboot.pending || !p.node.Joined() || p.cutOff() || now.Before(p.renewNext) || !p.renewalDue(now) {
+		return
+	}
+	p.renewNext = now.Add(renewRetry)
+	p.startMove(ctx, p.server)
+}
+
+// renewRetry spaces the renewal attempts.
+const renewRetry = 10 * time.Minute
 
 // placement returns the coordinates of this peer and its neighbours.
 func (p *Peer) placement() map[string][]float64 {

@@ -30,18 +30,20 @@ type Peer struct {
 	running atomic.Bool
 
 	// Owned by Run's loop.
-	mgr     *rtc.Manager
-	client  *signal.Client // the latest registration's
-	server  string         // its server's URL
-	reboot  rebootstrap
-	bridge  bridge
-	learner *learner // nil: overlay only
-	sizer   *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
-	started time.Time
-	errs    uint64 // overlay messages refused (malformed, forged From, refused by the node)
-	sendErr uint64 // overlay sends the transport refused
-	removed uint64 // neighbours dropped
-	lastErr time.Time
+	mgr    *rtc.Manager
+	client *signal.Client // the latest registration's
+	server string         // its server's URL
+	reboot rebootstrap
+	bridge bridge
+	// renewNext: no admission renewal is tried before it (admission.go).
+	renewNext time.Time
+	learner   *learner // nil: overlay only
+	sizer     *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	started   time.Time
+	errs      uint64 // overlay messages refused (malformed, forged From, refused by the node)
+	sendErr   uint64 // overlay sends the transport refused
+	removed   uint64 // neighbours dropped
+	lastErr   time.Time
 
 	smu    sync.Mutex
 	status Status
@@ -268,6 +270,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		}
 		p.watchIsolation(ctx, time.Now())
 		p.watchBridge(ctx, time.Now())
+		p.watchRenewal(ctx, time.Now())
 		p.flush()
 		p.publish()
 	}

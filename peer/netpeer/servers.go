@@ -134,8 +134,14 @@ func (p *Peer) watchBridge(ctx context.Context, now time.Time) {
 	}
 	b.moving(now, p.bridgesWhenSplit())
 	b.neighbours = neighbourDigest(p.node.Neighbors())
+	p.startMove(ctx, others[b.rng.IntN(len(others))])
+}
+
+// startMove registers with the server at url in the background; the
+// outcome comes to Run's loop on bridge.done (bridged).
+func (p *Peer) startMove(ctx context.Context, url string) {
+	b := &p.bridge
 	b.pending = true
-	url := others[b.rng.IntN(len(others))]
 	id, task, cfg := p.cfg.Identity, p.cfg.Task, p.signalConfig()
 	go func() {
 		c, err := signal.Dial(ctx, url, id, task, cfg)
@@ -218,13 +224,13 @@ func (p *Peer) bridged(m moved) {
 		p.logf("moving to signalling server %s failed: %v", m.url, m.err)
 		return
 	}
+	p.checkToken(m.client) // a renewal (admission.go) counts even if the peer stays
 	w := m.client.Welcome()
 	if len(w.Contacts) == 0 || p.node.Left() {
 		go m.client.Close() // Close may wait seconds for the server
 		p.logf("signalling server %s has no other peer of the task: staying with %s", m.url, p.server)
 		return
 	}
-	p.checkToken(m.client)
 	old := p.client
 	p.client, p.server = m.client, m.url
 	p.mgr.AttachSignal(m.client)

@@ -149,3 +149,13 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 		t.Fatal("all failed neighbours back, but a move is still planned")
 	}
 }
+
+func TestTokenDueForRenewal(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	if tokenDue(now.Add(renewBefore+time.Minute).Unix(), now) {
+		t.Fatal("a token with more than renewBefore left is due")
+	}
+	if !tokenDue(now.Add(renewBefore-time.Minute).Unix(), now) || !tokenDue(now.Add(-time.Hour).Unix(), now) {
+		t.Fatal("a token close to (or past) its end is not due")
+	}
+}

@@ -229,3 +229,25 @@ func (n *Node) coordOf(id ident.Peer, space int) Coord {
 	}
 	return cs[space]
 }
+
+// RenewRecord replaces the node's own token with a renewal of it
+// (admission.Issuer.Renew): the same peer and salt, so the same place, of
+// a later epoch. Its messages then carry the new record, which newcomers
+// of the later epoch accept, and it accepts records from one epoch before
+// the new one. A token for another place is refused: a node cannot move.
+func (n *Node) RenewRecord(tok admission.Token) error {
+	a := n.cfg.Admission
+	if a == nil {
+		return fmt.Errorf("%w: renewal without admitted placement", ErrInvalidConfig)
+	}
+	if tok.Peer() != n.id || tok.Salt != a.Self.Salt || tok.Epoch < a.Self.Epoch {
+		return fmt.Errorf("%w: renewal for peer %v, epoch %d: not this node's place or older than epoch %d", ErrBadRecord, tok.Peer(), tok.Epoch, a.Self.Epoch)
+	}
+	renewed := *a
+	renewed.Self = tok
+	if err := admission.VerifyFor(&tok, n.id, renewed.policy()); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRecord, err)
+	}
+	n.cfg.Admission = &renewed
+	return nil
+}

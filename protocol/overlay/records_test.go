@@ -261,3 +261,37 @@ func TestRecordsCodec(t *testing.T) {
 		t.Fatalf("route with records: %v", err)
 	}
 }
+
+// TestRenewRecordKeepsThePlace: a node takes a renewal of its token (the
+// same salt, a later epoch) and attaches it to its messages from then on;
+// a token for another place is refused and changes nothing.
+func TestRenewRecordKeepsThePlace(t *testing.T) {
+	a := newAdmittance(t, 9, 0)
+	t0 := time.Unix(1_800_000_000, 0)
+	self := a.admit(t, t0)
+	n, err := NewNode(self.Peer(), a.config(2, 1, self))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := n.Coordinates(self.Peer())
+	other := a.admit(t, t0) // another key's token
+	if err := n.RenewRecord(other); !errors.Is(err, ErrBadRecord) {
+		t.Fatalf("another peer's token taken as a renewal: %v", err)
+	}
+	moved := self
+	moved.Salt[0] ^= 1 // another place (and a broken signature)
+	if err := n.RenewRecord(moved); !errors.Is(err, ErrBadRecord) {
+		t.Fatalf("a token for another place taken as a renewal: %v", err)
+	}
+	renewed := a.is.Renew(self, t0.Add(90*time.Minute))
+	if err := n.RenewRecord(renewed); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := n.Coordinates(self.Peer())
+	if !slices.Equal(before, after) {
+		t.Fatal("the renewal moved the node")
+	}
+	if got := n.cfg.Admission.Self; got != renewed {
+		t.Fatalf("own record epoch %d, want the renewal's %d", got.Epoch, renewed.Epoch)
+	}
+}

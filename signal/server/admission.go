@@ -112,7 +112,8 @@ func subnetOf(ip netip.Addr) netip.Prefix {
 	return netip.PrefixFrom(ip, 48).Masked()
 }
 
-// admit returns h's token: its own, renewed, when it presents a valid one
+// admit returns h's token: its own, renewed for the current epoch with
+// the same salt (Issuer.Renew), when it presents a valid one
 // of this server's key (a re-join), else a new one if the proof of work
 // meets the task's difficulty and the client's address and subnet have
 // admissions left. Called with Server.mu held.
@@ -126,6 +127,10 @@ func (a *admitter) admit(remote string, h *signal.Hello, spec task.Spec, now tim
 				MinEpoch: a.issuer.Epoch(now) - min(a.issuer.Epoch(now), 1)})
 		}
 		if err == nil {
+			if tok.Epoch < a.issuer.Epoch(now) {
+				renewed := a.issuer.Renew(tok, now) // same place, a later expiry
+				return renewed.Marshal(), 0, ""
+			}
 			return h.Token, 0, ""
 		}
 		// An expired or foreign token: admit anew, at the usual price.

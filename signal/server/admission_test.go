@@ -204,3 +204,36 @@ func TestLoadAdmissionKey(t *testing.T) {
 		t.Fatalf("bad file: %v", err)
 	}
 }
+
+// TestAdmitRenewsAnOldToken: a peer presenting its valid token of the
+// previous epoch gets it renewed for the current one, same place, without
+// paying an admission (the address has none left).
+func TestAdmitRenewsAnOldToken(t *testing.T) {
+	cfg := DefaultAdmission()
+	cfg.Exempt, cfg.IPBurst, cfg.IPPerHour, cfg.Epoch = nil, 1, 0.001, time.Hour
+	a, err := newAdmitter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := identity(t, 1)
+	h := &signal.Hello{ID: id.ID(), Task: ident.Task{7}, PublicKey: id.PublicKey()}
+	t0 := time.Unix(1_800_000_000, 0)
+	raw, code, text := a.admit("192.0.2.1:1000", h, task.Spec{}, t0)
+	if code != 0 {
+		t.Fatalf("first admission: %v %s", code, text)
+	}
+	first, _ := admission.Unmarshal(raw)
+	h.Token = raw
+	raw2, code, text := a.admit("192.0.2.1:1000", h, task.Spec{}, t0.Add(90*time.Minute))
+	if code != 0 {
+		t.Fatalf("renewal: %v %s", code, text)
+	}
+	renewed, err := admission.Unmarshal(raw2)
+	if err != nil || renewed.Epoch != first.Epoch+1 || renewed.Salt != first.Salt || renewed.NotAfter <= first.NotAfter {
+		t.Fatalf("renewal: %v, epoch %d -> %d, same salt %v", err, first.Epoch, renewed.Epoch, renewed.Salt == first.Salt)
+	}
+	h.Token = nil // a new admission from the same address: none left
+	if _, code, _ := a.admit("192.0.2.1:1000", h, task.Spec{}, t0.Add(91*time.Minute)); code != signal.CodeAdmissionLimited {
+		t.Fatalf("a second admission from the address: code %v", code)
+	}
+}

@@ -213,3 +213,39 @@ func TestUnmarshalRefuses(t *testing.T) {
 		t.Errorf("version 2: %v", err)
 	}
 }
+
+// TestRenewKeepsThePlace: a renewal is a token of the current epoch with
+// the same salt (the same coordinates), a later expiry and a valid
+// signature; in the token's own epoch it is the token itself.
+func TestRenewKeepsThePlace(t *testing.T) {
+	is := testIssuer(t, 1) // one-hour epochs
+	pub := testKey(t, 1)
+	tok, err := is.Issue(testTask, pub, 0, 0, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same := is.Renew(tok, t0.Add(time.Minute)); same != tok && is.Epoch(t0.Add(time.Minute)) == tok.Epoch {
+		t.Fatal("a renewal in the token's own epoch changed it")
+	}
+	later := t0.Add(90 * time.Minute)
+	r := is.Renew(tok, later)
+	if r.Epoch != is.Epoch(later) || r.Epoch <= tok.Epoch || r.NotAfter <= tok.NotAfter {
+		t.Fatalf("renewal: epoch %d -> %d, not after %d -> %d", tok.Epoch, r.Epoch, tok.NotAfter, r.NotAfter)
+	}
+	if r.Salt != tok.Salt || r.Coordinate(0) != tok.Coordinate(0) || r.Peer() != tok.Peer() {
+		t.Fatal("the renewal moved the peer")
+	}
+	p := policy(is, 0)
+	p.Now = later.Unix()
+	if err := VerifyFor(&r, ident.PeerFromPublicKey(pub), p); err != nil {
+		t.Fatalf("the renewal does not verify: %v", err)
+	}
+	// Two epochs on, the first token has lapsed and the renewal has not.
+	p.Now = t0.Add(150 * time.Minute).Unix()
+	if err := VerifyFor(&tok, ident.PeerFromPublicKey(pub), p); !errors.Is(err, ErrExpired) {
+		t.Fatalf("the first token two epochs on: %v", err)
+	}
+	if err := VerifyFor(&r, ident.PeerFromPublicKey(pub), p); err != nil {
+		t.Fatalf("the renewal two epochs on: %v", err)
+	}
+}

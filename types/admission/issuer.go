@@ -81,6 +81,25 @@ func (is *Issuer) Issue(t ident.Task, pub ed25519.PublicKey, pow uint64, powBits
 	return tok, nil
 }
 
+// Renew re-issues old, a token of this issuer that the caller has
+// verified, for the current epoch, keeping its Salt: a peer that keeps
+// renewing keeps its place in the overlay, and one that runs for days
+// is not refused by newcomers once its first token's two epochs are
+// over. Keeping a place does not make choosing one cheaper: every try
+// at a new place is still one admission (a new key, or a key whose
+// token lapsed). A token of the current epoch is returned as it is.
+func (is *Issuer) Renew(old Token, now time.Time) Token {
+	e := is.Epoch(now)
+	if e <= old.Epoch {
+		return old
+	}
+	secs := int64(is.epoch / time.Second)
+	tok := old
+	tok.Epoch, tok.NotAfter = e, (int64(e)+2)*secs-1
+	copy(tok.Sig[:], ed25519.Sign(is.key, tok.signingInput()))
+	return tok
+}
+
 // The signalling server's default admission limits (signal/server): a
 // token bucket per client IP and one per /24 (IPv4) or /48 (IPv6) subnet.
 // A campus NAT puts many volunteers behind one address, so the per-IP
