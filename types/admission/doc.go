@@ -37,5 +37,7 @@
 // it was issued in and the next, and the server's public key is part of the
 // task's configuration, so peers verify tokens offline. A peer re-joining
 // through the overlay presents the token it already has; a peer with no
-// token, or an expired one, must be admitted by a server first.
+// token, or an expired one, must be admitted by a server first. A peer
+// that runs longer has its token renewed (Issuer.Renew): a token of the
+// current epoch with the same salt, so the same place.
 package admission
