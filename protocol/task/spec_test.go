@@ -104,6 +104,7 @@ func TestCanonicalKeysSorted(t *testing.T) {
 	s := golden()
 	s.Init = Init{Mode: "common", Seed: math.MaxUint64}
 	s.Selection = Selection{Policy: "pens", K: 3}
+	s.Method = "pens"
 	b, err := s.Canonical()
 	if err != nil {
 		t.Fatal(err)
@@ -225,8 +226,12 @@ func TestValidate(t *testing.T) {
 		"partition garbage":   func(s *Spec) { s.Partition.Spec = "stripes" },
 		"selection":           func(s *Spec) { s.Selection.Policy = "closest" },
 		"selection overlay k": func(s *Spec) { s.Selection.K = 3 },
-		"selection k 0":       func(s *Spec) { s.Selection = Selection{Policy: "random"} },
-		"selection k huge":    func(s *Spec) { s.Selection = Selection{Policy: "pens", K: MaxSelectK + 1} },
+		"selection k 0":       func(s *Spec) { s.Selection, s.Method = Selection{Policy: "random"}, "pens" },
+		"selection k huge":    func(s *Spec) { s.Selection, s.Method = Selection{Policy: "pens", K: MaxSelectK + 1}, "pens" },
+		"method":              func(s *Spec) { s.Method = "fedavg" },
+		"pens overlay":        func(s *Spec) { s.Method = "pens" },
+		"fedlay policy":       func(s *Spec) { s.Selection = Selection{Policy: "random", K: 3} },
+		"gossip policy":       func(s *Spec) { s.Selection, s.Method = Selection{Policy: "greedy", K: 3}, "gossip" },
 		"spaces 0":            func(s *Spec) { s.Spaces = 0 },
 		"spaces negative":     func(s *Spec) { s.Spaces = -1 },
 		"spaces huge":         func(s *Spec) { s.Spaces = overlay.MaxSpaces + 1 },

@@ -33,6 +33,7 @@ func (s *Spec) Validate() error {
 		s.Optimizer.validate,
 		s.Partition.validate,
 		s.Selection.validate,
+		s.validMethod,
 		s.validSpaces,
 	}
 	for _, check := range checks {
@@ -161,6 +162,19 @@ func (p *Partition) validate() error {
 	}
 	if _, err := partition.Parse(p.Spec); err != nil {
 		return invalid("partition.spec: %w", err)
+	}
+	return nil
+}
+
+// validMethod: a known method; the PENS family, and only it, selects
+// neighbours by a policy other than "overlay".
+func (s *Spec) validMethod() error {
+	m := s.MethodOf()
+	if err := oneOf("method", m, MethodNames()); err != nil {
+		return err
+	}
+	if pens := s.Selection.Policy != "overlay"; pens != (m == "pens") {
+		return invalid(`method %q with selection.policy %q: policies other than "overlay" are method "pens"'s, and it needs one`, m, s.Selection.Policy)
 	}
 	return nil
 }
