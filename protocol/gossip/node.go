@@ -255,3 +255,6 @@ func (n *Node) checkParams(v []float32) error {
 	}
 	return nil
 }
+
+// Peers returns the peer-sampling view.
+func (n *Node) Peers() []ident.Peer { return n.peers }

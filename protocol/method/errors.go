@@ -1,0 +1,13 @@
+package method
+
+import "errors"
+
+var (
+	// ErrConfig: a core's configuration is invalid.
+	ErrConfig = errors.New("method: invalid configuration")
+	// ErrForged: a message whose header names a sender other than the
+	// peer the transport authenticated.
+	ErrForged = errors.New("method: message from another sender than it claims")
+	// ErrPayload: a model header without its payload, or the reverse.
+	ErrPayload = errors.New("method: payload does not match the header")
+)

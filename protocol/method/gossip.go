@@ -1,0 +1,118 @@
+package method
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// Gossip is Gossip Learning (gossip.Node: every Period ticks the model
+// goes to a random peer; a received model is merged by age and trained
+// once) as a Core.
+type Gossip struct {
+	self  ident.Peer
+	node  *gossip.Node
+	model []float32 // the model the outstanding Train started from
+	round int
+	busy  bool
+}
+
+// NewGossip returns a Gossip core publishing initial (kept: do not
+// modify it); rng draws its peer choices.
+func NewGossip(cfg gossip.Config, rng *rand.Rand, initial []float32) (*Gossip, error) {
+	n, err := gossip.NewNode(cfg, rng)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := n.Init(initial); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return &Gossip{self: cfg.ID, node: n}, nil
+}
+
+// Node returns the wrapped node (for its Stats).
+func (g *Gossip) Node() *gossip.Node { return g.node }
+
+// SetPeers implements Core: the peer-sampling view.
+func (g *Gossip) SetPeers(ids []ident.Peer) error { return g.node.SetPeers(ids) }
+
+// Tick implements Core.
+func (g *Gossip) Tick() { g.node.Tick() }
+
+// Step implements Core: a MsgModel with its payload.
+func (g *Gossip) Step(from ident.Peer, header []byte, params []float32) error {
+	m, err := decodeFrom(from, header, params)
+	if err != nil {
+		return err
+	}
+	m.To = g.self
+	return g.node.Step(m)
+}
+
+// decodeFrom decodes a gossip header from peer from with its payload.
+func decodeFrom(from ident.Peer, header []byte, params []float32) (gossip.Message, error) {
+	m, err := gossip.Decode(header)
+	switch {
+	case err != nil:
+		return m, err
+	case m.From != from:
+		return m, fmt.Errorf("%w: %v claims to be %v", ErrForged, from, m.From)
+	case len(params) != int(m.NumParams):
+		return m, fmt.Errorf("%w: %d parameters for a header of %d", ErrPayload, len(params), m.NumParams)
+	}
+	m.Params = params
+	return m, nil
+}
+
+// Trained implements Core.
+func (g *Gossip) Trained(params []float32, samples int) error {
+	if params == nil {
+		params = g.model // failed: the merged model stands
+	}
+	g.busy, g.model = false, nil
+	g.round++
+	return g.node.ReportTrained(params, uint64(max(samples, 0)))
+}
+
+// HasReady implements Core.
+func (g *Gossip) HasReady() bool { return g.node.HasReady() }
+
+// Ready implements Core.
+func (g *Gossip) Ready() Ready {
+	rd := g.node.Ready()
+	out := Ready{Sends: encodeAll(rd.Messages)}
+	if u := rd.Update; u != nil {
+		g.busy, g.model = true, append([]float32(nil), u.Params...)
+		out.Train = &Train{Params: u.Params}
+	}
+	return out
+}
+
+// encodeAll encodes messages the node made (Encode cannot fail on them).
+func encodeAll(ms []gossip.Message) []Send {
+	out := make([]Send, 0, len(ms))
+	for _, m := range ms {
+		h, err := gossip.Encode(m)
+		if err != nil {
+			panic(fmt.Sprintf("method: encoding a node's own message: %v", err))
+		}
+		out = append(out, Send{To: m.To, Header: h, Params: m.Params})
+	}
+	return out
+}
+
+// Model implements Core.
+func (g *Gossip) Model() []float32 { p, _ := g.node.Model(); return p }
+
+// Status implements Core.
+func (g *Gossip) Status() Status {
+	st := g.node.Stats()
+	role := "idle"
+	if g.busy {
+		role = "training"
+	}
+	return Status{Method: "gossip", Round: g.round, Role: role, Peers: len(g.node.Peers()),
+		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected}
+}
