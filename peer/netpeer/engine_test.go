@@ -65,25 +65,41 @@ func TestTaskEngineRefuses(t *testing.T) {
 	}
 }
 
-// A real peer runs only the overlay's neighbours and a given gain today;
-// every other value the spec accepts is refused, never run as plain
-// FedLay under its name.
+// Every method the spec accepts is run by a real peer (RealMethods,
+// checked end to end by TestPeersLearnTogether) or refused as
+// simulator-only, never run as plain FedLay under its name; and the PENS
+// family with each of its selection policies is refused.
 func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	spec := task.DefaultSpec()
 	spec.Name = "engine-check"
-	for _, p := range task.SelectionPolicies() {
+	for _, m := range task.MethodNames() {
 		s := spec
-		s.Selection = task.Selection{Policy: p}
-		if p != "overlay" && p != "local" {
-			s.Selection.K = 3
+		s.Method = m
+		if m == "gossip" || m == "dpsgd" {
+			s.Aggregator = "mean"
 		}
 		err := s.ValidateFor(TaskEngine{})
-		if p == "overlay" {
-			if err != nil {
-				t.Errorf("policy overlay: %v", err)
+		switch {
+		case m == "pens":
+			if err == nil {
+				t.Errorf("method pens without a policy accepted")
 			}
-		} else if !errors.Is(err, ErrSimulatorOnly) {
-			t.Errorf("policy %s: %v, want ErrSimulatorOnly", p, err)
+		case slices.Contains(RealMethods(), m):
+			if err != nil {
+				t.Errorf("method %s: %v", m, err)
+			}
+		case !errors.Is(err, ErrSimulatorOnly):
+			t.Errorf("method %s: %v, want ErrSimulatorOnly", m, err)
+		}
+	}
+	for _, p := range task.SelectionPolicies()[1:] {
+		s := spec
+		s.Method, s.Selection = "pens", task.Selection{Policy: p}
+		if p != "local" {
+			s.Selection.K = 3
+		}
+		if err := s.ValidateFor(TaskEngine{}); !errors.Is(err, ErrSimulatorOnly) {
+			t.Errorf("pens policy %s: %v, want ErrSimulatorOnly", p, err)
 		}
 	}
 	s := spec

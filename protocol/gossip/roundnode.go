@@ -222,8 +222,8 @@ func (n *RoundNode) ReportTrained(params []float32) error {
 // maybeMix mixes once every neighbour's model of the round (or a later
 // one) is in.
 func (n *RoundNode) maybeMix() {
-	if n.training || n.done || n.params == nil {
-		return
+	if n.training || n.done || n.params == nil || len(n.peers) == 0 {
+		return // a node without neighbours waits out the timeout: it does not race ahead alone
 	}
 	for _, id := range n.peers {
 		if m, ok := n.inbox[id]; !ok || m.round < n.round {

@@ -71,4 +71,6 @@ type Status struct {
 	Refused        uint64 `json:"refused"`
 	// Timeouts counts rounds that went on without every neighbour's model.
 	Timeouts uint64 `json:"timeouts,omitempty"`
+	// Stale counts models that arrived for a round the peer had passed.
+	Stale uint64 `json:"stale,omitempty"`
 }

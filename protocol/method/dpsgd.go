@@ -82,5 +82,5 @@ func (d *DPSGD) Status() Status {
 		role = "training"
 	}
 	return Status{Method: "dpsgd", Round: int(r), Role: role, Peers: len(d.node.Peers()),
-		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected, Timeouts: st.Timeouts}
+		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected, Timeouts: st.Timeouts, Stale: st.Stale}
 }

@@ -45,6 +45,9 @@ func TestMethodFedlayIsDefault(t *testing.T) {
 		if m == "pens" {
 			s.Selection = Selection{Policy: "pens", K: 3}
 		}
+		if m == "gossip" || m == "dpsgd" {
+			s.Aggregator, s.Tiers = "mean", false
+		}
 		id, err := s.ID()
 		if err != nil {
 			t.Errorf("method %s: %v", m, err)

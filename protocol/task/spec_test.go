@@ -231,7 +231,11 @@ func TestValidate(t *testing.T) {
 		"method":              func(s *Spec) { s.Method = "fedavg" },
 		"pens overlay":        func(s *Spec) { s.Method = "pens" },
 		"fedlay policy":       func(s *Spec) { s.Selection = Selection{Policy: "random", K: 3} },
-		"gossip policy":       func(s *Spec) { s.Selection, s.Method = Selection{Policy: "greedy", K: 3}, "gossip" },
+		"gossip policy": func(s *Spec) {
+			s.Selection, s.Method, s.Aggregator = Selection{Policy: "greedy", K: 3}, "gossip", "mean"
+		},
+		"gossip aggregator":   func(s *Spec) { s.Method, s.Aggregator = "gossip", "fedlay" },
+		"dpsgd tiers":         func(s *Spec) { s.Method, s.Aggregator, s.Tiers = "dpsgd", "mean", true },
 		"spaces 0":            func(s *Spec) { s.Spaces = 0 },
 		"spaces negative":     func(s *Spec) { s.Spaces = -1 },
 		"spaces huge":         func(s *Spec) { s.Spaces = overlay.MaxSpaces + 1 },
