@@ -14,6 +14,9 @@ type Core interface {
 	// payload (nil for a control message). A message the core refuses is
 	// an error, counted in Status.Refused; it never panics.
 	Step(from ident.Peer, header []byte, params []float32) error
+	// Evaluated reports an Eval: the loss and accuracy of its Params on
+	// samples of the local training data (samples 0: it failed).
+	Evaluated(token uint64, loss, accuracy float64, samples int) error
 	// Trained reports the outstanding Train: the trained parameters (nil
 	// when training failed: the core keeps what it trained from) and the
 	// samples it used.
@@ -48,10 +51,18 @@ type Train struct {
 	Params []float32
 }
 
+// Eval asks the runtime to evaluate Params (shared: do not modify) on its
+// local training data and to call Evaluated with Token.
+type Eval struct {
+	Token  uint64
+	Params []float32
+}
+
 // Ready is what a core wants done.
 type Ready struct {
 	Sends []Send
 	Train *Train
+	Evals []Eval
 }
 
 // Status is a core's state as a volunteer sees it.
@@ -73,4 +84,10 @@ type Status struct {
 	Timeouts uint64 `json:"timeouts,omitempty"`
 	// Stale counts models that arrived for a round the peer had passed.
 	Stale uint64 `json:"stale,omitempty"`
+	// Candidates are the peers sampled in the current round (PENS), and
+	// Selected those whose models it averages; Neighbours PENS's step-2
+	// neighbours once step 1 is over.
+	Candidates []ident.Peer `json:"candidates,omitempty"`
+	Selected   []ident.Peer `json:"selected,omitempty"`
+	Neighbours []ident.Peer `json:"neighbours,omitempty"`
 }

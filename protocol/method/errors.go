@@ -10,4 +10,8 @@ var (
 	ErrForged = errors.New("method: message from another sender than it claims")
 	// ErrPayload: a model header without its payload, or the reverse.
 	ErrPayload = errors.New("method: payload does not match the header")
+	// ErrNoEval: Evaluated with a token the core did not hand out.
+	ErrNoEval = errors.New("method: no such evaluation outstanding")
+	// ErrWire: a message this method does not know.
+	ErrWire = errors.New("method: malformed message")
 )

@@ -116,3 +116,6 @@ func (g *Gossip) Status() Status {
 	return Status{Method: "gossip", Round: g.round, Role: role, Peers: len(g.node.Peers()),
 		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected}
 }
+
+// Evaluated implements Core: this core asks for no evaluation.
+func (*Gossip) Evaluated(uint64, float64, float64, int) error { return ErrNoEval }
