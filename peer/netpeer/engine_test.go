@@ -4,11 +4,15 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Package task lists the names a spec may use itself (it does not link
@@ -67,8 +71,9 @@ func TestTaskEngineRefuses(t *testing.T) {
 
 // Every method the spec accepts is run by a real peer (RealMethods,
 // checked end to end by TestPeersLearnTogether) or refused as
-// simulator-only, never run as plain FedLay under its name; and the PENS
-// family with each of its selection policies is refused.
+// simulator-only, never run as plain FedLay under its name; the PENS
+// family is accepted with each of its selection policies (which
+// TestPENSCoreRunsEveryPolicy checks the core runs).
 func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	spec := task.DefaultSpec()
 	spec.Name = "engine-check"
@@ -98,8 +103,8 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 		if p != "local" {
 			s.Selection.K = 3
 		}
-		if err := s.ValidateFor(TaskEngine{}); !errors.Is(err, ErrSimulatorOnly) {
-			t.Errorf("pens policy %s: %v, want ErrSimulatorOnly", p, err)
+		if err := s.ValidateFor(TaskEngine{}); err != nil {
+			t.Errorf("pens policy %s: %v", p, err)
 		}
 	}
 	s := spec
@@ -110,5 +115,54 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	s.Init.Gain = 0.3
 	if err := s.ValidateFor(TaskEngine{}); err != nil {
 		t.Errorf("he-gain, gain 0.3: %v", err)
+	}
+}
+
+// Every selection policy a "pens" spec may name is the policy the real
+// peer's core runs (not FedLay, not another policy), and the core asks to
+// train and then, after round 0, samples its peers.
+func TestPENSCoreRunsEveryPolicy(t *testing.T) {
+	train := synthetic(100, []int{0, 1, 2}, 1)
+	id := ident.Peer{1, 2, 3}
+	for _, p := range task.SelectionPolicies()[1:] {
+		spec := task.DefaultSpec()
+		spec.Name, spec.Method, spec.Selection = "pens-policies", "pens", task.Selection{Policy: p}
+		if p != "local" {
+			spec.Selection.K = 2
+		}
+		lc, err := LearnerConfig(spec, id, train, 100*time.Millisecond)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		lp, err := learn.NewPeer(lc, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		core, err := newCore(spec, lp)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		pens, ok := core.(*method.PENS)
+		if !ok || pens.Policy().Kind().String() != p {
+			t.Fatalf("policy %s: core %T runs %v", p, core, pens.Policy().Kind())
+		}
+		if err := core.SetPeers([]ident.Peer{{9}, {8}, {7}}); err != nil {
+			t.Fatal(err)
+		}
+		rd := core.Ready()
+		if rd.Train == nil {
+			t.Fatalf("%s: round 0 does not train", p)
+		}
+		if err := core.Trained(rd.Train.Params, 10); err != nil {
+			t.Fatal(err)
+		}
+		st := core.Status()
+		if p == "local" {
+			if st.Role != "training" || len(st.Candidates) != 0 {
+				t.Errorf("local: %+v", st)
+			}
+		} else if len(st.Candidates) == 0 {
+			t.Errorf("%s: round 1 sampled no candidates: %+v", p, st)
+		}
 	}
 }

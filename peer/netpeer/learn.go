@@ -59,7 +59,7 @@ type TaskEngine struct{}
 // aggregator and architecture, and whether the architecture builds for
 // the data set's samples (every data set here is MNIST-shaped: 28x28x1,
 // 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
-// a method not in RealMethods (PENS and its selection policies, Plexus),
+// a method not in RealMethods (Plexus),
 // and init "he-gain" with gain 0 (a real peer has no run-time size
 // estimate yet). Accepting them would run plain FedLay under another
 // method's name.
@@ -84,7 +84,7 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 
 // RealMethods lists the task methods a real peer runs (newCore builds
 // their cores; "fedlay" is learn.Peer's MEP).
-func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd"} }
+func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens"} }
 
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every

@@ -58,7 +58,13 @@ func learnTogether(t *testing.T, method string) {
 		if method != "fedlay" {
 			s.Method, s.Aggregator, s.Init = method, "mean", task.Init{Mode: "common", Seed: 5}
 		}
-		if method == "dpsgd" {
+		if method == "pens" {
+			// The PENS family's Random policy: a peer holding three
+			// classes must meet the others' (PENS itself is the
+			// rotated-cluster e2e test's).
+			s.Selection = task.Selection{Policy: "random", K: 2}
+		}
+		if method == "dpsgd" || method == "pens" {
 			// A round waits for every neighbour's model; the period only
 			// bounds the wait for a failed one (transfers on this loaded
 			// machine take longer than 500 ms at times).

@@ -10,8 +10,10 @@ import (
 
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/selection"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -31,7 +33,8 @@ type methodDriver struct {
 	maxRounds int
 	logf      func(string, ...any)
 
-	rounds  int // trainings finished
+	eval    *learn.Evaluator // for the core's Evals, on the local shard's head
+	rounds  int              // trainings finished
 	refused int // messages and transfers refused on arrival
 	sendErr int
 	busy    bool
@@ -54,13 +57,54 @@ func newCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	case "dpsgd":
 		return method.NewDPSGD(gossip.RoundConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(),
 			Timeout: period, MaxRounds: spec.MaxRounds}, initial)
+	case "pens":
+		pc, err := PENSConfig(spec)
+		if err != nil {
+			return nil, err
+		}
+		rc := evalreq.DefaultResponderConfig()
+		rc.Burst = 32 // a round's requests from every peer of a small task; each holds a model
+		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
+			Timeout: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
+			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
 	default:
 		return nil, fmt.Errorf("%w: method %q", ErrSimulatorOnly, m)
 	}
 }
 
+// PENSConfig is the selection policy a "pens" task's peers run: the
+// spec's policy, K neighbours averaged per round (m_selected), from
+// samples of 2K candidates of the overlay's neighbours (m_sampled; the
+// thesis samples 20 of 200 clients, a peer here knows at most 2L), the
+// thesis' other parameters otherwise (selection.DefaultConfig).
+func PENSConfig(spec task.Spec) (selection.Config, error) {
+	kind, err := selection.ParseKind(spec.Selection.Policy)
+	if err != nil || kind == selection.KindOracle {
+		return selection.Config{}, fmt.Errorf("%w: selection policy %q", ErrSimulatorOnly, spec.Selection.Policy)
+	}
+	pc := selection.DefaultConfig(kind)
+	if kind != selection.KindLocal {
+		pc.Selected = spec.Selection.K
+	}
+	if pc.Sampled > 0 {
+		pc.Sampled = 2 * spec.Selection.K
+	}
+	if kind == selection.KindPENS {
+		pc.Samplings, pc.Step2Selected = 3, spec.Selection.K
+	}
+	return pc, nil
+}
+
+// evalSamples bounds the local samples an evaluation for the core runs
+// on (the shard's first ones): it runs on the peer's loop.
+const evalSamples = 256
+
 func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func(string, ...any)) (*methodDriver, error) {
 	core, err := newCore(spec, lp)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := learn.NewEvaluator(lp.Config().Arch)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +112,7 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func
 	if err != nil {
 		return nil, err
 	}
-	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, maxRounds: spec.MaxRounds, logf: logf}, nil
+	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, maxRounds: spec.MaxRounds, eval: ev, logf: logf}, nil
 }
 
 func (d *methodDriver) setPeers(ids []ident.Peer) {
@@ -87,9 +131,28 @@ func (d *methodDriver) flush(workDone chan<- *learn.Work) {
 				d.logf("%s: send to %v: %v", d.name, s.To, err)
 			}
 		}
+		for _, e := range rd.Evals {
+			d.evaluate(e)
+		}
 		if tr := rd.Train; tr != nil {
 			d.train(tr.Params, workDone)
 		}
+	}
+}
+
+// evaluate runs an Eval on the loop: a few hundred samples take
+// milliseconds (the responder's rate limit bounds how many arrive).
+func (d *methodDriver) evaluate(e method.Eval) {
+	local := d.peer.Local()
+	n := min(local.Len(), evalSamples)
+	m, err := d.eval.Evaluate(e.Params, local.X[:n*local.Features()], local.Y[:n])
+	samples := m.Samples
+	if err != nil {
+		d.logf("%s: evaluation: %v", d.name, err)
+		samples = 0
+	}
+	if err := d.core.Evaluated(e.Token, m.Loss, m.Accuracy, samples); err != nil {
+		d.logf("%s: evaluated: %v", d.name, err)
 	}
 }
 
