@@ -35,7 +35,7 @@ type methodDriver struct {
 
 	eval    *learn.Evaluator // for the core's Evals, on the local shard's head
 	rounds  int              // trainings finished
-	refused int // messages and transfers refused on arrival
+	refused int              // messages and transfers refused on arrival
 	sendErr int
 	busy    bool
 }
