@@ -65,7 +65,7 @@ func newCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 		rc := evalreq.DefaultResponderConfig()
 		rc.Burst = 32 // a round's requests from every peer of a small task; each holds a model
 		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
-			Timeout: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
+			Timeout: period, RoundTicks: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
 			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
 	default:
 		return nil, fmt.Errorf("%w: method %q", ErrSimulatorOnly, m)
@@ -74,9 +74,10 @@ func newCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 
 // PENSConfig is the selection policy a "pens" task's peers run: the
 // spec's policy, K neighbours averaged per round (m_selected), from
-// samples of 2K candidates of the overlay's neighbours (m_sampled; the
-// thesis samples 20 of 200 clients, a peer here knows at most 2L), the
-// thesis' other parameters otherwise (selection.DefaultConfig).
+// samples of 5K candidates of the overlay's neighbours (m_sampled: the
+// thesis' 20 for 4; a peer here knows at most 2L, and a sample is at most
+// all of them), the thesis' other parameters otherwise
+// (selection.DefaultConfig).
 func PENSConfig(spec task.Spec) (selection.Config, error) {
 	kind, err := selection.ParseKind(spec.Selection.Policy)
 	if err != nil || kind == selection.KindOracle {
@@ -87,10 +88,12 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 		pc.Selected = spec.Selection.K
 	}
 	if pc.Sampled > 0 {
-		pc.Sampled = 2 * spec.Selection.K
+		pc.Sampled = 5 * spec.Selection.K // the thesis' ratio, 20 sampled for 4 selected
 	}
 	if kind == selection.KindPENS {
-		pc.Samplings, pc.Step2Selected = 3, spec.Selection.K
+		// The thesis' 10 samplings a round cost no more than one: a
+		// round evaluates each distinct candidate once.
+		pc.Step2Selected = spec.Selection.K
 	}
 	return pc, nil
 }
@@ -112,7 +115,11 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func
 	if err != nil {
 		return nil, err
 	}
-	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, maxRounds: spec.MaxRounds, eval: ev, logf: logf}, nil
+	d := &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}
+	if d.name == "gossip" {
+		d.maxRounds = spec.MaxRounds // the others' cores stop by themselves
+	}
+	return d, nil
 }
 
 func (d *methodDriver) setPeers(ids []ident.Peer) {
@@ -168,8 +175,9 @@ func (d *methodDriver) send(s method.Send) error {
 	return err
 }
 
-// train runs a training on its own goroutine; past MaxRounds the core
-// gets its model back untrained.
+// train runs a training on its own goroutine; past maxRounds (Gossip's
+// MaxRounds: its node has no bound) the core gets its model back
+// untrained.
 func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
 	if d.maxRounds > 0 && d.rounds >= d.maxRounds {
 		if err := d.core.Trained(params, 0); err != nil {

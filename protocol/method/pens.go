@@ -32,6 +32,10 @@ type PENSConfig struct {
 	Timeout int
 	// MaxRounds ends training after so many rounds (0: no bound).
 	MaxRounds int
+	// RoundTicks is the least time between two rounds' starts (0: a
+	// round starts when the last one's training ends), so that step 1's
+	// history is not all drawn from the first moments' small view.
+	RoundTicks int
 	// Responder bounds the evaluations this peer does for others.
 	Responder evalreq.ResponderConfig
 	// AnswerBurst bounds the model requests answered in a burst (one
@@ -75,6 +79,7 @@ type PENS struct {
 
 	peers     []ident.Peer
 	now       int64
+	started   int64 // tick the current round started
 	round     int
 	phase     pensPhase
 	published []float32
@@ -119,7 +124,7 @@ func NewPENS(cfg PENSConfig, initial []float32) (*PENS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if cfg.Timeout < 1 || cfg.MaxRounds < 0 || cfg.AnswerBurst < 1 || len(initial) != cfg.NumParams {
+	if cfg.Timeout < 1 || cfg.MaxRounds < 0 || cfg.RoundTicks < 0 || cfg.AnswerBurst < 1 || len(initial) != cfg.NumParams {
 		return nil, fmt.Errorf("%w: Timeout %d, MaxRounds %d, AnswerBurst %d, %d initial parameters of %d",
 			ErrConfig, cfg.Timeout, cfg.MaxRounds, cfg.AnswerBurst, len(initial), cfg.NumParams)
 	}
@@ -168,10 +173,11 @@ func (p *PENS) Trained(params []float32, _ int) error {
 
 // startRound samples candidates and polls them if the plan says so.
 func (p *PENS) startRound() {
-	if len(p.peers) == 0 {
+	if len(p.peers) == 0 || (p.round > 1 && p.now-p.started < int64(p.cfg.RoundTicks)) {
 		p.phase = phIdle
 		return
 	}
+	p.started = p.now
 	p.plan = p.pol.Plan(p.round)
 	p.samples = p.samples[:0]
 	var targets []ident.Peer

@@ -51,7 +51,9 @@ type Spec struct {
 	// every PeriodMS, age-weighted merge), "dpsgd" (D-PSGD on the overlay
 	// graph: synchronous rounds, Metropolis-Hastings mixing; a round waits
 	// at most PeriodMS for a neighbour's model), "pens" (the PENS thesis'
-	// neighbour selection, Selection's policy) or "plexus". Absent, it is
+	// neighbour selection, Selection's policy, among the overlay
+	// neighbours; a round every PeriodMS at most, each wait bounded by it)
+	// or "plexus". Absent, it is
 	// "fedlay": every spec written before the field keeps its canonical
 	// form and ID (Normalized writes "fedlay" as absent).
 	Method string `json:"method,omitempty"`
