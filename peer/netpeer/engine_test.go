@@ -138,7 +138,7 @@ func TestPENSCoreRunsEveryPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		core, err := newCore(spec, lp)
+		core, err := NewCore(spec, lp)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

@@ -25,13 +25,12 @@ import (
 // the parameters as payload), its trainings learn.Peer's TrainFrom on
 // the local shard (one at a time, on a goroutine like the MEP's Work).
 type methodDriver struct {
-	name      string
-	core      method.Core
-	peer      *learn.Peer
-	task      ident.Task
-	mgr       *rtc.Manager
-	maxRounds int
-	logf      func(string, ...any)
+	name string
+	core method.Core
+	peer *learn.Peer
+	task ident.Task
+	mgr  *rtc.Manager
+	logf func(string, ...any)
 
 	eval    *learn.Evaluator // for the core's Evals, on the local shard's head
 	rounds  int              // trainings finished
@@ -40,10 +39,12 @@ type methodDriver struct {
 	busy    bool
 }
 
-// newCore builds the core the spec's method names, for learning peer lp
+// NewCore builds the core the spec's method names, for learning peer lp
 // (its initial model, architecture, seed; its MEP period is the task's
-// period in ticks). TaskEngine refused every method without one.
-func newCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
+// period in ticks): what a real peer runs, and what the simulator runs
+// for the same spec (methodsim.CoreRun). TaskEngine refused every method
+// without one.
+func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	c := lp.Config()
 	initial, err := lp.Params()
 	if err != nil {
@@ -53,7 +54,7 @@ func newCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	switch m := spec.MethodOf(); m {
 	case "gossip":
 		rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(c.ID[:8]), 0x676f73736970))
-		return method.NewGossip(gossip.Config{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Period: period}, rng, initial)
+		return method.NewGossip(gossip.Config{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Period: period}, rng, initial, spec.MaxRounds)
 	case "dpsgd":
 		return method.NewDPSGD(gossip.RoundConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(),
 			Timeout: period, MaxRounds: spec.MaxRounds}, initial)
@@ -103,7 +104,7 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 const evalSamples = 256
 
 func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func(string, ...any)) (*methodDriver, error) {
-	core, err := newCore(spec, lp)
+	core, err := NewCore(spec, lp)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +116,7 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func
 	if err != nil {
 		return nil, err
 	}
-	d := &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}
-	if d.name == "gossip" {
-		d.maxRounds = spec.MaxRounds // the others' cores stop by themselves
-	}
-	return d, nil
+	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}, nil
 }
 
 func (d *methodDriver) setPeers(ids []ident.Peer) {
@@ -175,16 +172,9 @@ func (d *methodDriver) send(s method.Send) error {
 	return err
 }
 
-// train runs a training on its own goroutine; past maxRounds (Gossip's
-// MaxRounds: its node has no bound) the core gets its model back
-// untrained.
+// train runs a training on its own goroutine (every core stops asking
+// after the spec's MaxRounds).
 func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
-	if d.maxRounds > 0 && d.rounds >= d.maxRounds {
-		if err := d.core.Trained(params, 0); err != nil {
-			d.logf("%s: %v", d.name, err)
-		}
-		return
-	}
 	w, err := d.peer.TrainFrom(params)
 	if err != nil {
 		d.logf("%s: train: %v", d.name, err)

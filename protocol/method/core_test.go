@@ -21,7 +21,7 @@ func cores(t *testing.T, name string) [2]Core {
 		init := []float32{float32(i), 1}
 		switch name {
 		case "gossip":
-			out[i], err = NewGossip(gossip.Config{ID: pid(byte(i + 1)), Arch: "t", NumParams: 2, Period: 2}, rand.New(rand.NewPCG(1, uint64(i))), init)
+			out[i], err = NewGossip(gossip.Config{ID: pid(byte(i + 1)), Arch: "t", NumParams: 2, Period: 2}, rand.New(rand.NewPCG(1, uint64(i))), init, 0)
 		case "dpsgd":
 			out[i], err = NewDPSGD(gossip.RoundConfig{ID: pid(byte(i + 1)), Arch: "t", NumParams: 2, Timeout: 5}, init)
 		}

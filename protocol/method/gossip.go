@@ -13,6 +13,7 @@ import (
 // once) as a Core.
 type Gossip struct {
 	self  ident.Peer
+	max   int // MaxRounds: trainings, then merges only (0: no bound)
 	node  *gossip.Node
 	model []float32 // the model the outstanding Train started from
 	round int
@@ -20,8 +21,12 @@ type Gossip struct {
 }
 
 // NewGossip returns a Gossip core publishing initial (kept: do not
-// modify it); rng draws its peer choices.
-func NewGossip(cfg gossip.Config, rng *rand.Rand, initial []float32) (*Gossip, error) {
+// modify it); rng draws its peer choices. After maxRounds trainings (0:
+// no bound) it merges what arrives without training: its Role is "done".
+func NewGossip(cfg gossip.Config, rng *rand.Rand, initial []float32, maxRounds int) (*Gossip, error) {
+	if maxRounds < 0 {
+		return nil, fmt.Errorf("%w: MaxRounds %d", ErrConfig, maxRounds)
+	}
 	n, err := gossip.NewNode(cfg, rng)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -29,7 +34,7 @@ func NewGossip(cfg gossip.Config, rng *rand.Rand, initial []float32) (*Gossip, e
 	if err := n.Init(initial); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return &Gossip{self: cfg.ID, node: n}, nil
+	return &Gossip{self: cfg.ID, node: n, max: maxRounds}, nil
 }
 
 // Node returns the wrapped node (for its Stats).
@@ -81,14 +86,28 @@ func (g *Gossip) HasReady() bool { return g.node.HasReady() }
 
 // Ready implements Core.
 func (g *Gossip) Ready() Ready {
-	rd := g.node.Ready()
-	out := Ready{Sends: encodeAll(rd.Messages)}
-	if u := rd.Update; u != nil {
+	var out Ready
+	for g.node.HasReady() {
+		rd := g.node.Ready()
+		out.Sends = append(out.Sends, encodeAll(rd.Messages)...)
+		u := rd.Update
+		if u == nil {
+			continue
+		}
+		if g.done() {
+			// Past MaxRounds: the merge stands untrained.
+			if err := g.node.ReportTrained(u.Params, 0); err != nil {
+				panic(fmt.Sprintf("method: gossip: %v", err)) // an Update is out: cannot fail
+			}
+			continue
+		}
 		g.busy, g.model = true, append([]float32(nil), u.Params...)
 		out.Train = &Train{Params: u.Params}
 	}
 	return out
 }
+
+func (g *Gossip) done() bool { return g.max > 0 && g.round >= g.max }
 
 // encodeAll encodes messages the node made (Encode cannot fail on them).
 func encodeAll(ms []gossip.Message) []Send {
@@ -110,8 +129,11 @@ func (g *Gossip) Model() []float32 { p, _ := g.node.Model(); return p }
 func (g *Gossip) Status() Status {
 	st := g.node.Stats()
 	role := "idle"
-	if g.busy {
+	switch {
+	case g.busy:
 		role = "training"
+	case g.done():
+		role = "done"
 	}
 	return Status{Method: "gossip", Round: g.round, Role: role, Peers: len(g.node.Peers()),
 		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected}

@@ -78,7 +78,7 @@ func (r GossipRun) Run() (*GossipResult, error) {
 	net := &coreNet{sim: sim, cores: make([]method.Core, n)}
 	for i, p := range r.Peers.Peers {
 		cfg := gossip.Config{ID: p.Config().ID, Arch: p.ArchTag(), NumParams: p.NumParams(), Period: int(r.Period / r.Tick)}
-		if cores[i], err = method.NewGossip(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i))), slices.Clone(initial)); err != nil {
+		if cores[i], err = method.NewGossip(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i))), slices.Clone(initial), 0); err != nil {
 			return nil, fmt.Errorf("peer %d: %w", i, err)
 		}
 		view := make([]ident.Peer, 0, n-1)
