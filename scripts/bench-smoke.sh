@@ -38,5 +38,6 @@ smoke bench-transfer webrtc_mbs tcp_mbs ratio
 smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go
 smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go
 smoke bench-browser go_wasm_sps tfjs_wasm_sps ratio
+smoke bench-live methods peers agree_ok
 smoke bench-abuse manifest_mb offers conns_max server_joins_ok rss_growth_mb rss_growth_honest_mb trained
 echo "bench-smoke: ${#times[@]} benchmarks parse (${times[*]}, ${SECONDS}s in all)"

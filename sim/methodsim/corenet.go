@@ -3,7 +3,9 @@ package methodsim
 import (
 	"fmt"
 
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
 // coreNet drives one method.Core per peer over an eventSim: what a core
@@ -19,6 +21,9 @@ type coreNet struct {
 	// failure of a core to take a training back.
 	stepErrors int
 	err        error
+	// evalSamples bounds the local samples an Eval runs on (the shard's
+	// first ones, as netpeer's methodDriver does).
+	evalSamples int
 }
 
 // tick ticks every core and carries out what each wants done.
@@ -48,6 +53,9 @@ func (c *coreNet) drain(i int) {
 				c.drain(to)
 			})
 		}
+		for _, e := range rd.Evals {
+			c.evaluate(i, e)
+		}
 		if tr := rd.Train; tr != nil {
 			c.sim.train(i, trainReq{params: tr.Params, done: func(trained []float32, samples int) {
 				if err := core.Trained(trained, samples); err != nil {
@@ -62,5 +70,23 @@ func (c *coreNet) drain(i int) {
 func (c *coreNet) fail(err error) {
 	if c.err == nil {
 		c.err = err
+	}
+}
+
+// evaluate runs peer i's core's Eval at once (instant in virtual time, as
+// on a real peer's loop) on the head of its local data.
+func (c *coreNet) evaluate(i int, e method.Eval) {
+	p := c.sim.peers
+	x, y := dflsim.Head(p.Local[i], c.evalSamples)
+	var m nn.Metrics
+	var err error
+	c.sim.pool.Go(func(w *Worker) { m, err = w.Evaluate(p.Peers[i].Config().Arch, e.Params, x, y) }).Wait()
+	samples := m.Samples
+	if err != nil {
+		samples = 0
+	}
+	c.sim.ledger.Evaluate(i, samples)
+	if err := c.cores[i].Evaluated(e.Token, m.Loss, m.Accuracy, samples); err != nil {
+		c.fail(fmt.Errorf("%w: peer %d: %w", ErrRun, i, err))
 	}
 }
