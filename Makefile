@@ -20,7 +20,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke bench-abuse clean
+        bench-smoke bench-abuse bench-live clean
 
 all: build
 
@@ -95,6 +95,11 @@ bench-abuse: data
 bench-train:
 	scripts/bench-train.sh
 
+# Per method (gossip, dpsgd, pens), real peers on loopback vs `sim train
+# -spec` on the same spec: "live method=M peers=N acc_real=A acc_sim=B".
+bench-live: data
+	scripts/bench-live.sh
+
 # Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
 bench-go:
 	scripts/bench-go.sh
@@ -102,7 +107,7 @@ bench-go:
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -addr $(SERVE_ADDR) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse
+bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-live
 
 # Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
 # line checked to parse: CI runs it (.ci/run) so that none rots.
