@@ -80,7 +80,7 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	for _, m := range task.MethodNames() {
 		s := spec
 		s.Method = m
-		if m == "gossip" || m == "dpsgd" {
+		if m == "gossip" || m == "dpsgd" || m == "pens" {
 			s.Aggregator = "mean"
 		}
 		err := s.ValidateFor(TaskEngine{})
@@ -99,7 +99,7 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	}
 	for _, p := range task.SelectionPolicies()[1:] {
 		s := spec
-		s.Method, s.Selection = "pens", task.Selection{Policy: p}
+		s.Method, s.Selection, s.Aggregator = "pens", task.Selection{Policy: p}, "mean"
 		if p != "local" {
 			s.Selection.K = 3
 		}
@@ -126,7 +126,7 @@ func TestPENSCoreRunsEveryPolicy(t *testing.T) {
 	id := ident.Peer{1, 2, 3}
 	for _, p := range task.SelectionPolicies()[1:] {
 		spec := task.DefaultSpec()
-		spec.Name, spec.Method, spec.Selection = "pens-policies", "pens", task.Selection{Policy: p}
+		spec.Name, spec.Method, spec.Selection, spec.Aggregator = "pens-policies", "pens", task.Selection{Policy: p}, "mean"
 		if p != "local" {
 			spec.Selection.K = 2
 		}

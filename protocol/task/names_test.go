@@ -20,7 +20,7 @@ func TestSelectionPoliciesMatchPackage(t *testing.T) {
 	}
 	s := golden()
 	s.Selection = Selection{Policy: "local"}
-	s.Method = "pens"
+	s.Method, s.Aggregator, s.Tiers = "pens", "mean", false
 	if err := s.Validate(); err != nil {
 		t.Error(err)
 	}
@@ -45,7 +45,7 @@ func TestMethodFedlayIsDefault(t *testing.T) {
 		if m == "pens" {
 			s.Selection = Selection{Policy: "pens", K: 3}
 		}
-		if m == "gossip" || m == "dpsgd" {
+		if m == "gossip" || m == "dpsgd" || m == "pens" {
 			s.Aggregator, s.Tiers = "mean", false
 		}
 		id, err := s.ID()

@@ -104,7 +104,7 @@ func TestCanonicalKeysSorted(t *testing.T) {
 	s := golden()
 	s.Init = Init{Mode: "common", Seed: math.MaxUint64}
 	s.Selection = Selection{Policy: "pens", K: 3}
-	s.Method = "pens"
+	s.Method, s.Aggregator, s.Tiers = "pens", "mean", false
 	b, err := s.Canonical()
 	if err != nil {
 		t.Fatal(err)
@@ -226,11 +226,14 @@ func TestValidate(t *testing.T) {
 		"partition garbage":   func(s *Spec) { s.Partition.Spec = "stripes" },
 		"selection":           func(s *Spec) { s.Selection.Policy = "closest" },
 		"selection overlay k": func(s *Spec) { s.Selection.K = 3 },
-		"selection k 0":       func(s *Spec) { s.Selection, s.Method = Selection{Policy: "random"}, "pens" },
-		"selection k huge":    func(s *Spec) { s.Selection, s.Method = Selection{Policy: "pens", K: MaxSelectK + 1}, "pens" },
-		"method":              func(s *Spec) { s.Method = "fedavg" },
-		"pens overlay":        func(s *Spec) { s.Method = "pens" },
-		"fedlay policy":       func(s *Spec) { s.Selection = Selection{Policy: "random", K: 3} },
+		"selection k 0":       func(s *Spec) { s.Selection, s.Method, s.Aggregator = Selection{Policy: "random"}, "pens", "mean" },
+		"selection k huge": func(s *Spec) {
+			s.Selection, s.Method, s.Aggregator = Selection{Policy: "pens", K: MaxSelectK + 1}, "pens", "mean"
+		},
+		"pens aggregator": func(s *Spec) { s.Selection, s.Method = Selection{Policy: "pens", K: 2}, "pens" },
+		"method":          func(s *Spec) { s.Method = "fedavg" },
+		"pens overlay":    func(s *Spec) { s.Method = "pens" },
+		"fedlay policy":   func(s *Spec) { s.Selection = Selection{Policy: "random", K: 3} },
 		"gossip policy": func(s *Spec) {
 			s.Selection, s.Method, s.Aggregator = Selection{Policy: "greedy", K: 3}, "gossip", "mean"
 		},

@@ -176,10 +176,10 @@ func (s *Spec) validMethod() error {
 	if pens := s.Selection.Policy != "overlay"; pens != (m == "pens") {
 		return invalid(`method %q with selection.policy %q: policies other than "overlay" are method "pens"'s, and it needs one`, m, s.Selection.Policy)
 	}
-	if m == "gossip" || m == "dpsgd" {
+	if m == "gossip" || m == "dpsgd" || m == "pens" {
 		// Their mixing weights are the method's (ages, Metropolis-
-		// Hastings), and every peer runs one period: a spec saying
-		// otherwise would be accepted and ignored.
+		// Hastings, the selection policy's), and every peer runs one
+		// period: a spec saying otherwise would be accepted and ignored.
 		if s.Aggregator != "mean" {
 			return invalid(`method %s mixes by its own weights: aggregator %q, want "mean"`, m, s.Aggregator)
 		}
