@@ -10,9 +10,13 @@
 // virtual time, so what a simulation shows of a method is what its real
 // peers do.
 //
-// Cores: Gossip (Gossip Learning, package gossip's Node) and DPSGD
-// (D-PSGD on the overlay graph, gossip's RoundNode). FedLay's MEP is
-// driven through learn.Peer (it aggregates inside the training Work);
-// PENS and Plexus are not cores yet (a real peer refuses them at
-// validation).
+// Cores: Gossip (Gossip Learning, package gossip's Node), DPSGD (D-PSGD
+// on the overlay graph, gossip's RoundNode) and PENS (the PENS family of
+// selection policies, package selection, with evalreq's polls and
+// responder). FedLay's MEP is driven through learn.Peer (it aggregates
+// inside the training Work); Plexus is not a core yet (a real peer
+// refuses it at validation). The simulator's scenario drivers
+// SelectionRun, PlexusRun and DPSGDRun (synchronous rounds over global
+// schedules) still carry their own round logic; GossipRun and CoreRun
+// drive these cores.
 package method
