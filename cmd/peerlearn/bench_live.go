@@ -122,7 +122,10 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 	if err := srv.Start(); err != nil {
 		return specOutcome{}, fmt.Errorf("%s: %w", sigBin, err)
 	}
-	defer srv.Wait()
+	defer func() { // after the peers' shutdown (deferred later, runs first)
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	}()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
