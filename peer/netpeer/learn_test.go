@@ -113,7 +113,14 @@ func learnTogether(t *testing.T, method string) {
 		}
 	}()
 	start := time.Now()
-	deadline := start.Add(60 * time.Second)
+	bound := 60 * time.Second
+	if method == "gossip" {
+		// One model merged per push and period, not every neighbour's:
+		// 38-44 s to 90% alone here, past 60 s on a machine shared with
+		// other CPU-bound jobs.
+		bound = 120 * time.Second
+	}
+	deadline := start.Add(bound)
 	for {
 		done := true
 		var accs []float64
@@ -139,7 +146,7 @@ func learnTogether(t *testing.T, method string) {
 					t.Logf("%s: rounds %d, %+v", s.ID[:8], s.Learn.Rounds, *s.Learn.Method)
 				}
 			}
-			t.Fatalf("%s: accuracies after 60 s: %.3f", method, accs)
+			t.Fatalf("%s: accuracies after %v: %.3f", method, bound, accs)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
