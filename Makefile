@@ -20,7 +20,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke bench-abuse bench-netlab netlab clean
+        bench-smoke bench-abuse bench-netlab netlab bench-live clean
 
 all: build
 
@@ -114,6 +114,11 @@ netlab: data build wasm
 bench-netlab: data
 	scripts/bench-netlab.sh
 
+# Per method (gossip, dpsgd, pens), real peers on loopback vs `sim train
+# -spec` on the same spec: "live method=M peers=N acc_real=A acc_sim=B".
+bench-live: data
+	scripts/bench-live.sh
+
 # Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
 bench-go:
 	scripts/bench-go.sh
@@ -124,7 +129,7 @@ LAN_ADDR ?= 0.0.0.0:8443
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -addr $(if $(LAN),$(LAN_ADDR) -lan,$(SERVE_ADDR)) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab
+bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab bench-live
 
 # Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
 # line checked to parse: CI runs it (.ci/run) so that none rots.

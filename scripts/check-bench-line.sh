@@ -8,7 +8,8 @@
 # honest "no", e.g. bench-abuse's server_joins_ok when honest peers could
 # not join during a socket flood). A key named failed, or ending in
 # _failed, counts failures: a whole number, and 0 is the goal (bench-netlab's
-# pairs that never connected).
+# pairs that never connected). The key "method" names a method
+# (bench-live's "live method=pens ...").
 #
 #   scripts/bench-train.sh | scripts/check-bench-line.sh bench-train mlp_go_vs_torch cnn_go_vs_torch
 #
@@ -34,6 +35,11 @@ for f in "${fields[@]:1}"; do
 	val=${BASH_REMATCH[2]}
 	[ -z "${seen[$key]:-}" ] || fail "key '$key' appears twice"
 	seen[$key]=1
+	if [[ $key == method ]]; then
+		# bench-live's lines name the method they measure.
+		[[ $val =~ ^[a-z][a-z0-9-]*$ ]] || fail "value of 'method' ('$val') is not a method name"
+		continue
+	fi
 	if [[ $key == *_ok ]]; then
 		[[ $val == 0 || $val == 1 ]] || fail "value of '$key' ('$val') is not 0 or 1"
 		continue

@@ -123,9 +123,15 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	if err != nil {
 		return nil, err
 	}
-	local, err := train.Subset(shards[k].Indices)
+	// A rotated-cluster shard (partition "+rotate:F") is rotated, and so
+	// is the test set it is measured on (its own distribution's).
+	local, err := train.Client(shards[k])
 	if err != nil {
 		return nil, err
+	}
+	if shards[k].Rotated {
+		test.Rotate180()
+		partition += " (rotated)"
 	}
 	progress(fmt.Sprintf("shard %d/%d of %s %s: %d samples (%v)", k, n, spec.Dataset, partition, local.Len(), time.Since(t0).Round(time.Millisecond)))
 	// The whole train set (about 190 MB for MNIST) is garbage now that the

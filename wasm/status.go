@@ -11,6 +11,7 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -69,24 +70,27 @@ type dataView struct {
 }
 
 type learnView struct {
-	Arch            string  `json:"arch"`
-	Params          int     `json:"params"`
-	Rounds          int     `json:"rounds"`
-	TrainLoss       float64 `json:"train_loss"`
-	SamplesTrained  int64   `json:"samples_trained"`
-	SamplesPerRound int     `json:"samples_per_round"`
-	Batch           int     `json:"batch"`
-	Epoch           float64 `json:"epoch"`          // passes over the local shard so far
-	EpochProgress   float64 `json:"epoch_progress"` // fraction of the current pass done
-	PeriodMS        int64   `json:"period_ms"`
-	Capped          string  `json:"capped,omitempty"`
-	TrainSPS        float64 `json:"train_sps"`
-	ModelsSent      uint64  `json:"models_sent"`
-	ModelsReceived  uint64  `json:"models_received"`
-	ModelsRejected  uint64  `json:"models_rejected"`
-	TransfersFailed int     `json:"transfers_failed"`
-	ModelBytesIn    int64   `json:"model_bytes_in"`
-	ModelBytesOut   int64   `json:"model_bytes_out"`
+	// Method is the task's method and this peer's role in its round (nil:
+	// FedLay's MEP).
+	Method          *method.Status `json:"method,omitempty"`
+	Arch            string         `json:"arch"`
+	Params          int            `json:"params"`
+	Rounds          int            `json:"rounds"`
+	TrainLoss       float64        `json:"train_loss"`
+	SamplesTrained  int64          `json:"samples_trained"`
+	SamplesPerRound int            `json:"samples_per_round"`
+	Batch           int            `json:"batch"`
+	Epoch           float64        `json:"epoch"`          // passes over the local shard so far
+	EpochProgress   float64        `json:"epoch_progress"` // fraction of the current pass done
+	PeriodMS        int64          `json:"period_ms"`
+	Capped          string         `json:"capped,omitempty"`
+	TrainSPS        float64        `json:"train_sps"`
+	ModelsSent      uint64         `json:"models_sent"`
+	ModelsReceived  uint64         `json:"models_received"`
+	ModelsRejected  uint64         `json:"models_rejected"`
+	TransfersFailed int            `json:"transfers_failed"`
+	ModelBytesIn    int64          `json:"model_bytes_in"`
+	ModelBytesOut   int64          `json:"model_bytes_out"`
 	// What the robust aggregation did with the neighbours' models, per
 	// reason and per neighbour (netpeer.LearnStatus): the page tells the
 	// volunteer in words.
@@ -233,6 +237,9 @@ func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr,
 		lv.TransfersFailed = ls.TransfersFailed
 		lv.ModelsClipped, lv.ModelsBounded, lv.ModelsRefused = ls.ModelsClipped, ls.ModelsBounded, ls.ModelsRefused
 		lv.NeighborsDropped, lv.Offenders = ls.NeighborsDropped, ls.Offenders
+		if lv.Method = ls.Method; ls.Method != nil {
+			lv.Rounds, lv.ModelsSent, lv.ModelsReceived = ls.Rounds, ls.ModelsSent, ls.ModelsReceived
+		}
 	}
 	if shard > 0 {
 		lv.Epoch = float64(mt.SamplesTrained) / float64(shard)

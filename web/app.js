@@ -310,6 +310,9 @@ function render(s) {
   const L = s.learn;
   if (L) {
     $("rounds").textContent = L.rounds;
+    const M = L.method; // absent: FedLay's MEP
+    const pick = M && M.method === "pens" ? `, ${(M.candidates || []).length} candidates, selected ${(M.selected || []).map((id) => id.slice(0, 8)).join(" ") || "none"}` : "";
+    $("method").textContent = M ? `${M.method}: ${M.role}, round ${M.round}, ${M.peers} peers${pick}` : "fedlay: exchanging with the overlay neighbours";
     $("models").textContent = `${L.models_received} / ${L.models_sent}`;
     $("train-loss").textContent = L.rounds ? L.train_loss.toFixed(3) : "–";
     $("accuracy").textContent = L.evals ? pct(L.accuracy) : "–";

@@ -208,9 +208,19 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
-	local, err := train.Subset(shards[k].Indices)
+	// A rotated-cluster shard (partition "+rotate:F") is rotated, and so
+	// is the test set it is measured on (its own distribution's: a copy,
+	// train and test may be shared by the caller).
+	local, err := train.Client(shards[k])
 	if err != nil {
 		return nil, nil, err
+	}
+	if shards[k].Rotated {
+		if test, err = test.Subset(allIndices(test.Len())); err != nil {
+			return nil, nil, err
+		}
+		test.Rotate180()
+		partition += " (rotated)"
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, local, tick)
 	if err != nil {
@@ -443,4 +453,13 @@ func (l *urlList) Set(v string) error {
 		return fmt.Errorf("no URL in %q", v)
 	}
 	return nil
+}
+
+// allIndices returns 0..n-1.
+func allIndices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/sim/scenario"
 )
 
@@ -30,8 +32,12 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	dataDir := fs.String("data", defaultDataDir(), "dataset folder filled by `make data` (env PEERLEARN_DATA)")
 	out := fs.String("out", "", "folder for CSV and PNG files (default out/<scenario>)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
+	specFile := fs.String("spec", "", "instead of a scenario: run this task spec file (method gossip, dpsgd or pens, with max_rounds) on -n peers as its real peers run it (shard K of N each, the overlay's neighbours)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *specFile != "" {
+		return runSimSpec(ctx, *specFile, *n, *dataDir, stdout, logf)
 	}
 	if *list {
 		for _, s := range scenario.All() {
@@ -80,4 +86,30 @@ func sizeWords(minN, maxN int) string {
 		return "no -n (its size is fixed)"
 	}
 	return fmt.Sprintf("-n from %d to %d", minN, maxN)
+}
+
+// runSimSpec is `sim train -spec FILE -n N`; it prints
+// "sim method=M peers=N acc=A" (and precision=P for PENS).
+func runSimSpec(ctx context.Context, file string, n int, dir string, stdout io.Writer, logf func(string, ...any)) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	spec, err := task.ParseFor(b, netpeer.TaskEngine{})
+	if err != nil {
+		return err
+	}
+	if n < 2 || spec.MaxRounds < 1 {
+		return fmt.Errorf("%w: -spec needs -n >= 2 and a spec with max_rounds", errUsage)
+	}
+	out, err := simSpec(ctx, spec, n, dir, logf)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("sim method=%s peers=%d acc=%.4f", spec.MethodOf(), n, out.acc)
+	if spec.MethodOf() == "pens" {
+		line += fmt.Sprintf(" precision=%.3f", out.precision)
+	}
+	fmt.Fprintln(stdout, line)
+	return nil
 }

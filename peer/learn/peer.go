@@ -288,3 +288,8 @@ func (p *Peer) Params() ([]float32, error) {
 // (ShouldDrop) is let back after a while, so that the old score does not
 // drop it again before it has sent a model.
 func (p *Peer) Forgive(id ident.Peer) { p.reputation.Forget(id) }
+
+// Local returns the peer's local training set (shared: never modify it).
+// Methods that evaluate others' models on it (PENS's evaluate-my-model
+// requests) read it.
+func (p *Peer) Local() *data.Dataset { return p.local }

@@ -206,13 +206,40 @@ func dataDir(t *testing.T) string {
 // label skew, one shard each: FedLay's MEP over the real overlay until
 // the peers' mean test accuracy reaches 85%.
 func TestE2ETrain12(t *testing.T) {
-	peerBin, sigBin := binaries(t)
-	dir := dataDir(t)
-	const n = 12
 	spec := `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
 		`"local_epochs":0,"local_steps":50,"max_peers":100,"max_rounds":0,"name":"e2e-mnist-12",` +
 		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":12,"seed":1,"spec":"dirichlet:0.5"},` +
 		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.85,"tiers":false,"version":1}`
+	trainE2E(t, spec, "fedlay", 12, 0.85, 150*time.Second)
+}
+
+// TestE2EGossip10 and TestE2EDPSGD10 run 10 peers as processes on MNIST,
+// Dirichlet(0.5) label skew, from a common initial model: Gossip
+// Learning (a push to a random overlay neighbour every period) and D-PSGD
+// on the overlay graph (synchronous rounds, Metropolis-Hastings mixing)
+// until the peers' mean test accuracy reaches 85%.
+func TestE2EGossip10(t *testing.T) {
+	trainE2E(t, methodSpec("gossip", 10, 1000), "gossip", 10, 0.85, 180*time.Second)
+}
+
+func TestE2EDPSGD10(t *testing.T) {
+	trainE2E(t, methodSpec("dpsgd", 10, 5000), "dpsgd", 10, 0.85, 180*time.Second)
+}
+
+// methodSpec is the e2e MNIST task run by method m on n shards.
+func methodSpec(m string, n, periodMS int) string {
+	return fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
+		`"local_epochs":0,"local_steps":50,"max_peers":100,"max_rounds":0,"method":%q,"name":"e2e-mnist-%s",`+
+		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":%d,"seed":1,"spec":"dirichlet:0.5"},`+
+		`"period_ms":%d,"selection":{"k":0,"policy":"overlay"},"spaces":3,"target_accuracy":0.85,"tiers":false,"version":2}`, m, m, n, periodMS)
+}
+
+// trainE2E runs n `peerlearn peer` processes of the task spec, one shard
+// each, until their mean test accuracy reaches target (within bound);
+// each must report running method m.
+func trainE2E(t *testing.T, spec, m string, n int, target float64, bound time.Duration) {
+	peerBin, sigBin := binaries(t)
+	dir := dataDir(t)
 	taskFile := filepath.Join(t.TempDir(), "task.json")
 	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
@@ -227,7 +254,7 @@ func TestE2ETrain12(t *testing.T) {
 		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-learn", "-task", taskFile, "-data", dir,
 			"-shard", fmt.Sprintf("%d/%d", i, n), "-eval-every", "3s", "-eval-samples", "2000"))
 	}
-	deadline := t0.Add(150 * time.Second)
+	deadline := t0.Add(bound)
 	for {
 		time.Sleep(time.Second)
 		var accs []float64
@@ -238,18 +265,21 @@ func TestE2ETrain12(t *testing.T) {
 			if err != nil || s.Learn == nil || s.Learn.Evals == 0 {
 				continue
 			}
+			if ms := s.Learn.Method; (ms == nil) != (m == "fedlay") || (ms != nil && ms.Method != m) {
+				t.Fatalf("%s runs %+v, want method %s", p.Name, ms, m)
+			}
 			accs = append(accs, s.Learn.Accuracy)
 			sum += s.Learn.Accuracy
 			rounds += s.Learn.Rounds
 			models += int(s.Learn.ModelsReceived)
 		}
-		if len(accs) == n && sum/n >= 0.85 {
-			t.Logf("%d peers: mean accuracy %.4f (min %.4f) after %v, %.1f rounds and %.1f models received per peer",
-				n, sum/n, slices.Min(accs), time.Since(t0).Round(time.Second), float64(rounds)/n, float64(models)/n)
+		if len(accs) == n && sum/float64(n) >= target {
+			t.Logf("%s, %d peers: mean accuracy %.4f (min %.4f) after %v, %.1f rounds and %.1f models received per peer",
+				m, n, sum/float64(n), slices.Min(accs), time.Since(t0).Round(time.Second), float64(rounds)/float64(n), float64(models)/float64(n))
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: accuracies %.3f", time.Since(t0).Round(time.Second), accs)
+			t.Fatalf("%s after %v: accuracies %.3f", m, time.Since(t0).Round(time.Second), accs)
 		}
 	}
 	for _, p := range peers {

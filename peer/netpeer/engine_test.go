@@ -4,11 +4,15 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Package task lists the names a spec may use itself (it does not link
@@ -65,26 +69,43 @@ func TestTaskEngineRefuses(t *testing.T) {
 	}
 }
 
-// A real peer runs only the overlay's neighbours today (init he-gain with
-// gain 0 runs: the peer estimates its gain);
-// every other value the spec accepts is refused, never run as plain
-// FedLay under its name.
+// Every method the spec accepts is run by a real peer (RealMethods,
+// checked end to end by TestPeersLearnTogether) or refused as
+// simulator-only, never run as plain FedLay under its name (init he-gain
+// with gain 0 runs: the peer estimates its gain); the PENS
+// family is accepted with each of its selection policies (which
+// TestPENSCoreRunsEveryPolicy checks the core runs).
 func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	spec := task.DefaultSpec()
 	spec.Name = "engine-check"
-	for _, p := range task.SelectionPolicies() {
+	for _, m := range task.MethodNames() {
 		s := spec
-		s.Selection = task.Selection{Policy: p}
-		if p != "overlay" && p != "local" {
-			s.Selection.K = 3
+		s.Method = m
+		if m == "gossip" || m == "dpsgd" || m == "pens" {
+			s.Aggregator = "mean"
 		}
 		err := s.ValidateFor(TaskEngine{})
-		if p == "overlay" {
-			if err != nil {
-				t.Errorf("policy overlay: %v", err)
+		switch {
+		case m == "pens":
+			if err == nil {
+				t.Errorf("method pens without a policy accepted")
 			}
-		} else if !errors.Is(err, ErrSimulatorOnly) {
-			t.Errorf("policy %s: %v, want ErrSimulatorOnly", p, err)
+		case slices.Contains(RealMethods(), m):
+			if err != nil {
+				t.Errorf("method %s: %v", m, err)
+			}
+		case !errors.Is(err, ErrSimulatorOnly):
+			t.Errorf("method %s: %v, want ErrSimulatorOnly", m, err)
+		}
+	}
+	for _, p := range task.SelectionPolicies()[1:] {
+		s := spec
+		s.Method, s.Selection, s.Aggregator = "pens", task.Selection{Policy: p}, "mean"
+		if p != "local" {
+			s.Selection.K = 3
+		}
+		if err := s.ValidateFor(TaskEngine{}); err != nil {
+			t.Errorf("pens policy %s: %v", p, err)
 		}
 	}
 	s := spec
@@ -95,5 +116,54 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	s.Init.Gain = 0.3
 	if err := s.ValidateFor(TaskEngine{}); err != nil {
 		t.Errorf("he-gain, gain 0.3: %v", err)
+	}
+}
+
+// Every selection policy a "pens" spec may name is the policy the real
+// peer's core runs (not FedLay, not another policy), and the core asks to
+// train and then, after round 0, samples its peers.
+func TestPENSCoreRunsEveryPolicy(t *testing.T) {
+	train := synthetic(100, []int{0, 1, 2}, 1)
+	id := ident.Peer{1, 2, 3}
+	for _, p := range task.SelectionPolicies()[1:] {
+		spec := task.DefaultSpec()
+		spec.Name, spec.Method, spec.Selection, spec.Aggregator = "pens-policies", "pens", task.Selection{Policy: p}, "mean"
+		if p != "local" {
+			spec.Selection.K = 2
+		}
+		lc, err := LearnerConfig(spec, id, train, 100*time.Millisecond)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		lp, err := learn.NewPeer(lc, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		core, err := NewCore(spec, lp)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		pens, ok := core.(*method.PENS)
+		if !ok || pens.Policy().Kind().String() != p {
+			t.Fatalf("policy %s: core %T runs %v", p, core, pens.Policy().Kind())
+		}
+		if err := core.SetPeers([]ident.Peer{{9}, {8}, {7}}); err != nil {
+			t.Fatal(err)
+		}
+		rd := core.Ready()
+		if rd.Train == nil {
+			t.Fatalf("%s: round 0 does not train", p)
+		}
+		if err := core.Trained(rd.Train.Params, 10); err != nil {
+			t.Fatal(err)
+		}
+		st := core.Status()
+		if p == "local" {
+			if st.Role != "training" || len(st.Candidates) != 0 {
+				t.Errorf("local: %+v", st)
+			}
+		} else if len(st.Candidates) == 0 {
+			t.Errorf("%s: round 1 sampled no candidates: %+v", p, st)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func newGuardRig(t *testing.T) *guardRig {
 		t.Fatal(err)
 	}
 	log := &testLog{}
-	l, err := newLearner(LearnConfig{Build: func(task.Spec, ident.Peer) (*learn.Peer, *data.Dataset, error) { return nil, nil, nil }},
+	l, err := newLearner(LearnConfig{Build: func(task.Spec, ident.Peer) (*learn.Peer, *data.Dataset, error) { return nil, nil, nil }}, task.DefaultSpec(),
 		lp, nil, nil, 100*time.Millisecond, log.logf)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -58,14 +59,12 @@ type TaskEngine struct{}
 // aggregator and architecture, and whether the architecture builds for
 // the data set's samples (every data set here is MNIST-shaped: 28x28x1,
 // 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
-// a selection policy other than "overlay" (a real peer exchanges with its
-// overlay neighbours and has no PENS or Random selection yet).
-// Accepting them would run plain FedLay under another method's name.
-// Init "he-gain" with gain 0 runs: the peer estimates the network size
-// first (sizer.go).
+// a method not in RealMethods (Plexus). Accepting it would run plain
+// FedLay under another method's name. Init "he-gain" with gain 0 runs: the
+// peer estimates the network size first (sizer.go).
 func (TaskEngine) CheckSpec(s task.Spec) error {
-	if s.Selection.Policy != "overlay" {
-		return fmt.Errorf("%w: selection policy %q (a real peer runs \"overlay\")", ErrSimulatorOnly, s.Selection.Policy)
+	if !slices.Contains(RealMethods(), s.MethodOf()) {
+		return fmt.Errorf("%w: method %q (a real peer runs %v)", ErrSimulatorOnly, s.MethodOf(), RealMethods())
 	}
 	if !slices.Contains(data.Names(), s.Dataset) {
 		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
@@ -78,6 +77,10 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	}
 	return nil
 }
+
+// RealMethods lists the task methods a real peer runs (newCore builds
+// their cores; "fedlay" is learn.Peer's MEP).
+func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens"} }
 
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every
@@ -124,6 +127,9 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 
 // LearnStatus is the learning part of Status.
 type LearnStatus struct {
+	// Method is the method's state and the peer's role in it (nil:
+	// FedLay's MEP, which these counters describe).
+	Method *method.Status `json:"method,omitempty"`
 	// Backend is the training engine: "go", or the companion's
 	// "libtorch/DEVICE" (learn.Peer.Backend).
 	Backend   string  `json:"backend"`
@@ -180,6 +186,9 @@ type learner struct {
 	// deny closes a dropped neighbour's link and refuses it for a while:
 	// the transport's Manager.Deny (nil without a transport; tests record).
 	deny func(id ident.Peer, d time.Duration, why string)
+	// method, if not nil, runs the spec's method instead of the MEP
+	// (method.go); peer then trains synchronously (TrainFrom).
+	method *methodDriver
 }
 
 type evalResult struct {
@@ -188,8 +197,9 @@ type evalResult struct {
 	err   error
 }
 
-// newLearner drives p; tick is the overlay's (and the MEP's) tick.
-func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
+// newLearner drives p in the spec's method; tick is the overlay's (and
+// the MEP's) tick.
+func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
@@ -206,12 +216,23 @@ func newLearner(cfg LearnConfig, p *learn.Peer, test *data.Dataset, mgr *rtc.Man
 		}
 		l.eval = ev
 	}
+	if spec.MethodOf() != "fedlay" {
+		d, err := newMethodDriver(spec, p, mgr, logf)
+		if err != nil {
+			return nil, err
+		}
+		l.method = d
+	}
 	return l, nil
 }
 
 // setNeighbors follows the overlay's neighbour set.
 func (l *learner) setNeighbors(ids []ident.Peer) {
 	l.nbrs = slices.Clone(ids)
+	if l.method != nil {
+		l.method.setPeers(l.nbrs)
+		return
+	}
 	l.applyNeighbors(l.now())
 }
 
@@ -236,19 +257,40 @@ func (l *learner) applyNeighbors(now time.Time) {
 }
 
 func (l *learner) tick() {
+	if l.method != nil {
+		l.method.core.Tick()
+		l.maybeEval()
+		return
+	}
 	if now := l.now(); len(l.guard.expire(now)) > 0 {
 		l.applyNeighbors(now)
 	}
 	if err := l.peer.Tick(); err != nil {
 		l.logf("learn: tick: %v", err)
 	}
-	if l.eval != nil && !l.evalBusy && time.Since(l.lastEval) >= l.cfg.EvalEvery && l.peer.Published() != nil {
+	l.maybeEval()
+}
+
+// model is the model the peer evaluates and its round.
+func (l *learner) model() ([]float32, int) {
+	if l.method != nil {
+		return l.method.core.Model(), l.method.rounds
+	}
+	return l.peer.Published(), l.peer.Metrics().Rounds
+}
+
+func (l *learner) maybeEval() {
+	if m, _ := l.model(); l.eval != nil && !l.evalBusy && time.Since(l.lastEval) >= l.cfg.EvalEvery && m != nil {
 		l.startEval()
 	}
 }
 
 // flush sends what the MEP wants sent and starts a due round.
 func (l *learner) flush() {
+	if l.method != nil {
+		l.method.flush(l.workDone)
+		return
+	}
 	if !l.peer.HasReady() {
 		return
 	}
@@ -294,6 +336,11 @@ func (l *learner) send(m mep.Message) error {
 
 // finish applies a Work that has run.
 func (l *learner) finish(w *learn.Work) {
+	if l.method != nil {
+		l.method.finish(w)
+		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss
+		return
+	}
 	if err := l.peer.Finish(w); err != nil {
 		l.logf("learn: round: %v", err)
 	}
@@ -313,6 +360,10 @@ func (l *learner) finish(w *learn.Work) {
 
 // onApp steps the MEP with a control message from peer from.
 func (l *learner) onApp(from ident.Peer, b []byte) {
+	if l.method != nil {
+		l.method.onApp(from, b)
+		return
+	}
 	if l.guard.dropped(from, l.now()) {
 		l.guard.refusedDropped(from) // its offers go unanswered: no model of it is fetched
 		return
@@ -336,6 +387,10 @@ func (l *learner) onApp(from ident.Peer, b []byte) {
 
 // onTransfer steps the MEP with a model that arrived intact.
 func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
+	if l.method != nil {
+		l.method.onTransfer(from, man, payload)
+		return
+	}
 	if l.guard.dropped(from, l.now()) {
 		l.guard.refusedDropped(from) // one asked for before the drop
 		return
@@ -368,8 +423,7 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 }
 
 func (l *learner) startEval() {
-	params := l.peer.Published() // never modified: safe to read on another goroutine
-	round := l.peer.Metrics().Rounds
+	params, round := l.model() // never modified: safe to read on another goroutine
 	n := l.test.Len()
 	if l.cfg.EvalSamples > 0 {
 		n = min(n, l.cfg.EvalSamples)
@@ -395,6 +449,13 @@ func (l *learner) evaluated(r evalResult) {
 func (l *learner) status() LearnStatus {
 	s := l.st
 	s.Backend = l.peer.Backend()
+	if l.method != nil {
+		ms := l.method.core.Status()
+		s.Method = &ms
+		s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
+		s.Refused += l.method.refused
+		return s
+	}
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
 	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops

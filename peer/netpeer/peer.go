@@ -219,7 +219,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		if lp.Config().ID != p.id {
 			return fmt.Errorf("%w: learning peer %v is not peer %v", ErrConfig, lp.Config().ID, p.id)
 		}
-		if p.learner, err = newLearner(*lc, lp, test, mgr, p.cfg.Tick, p.logf); err != nil {
+		if p.learner, err = newLearner(*lc, w.Task, lp, test, mgr, p.cfg.Tick, p.logf); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		workDone, evalDone = p.learner.workDone, p.learner.evalDone

@@ -12,7 +12,8 @@ import (
 //	version u8   CodecVersion
 //	type    u8   MsgType (MsgModel)
 //	from    [32] sender ID
-//	age     u64  0..MaxAge
+//	age     u64  0..MaxAge (MsgRound: the round)
+//	degree  u16  MsgRound only: the sender's degree, 1..MaxDegree
 //	archlen u8   1..MaxArchLen
 //	arch    archlen bytes
 //	nparams u32  1..MaxParams
@@ -29,6 +30,9 @@ const (
 	// MaxAge bounds a model's age (it fits an int on every platform Go
 	// targets with 64-bit ints, wasm included).
 	MaxAge = 1 << 53
+	// MaxDegree bounds a MsgRound's degree (an overlay has at most 2L
+	// neighbours; a simulated graph a few hundred).
+	MaxDegree = 4096
 	// MaxMessageSize bounds an encoded header.
 	MaxMessageSize = 256
 
@@ -58,12 +62,20 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 	w := wire.Writer{B: b}
 	codec.PutOpening(&w, uint8(m.Type), m.From[:])
 	w.U64(m.Age)
+	if m.Type == MsgRound {
+		w.U16(m.Degree)
+	}
 	codec.PutModel(&w, m.Arch, m.NumParams)
 	return w.B, nil
 }
 
 // EncodedSize returns len(Encode(m)) for a valid m, without encoding.
-func EncodedSize(m Message) int { return baseSize + modelwire.ModelSize(m.Arch) }
+func EncodedSize(m Message) int {
+	if m.Type == MsgRound {
+		return baseSize + 2 + modelwire.ModelSize(m.Arch)
+	}
+	return baseSize + modelwire.ModelSize(m.Arch)
+}
 
 // WireBytes is what m costs on the wire: header plus payload.
 func WireBytes(m Message) int64 { return int64(EncodedSize(m)) + m.PayloadBytes() }
@@ -75,6 +87,9 @@ func Decode(b []byte) (Message, error) {
 	r, t := codec.Open(b, m.From[:])
 	m.Type = MsgType(t)
 	m.Age = r.U64()
+	if m.Type == MsgRound {
+		m.Degree = r.U16()
+	}
 	m.Arch, m.NumParams = codec.ReadModel(&r)
 	if err := codec.End(&r, len(b)); err != nil {
 		return Message{}, err
@@ -92,6 +107,9 @@ func checkFields(m *Message) error {
 	}
 	if m.Age > MaxAge {
 		return fmt.Errorf("%w: age %d", ErrField, m.Age)
+	}
+	if (m.Type == MsgRound) != (m.Degree > 0) || m.Degree > MaxDegree {
+		return fmt.Errorf("%w: %v with degree %d", ErrField, m.Type, m.Degree)
 	}
 	return codec.CheckModel(m.Arch, m.NumParams)
 }

@@ -36,7 +36,7 @@ func TestCodec(t *testing.T) {
 	}{
 		{"empty", nil, ErrTruncated},
 		{"version 2", mut(func(b []byte) []byte { b[0] = 2; return b }), ErrCodecVersion},
-		{"type 2", mut(func(b []byte) []byte { b[1] = 2; return b }), ErrUnknownType},
+		{"type 3", mut(func(b []byte) []byte { b[1] = 3; return b }), ErrUnknownType},
 		{"trailing", append(bytes.Clone(b), 0), ErrTrailing},
 		{"oversized", make([]byte, MaxMessageSize+1), ErrOversized},
 		{"age", mut(func(b []byte) []byte { b[34] = 0xff; return b }), ErrField},
@@ -57,4 +57,33 @@ func TestCodec(t *testing.T) {
 // the same bytes (the codec is canonical). Seeds: testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) { wiretest.Canonical(t, b, Decode, Encode) })
+}
+
+// A MsgRound carries the sender's degree after the round; a degree
+// outside 1..MaxDegree, or one on a MsgModel, is refused.
+func TestCodecRound(t *testing.T) {
+	m := Message{Type: MsgRound, From: id(7), Age: 12, Degree: 10, Arch: "mlp", NumParams: 100}
+	b, err := Encode(m)
+	if err != nil || len(b) != EncodedSize(m) {
+		t.Fatalf("encode: %d bytes, %v", len(b), err)
+	}
+	got, err := Decode(b)
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("decoded %+v %v", got, err)
+	}
+	for _, bad := range []Message{
+		{Type: MsgRound, From: id(7), Age: 1, Arch: "mlp", NumParams: 1},
+		{Type: MsgRound, From: id(7), Age: 1, Degree: MaxDegree + 1, Arch: "mlp", NumParams: 1},
+		{Type: MsgModel, From: id(7), Age: 1, Degree: 3, Arch: "mlp", NumParams: 1},
+	} {
+		if _, err := Encode(bad); !errors.Is(err, ErrField) {
+			t.Errorf("%+v: %v, want ErrField", bad, err)
+		}
+	}
+	zero := bytes.Clone(b)
+	zero[baseSize], zero[baseSize+1] = 0, 0
+	if _, err := Decode(zero); !errors.Is(err, ErrField) {
+		t.Errorf("degree 0: %v, want ErrField", err)
+	}
+	wiretest.Truncated(t, b, Decode, ErrTruncated)
 }

@@ -181,6 +181,10 @@ func (n *Node) Step(m Message) error {
 		n.stats.Rejected++
 		return err
 	}
+	if m.Type != MsgModel {
+		n.stats.Rejected++
+		return fmt.Errorf("%w: a %v is D-PSGD's", ErrBadModel, m.Type)
+	}
 	if m.Arch != n.cfg.Arch || int(m.NumParams) != n.cfg.NumParams {
 		n.stats.Rejected++
 		return fmt.Errorf("%w: %q with %d parameters", ErrBadModel, m.Arch, m.NumParams)
@@ -251,3 +255,6 @@ func (n *Node) checkParams(v []float32) error {
 	}
 	return nil
 }
+
+// Peers returns the peer-sampling view.
+func (n *Node) Peers() []ident.Peer { return n.peers }

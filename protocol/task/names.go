@@ -18,6 +18,20 @@ func SelectionPolicies() []string {
 	return []string{"overlay", "local", "random", "greedy", "epsilon-greedy", "pens", "random-weighted"}
 }
 
+// MethodNames lists the learning methods a spec may name ("" is
+// "fedlay"). A selection policy other than "overlay" belongs to method
+// "pens", and method "pens" needs one.
+func MethodNames() []string { return []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"} }
+
+// MethodOf returns the method a spec runs: its Method, "" read as
+// "fedlay".
+func (s Spec) MethodOf() string {
+	if s.Method == "" {
+		return "fedlay"
+	}
+	return s.Method
+}
+
 // InitModes lists the init modes (learn.InitMode's names).
 func InitModes() []string { return []string{"he", "he-gain", "common"} }
 

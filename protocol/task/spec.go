@@ -55,6 +55,18 @@ type Spec struct {
 	// MaxRounds ends training after so many local rounds per peer; 0
 	// means no bound (train until TargetAccuracy or until stopped).
 	MaxRounds int `json:"max_rounds"`
+	// Method names the learning method (MethodNames): "fedlay" (FedLay's
+	// Model Exchange Protocol over the overlay neighbours), "gossip"
+	// (Gossip Learning: push the model to a random overlay neighbour
+	// every PeriodMS, age-weighted merge), "dpsgd" (D-PSGD on the overlay
+	// graph: synchronous rounds, Metropolis-Hastings mixing; a round waits
+	// at most PeriodMS for a neighbour's model), "pens" (the PENS thesis'
+	// neighbour selection, Selection's policy, among the overlay
+	// neighbours; a round every PeriodMS at most, each wait bounded by it)
+	// or "plexus". Absent, it is
+	// "fedlay": every spec written before the field keeps its canonical
+	// form and ID (Normalized writes "fedlay" as absent).
+	Method string `json:"method,omitempty"`
 	// Name is a short human label ([a-z0-9._-], 1 to MaxNameLen bytes).
 	// It is part of the ID.
 	Name string `json:"name"`

@@ -105,6 +105,7 @@ func TestCanonicalKeysSorted(t *testing.T) {
 	s.Init = Init{Mode: "common", Seed: math.MaxUint64}
 	s.Selection = Selection{Policy: "pens", K: 3}
 	s.Admission = &Admission{Key: strings.Repeat("ab", 32), PoWBits: 12}
+	s.Method, s.Aggregator, s.Tiers = "pens", "mean", false
 	b, err := s.Canonical()
 	if err != nil {
 		t.Fatal(err)
@@ -226,8 +227,19 @@ func TestValidate(t *testing.T) {
 		"partition garbage":   func(s *Spec) { s.Partition.Spec = "stripes" },
 		"selection":           func(s *Spec) { s.Selection.Policy = "closest" },
 		"selection overlay k": func(s *Spec) { s.Selection.K = 3 },
-		"selection k 0":       func(s *Spec) { s.Selection = Selection{Policy: "random"} },
-		"selection k huge":    func(s *Spec) { s.Selection = Selection{Policy: "pens", K: MaxSelectK + 1} },
+		"selection k 0":       func(s *Spec) { s.Selection, s.Method, s.Aggregator = Selection{Policy: "random"}, "pens", "mean" },
+		"selection k huge": func(s *Spec) {
+			s.Selection, s.Method, s.Aggregator = Selection{Policy: "pens", K: MaxSelectK + 1}, "pens", "mean"
+		},
+		"pens aggregator": func(s *Spec) { s.Selection, s.Method = Selection{Policy: "pens", K: 2}, "pens" },
+		"method":          func(s *Spec) { s.Method = "fedavg" },
+		"pens overlay":    func(s *Spec) { s.Method = "pens" },
+		"fedlay policy":   func(s *Spec) { s.Selection = Selection{Policy: "random", K: 3} },
+		"gossip policy": func(s *Spec) {
+			s.Selection, s.Method, s.Aggregator = Selection{Policy: "greedy", K: 3}, "gossip", "mean"
+		},
+		"gossip aggregator":   func(s *Spec) { s.Method, s.Aggregator = "gossip", "fedlay" },
+		"dpsgd tiers":         func(s *Spec) { s.Method, s.Aggregator, s.Tiers = "dpsgd", "mean", true },
 		"spaces 0":            func(s *Spec) { s.Spaces = 0 },
 		"spaces negative":     func(s *Spec) { s.Spaces = -1 },
 		"spaces huge":         func(s *Spec) { s.Spaces = overlay.MaxSpaces + 1 },

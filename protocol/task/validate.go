@@ -36,6 +36,7 @@ func (s *Spec) Validate() error {
 		s.Optimizer.validate,
 		s.Partition.validate,
 		s.Selection.validate,
+		s.validMethod,
 		s.validSpaces,
 		s.validAdmission,
 	}
@@ -165,6 +166,30 @@ func (p *Partition) validate() error {
 	}
 	if _, err := partition.Parse(p.Spec); err != nil {
 		return invalid("partition.spec: %w", err)
+	}
+	return nil
+}
+
+// validMethod: a known method; the PENS family, and only it, selects
+// neighbours by a policy other than "overlay".
+func (s *Spec) validMethod() error {
+	m := s.MethodOf()
+	if err := oneOf("method", m, MethodNames()); err != nil {
+		return err
+	}
+	if pens := s.Selection.Policy != "overlay"; pens != (m == "pens") {
+		return invalid(`method %q with selection.policy %q: policies other than "overlay" are method "pens"'s, and it needs one`, m, s.Selection.Policy)
+	}
+	if m == "gossip" || m == "dpsgd" || m == "pens" {
+		// Their mixing weights are the method's (ages, Metropolis-
+		// Hastings, the selection policy's), and every peer runs one
+		// period: a spec saying otherwise would be accepted and ignored.
+		if s.Aggregator != "mean" {
+			return invalid(`method %s mixes by its own weights: aggregator %q, want "mean"`, m, s.Aggregator)
+		}
+		if s.Tiers {
+			return invalid("method %s: tiers are FedLay's (want false)", m)
+		}
 	}
 	return nil
 }

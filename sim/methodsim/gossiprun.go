@@ -10,11 +10,13 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// GossipRun is Gossip Learning (package gossip: age-weighted merge,
-// push to a random peer every Period) with real local training, over a
+// GossipRun is Gossip Learning (method.Gossip, the core real peers run:
+// age-weighted merge, push to a random peer every Period) with real local
+// training, driven by coreNet over a
 // simnet scheduler in virtual time: transfers are timed by Links,
 // trainings by each peer's Device. Every peer's peer-sampling view holds
 // every other peer, and all start from the common initial model of peer
@@ -72,10 +74,11 @@ func (r GossipRun) Run() (*GossipResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes := make([]*gossip.Node, n)
+	cores := make([]*method.Gossip, n)
+	net := &coreNet{sim: sim, cores: make([]method.Core, n)}
 	for i, p := range r.Peers.Peers {
 		cfg := gossip.Config{ID: p.Config().ID, Arch: p.ArchTag(), NumParams: p.NumParams(), Period: int(r.Period / r.Tick)}
-		if nodes[i], err = gossip.NewNode(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i)))); err != nil {
+		if cores[i], err = method.NewGossip(cfg, rand.New(rand.NewPCG(r.Seed, 0x676f73736970+uint64(i))), slices.Clone(initial), 0); err != nil {
 			return nil, fmt.Errorf("peer %d: %w", i, err)
 		}
 		view := make([]ident.Peer, 0, n-1)
@@ -84,19 +87,17 @@ func (r GossipRun) Run() (*GossipResult, error) {
 				view = append(view, id)
 			}
 		}
-		if err := nodes[i].SetPeers(view); err != nil {
+		if err := cores[i].SetPeers(view); err != nil {
 			return nil, err
 		}
-		if err := nodes[i].Init(slices.Clone(initial)); err != nil {
-			return nil, err
-		}
+		net.cores[i] = cores[i]
 	}
 	res := &GossipResult{Curve: Curve{Name: "gossip"}}
 	arch := first.Config().Arch
 	measure := func() (bool, error) {
 		models := make([][]float32, n)
-		for i, nd := range nodes {
-			models[i], _ = nd.Model()
+		for i, c := range cores {
+			models[i] = c.Model()
 		}
 		acc, loss, err := r.Eval.measure(r.Pool, arch, models)
 		if err != nil {
@@ -108,47 +109,13 @@ func (r GossipRun) Run() (*GossipResult, error) {
 		return r.Stop != nil && r.Stop(pt), nil
 	}
 	var runErr error
-	var drain func(i int)
-	drain = func(i int) {
-		nd := nodes[i]
-		for nd.HasReady() {
-			rd := nd.Ready()
-			for _, m := range rd.Messages {
-				to, ok := r.Peers.Index[m.To]
-				if !ok {
-					runErr = fmt.Errorf("%w: gossip message to an unknown peer", ErrRun)
-					return
-				}
-				sim.send(i, to, gossip.WireBytes(m), true, func() {
-					if err := nodes[to].Step(m); err != nil {
-						res.StepErrors++
-					}
-					drain(to)
-				})
-			}
-			if u := rd.Update; u != nil {
-				sim.train(i, trainReq{params: u.Params, done: func(trained []float32, samples int) {
-					if trained == nil {
-						trained, _ = nd.Model() // failed: keep the model
-					}
-					if err := nd.ReportTrained(trained, uint64(samples)); err != nil && runErr == nil {
-						runErr = fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
-					}
-					drain(i)
-				}})
-			}
-		}
-	}
 	bar := progress.New(r.Progress, r.Label, int64(r.Duration/r.EvalEvery))
 	defer bar.Finish()
 	if _, err := measure(); err != nil {
 		return nil, err
 	}
 	sim.every(r.Tick, func() bool {
-		for i, nd := range nodes {
-			nd.Tick()
-			drain(i)
-		}
+		net.tick()
 		return true
 	})
 	stop := false
@@ -161,12 +128,15 @@ func (r GossipRun) Run() (*GossipResult, error) {
 		bar.Add(1)
 		return true
 	})
-	if err := sim.run(r.Ctx, func() bool { return !stop && runErr == nil && sim.now() < r.Duration }); err != nil {
+	if err := sim.run(r.Ctx, func() bool { return !stop && runErr == nil && net.err == nil && sim.now() < r.Duration }); err != nil {
 		return res, err
 	}
-	res.Ledger, res.TrainFailures = sim.ledger, sim.failed
-	for _, nd := range nodes {
-		res.Stats = append(res.Stats, nd.Stats())
+	res.Ledger, res.TrainFailures, res.StepErrors = sim.ledger, sim.failed, net.stepErrors
+	for _, c := range cores {
+		res.Stats = append(res.Stats, c.Node().Stats())
+	}
+	if runErr == nil {
+		runErr = net.err
 	}
 	return res, runErr
 }

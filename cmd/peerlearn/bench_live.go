@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+func init() {
+	register(&command{
+		name:    "bench live",
+		summary: "per method, the same task spec on real peers (processes, WebRTC on loopback) and in `sim train -spec`: mean accuracy of both",
+		run:     runBenchLive,
+	})
+}
+
+// liveMethods are bench live's methods and the spec each runs: small n,
+// few rounds, MNIST; PENS in two rotated clusters.
+func liveSpec(m string, n, rounds int) task.Spec {
+	s := task.DefaultSpec()
+	s.Name, s.Method, s.Aggregator = "live-"+m, m, "mean"
+	s.Init = task.Init{Mode: "common", Seed: 7}
+	s.LocalEpochs, s.LocalSteps, s.MaxRounds = 0, 20, rounds
+	s.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
+	s.PeriodMS, s.Spaces = 3000, 2
+	switch m {
+	case "gossip":
+		s.PeriodMS = 500
+	case "pens":
+		s.Partition.Spec = "iid+rotate:0.5"
+		s.Selection = task.Selection{Policy: "pens", K: 2}
+		s.PeriodMS, s.Spaces = 1500, 5
+	}
+	return s
+}
+
+func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
+	fs := newFlags("bench live")
+	methods := fs.String("methods", "gossip,dpsgd,pens", "methods to run, comma-separated")
+	n := fs.Int("n", 6, "peers")
+	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
+	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
+	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, m := range strings.Split(*methods, ",") {
+		r := *rounds
+		if m == "pens" {
+			r = max(r, 12)
+		}
+		spec := liveSpec(m, *n, r)
+		if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
+			return err
+		}
+		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, logf)
+		if err != nil {
+			return fmt.Errorf("%s on real peers: %w", m, err)
+		}
+		sim, err := simSpec(ctx, spec, *n, *dir, logf)
+		if err != nil {
+			return fmt.Errorf("%s in the simulator: %w", m, err)
+		}
+		line := fmt.Sprintf("live method=%s peers=%d acc_real=%.4f acc_sim=%.4f", m, *n, real.acc, sim.acc)
+		if m == "pens" {
+			line += fmt.Sprintf(" precision=%.3f", real.precision)
+		}
+		logf("%s: real %v, sim %v; |real - sim| = %.1f points", m, real.took.Round(time.Second), sim.took.Round(time.Second), 100*math.Abs(real.acc-sim.acc))
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
+}
+
+// realSpec runs spec on n `peerlearn peer` processes (this binary) and a
+// signalling server over WebRTC on loopback until every peer has trained
+// its rounds and evaluated its final model.
+func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
+	tmp, err := os.MkdirTemp("", "bench-live-")
+	if err != nil {
+		return specOutcome{}, err
+	}
+	defer os.RemoveAll(tmp)
+	b, err := spec.Canonical()
+	if err != nil {
+		return specOutcome{}, err
+	}
+	tf := filepath.Join(tmp, "task.json")
+	if err := os.WriteFile(tf, b, 0o644); err != nil {
+		return specOutcome{}, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return specOutcome{}, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := exec.CommandContext(ctx, sigBin, "-addr", addr, "-no-web", "-task", tf)
+	if err := srv.Start(); err != nil {
+		return specOutcome{}, fmt.Errorf("%s: %w", sigBin, err)
+	}
+	defer func() { // after the peers' shutdown (deferred later, runs first)
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return specOutcome{}, fmt.Errorf("signalling server not listening on %s", addr)
+		}
+	}
+	t0 := time.Now()
+	status := make([]string, n)
+	ids := make([]ident.Peer, n)
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			p.Process.Signal(os.Interrupt)
+		}
+		for _, p := range procs {
+			p.Wait()
+		}
+	}()
+	for i := range n {
+		key := filepath.Join(tmp, fmt.Sprintf("peer%d.key", i))
+		if err := os.WriteFile(key, []byte(hex.EncodeToString(liveKey(i))+"\n"), 0o600); err != nil {
+			return specOutcome{}, err
+		}
+		id, err := signal.IdentityFromSeed(liveKey(i))
+		if err != nil {
+			return specOutcome{}, err
+		}
+		ids[i] = id.ID()
+		cmd := exec.CommandContext(ctx, self, "peer", "-signal", "ws://"+addr+"/signal", "-loopback", "-status", "127.0.0.1:0",
+			"-every", "0", "-task", tf, "-key", key, "-data", dir, "-shard", fmt.Sprintf("%d/%d", i, n),
+			"-eval-every", "1s", "-eval-samples", fmt.Sprint(liveEvalSamples))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return specOutcome{}, err
+		}
+		logFile, err := os.Create(filepath.Join(tmp, fmt.Sprintf("peer%d.log", i)))
+		if err != nil {
+			return specOutcome{}, err
+		}
+		defer logFile.Close()
+		cmd.Stderr = logFile
+		if err := cmd.Start(); err != nil {
+			return specOutcome{}, err
+		}
+		procs = append(procs, cmd)
+		first, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			return specOutcome{}, fmt.Errorf("peer %d: %w", i, err)
+		}
+		_, url, ok := strings.Cut(strings.TrimSpace(first), "status=")
+		if !ok {
+			return specOutcome{}, fmt.Errorf("peer %d: first line %q", i, first)
+		}
+		status[i] = url
+		go io.Copy(io.Discard, out)
+	}
+	client := http.Client{Timeout: 2 * time.Second}
+	deadline := t0.Add(5 * time.Minute)
+	for {
+		time.Sleep(time.Second)
+		var sts []method.Status
+		var acc float64
+		for _, url := range status {
+			st, err := fetchLive(&client, url)
+			if err != nil || st.Learn == nil || st.Learn.Method == nil {
+				break
+			}
+			if st.Learn.Method.Role != "done" || st.Learn.EvalRound < st.Learn.Rounds {
+				break
+			}
+			sts = append(sts, *st.Learn.Method)
+			acc += st.Learn.Accuracy / float64(n)
+		}
+		if len(sts) == n {
+			train, _, err := data.Load(os.DirFS(dir), spec.Dataset)
+			if err != nil {
+				return specOutcome{}, err
+			}
+			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0)}
+			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(tmp, "peer0.log"))
+			return specOutcome{}, fmt.Errorf("after %v only %d of %d peers done; peer 0's log ends %q", time.Since(t0).Round(time.Second), len(sts), n, tail(b, 2000))
+		}
+		if err := ctx.Err(); err != nil {
+			return specOutcome{}, err
+		}
+	}
+}
+
+func fetchLive(c *http.Client, url string) (netpeer.Status, error) {
+	var st netpeer.Status
+	resp, err := c.Get(url)
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
+	"github.com/peerlearn/peerlearn/sim/methodsim"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// The part of `sim train` that runs a task spec (-spec) as its real
+// peers would: the same shards (k of n), the same learning peers
+// (learnerOn), the same method cores (netpeer.NewCore), the overlay's
+// neighbour sets for the peers' IDs, in virtual time (methodsim.CoreRun).
+
+// liveEvalSamples is the test samples each peer's final model is
+// measured on (the real peers' -eval-samples in bench live).
+const liveEvalSamples = 1000
+
+// liveKey is peer i's key seed: bench live's real peers use the same, so
+// both runs have the same IDs, hence the same overlay.
+func liveKey(i int) []byte {
+	b := make([]byte, 32)
+	copy(b, "peerlearn bench live")
+	b[31] = byte(i)
+	return b
+}
+
+// specOutcome is a spec's run: mean own-distribution test accuracy of
+// the final models, and for PENS the precision of the kept neighbours.
+type specOutcome struct {
+	acc, precision float64
+	rounds         int
+	took           time.Duration
+}
+
+// simSpec runs spec on n peers in the simulator.
+func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
+	if spec.MethodOf() == "fedlay" {
+		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens); fedlay's scenarios are -scenario", errUsage)
+	}
+	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
+	if err != nil {
+		return specOutcome{}, err
+	}
+	const tick = 100 * time.Millisecond
+	peers := &methodsim.Peers{Index: map[ident.Peer]int{}}
+	var cores []method.Core
+	var tests []*data.Dataset
+	quiet := func(string, ...any) {}
+	for i := range n {
+		id, err := signal.IdentityFromSeed(liveKey(i))
+		if err != nil {
+			return specOutcome{}, err
+		}
+		pid := id.ID()
+		lp, own, err := learnerOn(spec, pid, train, test, "", i, n, tick, nil, quiet)
+		if err != nil {
+			return specOutcome{}, err
+		}
+		core, err := netpeer.NewCore(spec, lp)
+		if err != nil {
+			return specOutcome{}, err
+		}
+		peers.Peers = append(peers.Peers, lp)
+		peers.Local = append(peers.Local, lp.Local())
+		peers.IDs = append(peers.IDs, pid)
+		peers.Index[pid] = i
+		cores = append(cores, core)
+		tests = append(tests, own)
+	}
+	tables := overlay.ExpectedTables(peers.IDs, spec.OverlaySpaces())
+	graph := make([][]int, n)
+	for i, id := range peers.IDs {
+		for _, nb := range tables[id].Neighbors() {
+			graph[i] = append(graph[i], peers.Index[nb])
+		}
+	}
+	devs := make([]methodsim.Device, n)
+	for i := range devs {
+		devs[i] = methodsim.Device{Speed: 2000, Bandwidth: 20e6} // a loaded 2-core machine's loopback peers
+	}
+	links, err := methodsim.NewLinks(devs, time.Millisecond, 2*time.Millisecond, 1)
+	if err != nil {
+		return specOutcome{}, err
+	}
+	pool := methodsim.NewPool(0)
+	defer pool.Close()
+	t0 := time.Now()
+	res, err := methodsim.CoreRun{Peers: peers, Devices: devs, Links: links, Cores: cores, Graph: graph,
+		Tick: tick, Duration: time.Hour, EvalSamples: 256, Pool: pool, Ctx: ctx}.Run()
+	if err != nil {
+		return specOutcome{}, err
+	}
+	if !res.Done {
+		return specOutcome{}, fmt.Errorf("sim: not every peer finished its %d rounds in %v of virtual time", spec.MaxRounds, res.Time)
+	}
+	out := specOutcome{took: time.Since(t0), rounds: spec.MaxRounds}
+	ev, err := learn.NewEvaluator(peers.Peers[0].Config().Arch)
+	if err != nil {
+		return out, err
+	}
+	for i, m := range res.Models {
+		t := tests[i]
+		k := min(t.Len(), liveEvalSamples)
+		mt, err := ev.Evaluate(m, t.X[:k*t.Features()], t.Y[:k])
+		if err != nil {
+			return out, err
+		}
+		out.acc += mt.Accuracy / float64(n)
+	}
+	out.precision = precision(res.Statuses, func(i int) int { return i }, peers.IDs, rotatedOf(spec, train, n))
+	logf("sim: %s on %d peers: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, res.Time.Round(time.Second), out.acc)
+	return out, nil
+}
+
+// rotatedOf says which of the n shards of spec's partition are rotated.
+func rotatedOf(spec task.Spec, train *data.Dataset, n int) []bool {
+	shards, err := data.Partition(train, spec.Partition.Spec, n, data.NewRand(spec.Partition.Seed))
+	if err != nil {
+		return nil
+	}
+	out := make([]bool, n)
+	for i, s := range shards {
+		out[i] = s.Rotated
+	}
+	return out
+}
+
+// precision is the share of PENS's kept neighbours (over every peer) in
+// the peer's own rotation cluster; 0 without any. shard maps a status
+// index to its shard, ids lists the peers by shard.
+func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotated []bool) float64 {
+	if rotated == nil {
+		return 0
+	}
+	index := map[ident.Peer]int{}
+	for i, id := range ids {
+		index[id] = i
+	}
+	right, all := 0, 0
+	for i, s := range sts {
+		for _, nb := range s.Neighbours {
+			j, ok := index[nb]
+			if !ok {
+				continue
+			}
+			all++
+			if rotated[j] == rotated[shard(i)] {
+				right++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(right) / float64(all)
+}

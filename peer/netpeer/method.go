@@ -1,0 +1,234 @@
+package netpeer
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/evalreq"
+	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/selection"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// methodDriver runs a method.Core (every method but FedLay's MEP, which
+// learn.Peer drives itself) on the peer's loop: the core's peers are the
+// overlay's neighbours, its ticks the overlay's, its control messages
+// rtc KindApp frames, its models rtc transfers (the header as metadata,
+// the parameters as payload), its trainings learn.Peer's TrainFrom on
+// the local shard (one at a time, on a goroutine like the MEP's Work).
+type methodDriver struct {
+	name string
+	core method.Core
+	peer *learn.Peer
+	task ident.Task
+	mgr  *rtc.Manager
+	logf func(string, ...any)
+
+	eval    *learn.Evaluator // for the core's Evals, on the local shard's head
+	rounds  int              // trainings finished
+	refused int              // messages and transfers refused on arrival
+	sendErr int
+	busy    bool
+}
+
+// NewCore builds the core the spec's method names, for learning peer lp
+// (its initial model, architecture, seed; its MEP period is the task's
+// period in ticks): what a real peer runs, and what the simulator runs
+// for the same spec (methodsim.CoreRun). TaskEngine refused every method
+// without one.
+func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
+	c := lp.Config()
+	initial, err := lp.Params()
+	if err != nil {
+		return nil, err
+	}
+	period := max(1, c.MEP.Period)
+	switch m := spec.MethodOf(); m {
+	case "gossip":
+		rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(c.ID[:8]), 0x676f73736970))
+		return method.NewGossip(gossip.Config{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Period: period}, rng, initial, spec.MaxRounds)
+	case "dpsgd":
+		return method.NewDPSGD(gossip.RoundConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(),
+			Timeout: period, MaxRounds: spec.MaxRounds}, initial)
+	case "pens":
+		pc, err := PENSConfig(spec)
+		if err != nil {
+			return nil, err
+		}
+		rc := evalreq.DefaultResponderConfig()
+		rc.Burst = 32 // a round's requests from every peer of a small task; each holds a model
+		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
+			Timeout: period, RoundTicks: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
+			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
+	default:
+		return nil, fmt.Errorf("%w: method %q", ErrSimulatorOnly, m)
+	}
+}
+
+// PENSConfig is the selection policy a "pens" task's peers run: the
+// spec's policy, K neighbours averaged per round (m_selected), from
+// samples of 5K candidates of the overlay's neighbours (m_sampled: the
+// thesis' 20 for 4; a peer here knows at most 2L, and a sample is at most
+// all of them), the thesis' other parameters otherwise
+// (selection.DefaultConfig).
+func PENSConfig(spec task.Spec) (selection.Config, error) {
+	kind, err := selection.ParseKind(spec.Selection.Policy)
+	if err != nil || kind == selection.KindOracle {
+		return selection.Config{}, fmt.Errorf("%w: selection policy %q", ErrSimulatorOnly, spec.Selection.Policy)
+	}
+	pc := selection.DefaultConfig(kind)
+	if kind != selection.KindLocal {
+		pc.Selected = spec.Selection.K
+	}
+	if pc.Sampled > 0 {
+		pc.Sampled = 5 * spec.Selection.K // the thesis' ratio, 20 sampled for 4 selected
+	}
+	if kind == selection.KindPENS {
+		// The thesis' 10 samplings a round cost no more than one: a
+		// round evaluates each distinct candidate once.
+		pc.Step2Selected = spec.Selection.K
+	}
+	return pc, nil
+}
+
+// evalSamples bounds the local samples an evaluation for the core runs
+// on (the shard's first ones): it runs on the peer's loop.
+const evalSamples = 256
+
+func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func(string, ...any)) (*methodDriver, error) {
+	core, err := NewCore(spec, lp)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := learn.NewEvaluator(lp.Config().Arch)
+	if err != nil {
+		return nil, err
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		return nil, err
+	}
+	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}, nil
+}
+
+func (d *methodDriver) setPeers(ids []ident.Peer) {
+	if err := d.core.SetPeers(ids); err != nil {
+		d.logf("%s: peers: %v", d.name, err)
+	}
+}
+
+// flush sends what the core wants sent and starts its training.
+func (d *methodDriver) flush(workDone chan<- *learn.Work) {
+	for d.core.HasReady() {
+		rd := d.core.Ready()
+		for _, s := range rd.Sends {
+			if err := d.send(s); err != nil {
+				d.sendErr++
+				d.logf("%s: send to %v: %v", d.name, s.To, err)
+			}
+		}
+		for _, e := range rd.Evals {
+			d.evaluate(e)
+		}
+		if tr := rd.Train; tr != nil {
+			d.train(tr.Params, workDone)
+		}
+	}
+}
+
+// evaluate runs an Eval on the loop: a few hundred samples take
+// milliseconds (the responder's rate limit bounds how many arrive).
+func (d *methodDriver) evaluate(e method.Eval) {
+	local := d.peer.Local()
+	n := min(local.Len(), evalSamples)
+	m, err := d.eval.Evaluate(e.Params, local.X[:n*local.Features()], local.Y[:n])
+	samples := m.Samples
+	if err != nil {
+		d.logf("%s: evaluation: %v", d.name, err)
+		samples = 0
+	}
+	if err := d.core.Evaluated(e.Token, m.Loss, m.Accuracy, samples); err != nil {
+		d.logf("%s: evaluated: %v", d.name, err)
+	}
+}
+
+func (d *methodDriver) send(s method.Send) error {
+	if s.Params == nil {
+		return d.mgr.SendApp(s.To, s.Header)
+	}
+	payload := make([]byte, 0, 4*len(s.Params))
+	for _, x := range s.Params {
+		payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+	}
+	_, err := d.mgr.SendTransfer(s.To, s.Header, payload, sha256.Sum256(payload), d.task)
+	return err
+}
+
+// train runs a training on its own goroutine (every core stops asking
+// after the spec's MaxRounds).
+func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
+	w, err := d.peer.TrainFrom(params)
+	if err != nil {
+		d.logf("%s: train: %v", d.name, err)
+		if err := d.core.Trained(nil, 0); err != nil {
+			d.logf("%s: %v", d.name, err)
+		}
+		return
+	}
+	d.busy = true
+	go func() {
+		w.Run()
+		workDone <- w // cap 1, one Work at a time
+	}()
+}
+
+// finish hands the core a training that has run.
+func (d *methodDriver) finish(w *learn.Work) {
+	d.busy = false
+	var trained []float32
+	if err := d.peer.Finish(w); err != nil {
+		d.logf("%s: training: %v", d.name, err)
+	} else {
+		trained = d.peer.Published()
+	}
+	d.rounds++
+	if err := d.core.Trained(trained, w.Samples()); err != nil {
+		d.logf("%s: %v", d.name, err)
+	}
+}
+
+// onApp steps the core with a control message.
+func (d *methodDriver) onApp(from ident.Peer, b []byte) {
+	d.step(from, b, nil)
+}
+
+// onTransfer steps the core with a model that arrived intact.
+func (d *methodDriver) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
+	if man.Task != d.task || len(payload)%4 != 0 {
+		d.refused++
+		d.logf("%s: dropped a transfer from %v: task %x, %d bytes", d.name, from, man.Task[:4], len(payload))
+		return
+	}
+	vals := make([]float32, len(payload)/4)
+	for i := range vals {
+		vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+	}
+	d.step(from, man.Meta, vals)
+}
+
+func (d *methodDriver) step(from ident.Peer, header []byte, params []float32) {
+	if err := d.core.Step(from, header, params); err != nil {
+		d.refused++
+		if !errors.Is(err, gossip.ErrNotForMe) {
+			d.logf("%s: dropped a message from %v: %v", d.name, from, err)
+		}
+	}
+}

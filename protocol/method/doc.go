@@ -1,0 +1,22 @@
+// Package method is the one interface through which a runtime drives a
+// decentralized learning method: a sans-I/O Core per peer (no
+// goroutines, clocks or sockets). The runtime gives it the peers it may
+// talk to (SetPeers: the overlay's neighbours on a real peer, the
+// simulated topology's in methodsim), time (Tick), messages (Step: the
+// header as the method's codec encodes it and the model payload) and
+// finished trainings (Trained); it takes out what to send and what to
+// train (Ready). The real peer (peer/netpeer, native and browser) and
+// the simulator (sim/methodsim) run the same Core, on real and on
+// virtual time, so what a simulation shows of a method is what its real
+// peers do.
+//
+// Cores: Gossip (Gossip Learning, package gossip's Node), DPSGD (D-PSGD
+// on the overlay graph, gossip's RoundNode) and PENS (the PENS family of
+// selection policies, package selection, with evalreq's polls and
+// responder). FedLay's MEP is driven through learn.Peer (it aggregates
+// inside the training Work); Plexus is not a core yet (a real peer
+// refuses it at validation). The simulator's scenario drivers
+// SelectionRun, PlexusRun and DPSGDRun (synchronous rounds over global
+// schedules) still carry their own round logic; GossipRun and CoreRun
+// drive these cores.
+package method

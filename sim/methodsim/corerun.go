@@ -1,0 +1,91 @@
+package methodsim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/method"
+)
+
+// CoreRun runs any method as its real peers run it: Cores[i] is peer i's
+// core, built as a real peer builds it (netpeer.NewCore for the task
+// spec), its peers Graph[i] (the overlay's neighbour sets for the peers'
+// IDs, which real peers converge to), driven by coreNet over virtual
+// time until every core is done (the spec's max_rounds) or Duration.
+type CoreRun struct {
+	Peers   *Peers
+	Devices []Device
+	Links   *Links
+	Cores   []method.Core
+	Graph   [][]int
+	// Tick is the cores' tick (the real peers': 100 ms).
+	Tick     time.Duration
+	Duration time.Duration
+	// EvalSamples bounds the local samples a core's Eval runs on.
+	EvalSamples int
+	Pool        *Pool
+	Ctx         context.Context
+}
+
+// CoreResult is what a CoreRun did.
+type CoreResult struct {
+	// Models are the cores' final models.
+	Models [][]float32
+	// Statuses are the cores' final statuses.
+	Statuses   []method.Status
+	Ledger     *Ledger
+	Time       time.Duration
+	StepErrors int
+	// Done: every core finished its rounds within Duration.
+	Done bool
+}
+
+// Run runs the cores.
+func (r CoreRun) Run() (*CoreResult, error) {
+	sim, err := newEventSim(r.Peers, r.Devices, r.Links, r.Pool)
+	if err != nil {
+		return nil, err
+	}
+	n := r.Peers.N()
+	if len(r.Cores) != n || len(r.Graph) != n || r.Tick <= 0 || r.Duration <= 0 || r.EvalSamples < 1 {
+		return nil, fmt.Errorf("%w: core run: %d cores, %d neighbour sets for %d peers, tick %v, duration %v",
+			ErrConfig, len(r.Cores), len(r.Graph), n, r.Tick, r.Duration)
+	}
+	net := &coreNet{sim: sim, cores: r.Cores, evalSamples: r.EvalSamples}
+	for i, nb := range r.Graph {
+		view := r.Peers.IDs[:0:0]
+		for _, j := range nb {
+			view = append(view, r.Peers.IDs[j])
+		}
+		if err := r.Cores[i].SetPeers(view); err != nil {
+			return nil, fmt.Errorf("peer %d: %w", i, err)
+		}
+	}
+	done := func() bool {
+		for _, c := range r.Cores {
+			if c.Status().Role != "done" {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range r.Cores {
+		net.drain(i) // round 0's training
+	}
+	finished := false
+	sim.every(r.Tick, func() bool {
+		net.tick()
+		finished = finished || done()
+		return true
+	})
+	if err := sim.run(r.Ctx, func() bool { return !finished && net.err == nil && sim.now() < r.Duration }); err != nil {
+		return nil, err
+	}
+	res := &CoreResult{Ledger: sim.ledger, Time: sim.now(), StepErrors: net.stepErrors, Done: finished}
+	for _, c := range r.Cores {
+		res.Models = append(res.Models, c.Model())
+		res.Statuses = append(res.Statuses, c.Status())
+	}
+	return res, net.err
+}
