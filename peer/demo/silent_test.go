@@ -30,11 +30,11 @@ func silentPeer(t *testing.T) string {
 
 // statusPeers serves sts as peers' /status; those from answering on are
 // silent.
-func statusPeers(t *testing.T, sts []netpeer.Status, answering int) []*proc {
+func statusPeers(t *testing.T, sts []netpeer.Status, answering int) []*child {
 	t.Helper()
-	var peers []*proc
+	var peers []*child
 	for i := range sts {
-		p := &proc{name: "peer" + string(rune('0'+i)), done: make(chan struct{}), id: sts[i].ID}
+		p := &child{name: "peer" + string(rune('0'+i)), id: sts[i].ID}
 		if i < answering {
 			st := sts[i]
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
