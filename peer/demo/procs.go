@@ -15,7 +15,6 @@ import (
 // demo, which then stops its children in order.
 type child struct {
 	*proc.Proc
-	name   string
 	lines  chan string // stdout lines (dropped when nobody reads)
 	status string      // peers: the status URL from the first line
 	id     string      // peers: the hex ID from the first line
@@ -28,7 +27,7 @@ func startChild(name, logDir, bin string, args ...string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &child{Proc: p, name: name, lines: lines}, nil
+	return &child{Proc: p, lines: lines}, nil
 }
 
 // waitFirstLine reads the peer's first stdout line, which names its ID and
@@ -43,7 +42,7 @@ func (c *child) waitFirstLine(ctx context.Context, timeout time.Duration) error 
 	}
 	c.status, c.id = proc.Field(l, "status"), proc.Field(l, "id")
 	if c.status == "" || c.id == "" {
-		return fmt.Errorf("%s: first line %q names no id= and status=", c.name, l)
+		return fmt.Errorf("%s: first line %q names no id= and status=", c.Name, l)
 	}
 	return nil
 }

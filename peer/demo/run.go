@@ -254,7 +254,7 @@ func watch(ctx context.Context, cfg Config, peers []*child) (Result, error) {
 		}
 		for _, p := range peers {
 			if p.Exited() {
-				return Result{}, fmt.Errorf("%s exited (log: %s)", p.name, p.Log)
+				return Result{}, fmt.Errorf("%s exited (log: %s)", p.Name, p.Log)
 			}
 		}
 		sts, silentPeers := pollStatuses(ctx, client, peers)
@@ -263,7 +263,7 @@ func watch(ctx context.Context, cfg Config, peers []*child) (Result, error) {
 		}
 		var silent, silentIDs []string
 		for _, p := range silentPeers {
-			silent, silentIDs = append(silent, p.name), append(silentIDs, p.id)
+			silent, silentIDs = append(silent, p.Name), append(silentIDs, p.id)
 		}
 		if !slices.Equal(silent, wasSilent) {
 			if len(silent) > 0 {
