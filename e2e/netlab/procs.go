@@ -2,7 +2,6 @@ package netlab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -34,11 +33,8 @@ func StartProc(ns, dir, name, bin string, args []string, waitLine bool) (*Proc, 
 	if !waitLine {
 		return &Proc{p}, nil
 	}
-	_, err = p.WaitFirst(context.Background(), firstWait)
-	if errors.Is(err, proc.ErrNoLine) {
-		p.Kill()
-	}
-	if err != nil {
+	if _, err := p.WaitFirst(context.Background(), firstWait); err != nil {
+		p.Kill() // a silent one still runs; an exited one is left as it is
 		return nil, fmt.Errorf("%w: %s", err, p.Tail(2000))
 	}
 	return &Proc{p}, nil
