@@ -1,9 +1,11 @@
 package proctest
 
 import (
-	"strings"
+	"context"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proc"
 )
 
 // Peer is a running `peerlearn peer` with what its first line told.
@@ -17,23 +19,12 @@ type Peer struct {
 // for its first stdout line, which must carry status= and id=.
 func StartPeer(t testing.TB, bin, name string, args []string) *Peer {
 	t.Helper()
-	lines := make(chan string, 16)
-	p := &Peer{Proc: Start(t, name, bin, args, lines)}
-	select {
-	case l := <-lines:
-		for _, f := range strings.Fields(l) {
-			if v, ok := strings.CutPrefix(f, "status="); ok {
-				p.Status = v
-			}
-			if v, ok := strings.CutPrefix(f, "id="); ok {
-				p.ID = v
-			}
-		}
-	case <-p.done:
-		t.Fatalf("%s exited at start", name)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s printed nothing", name)
+	p := &Peer{Proc: Start(t, name, bin, args, nil)}
+	l, err := p.WaitFirst(context.Background(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
+	p.Status, p.ID = proc.Field(l, "status"), proc.Field(l, "id")
 	if p.Status == "" || p.ID == "" {
 		t.Fatalf("%s: no status URL or ID", name)
 	}

@@ -1,13 +1,12 @@
 package proctest
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proc"
 )
 
 // logTail is how much of a process's stderr a failed test shows.
@@ -16,12 +15,10 @@ const logTail = 6000
 // stopGrace is how long Stop waits after SIGTERM before killing.
 const stopGrace = 10 * time.Second
 
-// Proc is a started process with its stderr in a file.
+// Proc is a started process with its stderr in a file (Log); Cmd, Name,
+// Done, Kill, Signal and the rest come from proc.Proc.
 type Proc struct {
-	Name string
-	Cmd  *exec.Cmd
-	Log  string // path of the stderr file
-	done chan struct{}
+	*proc.Proc
 }
 
 // Start runs bin with args until the test ends. Stdout lines go to lines
@@ -30,34 +27,10 @@ type Proc struct {
 func Start(t testing.TB, name, bin string, args []string, lines chan<- string) *Proc {
 	t.Helper()
 	logFile := filepath.Join(t.TempDir(), name+".log")
-	f, err := os.Create(logFile)
+	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args, LogPath: logFile, Lines: lines})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = f
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &Proc{Name: name, Cmd: cmd, Log: logFile, done: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if lines != nil {
-				select {
-				case lines <- sc.Text():
-				default:
-				}
-			}
-		}
-		cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
 	t.Cleanup(func() {
 		p.Kill()
 		if t.Failed() {
@@ -66,32 +39,15 @@ func Start(t testing.TB, name, bin string, args []string, lines chan<- string) *
 			}
 		}
 	})
-	return p
-}
-
-// Done is closed once the process has exited and its output is read.
-func (p *Proc) Done() <-chan struct{} { return p.done }
-
-// Kill sends SIGKILL (unless the process has exited) and waits for it.
-func (p *Proc) Kill() {
-	select {
-	case <-p.done:
-	default:
-		p.Cmd.Process.Kill()
-		<-p.done
-	}
+	return &Proc{p}
 }
 
 // Stop sends SIGTERM and waits up to 10 s; a process still running then
 // fails the test and is killed.
 func (p *Proc) Stop(t testing.TB) {
 	t.Helper()
-	p.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(stopGrace):
+	if !p.Proc.Stop(stopGrace) {
 		t.Errorf("%s did not stop on SIGTERM", p.Name)
-		p.Kill()
 	}
 }
 

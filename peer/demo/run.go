@@ -177,13 +177,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.WasmDir != "" {
 		srvArgs = append(srvArgs, "-wasm", cfg.WasmDir)
 	}
-	srv, err := startProc("signalserver", logDir, cfg.SignalBin, srvArgs...)
+	srv, err := startChild("signalserver", logDir, cfg.SignalBin, srvArgs...)
 	if err != nil {
 		return Result{}, err
 	}
-	defer srv.stop(5 * time.Second)
+	defer srv.Stop(5 * time.Second)
 	if err := waitListening(ctx, local, 10*time.Second); err != nil {
-		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.log)
+		return Result{}, fmt.Errorf("signalserver: %w (log: %s)", err, srv.Log)
 	}
 	fmt.Fprintf(cfg.Stdout, "demo: signalling server on %s; open %s in a browser to join the training\n", listen, joinURL)
 	if cfg.LAN {
@@ -199,11 +199,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		printQR(cfg.Stdout, joinURL)
 	}
 
-	peers := make([]*proc, 0, cfg.Peers)
+	peers := make([]*child, 0, cfg.Peers)
 	defer func() {
 		// Peers leave gracefully (their neighbours re-link), then the server goes.
 		for _, p := range peers {
-			p.stop(10 * time.Second)
+			p.Stop(10 * time.Second)
 		}
 	}()
 	fmt.Fprintf(cfg.Stdout, "demo: or add a native peer (a GPU companion built by `make companion`: add -backend torch): %s peer -signal %s %s -task %s -data %s\n",
@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		args = append(args, "-status", "127.0.0.1:0", "-every", "0",
 			"-task", taskFile, "-data", cfg.DataDir, "-shard", fmt.Sprintf("%d/%d", i, cfg.Peers),
 			"-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
-		p, err := startProc(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, args...)
+		p, err := startChild(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, args...)
 		if err != nil {
 			return Result{}, err
 		}
@@ -236,7 +236,7 @@ type sample struct {
 	bytes                   uint64
 }
 
-func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
+func watch(ctx context.Context, cfg Config, peers []*child) (Result, error) {
 	client := &http.Client{Timeout: 2 * time.Second}
 	start := time.Now()
 	var rows []sample
@@ -253,8 +253,8 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 		case <-tick.C:
 		}
 		for _, p := range peers {
-			if p.exited() {
-				return Result{}, fmt.Errorf("%s exited (log: %s)", p.name, p.log)
+			if p.Exited() {
+				return Result{}, fmt.Errorf("%s exited (log: %s)", p.Name, p.Log)
 			}
 		}
 		sts, silentPeers := pollStatuses(ctx, client, peers)
@@ -263,7 +263,7 @@ func watch(ctx context.Context, cfg Config, peers []*proc) (Result, error) {
 		}
 		var silent, silentIDs []string
 		for _, p := range silentPeers {
-			silent, silentIDs = append(silent, p.name), append(silentIDs, p.id)
+			silent, silentIDs = append(silent, p.Name), append(silentIDs, p.id)
 		}
 		if !slices.Equal(silent, wasSilent) {
 			if len(silent) > 0 {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +31,22 @@ func silentPeer(t *testing.T) string {
 
 // statusPeers serves sts as peers' /status; those from answering on are
 // silent.
-func statusPeers(t *testing.T, sts []netpeer.Status, answering int) []*proc {
+func statusPeers(t *testing.T, sts []netpeer.Status, answering int) []*child {
 	t.Helper()
-	var peers []*proc
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	logDir := t.TempDir()
+	var peers []*child
 	for i := range sts {
-		p := &proc{name: "peer" + string(rune('0'+i)), done: make(chan struct{}), id: sts[i].ID}
+		// A running child, so watch sees a live peer; only its /status is served here.
+		p, err := startChild("peer"+string(rune('0'+i)), logDir, sleep, "60")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Kill)
+		p.id = sts[i].ID
 		if i < answering {
 			st := sts[i]
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -61,7 +73,7 @@ func TestPollStatusesSkipsOnlyTheSilentPeer(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("poll took %v with one silent peer", el)
 	}
-	if len(got) != 3 || len(silent) != 1 || silent[0].name != "peer3" {
+	if len(got) != 3 || len(silent) != 1 || silent[0].Name != "peer3" {
 		t.Fatalf("got %d statuses, %d silent; want 3 and peer3", len(got), len(silent))
 	}
 	for i, s := range got {

@@ -104,7 +104,7 @@ func correctness(sts []netpeer.Status, spaces int, silent ...string) (float64, i
 // the client's timeout, and returns the answers and the names of the
 // peers that gave none: one stopped (SIGSTOP) or hung peer costs one
 // timeout per poll and leaves the others' rows in the table.
-func pollStatuses(ctx context.Context, client *http.Client, peers []*proc) (sts []netpeer.Status, silent []*proc) {
+func pollStatuses(ctx context.Context, client *http.Client, peers []*child) (sts []netpeer.Status, silent []*child) {
 	got := make([]netpeer.Status, len(peers))
 	errs := make([]error, len(peers))
 	var wg sync.WaitGroup
