@@ -25,6 +25,14 @@ type ReputationConfig struct {
 	Recovery float64
 	// DropBelow: ShouldDrop reports a neighbour whose score is below it.
 	DropBelow float64
+	// MinWitnesses: outlier severities cost score only in a round with
+	// at least this many neighbours' models. With fewer, the reference
+	// distance is that of one or two models, too few to call any one an
+	// outlier: among 3 honest neighbours trained on different data one is
+	// often 2-4 times as far as the closest, and 4 honest peers on
+	// loopback cut each other off that way (the model is still clipped).
+	// Refusals cost score however few the models.
+	MinWitnesses int
 }
 
 // DefaultReputationConfig: a neighbour sending a far-out model every
@@ -38,14 +46,16 @@ func DefaultReputationConfig() ReputationConfig {
 		RefusalPenalty: 0.3,  // a refused model costs as much as a far-out one
 		Recovery:       0.02, // 45 clean rounds from 0.1 back to 1
 		DropBelow:      0.2,  // report below a fifth of full trust
+		MinWitnesses:   4,    // the closest third of 4 or more: at least 2 models
 	}
 }
 
-// Validate requires every field finite and in [0, 1], Tolerance < 1.
+// Validate requires every fraction finite and in [0, 1], Tolerance < 1,
+// and MinWitnesses >= 0.
 func (c ReputationConfig) Validate() error {
 	in01 := func(x float64) bool { return x >= 0 && x <= 1 }
 	if !in01(c.Tolerance) || c.Tolerance == 1 || !in01(c.Penalty) || !in01(c.RefusalPenalty) ||
-		!in01(c.Recovery) || !in01(c.DropBelow) {
+		!in01(c.Recovery) || !in01(c.DropBelow) || c.MinWitnesses < 0 {
 		return fmt.Errorf("%w: reputation %+v", ErrConfig, c)
 	}
 	return nil
@@ -73,15 +83,20 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 // Observe updates the scores from one aggregation: others is what was
 // passed to Aggregate, rep what it returned. A neighbour refused loses
 // RefusalPenalty; one listed as an Outlier above Tolerance loses
-// Penalty scaled by how far above; every other one regains Recovery.
+// Penalty scaled by how far above, in a round of at least MinWitnesses
+// neighbours; every other one regains Recovery.
 // Each neighbour counts once per call (its first entry in others).
 func (r *Reputation) Observe(others []Contribution, rep Report) {
 	cost := make(map[int]float64, len(rep.Refused)+len(rep.Outliers))
 	for _, f := range rep.Refused {
 		cost[f.Index] = max(cost[f.Index], r.cfg.RefusalPenalty)
 	}
+	witnesses := make(map[ident.Peer]bool, len(others))
+	for _, c := range others {
+		witnesses[c.From] = true
+	}
 	for _, o := range rep.Outliers {
-		if o.Severity > r.cfg.Tolerance {
+		if o.Severity > r.cfg.Tolerance && len(witnesses) >= r.cfg.MinWitnesses {
 			c := r.cfg.Penalty * min(1, (o.Severity-r.cfg.Tolerance)/(1-r.cfg.Tolerance))
 			cost[o.Index] = max(cost[o.Index], c)
 		}

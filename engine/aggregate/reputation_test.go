@@ -10,7 +10,7 @@ func TestReputation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	others := []Contribution{contrib(2, 1, 0), contrib(3, 1, 0), contrib(4, 1, 0)}
+	others := []Contribution{contrib(2, 1, 0), contrib(3, 1, 0), contrib(4, 1, 0), contrib(5, 1, 0)}
 	// Peer 2 far out every round (severity 1), peer 3 mildly clipped
 	// (severity .4, within tolerance), peer 4 refused once.
 	far := Report{Outliers: []Outlier{{Index: 0, From: id(2), Severity: 1}, {Index: 1, From: id(3), Severity: 0.4}}}
@@ -76,5 +76,36 @@ func TestReputationFromRobustRound(t *testing.T) {
 		if r.ShouldDrop(id(p)) || r.Score(id(p)) != 1 {
 			t.Errorf("honest peer %d score %v", p, r.Score(id(p)))
 		}
+	}
+}
+
+// TestReputationNeedsWitnesses: in a round with fewer than MinWitnesses
+// neighbours' models an outlier loses nothing (the reference distance is
+// too few models to judge by), a refused model still costs its penalty.
+func TestReputationNeedsWitnesses(t *testing.T) {
+	r, err := NewReputation(DefaultReputationConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := []Contribution{contrib(2, 1, 0), contrib(3, 1, 0), contrib(4, 1, 0)}
+	far := Report{Outliers: []Outlier{{Index: 0, From: id(2), Severity: 1}}, Refused: []Refusal{{Index: 1, From: id(3), Err: ErrNonFinite}}}
+	for range 5 {
+		r.Observe(three, far)
+	}
+	if r.Score(id(2)) != 1 || r.ShouldDrop(id(2)) {
+		t.Fatalf("an outlier among 3 models lost score: %v", r.Score(id(2)))
+	}
+	if !r.ShouldDrop(id(3)) {
+		t.Fatalf("a model refused 5 times among 3 is not reported: %v", r.Score(id(3)))
+	}
+	four := append(three, contrib(5, 1, 0))
+	r.Observe(four, far)
+	if got := r.Score(id(2)); got > 0.7+1e-9 {
+		t.Fatalf("an outlier among 4 models: score %v, want .7", got)
+	}
+	bad := DefaultReputationConfig()
+	bad.MinWitnesses = -1
+	if _, err := NewReputation(bad); err == nil {
+		t.Fatal("MinWitnesses -1 accepted")
 	}
 }
