@@ -113,12 +113,18 @@ func learnTogether(t *testing.T, method string) {
 		}
 	}()
 	start := time.Now()
-	bound := 60 * time.Second
+	bound, target := 60*time.Second, 0.9
 	if method == "gossip" {
 		// One model merged per push and period, not every neighbour's:
 		// 38-44 s to 90% alone here, past 60 s on a machine shared with
-		// other CPU-bound jobs.
-		bound = 120 * time.Second
+		// other CPU-bound jobs. And on these shards (3 classes of 10 each)
+		// Gossip Learning can settle far below 90%: in one CI run all four
+		// peers sat at 0.61-0.63 for 2 minutes, each merge followed by
+		// training on 3 classes (issue #18). What this test asks of every
+		// method is that the peer runs it, exchanging and merging models:
+		// above 0.5, which no peer reaches on its own 3 classes (at most
+		// 0.3). TestE2EGossip10 holds Gossip to 85% on MNIST shards.
+		bound, target = 120*time.Second, 0.5
 	}
 	deadline := start.Add(bound)
 	for {
@@ -131,13 +137,13 @@ func learnTogether(t *testing.T, method string) {
 				continue
 			}
 			accs = append(accs, s.Learn.Accuracy)
-			done = done && s.Learn.Accuracy >= 0.9 && s.Learn.ModelsReceived > 0 && s.Learn.Rounds >= 2
+			done = done && s.Learn.Accuracy >= target && s.Learn.ModelsReceived > 0 && s.Learn.Rounds >= 2
 			if ms := s.Learn.Method; (ms == nil) != (method == "fedlay") || (ms != nil && ms.Method != method) {
 				t.Fatalf("method %s: the peer reports %+v", method, ms)
 			}
 		}
 		if done {
-			t.Logf("%s: all %d peers above 90%% in %v: %.3f", method, n, time.Since(start).Round(time.Millisecond), accs)
+			t.Logf("%s: all %d peers above %.0f%% in %v: %.3f", method, n, 100*target, time.Since(start).Round(time.Millisecond), accs)
 			break
 		}
 		if time.Now().After(deadline) {
