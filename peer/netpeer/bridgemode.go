@@ -11,8 +11,9 @@ const (
 	// failed neighbours that are not neighbours again and that no
 	// connection has reached since (they may be alive across a healed
 	// cut), about every BridgeEvery at first and then half as often after
-	// each registration that changed no neighbour, up to maxBridgeBackoff
-	// times BridgeEvery; a new failure starts over. A peer whose
+	// each registration that changed no neighbour once bridgeGraceMoves
+	// have, up to maxBridgeBackoff times BridgeEvery; a new failure starts
+	// over. A peer whose
 	// neighbours all stay up never registers again; one that saw a
 	// neighbour die registers a few times in the hour it remembers it.
 	BridgeWhenSplit BridgeMode = iota

@@ -89,6 +89,7 @@ type bridge struct {
 	// Stats().Remembered when last looked at, and a digest of the
 	// neighbour set at the last move.
 	level      int
+	misses     int // moves since then
 	remembered uint64
 	neighbours uint64
 }
@@ -106,14 +107,22 @@ func (b *bridge) schedule(now time.Time) {
 	b.next = now.Add(every/2 + time.Duration(b.rng.Int64N(int64(every))))
 }
 
-// moving schedules the move after the one starting now, a back-off
-// level later when backOff (BridgeWhenSplit).
+// moving schedules the move after the one starting now; when backOff
+// (BridgeWhenSplit), a back-off level later once bridgeGraceMoves moves
+// have changed nothing.
 func (b *bridge) moving(now time.Time, backOff bool) {
 	if backOff {
-		b.level = min(b.level+1, maxBridgeBackoff)
+		b.misses++
+		b.level = min(max(b.misses-bridgeGraceMoves, 0), maxBridgeBackoff)
 	}
 	b.schedule(now)
 }
+
+// bridgeGraceMoves: the first moves after a failure come every
+// BridgeEvery before the back-off starts. One move may meet contacts on
+// its own side only (the server's contacts are a random few), and a
+// split can leave fragments that need several.
+const bridgeGraceMoves = 3
 
 // watchBridge starts a move when one is due: the peer is a member, not
 // cut off (the rebootstrap handles that), and knows another server.
@@ -186,11 +195,11 @@ func neighbourDigest(ids []ident.Peer) uint64 {
 // none not back ends it.
 func (b *bridge) suspectSplit(remembered uint64, notBack int, neighbours uint64, now time.Time) bool {
 	if remembered != b.remembered || b.level > 0 && neighbours != b.neighbours {
-		b.remembered, b.neighbours, b.level = remembered, neighbours, 0
+		b.remembered, b.neighbours, b.level, b.misses = remembered, neighbours, 0, 0
 		b.schedule(now)
 	}
 	if notBack == 0 {
-		b.level, b.next = 0, time.Time{}
+		b.level, b.misses, b.next = 0, 0, time.Time{}
 		return false
 	}
 	return true

@@ -124,11 +124,11 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 	if d := b.next.Sub(now); d < every/2 || d > 3*every/2 {
 		t.Fatalf("first move due in %v, want %v-%v", d, every/2, 3*every/2)
 	}
-	for level := 1; level <= maxBridgeBackoff+2; level++ {
+	for moves := 1; moves <= bridgeGraceMoves+maxBridgeBackoff+2; moves++ {
 		b.moving(now, true)
-		want := every << min(level, maxBridgeBackoff)
+		want := every << min(max(moves-bridgeGraceMoves, 0), maxBridgeBackoff)
 		if d := b.next.Sub(now); d < want/2 || d > 3*want/2 {
-			t.Fatalf("after %d moves: next in %v, want %v-%v", level, d, want/2, 3*want/2)
+			t.Fatalf("after %d moves: next in %v, want %v-%v", moves, d, want/2, 3*want/2)
 		}
 		if !b.suspectSplit(1, 1, 7, now) {
 			t.Fatal("still split, but no move planned")
@@ -140,8 +140,12 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 	if d := b.next.Sub(now); d > 3*every/2 {
 		t.Fatalf("after a new failure the next move is %v away", d)
 	}
-	b.moving(now, true)
-	b.moving(now, true)
+	for range bridgeGraceMoves + 2 {
+		b.moving(now, true)
+	}
+	if b.level == 0 {
+		t.Fatal("no back-off after moves that changed nothing")
+	}
 	if !b.suspectSplit(2, 2, 8, now) || b.level != 0 {
 		t.Fatalf("a move that changed the neighbours left the back-off at level %d", b.level)
 	}
