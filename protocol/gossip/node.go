@@ -28,15 +28,25 @@ func DefaultConfig() Config { return Config{Period: 600} }
 
 // Validate checks every field.
 func (c Config) Validate() error {
-	switch {
-	case c.ID == ident.Peer{}:
-		return fmt.Errorf("%w: ID not set", ErrConfig)
-	case len(c.Arch) == 0 || len(c.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: Arch %q", ErrConfig, c.Arch)
-	case c.NumParams < 1 || c.NumParams > MaxParams:
-		return fmt.Errorf("%w: NumParams %d", ErrConfig, c.NumParams)
-	case c.Period < 1:
+	if err := validateModel(c.ID, c.Arch, c.NumParams); err != nil {
+		return err
+	}
+	if c.Period < 1 {
 		return fmt.Errorf("%w: Period %d", ErrConfig, c.Period)
+	}
+	return nil
+}
+
+// validateModel checks what every gossip node's config names: its ID
+// and the model it exchanges.
+func validateModel(id ident.Peer, arch string, numParams int) error {
+	switch {
+	case id == ident.Peer{}:
+		return fmt.Errorf("%w: ID not set", ErrConfig)
+	case len(arch) == 0 || len(arch) > MaxArchLen:
+		return fmt.Errorf("%w: Arch %q", ErrConfig, arch)
+	case numParams < 1 || numParams > MaxParams:
+		return fmt.Errorf("%w: NumParams %d", ErrConfig, numParams)
 	}
 	return nil
 }

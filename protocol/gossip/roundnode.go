@@ -30,14 +30,10 @@ type RoundConfig struct {
 
 // Validate checks every field.
 func (c RoundConfig) Validate() error {
-	switch {
-	case c.ID == ident.Peer{}:
-		return fmt.Errorf("%w: ID not set", ErrConfig)
-	case len(c.Arch) == 0 || len(c.Arch) > MaxArchLen:
-		return fmt.Errorf("%w: Arch %q", ErrConfig, c.Arch)
-	case c.NumParams < 1 || c.NumParams > MaxParams:
-		return fmt.Errorf("%w: NumParams %d", ErrConfig, c.NumParams)
-	case c.Timeout < 1 || c.MaxRounds < 0:
+	if err := validateModel(c.ID, c.Arch, c.NumParams); err != nil {
+		return err
+	}
+	if c.Timeout < 1 || c.MaxRounds < 0 {
 		return fmt.Errorf("%w: Timeout %d, MaxRounds %d", ErrConfig, c.Timeout, c.MaxRounds)
 	}
 	return nil
