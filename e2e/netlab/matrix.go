@@ -77,8 +77,10 @@ type MatrixResult struct {
 	AccMean   float64   // mean test accuracy at the end
 	Acc       []float64 // per peer
 	OverlayOK bool      // every peer's neighbour set is the expected one
-	Elapsed   time.Duration
-	Reached   bool // every peer reached Target
+	// OverlayDiff says, for each peer whose set is not, what it has.
+	OverlayDiff []string
+	Elapsed     time.Duration
+	Reached     bool // every peer reached Target
 	// RelayMBs is the median MB/s of a model transfer through TURN
 	// (MatrixConfig.RelayRuns).
 	RelayMBs float64
@@ -283,8 +285,7 @@ func relayThroughput(ctx context.Context, l *Lab, cfg MatrixConfig, tid string) 
 }
 
 // summarise builds the matrix from the peers' latest statuses: every
-// pair the overlay makes neighbours (every pair of native peers: their
-// keys are drawn so), each seen from both ends.
+// pair the overlay makes neighbours, each seen from both ends.
 func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 	var r MatrixResult
 	r.Reached = true
@@ -298,7 +299,16 @@ func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 			ids = append(ids, p.id)
 		}
 	}
-	want := overlay.ExpectedTables(ids, spaces)
+	// Admitted peers sit where their tokens' salts put them, not at
+	// H(id): the expected tables take the coordinates the peers report
+	// (a tab's, from its native neighbours' /status).
+	var sts []netpeer.Status
+	for _, p := range peers {
+		if p.ok {
+			sts = append(sts, p.st)
+		}
+	}
+	want := overlay.ExpectedTablesAt(ids, spaces, netpeer.PlacementOf(sts))
 	for i, a := range peers {
 		for _, b := range peers[i+1:] {
 			if a.known && b.known && !slices.Contains(want[a.id].Neighbors(), b.id) {
@@ -321,13 +331,25 @@ func summarise(peers []*labPeer, spaces int, target float64) MatrixResult {
 	}
 	r.OverlayOK = len(ids) == len(peers)
 	for _, p := range peers {
-		var got []string
+		var expect []string
 		for _, id := range want[p.id].Neighbors() {
-			got = append(got, id.Hex())
+			expect = append(expect, id.Hex())
 		}
-		r.OverlayOK = r.OverlayOK && p.ok && slices.Equal(got, p.st.Neighbors)
+		if !p.ok || !slices.Equal(expect, p.st.Neighbors) {
+			r.OverlayOK = false
+			r.OverlayDiff = append(r.OverlayDiff, fmt.Sprintf("%s (fresh %v): neighbours %v, want %v", p.name, p.ok, short(p.st.Neighbors), short(expect)))
+		}
 	}
 	return r
+}
+
+// short is ids cut to their first 8 hex digits, as the logs print them.
+func short(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id[:min(8, len(id))]
+	}
+	return out
 }
 
 // wantPath is the path two homes' NATs allow: direct within a home, and

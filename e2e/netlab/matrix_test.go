@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func checkMatrix(t *testing.T, res *MatrixResult) {
 		}
 	}
 	if !res.OverlayOK {
-		t.Errorf("overlay not the expected one")
+		t.Errorf("overlay not the expected one:\n%s", strings.Join(res.OverlayDiff, "\n"))
 	}
 	if !res.Reached {
 		t.Errorf("not every peer reached the target: %v", res.Acc)
