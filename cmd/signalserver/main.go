@@ -68,12 +68,16 @@ func run(args []string) error {
 	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
 	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
 	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits do not apply to (empty: none)")
+	coturnConf := fs.Bool("coturn-config", false, "print a turnserver.conf for Debian's coturn as the external TURN server (checks -turn-secret's credentials, denies the same peer networks as -turn, external-ip from -turn-relay-ip) and exit")
 	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *coturnConf {
+		return printCoturnConfig(os.Stdout, *turnSecret, *turnRelayIP)
 	}
 
 	cfg := def

@@ -5,9 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/peerlearn/peerlearn/signal/server"
 )
 
 // CoturnAddr is where the lab's coturn (the external TURN server)
@@ -64,10 +69,27 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 		secret := make([]byte, 16)
 		rand.Read(secret)
 		sec := hex.EncodeToString(secret)
-		s.Coturn, err = StartProc(l.Internet, cfg.Dir, "coturn", bin, []string{"-n", "--no-cli", "--no-tls", "--no-dtls",
-			"--listening-ip=" + ServerIP, "--listening-port=3479", "--relay-ip=" + ServerIP,
-			"--use-auth-secret", "--static-auth-secret=" + sec, "--realm=peerlearn", "--fingerprint",
-			"--verbose", "--no-stdout-log", "--log-file=" + cfg.Dir + "/coturn-detail.log", "--pidfile=" + cfg.Dir + "/coturn.pid"}, false)
+		// The deployment's own configuration (server.CoturnConfig, as
+		// docs/DEPLOY.md has it), allowing the lab's documentation-range
+		// internet. Its denied private ranges matter here beyond
+		// security: coturn 4.6 stops relaying for a whole allocation once
+		// a send to an unroutable peer fails (ENETUNREACH), and ICE sends
+		// to every remote host candidate, private ones included, through
+		// the relay: with plain command-line options the UDP-blocked
+		// home never connected.
+		o := server.DefaultCoturnOptions(sec)
+		o.ListenIP, o.Port, o.RelayIP = ServerIP, 3479, ServerIP
+		o.AllowPeers = []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}
+		if cfg.TURNUncapped {
+			o.MaxBPS = 0
+		}
+		o.Extra = []string{"pidfile=" + filepath.Join(cfg.Dir, "coturn.pid"), "userdb=" + filepath.Join(cfg.Dir, "coturn.db"),
+			"log-file=" + filepath.Join(cfg.Dir, "coturn-detail.log"), "no-stdout-log", "verbose"}
+		conf := filepath.Join(cfg.Dir, "turnserver.conf")
+		if err := os.WriteFile(conf, []byte(server.CoturnConfig(o)), 0o600); err != nil {
+			return nil, err
+		}
+		s.Coturn, err = StartProc(l.Internet, cfg.Dir, "coturn", bin, []string{"-c", conf}, false)
 		if err != nil {
 			return nil, err
 		}
