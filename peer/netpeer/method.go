@@ -110,7 +110,9 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 // ranks. No real peer measures its bandwidth: every one advertises 1,
 // so a sample's aggregator is its member with the smallest ID (still a
 // pure function of the members and the round). The view is pushed to
-// the neighbours every quarter period, is bounded by MaxPeers (what the
+// the neighbours within a quarter period of a change and every ten
+// periods regardless (a digest frame can be dropped on a full queue), is
+// bounded by MaxPeers (what the
 // signalling server admits), and must stay unchanged for two periods
 // before round 1 starts.
 func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfig {
@@ -120,7 +122,7 @@ func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfi
 	pc.SampleSize = min(13, max(2, spec.MaxPeers/2))
 	pc.AggTimeout, pc.RoundTimeout = 2*period, 3*period
 	pc.Rounds = uint64(max(spec.MaxRounds, 0))
-	return method.PlexusConfig{Peer: pc, DigestEvery: max(1, period/4), Settle: 2 * period, MaxMembers: max(2, spec.MaxPeers)}
+	return method.PlexusConfig{Peer: pc, DigestEvery: max(1, period/4), RefreshEvery: 10 * period, Settle: 2 * period, MaxMembers: max(2, spec.MaxPeers)}
 }
 
 // evalSamples bounds the local samples an evaluation for the core runs

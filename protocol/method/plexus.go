@@ -14,10 +14,12 @@ import (
 // Core, with the membership view the paper assumes given built by the
 // peers themselves:
 //
-//   - Every DigestEvery ticks the core pushes its whole view (ID and
-//     advertised bandwidth of every member it knows, itself included) as
-//     plexus Digests to the peers SetPeers gave it: the overlay's
-//     neighbours. A received digest adds its members. The overlay is
+//   - The core pushes its whole view (ID and advertised bandwidth of
+//     every member it knows, itself included) as plexus Digests to the
+//     peers SetPeers gave it, the overlay's neighbours: to a new
+//     neighbour at once, to all of them at the next multiple of
+//     DigestEvery ticks after the view changed, and every RefreshEvery
+//     ticks (against a lost digest). A received digest adds its members. The overlay is
 //     connected, so every view converges to the union of the members, the
 //     same set at every peer, and equal views give equal samples and
 //     aggregators (hash(ID, round)). Nothing comes from a global list:
@@ -52,6 +54,7 @@ type Plexus struct {
 
 	now        int64
 	version    uint64 // the view's version at lastChange
+	pushed     uint64 // the view's version last pushed to every neighbour
 	lastChange int64
 	joined     bool // Start called, or rounds joined by a message
 
@@ -72,9 +75,10 @@ type PlexusConfig struct {
 	// Peer is the protocol's configuration (ID, advertised bandwidth,
 	// model, s, sf, T_agg, T_round in ticks, rounds).
 	Peer plexus.Config
-	// DigestEvery is the period of pushing the view to the neighbours,
-	// in ticks (>= 1).
-	DigestEvery int
+	// DigestEvery is the period of pushing a changed view to the
+	// neighbours, in ticks (>= 1); RefreshEvery that of pushing it
+	// unchanged (0: never; links that lose nothing need none).
+	DigestEvery, RefreshEvery int
 	// Settle is how long the view must stay unchanged before the core
 	// starts round 1, in ticks (>= 1).
 	Settle int
@@ -85,8 +89,9 @@ type PlexusConfig struct {
 // NewPlexus returns a Plexus core that starts from initial (kept: do not
 // modify it), the common initial model every peer of the task draws.
 func NewPlexus(cfg PlexusConfig, initial []float32) (*Plexus, error) {
-	if cfg.DigestEvery < 1 || cfg.Settle < 1 || cfg.MaxMembers < 2 {
-		return nil, fmt.Errorf("%w: plexus: DigestEvery %d, Settle %d, MaxMembers %d", ErrConfig, cfg.DigestEvery, cfg.Settle, cfg.MaxMembers)
+	if cfg.DigestEvery < 1 || cfg.RefreshEvery < 0 || cfg.Settle < 1 || cfg.MaxMembers < 2 {
+		return nil, fmt.Errorf("%w: plexus: DigestEvery %d, RefreshEvery %d, Settle %d, MaxMembers %d",
+			ErrConfig, cfg.DigestEvery, cfg.RefreshEvery, cfg.Settle, cfg.MaxMembers)
 	}
 	p, err := plexus.New(cfg.Peer)
 	if err != nil {
@@ -108,7 +113,14 @@ func (c *Plexus) SetPeers(ids []ident.Peer) error {
 			return fmt.Errorf("%w: plexus peers: %v at %d", ErrConfig, id, i)
 		}
 	}
+	var added []ident.Peer
+	for _, id := range ids {
+		if !slices.Contains(c.peers, id) {
+			added = append(added, id)
+		}
+	}
 	c.peers = slices.Clone(ids)
+	c.pushView(added)
 	return nil
 }
 
@@ -123,8 +135,10 @@ func (c *Plexus) Tick() {
 			panic(fmt.Sprintf("method: plexus: %v", err)) // checked in NewPlexus, called once
 		}
 	}
-	if c.now%int64(c.cfg.DigestEvery) == 0 {
-		c.pushView()
+	refresh := c.cfg.RefreshEvery > 0 && c.now%int64(c.cfg.RefreshEvery) == 0
+	if v := c.p.View().Version(); refresh || (v != c.pushed && c.now%int64(c.cfg.DigestEvery) == 0) {
+		c.pushed = v
+		c.pushView(c.peers)
 	}
 }
 
@@ -135,8 +149,11 @@ func (c *Plexus) noteView() {
 	}
 }
 
-// pushView sends the view to every neighbour, MaxDigestMembers a digest.
-func (c *Plexus) pushView() {
+// pushView sends the view to peers to, MaxDigestMembers a digest.
+func (c *Plexus) pushView(to []ident.Peer) {
+	if len(to) == 0 {
+		return
+	}
 	ms := c.p.View().Members()
 	for len(ms) > 0 {
 		part := ms[:min(len(ms), plexus.MaxDigestMembers)]
@@ -145,8 +162,8 @@ func (c *Plexus) pushView() {
 		if err != nil {
 			panic(fmt.Sprintf("method: plexus: encoding its own view: %v", err)) // the view holds valid members only
 		}
-		for _, to := range c.peers {
-			c.sends = append(c.sends, Send{To: to, Header: h})
+		for _, id := range to {
+			c.sends = append(c.sends, Send{To: id, Header: h})
 		}
 	}
 }

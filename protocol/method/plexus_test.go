@@ -23,6 +23,8 @@ type plexusNet struct {
 	jobs  []netJob
 	// by[k] lists the cores that aggregated round k.
 	by map[uint64][]int
+	// digests counts the digests sent.
+	digests int
 }
 
 type netMsg struct {
@@ -94,6 +96,9 @@ func (w *plexusNet) run(ticks int, now *int) {
 			for c.HasReady() {
 				rd := c.Ready()
 				for _, s := range rd.Sends {
+					if plexus.IsDigest(s.Header) {
+						w.digests++
+					}
 					w.msgs = append(w.msgs, netMsg{i, w.index(s.To), s})
 				}
 				if rd.Train != nil {
@@ -129,7 +134,12 @@ func (w *plexusNet) expected(k uint64) []ident.Peer {
 func TestPlexusCoreViewsAgree(t *testing.T) {
 	w := newPlexusNet(t, 10)
 	now := 0
-	w.run(400, &now)
+	w.run(300, &now)
+	before := w.digests
+	w.run(100, &now)
+	if before == 0 || w.digests != before {
+		t.Errorf("%d digests until tick 300, %d in the 100 ticks after: want none once the views agree", before, w.digests-before)
+	}
 	for i, c := range w.cores {
 		st := c.Status()
 		if st.Members != 10 || st.Method != "plexus" {
