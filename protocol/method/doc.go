@@ -16,7 +16,7 @@
 // responder) and Plexus (package plexus's Peer, its membership view
 // pushed to the overlay's neighbours as digests). FedLay's MEP is driven
 // through learn.Peer (it aggregates inside the training Work). The
-// simulator's scenario drivers SelectionRun, PlexusRun and DPSGDRun
-// (synchronous rounds over global schedules) still carry their own round
-// logic; GossipRun and CoreRun drive these cores.
+// simulator's scenario drivers SelectionRun and DPSGDRun (synchronous
+// rounds over global schedules) still carry their own round logic;
+// GossipRun, PlexusRun and CoreRun drive these cores.
 package method

@@ -65,6 +65,12 @@ type Plexus struct {
 	rounds  int      // trainings finished
 	aggd    []uint64 // rounds aggregated here, the newest recentRounds
 	refused uint64   // messages refused before the protocol saw them
+	digests Traffic  // digests sent
+}
+
+// Traffic counts messages and their bytes on the wire.
+type Traffic struct {
+	Msgs, Bytes uint64
 }
 
 // recentRounds bounds Status.Aggregated.
@@ -105,6 +111,10 @@ func NewPlexus(cfg PlexusConfig, initial []float32) (*Plexus, error) {
 
 // Peer returns the wrapped protocol peer (for its Stats and View).
 func (c *Plexus) Peer() *plexus.Peer { return c.p }
+
+// Digests counts the digests sent (the membership's cost; the peer's
+// Stats count the protocol's messages).
+func (c *Plexus) Digests() Traffic { return c.digests }
 
 // SetPeers implements Core: the neighbours the view is pushed to.
 func (c *Plexus) SetPeers(ids []ident.Peer) error {
@@ -164,6 +174,8 @@ func (c *Plexus) pushView(to []ident.Peer) {
 		}
 		for _, id := range to {
 			c.sends = append(c.sends, Send{To: id, Header: h})
+			c.digests.Msgs++
+			c.digests.Bytes += uint64(len(h))
 		}
 	}
 }
