@@ -19,7 +19,11 @@ import (
 //     peers SetPeers gave it, the overlay's neighbours: to a new
 //     neighbour at once, to all of them at the next multiple of
 //     DigestEvery ticks after the view changed, and every RefreshEvery
-//     ticks (against a lost digest). A received digest adds its members. The overlay is
+//     ticks (against a lost digest). A received digest adds its members.
+//     It also carries the newest round its sender knows aggregated: a
+//     peer that learns so that the last round (Config.Rounds) is over
+//     pushes its view at once, so the end of training floods the overlay
+//     and every peer's Status says "done", not only the last sample's. The overlay is
 //     connected, so every view converges to the union of the members, the
 //     same set at every peer, and equal views give equal samples and
 //     aggregators (hash(ID, round)). Nothing comes from a global list:
@@ -55,6 +59,8 @@ type Plexus struct {
 	now        int64
 	version    uint64 // the view's version at lastChange
 	pushed     uint64 // the view's version last pushed to every neighbour
+	heard      uint64 // the newest aggregated round a digest claimed
+	announced  bool   // the end of training (Config.Rounds) pushed
 	lastChange int64
 	joined     bool // Start called, or rounds joined by a message
 
@@ -146,7 +152,9 @@ func (c *Plexus) Tick() {
 		}
 	}
 	refresh := c.cfg.RefreshEvery > 0 && c.now%int64(c.cfg.RefreshEvery) == 0
-	if v := c.p.View().Version(); refresh || (v != c.pushed && c.now%int64(c.cfg.DigestEvery) == 0) {
+	end := c.over() && !c.announced
+	c.announced = c.announced || end
+	if v := c.p.View().Version(); end || refresh || (v != c.pushed && c.now%int64(c.cfg.DigestEvery) == 0) {
 		c.pushed = v
 		c.pushView(c.peers)
 	}
@@ -168,7 +176,7 @@ func (c *Plexus) pushView(to []ident.Peer) {
 	for len(ms) > 0 {
 		part := ms[:min(len(ms), plexus.MaxDigestMembers)]
 		ms = ms[len(part):]
-		h, err := plexus.EncodeDigest(plexus.Digest{From: c.cfg.Peer.ID, Members: part})
+		h, err := plexus.EncodeDigest(plexus.Digest{From: c.cfg.Peer.ID, Newest: c.newest(), Members: part})
 		if err != nil {
 			panic(fmt.Sprintf("method: plexus: encoding its own view: %v", err)) // the view holds valid members only
 		}
@@ -233,6 +241,7 @@ func (c *Plexus) stepDigest(from ident.Peer, header []byte, params []float32) er
 		c.refused++
 		return err
 	}
+	c.heard = max(c.heard, d.Newest)
 	full := 0
 	for _, m := range d.Members {
 		if m.ID == c.cfg.Peer.ID {
@@ -326,6 +335,18 @@ func (c *Plexus) aggregate(a plexus.AggregateTask) {
 	}
 }
 
+// newest is the newest round this peer knows aggregated: by its own
+// global model, or by a digest's claim.
+func (c *Plexus) newest() uint64 {
+	g, _ := c.p.Global()
+	return max(g, c.heard)
+}
+
+// over reports whether this peer knows the last round was aggregated.
+func (c *Plexus) over() bool {
+	return c.p.Finished() || (c.cfg.Peer.Rounds > 0 && c.newest() >= c.cfg.Peer.Rounds)
+}
+
 // Model implements Core: the newest global model this peer knows (a
 // round's average), the initial model before any.
 func (c *Plexus) Model() []float32 {
@@ -340,7 +361,8 @@ func (c *Plexus) Model() []float32 {
 // Role is "aggregator" while it collects or averages a round, "trainer"
 // while it trains or waits for its model's round to complete, "idle"
 // otherwise, "done" once it knows the last round (Config.Rounds) was
-// aggregated.
+// aggregated (a digest's claim suffices: Status only shows it, the core
+// still answers the protocol).
 func (c *Plexus) Status() Status {
 	st := c.p.Stats()
 	v := c.p.View()
@@ -357,9 +379,8 @@ func (c *Plexus) Status() Status {
 		}
 	}
 	member, agg := c.p.Work()
-	g, _ := c.p.Global()
 	switch {
-	case c.p.Finished() || (c.cfg.Peer.Rounds > 0 && g >= c.cfg.Peer.Rounds):
+	case c.over():
 		s.Role = "done"
 	case len(agg) > 0:
 		s.Role = "aggregator"

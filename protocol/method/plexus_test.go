@@ -40,7 +40,7 @@ type netJob struct {
 
 const plexusSample = 4
 
-func newPlexusNet(t *testing.T, n int) *plexusNet {
+func newPlexusNet(t *testing.T, n int, rounds uint64) *plexusNet {
 	w := &plexusNet{t: t, dead: map[int]bool{}, by: map[uint64][]int{}}
 	for i := range n {
 		w.ids = append(w.ids, ident.PeerFromPublicKey([]byte{byte(i), 0x5e}))
@@ -48,7 +48,7 @@ func newPlexusNet(t *testing.T, n int) *plexusNet {
 	for i := range n {
 		pc := plexus.DefaultConfig()
 		pc.ID, pc.Bandwidth, pc.Arch, pc.NumParams = w.ids[i], 1, "m", 2
-		pc.SampleSize, pc.AggTimeout, pc.RoundTimeout = plexusSample, 20, 30
+		pc.SampleSize, pc.AggTimeout, pc.RoundTimeout, pc.Rounds = plexusSample, 20, 30, rounds
 		c, err := NewPlexus(PlexusConfig{Peer: pc, DigestEvery: 2, Settle: 10, MaxMembers: 64}, []float32{0, 0})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func (w *plexusNet) expected(k uint64) []ident.Peer {
 // each core's status reports the sample and aggregator of its round as
 // the full member set gives them.
 func TestPlexusCoreViewsAgree(t *testing.T) {
-	w := newPlexusNet(t, 10)
+	w := newPlexusNet(t, 10, 0)
 	now := 0
 	w.run(300, &now)
 	before := w.digests
@@ -170,7 +170,7 @@ func TestPlexusCoreViewsAgree(t *testing.T) {
 // its sample trains; the round is aggregated by the next-ranked member
 // through the timeout path and the rounds go on.
 func TestPlexusCoreAggregatorKilled(t *testing.T) {
-	w := newPlexusNet(t, 10)
+	w := newPlexusNet(t, 10, 0)
 	now := 0
 	var k uint64
 	for range 400 {
@@ -221,7 +221,7 @@ func TestPlexusCoreAggregatorKilled(t *testing.T) {
 // TestPlexusCoreRefuses: forged digests and models, digests with a
 // payload, and members past MaxMembers are refused and counted.
 func TestPlexusCoreRefuses(t *testing.T) {
-	w := newPlexusNet(t, 3)
+	w := newPlexusNet(t, 3, 0)
 	c := w.cores[0]
 	d, _ := plexus.EncodeDigest(plexus.Digest{From: w.ids[1], Members: []plexus.Member{{ID: w.ids[2], Bandwidth: 1}}})
 	if err := c.Step(w.ids[2], d, nil); !errors.Is(err, ErrForged) {
@@ -258,4 +258,25 @@ func sameSet(a, b []ident.Peer) bool {
 	slices.SortFunc(a, func(x, y ident.Peer) int { return bytes.Compare(x[:], y[:]) })
 	slices.SortFunc(b, func(x, y ident.Peer) int { return bytes.Compare(x[:], y[:]) })
 	return slices.Equal(a, b)
+}
+
+// TestPlexusCoreEnds: after the last round every core says "done", also
+// those outside the last samples (the end spreads in digests), and no
+// round past the last is trained.
+func TestPlexusCoreEnds(t *testing.T) {
+	w := newPlexusNet(t, 10, 6)
+	now := 0
+	w.run(300, &now)
+	for i, c := range w.cores {
+		if st := c.Status(); st.Role != "done" {
+			t.Errorf("core %d: %+v", i, st)
+		}
+	}
+	var newest uint64
+	for k := range w.by {
+		newest = max(newest, k)
+	}
+	if newest != 6 || len(w.by) != 6 {
+		t.Errorf("rounds aggregated: %v", w.by)
+	}
 }

@@ -20,13 +20,18 @@ import (
 //	version   u8   CodecVersion
 //	type      u8   DigestType
 //	from      [32] sender ID
+//	newest    u64  0..MaxRound, the newest round the sender knows aggregated
 //	count     u16  1..MaxDigestMembers
 //	count x   (id [32], bandwidth u64 >= 1), IDs strictly increasing
 //
 // DigestType lies outside MsgType's values, so Decode refuses a digest
 // and DecodeDigest refuses everything else.
 type Digest struct {
-	From    ident.Peer
+	From ident.Peer
+	// Newest is the newest round the sender knows was aggregated (0:
+	// none): a peer outside the last rounds' samples learns from it that
+	// training went on, or ended.
+	Newest  uint64
 	Members []Member
 }
 
@@ -36,7 +41,7 @@ const (
 	// MaxDigestMembers bounds the members one digest carries (10 KiB).
 	MaxDigestMembers = 256
 	digestEntry      = 32 + 8
-	digestHead       = 2 + 32 + 2
+	digestHead       = 2 + 32 + 8 + 2
 )
 
 // IsDigest reports whether b claims to be a digest (its type byte): the
@@ -52,6 +57,7 @@ func EncodeDigest(d Digest) ([]byte, error) {
 	w.U8(CodecVersion)
 	w.U8(DigestType)
 	w.Bytes(d.From[:])
+	w.U64(d.Newest)
 	w.U16(uint16(len(d.Members)))
 	for _, m := range d.Members {
 		w.Bytes(m.ID[:])
@@ -70,6 +76,7 @@ func DecodeDigest(b []byte) (Digest, error) {
 	r := wire.NewReader(b)
 	v, t := r.U8(), r.U8()
 	r.Fill(d.From[:])
+	d.Newest = r.U64()
 	n := int(r.U16())
 	if r.OK() && v != CodecVersion {
 		return Digest{}, fmt.Errorf("%w: %d", ErrCodecVersion, v)
@@ -107,6 +114,8 @@ func (d Digest) check() error {
 	switch {
 	case d.From == ident.Peer{}:
 		return fmt.Errorf("%w: digest from the zero ID", ErrField)
+	case d.Newest > MaxRound:
+		return fmt.Errorf("%w: digest of round %d", ErrField, d.Newest)
 	case len(d.Members) == 0 || len(d.Members) > MaxDigestMembers:
 		return fmt.Errorf("%w: digest of %d members", ErrField, len(d.Members))
 	}

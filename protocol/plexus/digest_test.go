@@ -17,7 +17,7 @@ func sortedMembers(n int) []Member {
 }
 
 func TestDigestRoundTrip(t *testing.T) {
-	d := Digest{From: pid(1), Members: sortedMembers(5)}
+	d := Digest{From: pid(1), Newest: 77, Members: sortedMembers(5)}
 	b := wiretest.RoundTrip(t, d, EncodeDigest, DecodeDigest)
 	if len(b) != digestHead+5*digestEntry || !IsDigest(b) {
 		t.Fatalf("%d bytes, IsDigest %v", len(b), IsDigest(b))
@@ -44,8 +44,9 @@ func TestDigestRejects(t *testing.T) {
 		want error
 	}{
 		"version":     {mut(func(b []byte) []byte { b[0] = 2; return b }), ErrCodecVersion},
-		"count 0":     {mut(func(b []byte) []byte { b[34], b[35] = 0, 0; return b }), ErrField},
-		"count 257":   {mut(func(b []byte) []byte { b[34], b[35] = 1, 1; return b }), ErrField},
+		"count 0":     {mut(func(b []byte) []byte { b[42], b[43] = 0, 0; return b }), ErrField},
+		"count 257":   {mut(func(b []byte) []byte { b[42], b[43] = 1, 1; return b }), ErrField},
+		"round":       {mut(func(b []byte) []byte { b[34] = 1; return b }), ErrField},
 		"trailing":    {append(bytes.Clone(good), 0), ErrTrailing},
 		"oversized":   {make([]byte, digestHead+digestEntry*MaxDigestMembers+1), ErrOversized},
 		"bandwidth 0": {mut(func(b []byte) []byte { clear(b[digestHead+32 : digestHead+40]); return b }), ErrField},
