@@ -34,7 +34,8 @@ import (
 //     stopped growing as far as it can tell. A protocol message from
 //     another peer before that (a train request, a model for it to
 //     aggregate) means rounds are already running: the core joins them
-//     without starting round 1 itself.
+//     without starting round 1 itself; so does a peer whose neighbours'
+//     digests say that rounds were aggregated already.
 //   - Members are never removed: a peer that died stays in every view,
 //     so views stay equal, and a round that samples it loses its model
 //     (the success fraction and T_agg absorb that) or, if it is the
@@ -147,6 +148,9 @@ func (c *Plexus) Tick() {
 	c.noteView()
 	if !c.joined && c.p.View().Len() >= 2 && c.now-c.lastChange >= int64(c.cfg.Settle) {
 		c.joined = true
+		if c.newest() > 0 {
+			return // rounds ran before this peer came: it waits to be sampled
+		}
 		if err := c.p.Start(c.initial); err != nil {
 			panic(fmt.Sprintf("method: plexus: %v", err)) // checked in NewPlexus, called once
 		}

@@ -23,8 +23,10 @@ type plexusNet struct {
 	jobs  []netJob
 	// by[k] lists the cores that aggregated round k.
 	by map[uint64][]int
-	// digests counts the digests sent.
+	// digests counts the digests sent; trains[i] the rounds core i
+	// was asked to train.
 	digests int
+	trains  map[int][]uint64
 }
 
 type netMsg struct {
@@ -41,7 +43,7 @@ type netJob struct {
 const plexusSample = 4
 
 func newPlexusNet(t *testing.T, n int, rounds uint64) *plexusNet {
-	w := &plexusNet{t: t, dead: map[int]bool{}, by: map[uint64][]int{}}
+	w := &plexusNet{t: t, dead: map[int]bool{}, by: map[uint64][]int{}, trains: map[int][]uint64{}}
 	for i := range n {
 		w.ids = append(w.ids, ident.PeerFromPublicKey([]byte{byte(i), 0x5e}))
 	}
@@ -102,6 +104,7 @@ func (w *plexusNet) run(ticks int, now *int) {
 					w.msgs = append(w.msgs, netMsg{i, w.index(s.To), s})
 				}
 				if rd.Train != nil {
+					w.trains[i] = append(w.trains[i], c.cur)
 					p := rd.Train.Params
 					for j := range p {
 						p[j]++
@@ -278,5 +281,37 @@ func TestPlexusCoreEnds(t *testing.T) {
 	}
 	if newest != 6 || len(w.by) != 6 {
 		t.Errorf("rounds aggregated: %v", w.by)
+	}
+}
+
+// TestPlexusCoreLateJoiner: a peer that comes after rounds ran learns
+// the members and the newest round from its neighbours' digests, does
+// not start round 1 on its own, and is sampled in later rounds.
+func TestPlexusCoreLateJoiner(t *testing.T) {
+	w := newPlexusNet(t, 10, 0)
+	late := w.index(w.expected(1)[1]) // in S^1 by a view of every member
+	w.dead[late] = true
+	now := 0
+	w.run(150, &now)
+	if len(w.by) < 5 {
+		t.Fatalf("%d rounds before the late peer", len(w.by))
+	}
+	// It starts as soon as its view holds still, before a round can
+	// sample it.
+	w.cores[late].cfg.Settle = 1
+	delete(w.dead, late)
+	w.run(300, &now)
+	c := w.cores[late]
+	if st := c.Status(); st.Members != 10 {
+		t.Fatalf("late core: %+v", st)
+	}
+	tr := w.trains[late]
+	if len(tr) == 0 || slices.Contains(tr, 1) {
+		t.Errorf("late core trained rounds %v: want some, and never round 1", tr)
+	}
+	for i, cc := range w.cores {
+		if st := cc.Status(); st.Members != 10 {
+			t.Errorf("core %d knows %d members", i, st.Members)
+		}
 	}
 }
