@@ -20,14 +20,15 @@ import (
 //     neighbour at once, to all of them at the next multiple of
 //     DigestEvery ticks after the view changed, and every RefreshEvery
 //     ticks (against a lost digest). A received digest adds its members.
-//     It also carries the newest round its sender knows aggregated: a
-//     peer that learns so that the last round (Config.Rounds) is over
-//     pushes its view at once, so the end of training floods the overlay
-//     and every peer's Status says "done", not only the last sample's. The overlay is
-//     connected, so every view converges to the union of the members, the
-//     same set at every peer, and equal views give equal samples and
-//     aggregators (hash(ID, round)). Nothing comes from a global list:
-//     a peer knows what its neighbours told it.
+//     The overlay is connected, so every view converges to the union of
+//     the members, the same set at every peer, and equal views give
+//     equal samples and aggregators (hash(ID, round)). Nothing comes
+//     from a global list: a peer knows what its neighbours told it.
+//   - A digest also carries the newest round its sender knows
+//     aggregated: a peer that learns so that the last round
+//     (Config.Rounds) is over pushes its view at once, so the end of
+//     training floods the overlay and every peer's Status says "done",
+//     not only the last sample's.
 //   - The core starts training (plexus.Peer.Start, round 1's sample
 //     training the common initial model) once its view holds at least
 //     two members and has not changed for Settle ticks: the network has
@@ -148,11 +149,12 @@ func (c *Plexus) Tick() {
 	c.noteView()
 	if !c.joined && c.p.View().Len() >= 2 && c.now-c.lastChange >= int64(c.cfg.Settle) {
 		c.joined = true
-		if c.newest() > 0 {
-			return // rounds ran before this peer came: it waits to be sampled
-		}
-		if err := c.p.Start(c.initial); err != nil {
-			panic(fmt.Sprintf("method: plexus: %v", err)) // checked in NewPlexus, called once
+		// Rounds that ran before this peer came (newest > 0): it waits
+		// to be sampled.
+		if c.newest() == 0 {
+			if err := c.p.Start(c.initial); err != nil {
+				panic(fmt.Sprintf("method: plexus: %v", err)) // checked in NewPlexus, called once
+			}
 		}
 	}
 	refresh := c.cfg.RefreshEvery > 0 && c.now%int64(c.cfg.RefreshEvery) == 0
