@@ -311,7 +311,10 @@ function render(s) {
   if (L) {
     $("rounds").textContent = L.rounds;
     const M = L.method; // absent: FedLay's MEP
-    const pick = M && M.method === "pens" ? `, ${(M.candidates || []).length} candidates, selected ${(M.selected || []).map((id) => id.slice(0, 8)).join(" ") || "none"}` : "";
+    let pick = M && M.method === "pens" ? `, ${(M.candidates || []).length} candidates, selected ${(M.selected || []).map((id) => id.slice(0, 8)).join(" ") || "none"}` : "";
+    if (M && M.method === "plexus") {
+      pick = `, ${M.members || 0} members, sample of ${(M.sample || []).length}, aggregator ${M.aggregator ? M.aggregator.slice(0, 8) : "none"}`;
+    }
     $("method").textContent = M ? `${M.method}: ${M.role}, round ${M.round}, ${M.peers} peers${pick}` : "fedlay: exchanging with the overlay neighbours";
     $("models").textContent = `${L.models_received} / ${L.models_sent}`;
     $("train-loss").textContent = L.rounds ? L.train_loss.toFixed(3) : "–";

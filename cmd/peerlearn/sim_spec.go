@@ -46,7 +46,7 @@ type specOutcome struct {
 // simSpec runs spec on n peers in the simulator.
 func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
 	if spec.MethodOf() == "fedlay" {
-		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens); fedlay's scenarios are -scenario", errUsage)
+		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens, plexus); fedlay's scenarios are -scenario", errUsage)
 	}
 	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
 	if err != nil {

@@ -32,7 +32,7 @@ func runSimTrain(ctx context.Context, args []string, stdout io.Writer, logf func
 	dataDir := fs.String("data", defaultDataDir(), "dataset folder filled by `make data` (env PEERLEARN_DATA)")
 	out := fs.String("out", "", "folder for CSV and PNG files (default out/<scenario>)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
-	specFile := fs.String("spec", "", "instead of a scenario: run this task spec file (method gossip, dpsgd or pens, with max_rounds) on -n peers as its real peers run it (shard K of N each, the overlay's neighbours)")
+	specFile := fs.String("spec", "", "instead of a scenario: run this task spec file (method gossip, dpsgd, pens or plexus, with max_rounds) on -n peers as its real peers run it (shard K of N each, the overlay's neighbours)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -81,8 +81,11 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 	for _, m := range task.MethodNames() {
 		s := spec
 		s.Method = m
-		if m == "gossip" || m == "dpsgd" || m == "pens" {
+		if m == "gossip" || m == "dpsgd" || m == "pens" || m == "plexus" {
 			s.Aggregator = "mean"
+		}
+		if m == "plexus" {
+			s.Init = task.Init{Mode: "common", Seed: 1}
 		}
 		err := s.ValidateFor(TaskEngine{})
 		switch {

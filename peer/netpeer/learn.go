@@ -59,7 +59,7 @@ type TaskEngine struct{}
 // aggregator and architecture, and whether the architecture builds for
 // the data set's samples (every data set here is MNIST-shaped: 28x28x1,
 // 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
-// a method not in RealMethods (Plexus). Accepting it would run plain
+// a method not in RealMethods (none today). Accepting it would run plain
 // FedLay under another method's name. Init "he-gain" with gain 0 runs: the
 // peer estimates the network size first (sizer.go).
 func (TaskEngine) CheckSpec(s task.Spec) error {
@@ -80,7 +80,7 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 
 // RealMethods lists the task methods a real peer runs (newCore builds
 // their cores; "fedlay" is learn.Peer's MEP).
-func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens"} }
+func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"} }
 
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every

@@ -64,6 +64,11 @@ func learnTogether(t *testing.T, method string) {
 			// rotated-cluster e2e test's).
 			s.Selection = task.Selection{Policy: "random", K: 2}
 		}
+		if method == "plexus" {
+			// T_agg is two periods: room for a sample's transfers and
+			// trainings on this loaded machine.
+			s.PeriodMS = 2000
+		}
 		if method == "dpsgd" || method == "pens" {
 			// A round waits for every neighbour's model; the period only
 			// bounds the wait for a failed one (transfers on this loaded

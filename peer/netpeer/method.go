@@ -13,6 +13,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/plexus"
 	"github.com/peerlearn/peerlearn/protocol/selection"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -68,6 +69,8 @@ func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
 			Timeout: period, RoundTicks: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
 			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
+	case "plexus":
+		return method.NewPlexus(PlexusConfig(spec, lp, period), initial)
 	default:
 		return nil, fmt.Errorf("%w: method %q", ErrSimulatorOnly, m)
 	}
@@ -97,6 +100,29 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 		pc.Step2Selected = spec.Selection.K
 	}
 	return pc, nil
+}
+
+// PlexusConfig is what a "plexus" task's peers run, for learning peer lp
+// with the task's period in ticks. The spec has no sample size: s is
+// half the task's MaxPeers, at most the paper's 13 and at least 2 (a
+// sample smaller than the network, as in the paper's 13 of 100); sf is
+// the paper's 0.8, T_agg two periods, T_round three, three aggregator
+// ranks. No real peer measures its bandwidth: every one advertises 1,
+// so a sample's aggregator is its member with the smallest ID (still a
+// pure function of the members and the round). The view is pushed to
+// the neighbours within a quarter period of a change and every ten
+// periods regardless (a digest frame can be dropped on a full queue), is
+// bounded by MaxPeers (what the
+// signalling server admits), and must stay unchanged for two periods
+// before round 1 starts.
+func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfig {
+	c := lp.Config()
+	pc := plexus.DefaultConfig()
+	pc.ID, pc.Bandwidth, pc.Arch, pc.NumParams, pc.DataSize = c.ID, 1, lp.ArchTag(), lp.NumParams(), max(1, lp.DataSize())
+	pc.SampleSize = min(13, max(2, spec.MaxPeers/2))
+	pc.AggTimeout, pc.RoundTimeout = 2*period, 3*period
+	pc.Rounds = uint64(max(spec.MaxRounds, 0))
+	return method.PlexusConfig{Peer: pc, DigestEvery: max(1, period/4), RefreshEvery: 10 * period, Settle: 2 * period, MaxMembers: max(2, spec.MaxPeers)}
 }
 
 // evalSamples bounds the local samples an evaluation for the core runs

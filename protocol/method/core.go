@@ -72,7 +72,8 @@ type Status struct {
 	// Round is the peer's round (D-PSGD's round, Gossip's trainings).
 	Round int `json:"round"`
 	// Role is what the peer does now: "training", "waiting" (for the
-	// neighbours' models of the round), "idle", "done".
+	// neighbours' models of the round), "idle", "done"; Plexus's
+	// "trainer" and "aggregator".
 	Role string `json:"role"`
 	// Peers is the number of peers the core exchanges with.
 	Peers int `json:"peers"`
@@ -90,4 +91,11 @@ type Status struct {
 	Candidates []ident.Peer `json:"candidates,omitempty"`
 	Selected   []ident.Peer `json:"selected,omitempty"`
 	Neighbours []ident.Peer `json:"neighbours,omitempty"`
+	// Members is the size of Plexus's membership view; Sample and
+	// Aggregator are Plexus's S^Round and a^Round as this peer's view
+	// computes them; Aggregated the recent rounds this peer averaged.
+	Members    int          `json:"members,omitempty"`
+	Sample     []ident.Peer `json:"sample,omitempty"`
+	Aggregator *ident.Peer  `json:"aggregator,omitempty"`
+	Aggregated []uint64     `json:"aggregated,omitempty"`
 }

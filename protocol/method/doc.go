@@ -11,12 +11,12 @@
 // peers do.
 //
 // Cores: Gossip (Gossip Learning, package gossip's Node), DPSGD (D-PSGD
-// on the overlay graph, gossip's RoundNode) and PENS (the PENS family of
+// on the overlay graph, gossip's RoundNode), PENS (the PENS family of
 // selection policies, package selection, with evalreq's polls and
-// responder). FedLay's MEP is driven through learn.Peer (it aggregates
-// inside the training Work); Plexus is not a core yet (a real peer
-// refuses it at validation). The simulator's scenario drivers
-// SelectionRun, PlexusRun and DPSGDRun (synchronous rounds over global
-// schedules) still carry their own round logic; GossipRun and CoreRun
-// drive these cores.
+// responder) and Plexus (package plexus's Peer, its membership view
+// pushed to the overlay's neighbours as digests). FedLay's MEP is driven
+// through learn.Peer (it aggregates inside the training Work). The
+// simulator's scenario drivers SelectionRun and DPSGDRun (synchronous
+// rounds over global schedules) still carry their own round logic;
+// GossipRun, PlexusRun and CoreRun drive these cores.
 package method

@@ -17,6 +17,9 @@ var (
 	// ErrNoTask: ReportTrained or ReportAggregated for a round with no
 	// such task outstanding.
 	ErrNoTask = errors.New("plexus: no such task outstanding")
+	// ErrBudget: a trained model for a new round while MaxOpenRounds
+	// collections are open (each holds up to s models).
+	ErrBudget = errors.New("plexus: too many rounds collecting at once")
 	// ErrStarted: Start called twice.
 	ErrStarted = errors.New("plexus: already started")
 	// ErrView: a member with a zero ID or zero bandwidth.

@@ -13,6 +13,13 @@ import (
 // messages about older rounds are dropped (ErrStale).
 const Window = 64
 
+// MaxOpenRounds bounds the rounds a peer collects trained models for at
+// once: any peer may send a model for any round, and each collection
+// holds up to s models until it averages or its round falls out of the
+// window. An honest peer collects one round, two while a fallback
+// overlaps.
+const MaxOpenRounds = 8
+
 // Peer is one node's Plexus state machine (Algorithms 1 and 2 with the
 // failure handling of the package comment). It is not safe for
 // concurrent use; drive it from one goroutine or one simulator loop.
@@ -181,6 +188,10 @@ func (p *Peer) Step(m Message) error {
 		}
 		p.acceptTrain(k, m.Params)
 	case MsgTrained:
+		if p.colls[k] == nil && len(p.colls) >= MaxOpenRounds {
+			p.stats.Rejected++
+			return fmt.Errorf("%w: round %d, %d open", ErrBudget, k, len(p.colls))
+		}
 		p.addModel(k, aggregate.Contribution{From: m.From, Arch: m.Model.Arch, Params: m.Params, DataSize: int(m.Model.DataSize)})
 	case MsgAggregated:
 		p.markDone(k)

@@ -152,3 +152,6 @@ func (v *View) Aggregator(k uint64, s int) (ident.Peer, bool) {
 	}
 	return r[0], true
 }
+
+// Version counts the view's changes: equal versions, equal views.
+func (v *View) Version() uint64 { return v.version }

@@ -45,8 +45,11 @@ func TestMethodFedlayIsDefault(t *testing.T) {
 		if m == "pens" {
 			s.Selection = Selection{Policy: "pens", K: 3}
 		}
-		if m == "gossip" || m == "dpsgd" || m == "pens" {
+		if m == "gossip" || m == "dpsgd" || m == "pens" || m == "plexus" {
 			s.Aggregator, s.Tiers = "mean", false
+		}
+		if m == "plexus" {
+			s.Init = Init{Mode: "common", Seed: 1}
 		}
 		id, err := s.ID()
 		if err != nil {

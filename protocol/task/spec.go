@@ -63,7 +63,10 @@ type Spec struct {
 	// at most PeriodMS for a neighbour's model), "pens" (the PENS thesis'
 	// neighbour selection, Selection's policy, among the overlay
 	// neighbours; a round every PeriodMS at most, each wait bounded by it)
-	// or "plexus". Absent, it is
+	// or "plexus" (Plexus: each round a sample of half MaxPeers, at most
+	// 13, chosen by hash(ID, round) from a membership view built over the
+	// overlay, trains the global model and the sample's aggregator
+	// averages it; T_agg is 2 PeriodMS, T_round 3; init "common"). Absent, it is
 	// "fedlay": every spec written before the field keeps its canonical
 	// form and ID (Normalized writes "fedlay" as absent).
 	Method string `json:"method,omitempty"`

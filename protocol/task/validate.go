@@ -180,10 +180,15 @@ func (s *Spec) validMethod() error {
 	if pens := s.Selection.Policy != "overlay"; pens != (m == "pens") {
 		return invalid(`method %q with selection.policy %q: policies other than "overlay" are method "pens"'s, and it needs one`, m, s.Selection.Policy)
 	}
-	if m == "gossip" || m == "dpsgd" || m == "pens" {
+	if m == "plexus" && s.Init.Mode != "common" {
+		// Algorithm 2 starts every sample from one model.
+		return invalid(`method plexus trains one global model from a common initialisation: init.mode %q, want "common"`, s.Init.Mode)
+	}
+	if m == "gossip" || m == "dpsgd" || m == "pens" || m == "plexus" {
 		// Their mixing weights are the method's (ages, Metropolis-
-		// Hastings, the selection policy's), and every peer runs one
-		// period: a spec saying otherwise would be accepted and ignored.
+		// Hastings, the selection policy's, Plexus's FedAvg by data
+		// size), and every peer runs one period: a spec saying otherwise
+		// would be accepted and ignored.
 		if s.Aggregator != "mean" {
 			return invalid(`method %s mixes by its own weights: aggregator %q, want "mean"`, m, s.Aggregator)
 		}

@@ -24,6 +24,9 @@ type coreNet struct {
 	// evalSamples bounds the local samples an Eval runs on (the shard's
 	// first ones, as netpeer's methodDriver does).
 	evalSamples int
+	// after, if not nil, runs once peer i's core has nothing ready (a
+	// scenario driver measures there).
+	after func(i int)
 }
 
 // tick ticks every core and carries out what each wants done.
@@ -64,6 +67,9 @@ func (c *coreNet) drain(i int) {
 				c.drain(i)
 			}})
 		}
+	}
+	if c.after != nil {
+		c.after(i)
 	}
 }
 

@@ -12,8 +12,9 @@
 //     package evalreq answered by real evaluations on the responder's
 //     training data. OwnAccuracy measures every peer on the test set of
 //     its own distribution (rotated for the rotated cluster).
-//   - PlexusRun: Plexus (package plexus), one state machine per peer,
-//     over a simnet.Scheduler in virtual time.
+//   - PlexusRun: Plexus as its real peers run it (method.Plexus, the
+//     core peer/netpeer drives), driven by coreNet over a
+//     simnet.Scheduler in virtual time.
 //   - GossipRun: Gossip Learning (package gossip's Node), over a
 //     simnet.Scheduler in virtual time.
 //   - DPSGDRun: D-PSGD (package gossip's Schedule and Mix: OnePeerExp,
@@ -34,8 +35,8 @@
 //   - Training: a run over k samples (local steps times batch, or epochs
 //     times the shard) occupies the peer's compute for k / speed seconds.
 //     A peer trains one model at a time; requests that arrive while it
-//     is busy wait in order (Plexus drops those whose round has ended by
-//     the time they would start). This device time is the "training
+//     is busy wait in order (Plexus's core holds one and drops it if its
+//     round has ended by the time it would start). This device time is the "training
 //     resources" of the Plexus paper, summed over peers.
 //   - Transfers (Links): a message of b bytes ready at time t leaves the
 //     sender once its uplink is free, taking b / bandwidth_sender; the

@@ -181,8 +181,8 @@ func TestPlexusRunAccounting(t *testing.T) {
 	for _, s := range res.Stats {
 		sent += s.TotalSent().Bytes
 	}
-	if int64(sent) < tot.BytesSent {
-		t.Errorf("state machines sent %d bytes, ledger %d", sent, tot.BytesSent)
+	if int64(sent+res.Digests.Bytes) != tot.BytesSent || res.Digests.Msgs == 0 {
+		t.Errorf("state machines sent %d bytes and %d of digests, ledger %d", sent, res.Digests.Bytes, tot.BytesSent)
 	}
 	c := res.Curve
 	for i := 1; i < len(c.Points); i++ {

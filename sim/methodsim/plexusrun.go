@@ -5,24 +5,28 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/sim/dflsim"
-
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/plexus"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
-// PlexusRun is Plexus (package plexus: Algorithms 1 and 2, one state
-// machine per peer) with real local training, over a simnet scheduler in
-// virtual time: transfers are timed by Links, trainings by each peer's
-// Device, aggregation is instant. Every peer knows every other peer and
-// its bandwidth (the paper's a-priori bandwidth exchange) and starts from
-// the common initial model of peer 0. The accuracy measured is the
-// global model's, after every EvalEvery-th aggregation (and of the
-// initial model at time 0).
+// PlexusRun is Plexus with real local training as its real peers run it:
+// one method.Plexus core per peer (package plexus's state machine, its
+// membership view built from digests pushed to the overlay's
+// neighbours), driven by coreNet over a simnet scheduler in virtual time:
+// transfers are timed by Links, trainings by each peer's Device,
+// aggregation is instant. Each peer advertises its device's bandwidth
+// (the paper's bandwidth exchange, here inside the digests); its
+// neighbours are its overlay neighbours for the peers' IDs
+// (overlay.ExpectedTables, Spaces rings). Every peer starts from the
+// common initial model of peer 0, once its view has settled. The
+// accuracy measured is the global model's, after every EvalEvery-th
+// aggregation (and of the initial model at time 0).
 type PlexusRun struct {
 	Peers   *Peers
 	Devices []Device
@@ -39,6 +43,9 @@ type PlexusRun struct {
 	// plexus.DefaultConfig's T_agg and T_round.
 	Tick                     time.Duration
 	AggTimeout, RoundTimeout time.Duration
+	// Spaces is the overlay's ring count L whose neighbours the views
+	// spread over (0: PlexusSpaces).
+	Spaces int
 	// Stop, if not nil, ends the run after a measurement it approves.
 	Stop      func(Point) bool
 	Eval      Eval
@@ -49,16 +56,27 @@ type PlexusRun struct {
 	Label     string
 }
 
+// PlexusSpaces is PlexusRun's default overlay ring count.
+const PlexusSpaces = 3
+
+// plexusSettle is how many ticks a view must stay unchanged before its
+// core starts: links here lose nothing, so a view that stopped growing
+// for one second of virtual time (digests every tick, latencies up to a
+// few hundred milliseconds) has every member.
+const plexusSettle = 10
+
 // PlexusResult is what a PlexusRun did.
 type PlexusResult struct {
 	Curve  Curve
 	Ledger *Ledger
-	// Stats are the peers' protocol counters.
-	Stats []plexus.Stats
+	// Stats are the peers' protocol counters; Digests counts the
+	// membership digests all of them sent (in the Ledger too).
+	Stats   []plexus.Stats
+	Digests method.Traffic
 	// Rounds is the last round aggregated, Global its model.
 	Rounds uint64
 	Global []float32
-	// StepErrors counts messages a state machine refused; TrainFailures
+	// StepErrors counts messages a core refused; TrainFailures
 	// trainings that failed.
 	StepErrors, TrainFailures int
 }
@@ -70,23 +88,24 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.SampleSize < 1 || r.Rounds < 1 || r.Tick <= 0 || r.EvalEvery < 1 {
-		return nil, fmt.Errorf("%w: plexus run: s %d, %d rounds, tick %v, eval every %d", ErrConfig, r.SampleSize, r.Rounds, r.Tick, r.EvalEvery)
+	if r.SampleSize < 1 || r.Rounds < 1 || r.Tick <= 0 || r.EvalEvery < 1 || r.Spaces < 0 {
+		return nil, fmt.Errorf("%w: plexus run: s %d, %d rounds, tick %v, eval every %d, %d spaces", ErrConfig, r.SampleSize, r.Rounds, r.Tick, r.EvalEvery, r.Spaces)
 	}
 	if err := r.Eval.validate(); err != nil {
 		return nil, err
 	}
 	n := r.Peers.N()
 	first := r.Peers.Peers[0]
-	members := make([]plexus.Member, n)
-	for i, id := range r.Peers.IDs {
-		members[i] = plexus.Member{ID: id, Bandwidth: uint64(math.Max(1, r.Devices[i].Bandwidth))}
+	initial, err := first.Params()
+	if err != nil {
+		return nil, err
 	}
 	ticks := func(d time.Duration) int { return int((d + r.Tick - 1) / r.Tick) }
-	plx := make([]*plexus.Peer, n)
+	plx := make([]*method.Plexus, n)
+	cores := make([]method.Core, n)
 	for i, p := range r.Peers.Peers {
 		cfg := plexus.DefaultConfig()
-		cfg.ID, cfg.Bandwidth = p.Config().ID, members[i].Bandwidth
+		cfg.ID, cfg.Bandwidth = p.Config().ID, uint64(math.Max(1, r.Devices[i].Bandwidth))
 		cfg.Arch, cfg.NumParams, cfg.DataSize = p.ArchTag(), p.NumParams(), p.DataSize()
 		cfg.SampleSize, cfg.SuccessFraction, cfg.Rounds = r.SampleSize, r.SuccessFraction, uint64(r.Rounds)
 		if r.AggTimeout > 0 {
@@ -95,15 +114,23 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 		if r.RoundTimeout > 0 {
 			cfg.RoundTimeout = ticks(r.RoundTimeout)
 		}
-		if plx[i], err = plexus.New(cfg, members...); err != nil {
+		pc := method.PlexusConfig{Peer: cfg, DigestEvery: 1, Settle: plexusSettle, MaxMembers: max(2, n)}
+		if plx[i], err = method.NewPlexus(pc, initial); err != nil {
+			return nil, fmt.Errorf("peer %d: %w", i, err)
+		}
+		cores[i] = plx[i]
+	}
+	spaces := r.Spaces
+	if spaces == 0 {
+		spaces = PlexusSpaces
+	}
+	tables := overlay.ExpectedTables(r.Peers.IDs, spaces)
+	for i, id := range r.Peers.IDs {
+		if err := cores[i].SetPeers(tables[id].Neighbors()); err != nil {
 			return nil, fmt.Errorf("peer %d: %w", i, err)
 		}
 	}
 	res := &PlexusResult{Curve: Curve{Name: "plexus"}}
-	initial, err := first.Params()
-	if err != nil {
-		return nil, err
-	}
 	arch := first.Config().Arch
 	x, y := dflsim.Head(r.Eval.Test, r.Eval.Samples)
 	measure := func(round uint64, model []float32) (bool, error) {
@@ -122,94 +149,51 @@ func (r PlexusRun) Run() (*PlexusResult, error) {
 
 	var runErr error
 	done := false
-	var drain func(i int)
-	drain = func(i int) {
-		p := plx[i]
-		for p.HasReady() {
-			rd := p.Ready()
-			for _, m := range rd.Messages {
-				to, ok := r.Peers.Index[m.To]
-				if !ok {
-					runErr = fmt.Errorf("%w: plexus message to an unknown peer", ErrRun)
-					return
-				}
-				sim.send(i, to, plexus.WireBytes(m), m.Type != plexus.MsgAggregated, func() {
-					if err := plx[to].Step(m); err != nil {
-						res.StepErrors++
-					}
-					drain(to)
-				})
-			}
-			for _, tt := range rd.Train {
-				k := tt.Round
-				sim.train(i, trainReq{
-					params: tt.Params,
-					still:  func() bool { return p.Wanted(k) },
-					done: func(trained []float32, samples int) {
-						if trained == nil {
-							return
-						}
-						if err := p.ReportTrained(k, trained, uint64(samples)); err != nil && runErr == nil {
-							runErr = fmt.Errorf("%w: peer %d round %d: %w", ErrRun, i, k, err)
-						}
-						drain(i)
-					},
-				})
-			}
-			for _, at := range rd.Aggregate {
-				out := make([]float32, len(initial))
-				if _, err := at.FedAvg(out); err != nil {
-					runErr = fmt.Errorf("%w: aggregation of round %d: %w", ErrRun, at.Round, err)
-					return
-				}
-				if err := p.ReportAggregated(at.Round, out); err != nil {
-					runErr = fmt.Errorf("%w: round %d: %w", ErrRun, at.Round, err)
-					return
-				}
-				if at.Round > res.Rounds {
-					res.Rounds, res.Global = at.Round, out
-					bar.Set(int64(at.Round), 0)
-					if at.Round%uint64(r.EvalEvery) == 0 || at.Round == uint64(r.Rounds) {
-						stop, err := measure(at.Round, out)
-						if err != nil {
-							runErr = err
-						}
-						done = done || stop
-					}
-				}
-				if at.Round >= uint64(r.Rounds) {
-					done = true
-				}
-			}
+	net := &coreNet{sim: sim, cores: cores, evalSamples: 1}
+	// After each peer's turn: a round its core just aggregated is the
+	// newest global model; measure it.
+	net.after = func(i int) {
+		k, g := plx[i].Peer().Global()
+		if k <= res.Rounds {
+			return
 		}
+		res.Rounds, res.Global = k, g
+		bar.Set(int64(k), 0)
+		if k%uint64(r.EvalEvery) == 0 || k == uint64(r.Rounds) {
+			stop, err := measure(k, g)
+			if err != nil && runErr == nil {
+				runErr = err
+			}
+			done = done || stop
+		}
+		done = done || k >= uint64(r.Rounds)
 	}
 	if _, err := measure(0, initial); err != nil {
 		return nil, err
 	}
-	for i, p := range plx {
-		if err := p.Start(slices.Clone(initial)); err != nil {
-			return nil, fmt.Errorf("peer %d: %w", i, err)
-		}
-	}
-	for i := range plx {
-		drain(i)
+	for i := range cores {
+		net.drain(i) // the first digests
 	}
 	sim.every(r.Tick, func() bool {
-		for i, p := range plx {
-			p.Tick()
-			drain(i)
-		}
+		net.tick()
 		return true
 	})
 	// run lets trainings still running finish their compute before the
 	// peers are reused (their results are discarded).
-	more := func() bool { return !done && runErr == nil && !(r.Duration > 0 && sim.now() > r.Duration) }
+	more := func() bool {
+		return !done && runErr == nil && net.err == nil && !(r.Duration > 0 && sim.now() > r.Duration)
+	}
 	if err := sim.run(r.Ctx, more); err != nil {
 		return res, err
 	}
-	res.Ledger, res.TrainFailures = sim.ledger, sim.failed
+	res.Ledger, res.TrainFailures, res.StepErrors = sim.ledger, sim.failed, net.stepErrors
 	for _, p := range plx {
-		res.Stats = append(res.Stats, p.Stats())
+		res.Stats = append(res.Stats, p.Peer().Stats())
+		res.Digests.Msgs += p.Digests().Msgs
+		res.Digests.Bytes += p.Digests().Bytes
+	}
+	if runErr == nil {
+		runErr = net.err
 	}
 	return res, runErr
 }

@@ -1,0 +1,200 @@
+package netpeer
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/plexus"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// TestE2EPlexus12 runs 12 peer processes of a plexus task on MNIST
+// (Dirichlet(0.5) shards, max_peers 16: samples of 8, aggregator the
+// sample's smallest ID). From the peers' /status it checks that
+//   - every peer's view reaches all 12 members, and every round's sample
+//     and aggregator a peer reports with a full view are those
+//     hash(ID, round) gives over the 12 IDs, recomputed here;
+//   - every round is aggregated by its aggregator so recomputed, except
+//     where that peer is dead;
+//   - the aggregator of a round in progress, SIGKILLed as soon as the
+//     round shows up, is replaced through the timeout path: the round is
+//     aggregated by the next-ranked member of its sample, and the rounds
+//     after it are aggregated too;
+//   - the peers' mean test accuracy reaches 85%.
+func TestE2EPlexus12(t *testing.T) {
+	peerBin, sigBin := binaries(t)
+	dir := dataDir(t)
+	const n, maxPeers, target = 12, 16, 0.85
+	s := min(13, max(2, maxPeers/2)) // PlexusConfig's sample size
+	spec := fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
+		`"local_epochs":0,"local_steps":50,"max_peers":%d,"max_rounds":0,"method":"plexus","name":"e2e-mnist-plexus",`+
+		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":%d,"seed":1,"spec":"dirichlet:0.5"},`+
+		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"spaces":3,"target_accuracy":%v,"tiers":false,"version":2}`, maxPeers, n, target)
+	taskFile := filepath.Join(t.TempDir(), "task.json")
+	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile, "-admission-key", admissionKeyFile(taskFile)}, nil)
+	proctest.WaitTCP(t, addr)
+	url := "ws://" + addr + "/signal"
+	t0 := time.Now()
+	var peers []*proc
+	ids := make([]ident.Peer, n)
+	index := map[ident.Peer]int{}
+	for i := range n {
+		p := startPeer(t, peerBin, fmt.Sprintf("plexus%d", i), url, "-learn", "-task", taskFile, "-data", dir,
+			"-shard", fmt.Sprintf("%d/%d", i, n), "-eval-every", "3s", "-eval-samples", "2000")
+		peers = append(peers, p)
+		b, err := hex.DecodeString(p.ID)
+		if err != nil || len(b) != len(ids[i]) {
+			t.Fatalf("%s: ID %q", p.Name, p.ID)
+		}
+		copy(ids[i][:], b)
+		index[ids[i]] = i
+	}
+	// The ranking of round k over every member, recomputed from the IDs
+	// (every peer advertises bandwidth 1: ascending ID in the sample).
+	view, _ := plexus.NewView()
+	for _, id := range ids {
+		view.Add(id, 1) //nolint:errcheck // non-zero
+	}
+	ranking := func(k uint64) []ident.Peer { return view.Ranking(k, s) }
+
+	victim, killedRound := -1, uint64(0)
+	aggregatedBy := map[uint64][]int{} // round -> peers that listed it as aggregated
+	checked, partial := 0, 0
+	var accs []float64
+	deadline := t0.Add(300 * time.Second)
+	for {
+		time.Sleep(300 * time.Millisecond)
+		accs = accs[:0]
+		var sum float64
+		full := 0
+		for i, p := range peers {
+			if i == victim {
+				continue
+			}
+			st, err := fetchStatus(p.Status)
+			if err != nil || st.Learn == nil || st.Learn.Method == nil {
+				continue
+			}
+			ms := st.Learn.Method
+			if ms.Method != "plexus" {
+				t.Fatalf("%s runs %+v", p.Name, ms)
+			}
+			if why := checkPlexusStatus(ms, ranking, n); why != "" {
+				t.Fatalf("%s: %s", p.Name, why)
+			}
+			switch {
+			case ms.Members == n && ms.Round > 0:
+				checked++
+				full++
+			case ms.Members == n:
+				full++
+			case ms.Round > 0:
+				partial++ // a round reported before the view was full
+			}
+			for _, k := range ms.Aggregated {
+				if !slices.Contains(aggregatedBy[k], i) {
+					aggregatedBy[k] = append(aggregatedBy[k], i)
+				}
+			}
+			// Kill the aggregator of the first round past the third
+			// that shows up, while its sample trains.
+			if victim < 0 && ms.Round > 3 && ms.Members == n {
+				k := uint64(ms.Round)
+				a := index[ranking(k)[0]]
+				if len(aggregatedBy[k]) == 0 {
+					victim, killedRound = a, k
+					if err := peers[a].Cmd.Process.Kill(); err != nil {
+						t.Fatalf("SIGKILL %s: %v", peers[a].Name, err)
+					}
+					t.Logf("round %d: SIGKILLed its aggregator %s (%v) after %v; next-ranked %v", k, peers[a].Name,
+						ranking(k)[0], time.Since(t0).Round(time.Second), ranking(k)[1])
+				}
+			}
+			if st.Learn.Evals > 0 {
+				accs = append(accs, st.Learn.Accuracy)
+				sum += st.Learn.Accuracy
+			}
+		}
+		// The replacement's model went on: two more rounds aggregated.
+		replaced := killedRound > 0 && len(aggregatedBy[killedRound]) > 0 &&
+			len(aggregatedBy[killedRound+1]) > 0 && len(aggregatedBy[killedRound+2]) > 0
+		if victim >= 0 && full == n-1 && len(accs) == n-1 && sum/float64(n-1) >= target && replaced {
+			t.Logf("plexus, %d peers (1 killed): mean accuracy %.4f (min %.4f) after %v; %d status reports checked against the recomputed samples, %d before a full view",
+				n, sum/float64(n-1), slices.Min(accs), time.Since(t0).Round(time.Second), checked, partial)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: victim %d round %d aggregated by %v, %d full views, accuracies %.3f",
+				time.Since(t0).Round(time.Second), victim, killedRound, aggregatedBy[killedRound], full, accs)
+		}
+	}
+	// Every aggregation by the recomputed aggregator, or by a fallback
+	// rank where that one is the killed peer.
+	var rounds []uint64
+	for k := range aggregatedBy {
+		rounds = append(rounds, k)
+	}
+	slices.Sort(rounds)
+	fallbacks := 0
+	for _, k := range rounds {
+		r := ranking(k)
+		for _, i := range aggregatedBy[k] {
+			switch {
+			case ids[i] == r[0]:
+			case ids[victim] == r[0] && (ids[i] == r[1] || ids[i] == r[2]):
+				fallbacks++
+			default:
+				t.Errorf("round %d aggregated by %s (%v), ranking %v", k, peers[i].Name, ids[i], r[:3])
+			}
+		}
+	}
+	if by := aggregatedBy[killedRound]; len(by) != 1 || ids[by[0]] != ranking(killedRound)[1] {
+		t.Errorf("killed round %d aggregated by %v, want the next-ranked %v", killedRound, by, ranking(killedRound)[1])
+	}
+	var unseen []uint64 // aggregated between the victim's last report and its death, or not yet reported
+	for k := rounds[0]; k <= rounds[len(rounds)-1]; k++ {
+		if len(aggregatedBy[k]) == 0 {
+			unseen = append(unseen, k)
+		}
+	}
+	t.Logf("%d rounds aggregated (%d..%d), %d by a fallback aggregator; not seen in a report: %v", len(rounds), rounds[0], rounds[len(rounds)-1], fallbacks, unseen)
+	for i, p := range peers {
+		if i != victim {
+			p.Stop(t)
+		}
+	}
+}
+
+// checkPlexusStatus: a status with a full view reports its round's
+// sample and aggregator as ranking recomputes them, and a role Plexus
+// has.
+func checkPlexusStatus(ms *method.Status, ranking func(uint64) []ident.Peer, n int) string {
+	if !slices.Contains([]string{"trainer", "aggregator", "idle"}, ms.Role) {
+		return fmt.Sprintf("role %q", ms.Role)
+	}
+	if ms.Members > n {
+		return fmt.Sprintf("%d members, only %d peers ran", ms.Members, n)
+	}
+	if ms.Members < n || ms.Round == 0 {
+		return ""
+	}
+	want := ranking(uint64(ms.Round))
+	got := slices.Clone(ms.Sample)
+	slices.SortFunc(got, func(a, b ident.Peer) int { return strings.Compare(a.Hex(), b.Hex()) })
+	if !slices.Equal(got, want) || ms.Aggregator == nil || *ms.Aggregator != want[0] {
+		return fmt.Sprintf("round %d: sample %v aggregator %v, recomputed %v (aggregator %v)", ms.Round, ms.Sample, ms.Aggregator, want, want[0])
+	}
+	return ""
+}
