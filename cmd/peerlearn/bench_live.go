@@ -190,6 +190,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 	for {
 		time.Sleep(time.Second)
 		var sts []method.Status
+		var trainings []int
 		var acc float64
 		for _, url := range status {
 			st, err := fetchLive(&client, url)
@@ -200,6 +201,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 				break
 			}
 			sts = append(sts, *st.Learn.Method)
+			trainings = append(trainings, st.Learn.Rounds)
 			acc += st.Learn.Accuracy / float64(n)
 		}
 		if len(sts) == n {
@@ -208,6 +210,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 				return specOutcome{}, err
 			}
 			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0)}
+			logStatuses(logf, "real", sts, trainings)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
 		}
@@ -236,4 +239,14 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// logStatuses logs what each peer's core did: where a real run and a
+// simulated one part, these say why (rounds trained, timed out, models
+// that came too late). trainings[i] is peer i's finished trainings.
+func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int) {
+	for i, s := range sts {
+		logf("%s: peer %d: round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d",
+			run, i, s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused)
+	}
 }

@@ -118,6 +118,11 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(s
 		}
 		out.acc += mt.Accuracy / float64(n)
 	}
+	trainings := make([]int, n)
+	for i := range trainings {
+		trainings[i] = int(res.Ledger.Peer(i).Trainings)
+	}
+	logStatuses(logf, "sim", res.Statuses, trainings)
 	out.precision = precision(res.Statuses, func(i int) int { return i }, peers.IDs, rotatedOf(spec, train, n))
 	logf("sim: %s on %d peers: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, res.Time.Round(time.Second), out.acc)
 	return out, nil
