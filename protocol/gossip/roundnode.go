@@ -22,6 +22,11 @@ type RoundConfig struct {
 	// that failed, or is slower, does not stall it (its weight stays
 	// with the node). Must be >= 1.
 	Timeout int
+	// Schedule, if not nil, replaces the Metropolis-Hastings weights on
+	// the neighbour set by a schedule's rows and recipients (the
+	// simulator's baselines); the neighbour set must then hold every
+	// peer the schedule names (NodeSchedule.Peers).
+	Schedule *NodeSchedule
 	// MaxRounds ends training after so many rounds (0: no bound): the
 	// node then sends its final mix to its neighbours once and asks for
 	// no more training.
@@ -35,6 +40,14 @@ func (c RoundConfig) Validate() error {
 	}
 	if c.Timeout < 1 || c.MaxRounds < 0 {
 		return fmt.Errorf("%w: Timeout %d, MaxRounds %d", ErrConfig, c.Timeout, c.MaxRounds)
+	}
+	if s := c.Schedule; s != nil {
+		if err := s.validate(); err != nil {
+			return err
+		}
+		if s.IDs[s.Node] != c.ID {
+			return fmt.Errorf("%w: schedule node %d is not %v", ErrConfig, s.Node, c.ID)
+		}
 	}
 	return nil
 }
@@ -224,11 +237,35 @@ func (n *RoundNode) ReportTrained(params []float32) error {
 		return err
 	}
 	n.params, n.training, n.waitFrom = params, false, n.now
-	for _, to := range n.peers {
+	for _, to := range n.recipients() {
 		n.send(to, len(n.peers))
 	}
 	n.maybeMix()
 	return nil
+}
+
+// recipients are the peers that mix the node's model of its round: its
+// neighbours, or the schedule's recipients of the next round.
+func (n *RoundNode) recipients() []ident.Peer {
+	if s := n.cfg.Schedule; s != nil {
+		return s.recipients(n.round + 1)
+	}
+	return n.peers
+}
+
+// sources are the peers whose models of the node's round it mixes, with
+// their weights: the neighbours with Metropolis-Hastings weights (w < 0:
+// computed from the degree their model carries), or the schedule's row
+// of the next round.
+func (n *RoundNode) sources() []peerWeight {
+	if s := n.cfg.Schedule; s != nil {
+		return s.row(n.round + 1)
+	}
+	out := make([]peerWeight, len(n.peers))
+	for i, id := range n.peers {
+		out[i] = peerWeight{id, -1}
+	}
+	return out
 }
 
 // send queues the node's model of its round for neighbour to, with the
@@ -245,8 +282,8 @@ func (n *RoundNode) maybeMix() {
 	if n.training || n.done || n.params == nil || len(n.peers) == 0 {
 		return // a node without neighbours waits out the timeout: it does not race ahead alone
 	}
-	for _, id := range n.peers {
-		if m, ok := n.inbox[id]; !ok || m.round < n.round {
+	for _, src := range n.sources() {
+		if m, ok := n.inbox[src.id]; !ok || m.round < n.round {
 			return
 		}
 	}
@@ -261,13 +298,17 @@ func (n *RoundNode) mix(timedOut bool) {
 	di := max(1, len(n.peers))
 	acc := make([]float64, n.cfg.NumParams)
 	self, latest, missing := 1.0, n.round, 0
-	for _, id := range n.peers {
+	for _, src := range n.sources() {
+		id := src.id
 		m, ok := n.inbox[id]
 		if !ok || m.round < n.round {
 			missing++
 			continue
 		}
-		w := 1 / float64(1+max(di, m.degree))
+		w := src.w
+		if w < 0 {
+			w = 1 / float64(1+max(di, m.degree))
+		}
 		self -= w
 		for k, v := range m.params {
 			acc[k] += w * float64(v)
@@ -297,7 +338,7 @@ func (n *RoundNode) mix(timedOut bool) {
 		// node's last model (a node a step behind) waits for a newer one,
 		// and would otherwise time out and end on its own model.
 		n.params, n.done = out, true
-		for _, to := range n.peers {
+		for _, to := range n.recipients() {
 			n.send(to, len(n.peers))
 		}
 		return
