@@ -61,6 +61,7 @@ type RoundStats struct {
 	Rejected uint64 // messages refused by Step
 	Timeouts uint64 // rounds mixed without every neighbour's model
 	Missing  uint64 // neighbours' models missing from those rounds
+	Skipped  uint64 // rounds skipped catching up with a neighbour ahead
 }
 
 // roundModel is a neighbour's model for a round the node has not mixed.
@@ -331,6 +332,7 @@ func (n *RoundNode) mix(timedOut bool) {
 	// The next round, or the latest a neighbour is in if that is later
 	// (catching up): never past it, or two nodes a round apart would
 	// each jump past the other at every mix.
+	n.stats.Skipped += max(n.round+1, latest) - (n.round + 1)
 	n.round = max(n.round+1, latest)
 	if n.cfg.MaxRounds > 0 && n.round >= uint64(n.cfg.MaxRounds) {
 		// The final model: no more training or waiting. It goes to the

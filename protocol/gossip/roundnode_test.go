@@ -195,6 +195,9 @@ func TestRoundNodeCatchUpDoesNotLeapfrog(t *testing.T) {
 	if trainings[1] < rounds-head {
 		t.Fatalf("the late node trained %d times, want >= %d", trainings[1], rounds-head)
 	}
+	if s0, s1 := nodes[0].Stats().Skipped, nodes[1].Stats().Skipped; s0 != 0 || s1 == 0 || s1 > head {
+		t.Fatalf("rounds skipped: %d by the leader, %d by the late node (want 0, 1..%d)", s0, s1, head)
+	}
 }
 
 // A node without neighbours holds its round instead of timing out alone;

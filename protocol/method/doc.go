@@ -16,7 +16,7 @@
 // responder). FedLay's MEP is driven through learn.Peer (it aggregates
 // inside the training Work); Plexus is not a core yet (a real peer
 // refuses it at validation). The simulator's scenario drivers
-// SelectionRun, PlexusRun and DPSGDRun (synchronous rounds over global
-// schedules) still carry their own round logic; GossipRun and CoreRun
-// drive these cores.
+// SelectionRun and PlexusRun still carry their own round logic;
+// GossipRun, DPSGDRun (the DPSGD core with a schedule's mixing,
+// gossip.NodeSchedule) and CoreRun drive these cores.
 package method
