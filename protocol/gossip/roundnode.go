@@ -153,7 +153,7 @@ func (n *RoundNode) SetPeers(ids []ident.Peer) error {
 	if waiting && len(n.peers) == 0 {
 		n.waitFrom = n.now
 	}
-	if waiting {
+	if waiting && n.cfg.Schedule == nil { // a schedule says who gets the model
 		for _, id := range ids {
 			if !slices.Contains(n.peers, id) {
 				n.send(id, len(ids))
