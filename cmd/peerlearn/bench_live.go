@@ -79,7 +79,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if err != nil {
 			return fmt.Errorf("%s on real peers: %w", m, err)
 		}
-		sim, err := simSpec(ctx, spec, *n, *dir, logf)
+		sim, err := simSpec(ctx, spec, *n, *dir, real.place, logf) // the real overlay's placement: the same graph
 		if err != nil {
 			return fmt.Errorf("%s in the simulator: %w", m, err)
 		}
@@ -190,6 +190,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 	for {
 		time.Sleep(time.Second)
 		var sts []method.Status
+		var full []netpeer.Status
 		var trainings []int
 		var acc float64
 		for _, url := range status {
@@ -201,6 +202,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 				break
 			}
 			sts = append(sts, *st.Learn.Method)
+			full = append(full, st)
 			trainings = append(trainings, st.Learn.Rounds)
 			acc += st.Learn.Accuracy / float64(n)
 		}
@@ -209,7 +211,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			if err != nil {
 				return specOutcome{}, err
 			}
-			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0)}
+			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full)}
 			logStatuses(logf, "real", sts, trainings)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
