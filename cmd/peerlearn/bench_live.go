@@ -59,6 +59,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
+	keep := fs.Bool("keep", false, "keep the real peers' logs (the folder is logged), to see why a run went astray")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
 			return err
 		}
-		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, logf)
+		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, *keep, logf)
 		if err != nil {
 			return fmt.Errorf("%s on real peers: %w", m, err)
 		}
@@ -96,12 +97,16 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 // realSpec runs spec on n `peerlearn peer` processes (this binary) and a
 // signalling server over WebRTC on loopback until every peer has trained
 // its rounds and evaluated its final model.
-func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
+func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, dir string, keep bool, logf func(string, ...any)) (specOutcome, error) {
 	tmp, err := os.MkdirTemp("", "bench-live-")
 	if err != nil {
 		return specOutcome{}, err
 	}
-	defer os.RemoveAll(tmp)
+	if keep {
+		logf("%s: the real peers' logs are in %s", spec.MethodOf(), tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
 	b, err := spec.Canonical()
 	if err != nil {
 		return specOutcome{}, err
