@@ -59,6 +59,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
+	keep := fs.Bool("keep", false, "keep the real peers' logs (the folder is logged), to see why a run went astray")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,11 +76,11 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
 			return err
 		}
-		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, logf)
+		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, *keep, logf)
 		if err != nil {
 			return fmt.Errorf("%s on real peers: %w", m, err)
 		}
-		sim, err := simSpec(ctx, spec, *n, *dir, logf)
+		sim, err := simSpec(ctx, spec, *n, *dir, real.place, logf) // the real overlay's placement: the same graph
 		if err != nil {
 			return fmt.Errorf("%s in the simulator: %w", m, err)
 		}
@@ -96,12 +97,16 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 // realSpec runs spec on n `peerlearn peer` processes (this binary) and a
 // signalling server over WebRTC on loopback until every peer has trained
 // its rounds and evaluated its final model.
-func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
+func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, dir string, keep bool, logf func(string, ...any)) (specOutcome, error) {
 	tmp, err := os.MkdirTemp("", "bench-live-")
 	if err != nil {
 		return specOutcome{}, err
 	}
-	defer os.RemoveAll(tmp)
+	if keep {
+		logf("%s: the real peers' logs are in %s", spec.MethodOf(), tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
 	b, err := spec.Canonical()
 	if err != nil {
 		return specOutcome{}, err
@@ -190,6 +195,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 	for {
 		time.Sleep(time.Second)
 		var sts []method.Status
+		var full []netpeer.Status
+		var trainings []int
 		var acc float64
 		for _, url := range status {
 			st, err := fetchLive(&client, url)
@@ -200,6 +207,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 				break
 			}
 			sts = append(sts, *st.Learn.Method)
+			full = append(full, st)
+			trainings = append(trainings, st.Learn.Rounds)
 			acc += st.Learn.Accuracy / float64(n)
 		}
 		if len(sts) == n {
@@ -207,7 +216,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			if err != nil {
 				return specOutcome{}, err
 			}
-			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0)}
+			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full)}
+			logStatuses(logf, "real", sts, trainings)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
 		}
@@ -236,4 +246,14 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// logStatuses logs what each peer's core did: where a real run and a
+// simulated one part, these say why (rounds trained, timed out, models
+// that came too late). trainings[i] is peer i's finished trainings.
+func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int) {
+	for i, s := range sts {
+		logf("%s: peer %d: round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d",
+			run, i, s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused)
+	}
 }

@@ -41,10 +41,15 @@ type specOutcome struct {
 	acc, precision float64
 	rounds         int
 	took           time.Duration
+	// place is the placement real peers reported (nil in the simulator).
+	place func(ident.Peer, int) overlay.Coord
 }
 
-// simSpec runs spec on n peers in the simulator.
-func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(string, ...any)) (specOutcome, error) {
+// simSpec runs spec on n peers in the simulator, on the overlay of
+// their IDs placed by place (nil: overlay.Coordinate, the plain
+// placement; real peers admitted by a signalling server sit where their
+// tokens place them, which bench live passes here).
+func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(ident.Peer, int) overlay.Coord, logf func(string, ...any)) (specOutcome, error) {
 	if spec.MethodOf() == "fedlay" {
 		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens, plexus); fedlay's scenarios are -scenario", errUsage)
 	}
@@ -78,7 +83,10 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(s
 		cores = append(cores, core)
 		tests = append(tests, own)
 	}
-	tables := overlay.ExpectedTables(peers.IDs, spec.OverlaySpaces())
+	if place == nil {
+		place = overlay.Coordinate
+	}
+	tables := overlay.ExpectedTablesAt(peers.IDs, spec.OverlaySpaces(), place)
 	graph := make([][]int, n)
 	for i, id := range peers.IDs {
 		for _, nb := range tables[id].Neighbors() {
@@ -118,6 +126,11 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, logf func(s
 		}
 		out.acc += mt.Accuracy / float64(n)
 	}
+	trainings := make([]int, n)
+	for i := range trainings {
+		trainings[i] = int(res.Ledger.Peer(i).Trainings)
+	}
+	logStatuses(logf, "sim", res.Statuses, trainings)
 	out.precision = precision(res.Statuses, func(i int) int { return i }, peers.IDs, rotatedOf(spec, train, n))
 	logf("sim: %s on %d peers: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, res.Time.Round(time.Second), out.acc)
 	return out, nil

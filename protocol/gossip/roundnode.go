@@ -22,9 +22,14 @@ type RoundConfig struct {
 	// that failed, or is slower, does not stall it (its weight stays
 	// with the node). Must be >= 1.
 	Timeout int
+	// Schedule, if not nil, replaces the Metropolis-Hastings weights on
+	// the neighbour set by a schedule's rows and recipients (the
+	// simulator's baselines); the neighbour set must then hold every
+	// peer the schedule names (NodeSchedule.Peers).
+	Schedule *NodeSchedule
 	// MaxRounds ends training after so many rounds (0: no bound): the
-	// node then keeps exchanging its last model but asks for no more
-	// training.
+	// node then sends its final mix to its neighbours once and asks for
+	// no more training.
 	MaxRounds int
 }
 
@@ -35,6 +40,14 @@ func (c RoundConfig) Validate() error {
 	}
 	if c.Timeout < 1 || c.MaxRounds < 0 {
 		return fmt.Errorf("%w: Timeout %d, MaxRounds %d", ErrConfig, c.Timeout, c.MaxRounds)
+	}
+	if s := c.Schedule; s != nil {
+		if err := s.validate(); err != nil {
+			return err
+		}
+		if s.IDs[s.Node] != c.ID {
+			return fmt.Errorf("%w: schedule node %d is not %v", ErrConfig, s.Node, c.ID)
+		}
 	}
 	return nil
 }
@@ -48,6 +61,7 @@ type RoundStats struct {
 	Rejected uint64 // messages refused by Step
 	Timeouts uint64 // rounds mixed without every neighbour's model
 	Missing  uint64 // neighbours' models missing from those rounds
+	Skipped  uint64 // rounds skipped catching up with a neighbour ahead
 }
 
 // roundModel is a neighbour's model for a round the node has not mixed.
@@ -66,10 +80,15 @@ type roundModel struct {
 // with the node) and trains from the mix to get x_{t+1}. With every
 // model arriving in time this is StaticGraph's round (the simulator's
 // 10-regular baseline). A node that finds its neighbours ahead (a model
-// of a later round) mixes that newer model and continues from the
-// latest round it mixed, so a slow node catches up instead of timing
-// out every round. It holds at most one model per neighbour. Not safe
-// for concurrent use.
+// of a later round) mixes that newer model and continues at the latest
+// round it mixed, so a slow node catches up instead of timing out every
+// round; the fastest node still advances one round a training, so no
+// pair of nodes can push each other's rounds ahead of their trainings.
+// A node without neighbours holds its round (training alone is not
+// D-PSGD, and a peer that starts before the overlay has formed must not
+// spend its rounds alone), and a neighbour that appears gets the node's
+// model of the round at once. It holds at most one model per neighbour.
+// Not safe for concurrent use.
 type RoundNode struct {
 	cfg   RoundConfig
 	peers []ident.Peer
@@ -116,7 +135,9 @@ func (n *RoundNode) Peers() []ident.Peer { return n.peers }
 
 // SetPeers replaces the neighbour set; a departed neighbour's waiting
 // model is dropped, and a round waiting only for departed neighbours
-// mixes at once.
+// mixes at once. A new neighbour is sent the node's model of the round
+// it waits in (it missed the round's sends); a node that had none starts
+// its round's wait now.
 func (n *RoundNode) SetPeers(ids []ident.Peer) error {
 	seen := make(map[ident.Peer]bool, len(ids))
 	for _, id := range ids {
@@ -127,6 +148,17 @@ func (n *RoundNode) SetPeers(ids []ident.Peer) error {
 	}
 	if len(ids) > MaxDegree {
 		return fmt.Errorf("%w: %d neighbours, at most %d", ErrPeers, len(ids), MaxDegree)
+	}
+	waiting := !n.training && !n.done && n.params != nil
+	if waiting && len(n.peers) == 0 {
+		n.waitFrom = n.now
+	}
+	if waiting && n.cfg.Schedule == nil { // a schedule says who gets the model
+		for _, id := range ids {
+			if !slices.Contains(n.peers, id) {
+				n.send(id, len(ids))
+			}
+		}
 	}
 	n.peers = slices.Clone(ids)
 	for id := range n.inbox {
@@ -150,10 +182,10 @@ func (n *RoundNode) Ready() ([]Message, []float32) {
 }
 
 // Tick advances time by one tick: a round waiting longer than Timeout
-// mixes with the models it has.
+// mixes with the models it has (a node without neighbours waits on).
 func (n *RoundNode) Tick() {
 	n.now++
-	if !n.training && !n.done && n.now-n.waitFrom >= int64(n.cfg.Timeout) {
+	if !n.training && !n.done && len(n.peers) > 0 && n.now-n.waitFrom >= int64(n.cfg.Timeout) {
 		n.mix(true)
 	}
 }
@@ -206,13 +238,43 @@ func (n *RoundNode) ReportTrained(params []float32) error {
 		return err
 	}
 	n.params, n.training, n.waitFrom = params, false, n.now
-	for _, to := range n.peers {
-		n.msgs = append(n.msgs, Message{Type: MsgRound, From: n.cfg.ID, To: to, Age: n.round,
-			Degree: uint16(max(1, len(n.peers))), Arch: n.cfg.Arch, NumParams: uint32(n.cfg.NumParams), Params: n.params})
-		n.stats.Sent++
+	for _, to := range n.recipients() {
+		n.send(to, len(n.peers))
 	}
 	n.maybeMix()
 	return nil
+}
+
+// recipients are the peers that mix the node's model of its round: its
+// neighbours, or the schedule's recipients of the next round.
+func (n *RoundNode) recipients() []ident.Peer {
+	if s := n.cfg.Schedule; s != nil {
+		return s.recipients(n.round + 1)
+	}
+	return n.peers
+}
+
+// sources are the peers whose models of the node's round it mixes, with
+// their weights: the neighbours with Metropolis-Hastings weights (w < 0:
+// computed from the degree their model carries), or the schedule's row
+// of the next round.
+func (n *RoundNode) sources() []peerWeight {
+	if s := n.cfg.Schedule; s != nil {
+		return s.row(n.round + 1)
+	}
+	out := make([]peerWeight, len(n.peers))
+	for i, id := range n.peers {
+		out[i] = peerWeight{id, -1}
+	}
+	return out
+}
+
+// send queues the node's model of its round for neighbour to, with the
+// node's degree (of a neighbour set of degree neighbours).
+func (n *RoundNode) send(to ident.Peer, degree int) {
+	n.msgs = append(n.msgs, Message{Type: MsgRound, From: n.cfg.ID, To: to, Age: n.round,
+		Degree: uint16(max(1, degree)), Arch: n.cfg.Arch, NumParams: uint32(n.cfg.NumParams), Params: n.params})
+	n.stats.Sent++
 }
 
 // maybeMix mixes once every neighbour's model of the round (or a later
@@ -221,8 +283,8 @@ func (n *RoundNode) maybeMix() {
 	if n.training || n.done || n.params == nil || len(n.peers) == 0 {
 		return // a node without neighbours waits out the timeout: it does not race ahead alone
 	}
-	for _, id := range n.peers {
-		if m, ok := n.inbox[id]; !ok || m.round < n.round {
+	for _, src := range n.sources() {
+		if m, ok := n.inbox[src.id]; !ok || m.round < n.round {
 			return
 		}
 	}
@@ -231,19 +293,23 @@ func (n *RoundNode) maybeMix() {
 
 // mix computes x = W_ii x_i + sum_j W_ij x_j over the neighbours' models
 // in, starts the next round and hands the mix out to train, unless
-// MaxRounds rounds are trained (the mix is then the node's final model,
-// and it stops exchanging).
+// MaxRounds rounds are trained (the mix is then the node's final model:
+// it sends it once and stops exchanging).
 func (n *RoundNode) mix(timedOut bool) {
 	di := max(1, len(n.peers))
 	acc := make([]float64, n.cfg.NumParams)
 	self, latest, missing := 1.0, n.round, 0
-	for _, id := range n.peers {
+	for _, src := range n.sources() {
+		id := src.id
 		m, ok := n.inbox[id]
 		if !ok || m.round < n.round {
 			missing++
 			continue
 		}
-		w := 1 / float64(1+max(di, m.degree))
+		w := src.w
+		if w < 0 {
+			w = 1 / float64(1+max(di, m.degree))
+		}
 		self -= w
 		for k, v := range m.params {
 			acc[k] += w * float64(v)
@@ -263,9 +329,20 @@ func (n *RoundNode) mix(timedOut bool) {
 		n.stats.Timeouts++
 		n.stats.Missing += uint64(missing)
 	}
-	n.round = latest + 1
+	// The next round, or the latest a neighbour is in if that is later
+	// (catching up): never past it, or two nodes a round apart would
+	// each jump past the other at every mix.
+	n.stats.Skipped += max(n.round+1, latest) - (n.round + 1)
+	n.round = max(n.round+1, latest)
 	if n.cfg.MaxRounds > 0 && n.round >= uint64(n.cfg.MaxRounds) {
-		n.params, n.done = out, true // the final model: no more training or waiting
+		// The final model: no more training or waiting. It goes to the
+		// neighbours: one whose last round began from a mix holding this
+		// node's last model (a node a step behind) waits for a newer one,
+		// and would otherwise time out and end on its own model.
+		n.params, n.done = out, true
+		for _, to := range n.recipients() {
+			n.send(to, len(n.peers))
+		}
 		return
 	}
 	n.training, n.train = true, out

@@ -135,3 +135,105 @@ func TestRoundNodeTimeout(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// A node that starts late catches up with its neighbour, and from then
+// on neither pushes the other's round ahead of its trainings: the leader
+// trains every one of its MaxRounds rounds (the catch-up rule once set a
+// node one past the neighbour's round, and the two leapfrogged, each mix
+// skipping a round: real peers trained 4-6 of 12 rounds).
+func TestRoundNodeCatchUpDoesNotLeapfrog(t *testing.T) {
+	const rounds, head = 12, 3
+	ids := []ident.Peer{id(1), id(2)}
+	nodes := make([]*RoundNode, 2)
+	for i := range nodes {
+		var err error
+		if nodes[i], err = NewRoundNode(RoundConfig{ID: ids[i], Arch: "t", NumParams: 1, Timeout: 3, MaxRounds: rounds}, []float32{float32(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := nodes[i].SetPeers(ids[1-i : 2-i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trainings := make([]int, 2)
+	// step hands out node i's messages and trains its mix (identity) at once.
+	step := func(i int) {
+		msgs, tr := nodes[i].Ready()
+		for _, m := range msgs {
+			if err := nodes[1-i].Step(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tr != nil {
+			trainings[i]++
+			if err := nodes[i].ReportTrained(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Node 0 runs head rounds alone (node 1's round 0 still training):
+	// each times out.
+	step(0)
+	for r := 0; r < head; r++ {
+		for range 3 {
+			nodes[0].Tick()
+		}
+		step(0)
+	}
+	if r, _ := nodes[0].Round(); r != head {
+		t.Fatalf("node 0 at round %d after %d timeouts", r, head)
+	}
+	for guard := 0; !(nodes[0].Done() && nodes[1].Done()); guard++ {
+		if guard > 100 {
+			t.Fatalf("not done: rounds %v", trainings)
+		}
+		step(1)
+		step(0)
+	}
+	if trainings[0] != rounds {
+		t.Fatalf("the leader trained %d times in %d rounds", trainings[0], rounds)
+	}
+	if trainings[1] < rounds-head {
+		t.Fatalf("the late node trained %d times, want >= %d", trainings[1], rounds-head)
+	}
+	if s0, s1 := nodes[0].Stats().Skipped, nodes[1].Stats().Skipped; s0 != 0 || s1 == 0 || s1 > head {
+		t.Fatalf("rounds skipped: %d by the leader, %d by the late node (want 0, 1..%d)", s0, s1, head)
+	}
+}
+
+// A node without neighbours holds its round instead of timing out alone;
+// a neighbour that appears is sent its model, and the round's wait (and
+// timeout) starts then.
+func TestRoundNodeWithoutNeighboursWaits(t *testing.T) {
+	n, err := NewRoundNode(RoundConfig{ID: id(1), Arch: "t", NumParams: 1, Timeout: 3}, []float32{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, tr := n.Ready(); tr == nil {
+		t.Fatal("round 0 not handed out to train")
+	}
+	if err := n.ReportTrained([]float32{2}); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		n.Tick()
+	}
+	if r, training := n.Round(); r != 0 || training || n.HasReady() {
+		t.Fatalf("alone: round %d, training %v, ready %v", r, training, n.HasReady())
+	}
+	if err := n.SetPeers([]ident.Peer{id(2)}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, tr := n.Ready()
+	if len(msgs) != 1 || msgs[0].To != id(2) || msgs[0].Age != 0 || msgs[0].Params[0] != 2 || tr != nil {
+		t.Fatalf("a new neighbour got %+v (train %v), want the round-0 model", msgs, tr)
+	}
+	n.Tick()
+	n.Tick()
+	if _, training := n.Round(); training {
+		t.Fatal("timed out before Timeout ticks with a neighbour")
+	}
+	n.Tick()
+	if r, training := n.Round(); r != 1 || !training {
+		t.Fatalf("after the timeout: round %d, training %v", r, training)
+	}
+}

@@ -16,7 +16,8 @@
 // responder) and Plexus (package plexus's Peer, its membership view
 // pushed to the overlay's neighbours as digests). FedLay's MEP is driven
 // through learn.Peer (it aggregates inside the training Work). The
-// simulator's scenario drivers SelectionRun and DPSGDRun (synchronous
-// rounds over global schedules) still carry their own round logic;
-// GossipRun, PlexusRun and CoreRun drive these cores.
+// simulator's SelectionRun (synchronous rounds over global samplings)
+// still carries its own round logic; GossipRun, PlexusRun, DPSGDRun (the
+// DPSGD core with a schedule's mixing, gossip.NodeSchedule) and CoreRun
+// drive these cores.
 package method

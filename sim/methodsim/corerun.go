@@ -26,6 +26,10 @@ type CoreRun struct {
 	EvalSamples int
 	Pool        *Pool
 	Ctx         context.Context
+	// Observe, if not nil, is called after every tick with the virtual
+	// time and the ledger so far (a scenario's measurements): true, or
+	// an error, ends the run.
+	Observe func(now time.Duration, ledger *Ledger) (stop bool, err error)
 }
 
 // CoreResult is what a CoreRun did.
@@ -37,6 +41,9 @@ type CoreResult struct {
 	Ledger     *Ledger
 	Time       time.Duration
 	StepErrors int
+	// TrainFailures counts trainings that failed (the core was handed
+	// nil and kept what it trained from).
+	TrainFailures int
 	// Done: every core finished its rounds within Duration.
 	Done bool
 }
@@ -73,16 +80,26 @@ func (r CoreRun) Run() (*CoreResult, error) {
 	for i := range r.Cores {
 		net.drain(i) // round 0's training
 	}
-	finished := false
+	finished, stopped := false, false
+	var obsErr error
 	sim.every(r.Tick, func() bool {
 		net.tick()
 		finished = finished || done()
+		if r.Observe != nil && !stopped && obsErr == nil {
+			stopped, obsErr = r.Observe(sim.now(), sim.ledger)
+		}
 		return true
 	})
-	if err := sim.run(r.Ctx, func() bool { return !finished && net.err == nil && sim.now() < r.Duration }); err != nil {
+	more := func() bool {
+		return !finished && !stopped && obsErr == nil && net.err == nil && sim.now() < r.Duration
+	}
+	if err := sim.run(r.Ctx, more); err != nil {
 		return nil, err
 	}
-	res := &CoreResult{Ledger: sim.ledger, Time: sim.now(), StepErrors: net.stepErrors, Done: finished}
+	if obsErr != nil {
+		return nil, obsErr
+	}
+	res := &CoreResult{Ledger: sim.ledger, Time: sim.now(), StepErrors: net.stepErrors, TrainFailures: sim.failed, Done: finished}
 	for _, c := range r.Cores {
 		res.Models = append(res.Models, c.Model())
 		res.Statuses = append(res.Statuses, c.Status())

@@ -17,9 +17,11 @@
 //     simnet.Scheduler in virtual time.
 //   - GossipRun: Gossip Learning (package gossip's Node), over a
 //     simnet.Scheduler in virtual time.
-//   - DPSGDRun: D-PSGD (package gossip's Schedule and Mix: OnePeerExp,
-//     StaticGraph on a 10-regular graph) in synchronous rounds with
-//     per-peer clocks.
+//   - DPSGDRun: D-PSGD on a package gossip Schedule (OnePeerExp,
+//     StaticGraph on a 10-regular graph): the method.DPSGD core real
+//     peers run, given each peer's part of the schedule, over CoreRun.
+//   - CoreRun: any method.Core (the cores real peers run for a task
+//     spec) over a simnet.Scheduler in virtual time.
 //
 // Local training and evaluations run on a Pool across cores; each peer
 // trains with its own seeded source and every result is applied at a
@@ -52,11 +54,13 @@
 //   - Control messages (Plexus's round-complete notice, evaluation
 //     answers) cost their encoded header size and the latency.
 //
-// Plexus and Gossip Learning run as events on the scheduler; their state
-// machines tick every Tick (100 ms). D-PSGD is synchronous: a peer starts
+// Plexus, Gossip Learning and D-PSGD run as events on the scheduler;
+// their state machines tick every Tick (100 ms). In D-PSGD a peer starts
 // round t+1 when its round-t model is trained and every model it mixes
-// has arrived (no global barrier); round t is complete, and measured,
-// when the last peer holds its round-t model. SelectionRun has no clock:
+// has arrived (no global barrier, so a fast peer runs ahead where the
+// schedule lets it, and its models queue on the links before a slow
+// peer's); round t is complete, and measured, once the last peer holds
+// its round-t model. SelectionRun has no clock:
 // its costs are models exchanged, bytes, samples trained and samples
 // evaluated.
 //

@@ -1,31 +1,31 @@
 package methodsim
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/internal/progress"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
+	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
-// DPSGDRun is D-PSGD (package gossip: a Schedule's mixing rows, e.g.
-// StaticGraph on a 10-regular graph or OnePeerExp) with real local
-// training, in synchronous rounds: round 0 trains the common initial
-// model; in round t >= 1 every peer sends its round t-1 model to the
-// schedule's recipients, replaces its model by the mix of its own and
-// the ones it receives (gossip.Mix) and trains from it.
-//
-// Time: every peer has its own clock. Its round-t model is ready when
-// its training ends; it then sends it (Links, senders in order of
-// readiness), and it starts round t+1 once its own model is ready and
-// every model it mixes has arrived: a peer waits for its in-neighbours
-// only, not for a global barrier. A round is complete, and measured,
-// when every peer holds its model of that round.
+// DPSGDRun is D-PSGD on a Schedule's mixing (e.g. StaticGraph on a
+// 10-regular graph, or OnePeerExp) with real local training, run as real
+// peers run it: one method.DPSGD core per peer (gossip.RoundNode with
+// the peer's part of the schedule, gossip.NodeSchedule), driven by
+// CoreRun in virtual time. Round 0 trains the common initial model; a
+// peer whose round-t model is trained sends it to the schedule's
+// recipients of round t+1, and once its in-neighbours' round-t models
+// have arrived mixes them with the row's weights and trains round t+1
+// from the mix: a peer waits for its in-neighbours only, never for a
+// global barrier (and, without a timeout here, for as long as they
+// take), so a fast peer runs rounds ahead of a slow one where the
+// schedule lets it. Round t is complete, and measured (every EvalEvery
+// rounds), once every peer holds its model of round t or a later one.
 type DPSGDRun struct {
 	Peers    *Peers
 	Devices  []Device
@@ -34,8 +34,7 @@ type DPSGDRun struct {
 	// Name names the curve.
 	Name   string
 	Rounds int
-	// Duration, if positive, also ends the run once a round completes
-	// after that virtual time.
+	// Duration, if positive, also ends the run at that virtual time.
 	Duration time.Duration
 	// Stop, if not nil, ends the run after a measurement it approves.
 	Stop      func(Point) bool
@@ -52,9 +51,19 @@ type DPSGDResult struct {
 	Curve  Curve
 	Ledger *Ledger
 	// TrainFailures counts peer rounds whose training failed (the peer
-	// kept its model).
+	// kept its mix).
 	TrainFailures int
+	// Stats are the cores' counters (rounds skipped catching up,
+	// timeouts, stale models), by peer.
+	Stats []gossip.RoundStats
 }
+
+// dpsgdTick is the cores' tick: the real peers'.
+const dpsgdTick = 100 * time.Millisecond
+
+// dpsgdStall bounds a run without Duration: past it, the rounds have
+// stalled (a peer whose training could not start waits forever).
+const dpsgdStall = 24 * time.Hour
 
 // Run runs round 0 and up to Rounds mixing rounds.
 func (r DPSGDRun) Run() (*DPSGDResult, error) {
@@ -67,107 +76,85 @@ func (r DPSGDRun) Run() (*DPSGDResult, error) {
 	}
 	n := r.Peers.N()
 	peers := r.Peers.Peers
-	res := &DPSGDResult{Curve: Curve{Name: r.Name}, Ledger: NewLedger(n)}
-	arch := peers[0].Config().Arch
-	msg := gossip.Message{Type: gossip.MsgModel, From: r.Peers.IDs[0], Arch: peers[0].ArchTag(), NumParams: uint32(peers[0].NumParams())}
-	bytes := gossip.WireBytes(msg)
-	ready := make([]time.Duration, n) // when each peer's current model is trained
-	start := make([]time.Duration, n)
-	works := make([]*learn.Work, n)
-	mixed := make([][]float32, n)
-	for i := range mixed {
-		mixed[i] = make([]float32, peers[i].NumParams())
+	initial, err := peers[0].Params()
+	if err != nil {
+		return nil, err
 	}
+	dur := r.Duration
+	if dur <= 0 {
+		dur = dpsgdStall // the rounds end the run
+	}
+	cores := make([]*method.DPSGD, n)
+	run := CoreRun{Peers: r.Peers, Devices: r.Devices, Links: r.Links, Cores: make([]method.Core, n), Graph: make([][]int, n),
+		Tick: dpsgdTick, Duration: dur, EvalSamples: 1, Pool: r.Pool, Ctx: r.Ctx}
+	for i, p := range peers {
+		ns := &gossip.NodeSchedule{Schedule: r.Schedule, Node: i, IDs: r.Peers.IDs}
+		// No timeout: a round waits for its in-neighbours however slow
+		// (the baselines' D-PSGD); MaxRounds unbounded: the run ends
+		// once round Rounds is measured.
+		cfg := gossip.RoundConfig{ID: p.Config().ID, Arch: p.ArchTag(), NumParams: p.NumParams(), Timeout: math.MaxInt32, Schedule: ns}
+		if cores[i], err = method.NewDPSGD(cfg, slices.Clone(initial)); err != nil {
+			return nil, fmt.Errorf("peer %d: %w", i, err)
+		}
+		run.Cores[i] = cores[i]
+		// A schedule repeats within 2n rounds (OnePeerExp: ⌈log2 n⌉).
+		nb, err := ns.Peers(2 * n)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range nb {
+			run.Graph[i] = append(run.Graph[i], r.Peers.Index[id])
+		}
+	}
+	res := &DPSGDResult{Curve: Curve{Name: r.Name}}
+	arch := peers[0].Config().Arch
+	next, finished := 0, false // the next round to measure; round Rounds measured
 	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
 	defer bar.Finish()
-	for t := 0; t <= r.Rounds; t++ {
-		if err := ctxErr(r.Ctx); err != nil {
-			return res, err
+	run.Observe = func(now time.Duration, l *Ledger) (bool, error) {
+		t := math.MaxInt
+		for _, c := range cores {
+			t = min(t, completed(c.Status()))
 		}
-		var err error
-		if t == 0 {
-			for i, p := range peers {
-				if works[i], err = p.SyncWork(nil); err != nil {
-					return res, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
-				}
-			}
-		} else {
-			if err := r.communicate(t, bytes, ready, start, res.Ledger); err != nil {
-				return res, err
-			}
-			models := make([][]float32, n)
-			for i, p := range peers {
-				models[i] = p.Published()
-			}
-			if err := gossip.Mix(r.Schedule, t, models, mixed); err != nil {
-				return res, fmt.Errorf("%w: round %d: %w", ErrRun, t, err)
-			}
-			for i, p := range peers {
-				if works[i], err = p.TrainFrom(mixed[i]); err != nil {
-					return res, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
-				}
-			}
+		if t < next {
+			return false, nil
 		}
-		futs := make([]*Future, n)
-		for i, w := range works {
-			futs[i] = r.Pool.Run(w)
-		}
-		var last time.Duration
-		for i, w := range works {
-			futs[i].Wait()
-			if err := peers[i].Finish(w); err != nil {
-				res.TrainFailures++
-			}
-			d := r.Devices[i].TrainTime(w.Samples())
-			res.Ledger.Train(i, w.Samples(), d)
-			ready[i] = start[i] + d
-			last = max(last, ready[i])
-		}
-		bar.Add(1)
-		if t%r.EvalEvery != 0 && t != r.Rounds {
-			continue
-		}
+		t = min(t, r.Rounds)
+		bar.Add(int64(t + 1 - next))
+		next = min(t/r.EvalEvery*r.EvalEvery+r.EvalEvery, r.Rounds)
 		models := make([][]float32, n)
-		for i, p := range peers {
-			models[i] = p.Published()
+		for i, c := range cores {
+			models[i] = c.Model()
 		}
 		acc, loss, err := r.Eval.measure(r.Pool, arch, models)
 		if err != nil {
-			return res, err
+			return false, err
 		}
-		tot := res.Ledger.Total()
-		pt := Point{Round: float64(t), Time: last, Bytes: tot.BytesSent, TrainTime: tot.TrainTime, TrainSamples: tot.TrainSamples, Acc: acc, Loss: loss}
+		tot := l.Total()
+		pt := Point{Round: float64(t), Time: now, Bytes: tot.BytesSent, TrainTime: tot.TrainTime, TrainSamples: tot.TrainSamples, Acc: acc, Loss: loss}
 		res.Curve.Points = append(res.Curve.Points, pt)
-		if (r.Stop != nil && r.Stop(pt)) || (r.Duration > 0 && last > r.Duration) {
-			break
-		}
+		finished = t >= r.Rounds
+		return finished || (r.Stop != nil && r.Stop(pt)), nil
+	}
+	out, err := run.Run()
+	if err != nil {
+		return res, err
+	}
+	if r.Duration <= 0 && !finished && (r.Stop == nil || len(res.Curve.Points) == 0 || !r.Stop(res.Curve.Final())) {
+		return res, fmt.Errorf("%w: d-psgd stalled before round %d in %v of virtual time", ErrRun, r.Rounds, out.Time)
+	}
+	res.Ledger, res.TrainFailures = out.Ledger, out.TrainFailures
+	for _, c := range cores {
+		res.Stats = append(res.Stats, c.Node().Stats())
 	}
 	return res, nil
 }
 
-// communicate sends every peer's round t-1 model to its round-t
-// recipients and sets each peer's round-t start: its own model ready and
-// every model it mixes arrived.
-func (r DPSGDRun) communicate(t int, bytes int64, ready, start []time.Duration, l *Ledger) error {
-	n := len(ready)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
+// completed is the last round whose model a D-PSGD core holds: the round
+// it waits in, or the one before the round it trains towards.
+func completed(s method.Status) int {
+	if s.Role == "training" {
+		return s.Round - 1
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
-	copy(start, ready)
-	for _, j := range order {
-		to, err := r.Schedule.Recipients(j, t)
-		if err != nil {
-			return fmt.Errorf("%w: round %d: %w", ErrRun, t, err)
-		}
-		for _, i := range to {
-			if i == j {
-				continue
-			}
-			l.Send(j, i, bytes, true)
-			start[i] = max(start[i], r.Links.Transfer(j, i, bytes, ready[j]))
-		}
-	}
-	return nil
+	return s.Round
 }

@@ -217,14 +217,14 @@ func runDPSGD(t *testing.T, sched func(n int) gossip.Schedule) *DPSGDResult {
 
 func TestDPSGDRunOnePeerExp(t *testing.T) {
 	res := runDPSGD(t, func(n int) gossip.Schedule { return gossip.OnePeerExp{Nodes: n} })
-	tot := res.Ledger.Total()
-	// One model per peer per mixing round, one training per peer per round.
-	if tot.ModelsSent != 16*6 || tot.Trainings != 16*7 {
-		t.Errorf("%d models, %d trainings", tot.ModelsSent, tot.Trainings)
-	}
+	// One model sent and one training per peer and round, and no peer
+	// skipped a round (every model in time: no timeout, no catching up);
+	// a fast peer runs ahead of the slowest by a few rounds.
 	for i := range 16 {
-		if a := res.Ledger.Peer(i); a.ModelsSent != 6 || a.ModelsReceived != 6 {
-			t.Errorf("peer %d: %+v", i, a)
+		a, st := res.Ledger.Peer(i), res.Stats[i]
+		if a.ModelsSent < 6 || a.Trainings < 7 || a.ModelsSent != a.Trainings || a.ModelsSent > 6+4 ||
+			st.Timeouts != 0 || st.Stale != 0 || st.Skipped != 0 || st.Rounds+1 != uint64(a.Trainings) && st.Rounds != uint64(a.Trainings) {
+			t.Errorf("peer %d: %+v, %+v", i, a, st)
 		}
 	}
 	if len(res.Curve.Points) != 4 || res.Curve.Final().Acc.Mean < 0.5 {
