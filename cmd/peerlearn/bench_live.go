@@ -44,6 +44,11 @@ func liveSpec(m string, n, rounds int) task.Spec {
 	switch m {
 	case "gossip":
 		s.PeriodMS = 500
+	case "plexus":
+		// Samples of half the members (PlexusConfig: max_peers/2), so
+		// each round trains on some peers and every peer ends on the
+		// aggregate.
+		s.MaxPeers = n + 2
 	case "pens":
 		s.Partition.Spec = "iid+rotate:0.5"
 		s.Selection = task.Selection{Policy: "pens", K: 2}
@@ -54,7 +59,7 @@ func liveSpec(m string, n, rounds int) task.Spec {
 
 func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("bench live")
-	methods := fs.String("methods", "gossip,dpsgd,pens", "methods to run, comma-separated")
+	methods := fs.String("methods", "gossip,dpsgd,pens,plexus", "methods to run, comma-separated")
 	n := fs.Int("n", 6, "peers")
 	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
