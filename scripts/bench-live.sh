@@ -10,7 +10,7 @@
 #
 # and last a summary for `make bench-smoke`:
 #
-#   bench-live methods=3 peers=N agree_ok=0|1   (1: every |A - B| <= 0.03)
+#   bench-live methods=4 peers=N agree_ok=0|1   (1: every |A - B| <= 0.03)
 #
 # Methods: gossip, dpsgd, pens, plexus.
 # BENCH_SMOKE=1: 4 peers, 3 rounds (PENS: 12, past its 10 step-1 rounds).
