@@ -8,22 +8,20 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// How long the offering (controlling) ICE agent waits, from the start of
-// its checks, before it may nominate a working pair of each type: a
-// better pair (higher priority: host, then reflexive, then relay) that
-// succeeds meanwhile is nominated instead. pion's defaults (srflx 0.5 s,
-// prflx 1 s, relay 2 s) set the network lab's connection times: pairs
-// through a full-cone and a symmetric NAT (host/prflx) took 1.05-1.2 s,
-// relayed ones 2.0-2.3 s (`make bench-netlab`). A direct pair succeeds
-// within a round trip or two of the checks (100-600 ms on the shaped
-// lab), so these waits still leave a direct path the time to win.
-const (
-	prflxAcceptanceWait = 500 * time.Millisecond
-	relayAcceptanceWait = 1 * time.Second
-)
+// prflxAcceptanceWait is how long the offering (controlling) ICE agent
+// waits, from the start of its checks, before it may nominate a working
+// pair with a peer-reflexive side; a better pair (host) that succeeds
+// meanwhile wins. pion's 1 s set the network lab's direct connections
+// through a full-cone and a symmetric NAT (host/prflx) at 1.05-1.2 s;
+// with 0.5 s they took 0.62-0.69 s (`make bench-netlab`), and at
+// 200-600 ms round trips they still came out direct.
+//
+// Relayed pairs keep pion's 2 s: with 1 s, and with 1.5 s, pairs that
+// could go direct (full cone to symmetric) were relayed at 200-600 ms
+// round trips (2 and 3 of 4), their direct pair not yet confirmed.
+const prflxAcceptanceWait = 500 * time.Millisecond
 
-// tuneICE applies the waits above.
+// tuneICE applies the wait above.
 func tuneICE(se *webrtc.SettingEngine) {
 	se.SetPrflxAcceptanceMinWait(prflxAcceptanceWait)
-	se.SetRelayAcceptanceMinWait(relayAcceptanceWait)
 }
