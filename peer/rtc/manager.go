@@ -189,9 +189,10 @@ func (m *Manager) control(to ident.Peer, kind Kind, payload []byte) ([]byte, err
 
 // sendFrame sends frame to peer to on its open channel, or queues it
 // while the connection is being set up, or (connect) starts one.
-// An overlay frame (overlay) goes on the unordered channel once it is
-// open (ctlchannel.go).
-func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect, overlay bool) error {
+// A frame that stands alone (unordered: overlay frames, routed
+// signalling, transfer results) goes on the unordered channel once it
+// is open (ctlchannel.go).
+func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect, unordered bool) error {
 	m.mu.Lock()
 	if m.core.closed {
 		m.mu.Unlock()
@@ -221,7 +222,7 @@ func (m *Manager) sendFrame(to ident.Peer, frame []byte, connect, overlay bool) 
 		return nil
 	}
 	m.mu.Unlock()
-	if overlay && m.writeCtl(c, frame) {
+	if unordered && m.writeCtl(c, frame) {
 		return nil
 	}
 	return m.write(c, frame, true)

@@ -28,7 +28,11 @@ func sharedMDNSNet() (transport.Net, error) {
 // ListenUDP implements transport.Net.
 func (n mdnsNet) ListenUDP(network string, addr *net.UDPAddr) (transport.UDPConn, error) {
 	if addr == nil || !addr.IP.IsMulticast() {
-		return n.Net.ListenUDP(network, addr)
+		c, err := n.Net.ListenUDP(network, addr)
+		if err == nil {
+			growSocketBuffers(c)
+		}
+		return c, err
 	}
 	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
@@ -48,4 +52,13 @@ func (n mdnsNet) ListenUDP(network string, addr *net.UDPAddr) (transport.UDPConn
 		return nil, err
 	}
 	return pc.(*net.UDPConn), nil
+}
+
+// ListenPacket implements transport.Net (pion's sockets towards TURN).
+func (n mdnsNet) ListenPacket(network, address string) (net.PacketConn, error) {
+	c, err := n.Net.ListenPacket(network, address)
+	if err == nil {
+		growSocketBuffers(c)
+	}
+	return c, err
 }

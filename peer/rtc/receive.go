@@ -13,7 +13,9 @@ import (
 func (m *Manager) result(c *conn, tid uint64, code ResultCode) {
 	frame, err := m.control(c.peer, KindResult, MarshalResult(Result{Transfer: tid, Code: code}))
 	if err == nil {
-		err = m.sendFrame(c.peer, frame, false, false)
+		// Unordered: a result stands alone, and on the main channel it
+		// would wait behind this peer's own model chunks to c.peer.
+		err = m.sendFrame(c.peer, frame, false, true)
 	}
 	if err != nil {
 		m.logf("result %v for transfer %d to %v: %v", code, tid, c.peer, err)

@@ -57,7 +57,10 @@ func (m *Manager) forward(e Envelope, from ident.Peer) (next ident.Peer, err err
 	if err != nil {
 		return next, err
 	}
-	if err := m.sendFrame(next, frame, false, false); err != nil {
+	// Unordered, as overlay frames: an envelope stands alone, and behind
+	// model chunks on a slow, lossy link it took longer than a connection
+	// may (ConnectTimeout).
+	if err := m.sendFrame(next, frame, false, true); err != nil {
 		m.count(func(s *Stats) { s.SignalsDropped++ })
 		return next, err
 	}

@@ -18,6 +18,8 @@ import (
 func newAPI(cfg Config) *webrtc.API {
 	var se webrtc.SettingEngine
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepalive)
+	tuneSCTP(&se)
+	tuneICE(&se)
 	if cfg.LoopbackOnly {
 		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 		se.SetIncludeLoopbackCandidate(true)

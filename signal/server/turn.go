@@ -89,6 +89,7 @@ func StartTURN(cfg TURNConfig) (*TURN, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signal server: TURN listen: %w", err)
 	}
+	growBuffers(conn)
 	local := conn.LocalAddr().(*net.UDPAddr)
 	relayIP := net.ParseIP(cfg.RelayIP)
 	if cfg.RelayIP == "" {

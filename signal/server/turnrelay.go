@@ -83,6 +83,7 @@ func (r *relays) AllocatePacketConn(c turn.AllocateListenerConfig) (net.PacketCo
 		r.release(rc)
 		return nil, nil, err
 	}
+	growBuffers(conn)
 	rc.PacketConn = conn
 	return rc, addr, nil
 }

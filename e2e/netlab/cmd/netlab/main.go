@@ -6,8 +6,10 @@
 //	    internet namespace, prints what is where and how to start peers
 //	    and browsers in the homes, and tears everything down on SIGINT or
 //	    SIGTERM (or after -for).
-//	netlab bench -bin bin -data .data [-smoke] [-coturn]
-//	    runs the matrix and prints, last,
+//	netlab bench -bin bin -data .data [-smoke] [-coturn] [-delay D -jitter J -loss P]
+//	    runs the matrix (on shaped home links with -delay, -jitter or
+//	    -loss: each way, on every link; then one 1 MiB relay transfer)
+//	    and prints, last,
 //	    netlab pairs=N direct=D relay=R failed=F connect_p50_ms=A connect_p95_ms=B relay_mbs=T acc_mean=X
 package main
 
@@ -99,6 +101,9 @@ func bench(ctx context.Context, args []string) error {
 	smoke := fs.Bool("smoke", false, "three peers, a low target and one small relay transfer (checks the path, not the numbers)")
 	coturn := fs.Bool("coturn", false, "TURN by Debian's coturn instead of the embedded server")
 	keep := fs.Bool("keep", false, "keep the logs (their directory is printed)")
+	delay := fs.Duration("delay", 0, "shape every home's link: this delay each way (frames between homes cross two links)")
+	jitter := fs.Duration("jitter", 0, "shaped links: ± this much uniform jitter on the delay (frames keep their order)")
+	loss := fs.Float64("loss", 0, "shaped links: drop this fraction of frames each way")
 	capped := fs.Bool("turn-capped", false, "keep the TURN server's default per-allocation bandwidth cap (4 MiB/s on a hardened server); default: lifted, so relay_mbs is what the relay path carries")
 	fs.Parse(args)
 	cfg := netlab.MatrixConfig{
@@ -120,7 +125,19 @@ func bench(ctx context.Context, args []string) error {
 		defer os.RemoveAll(dir)
 	}
 	cfg.Dir = dir
-	l, err := netlab.Start(netlab.DefaultConfig())
+	labCfg := netlab.DefaultConfig()
+	if *delay > 0 || *jitter > 0 || *loss > 0 {
+		if *loss < 0 || *loss >= 1 || *jitter > *delay {
+			return fmt.Errorf("shape: want 0 <= loss < 1 and jitter <= delay, got -delay %v -jitter %v -loss %v", *delay, *jitter, *loss)
+		}
+		labCfg.Shaped, labCfg.Seed = true, 1
+		cfg.Shape = &netlab.Shape{Delay: *delay, Jitter: *jitter, Loss: *loss}
+		// A relayed data channel carries a few hundred KB/s on such
+		// links: one 1 MiB transfer, not three of 10 MiB.
+		cfg.RelayRuns, cfg.RelayBytes = 1, 1<<20
+		fmt.Fprintln(os.Stderr, "netlab: home links shaped:", cfg.Shape)
+	}
+	l, err := netlab.Start(labCfg)
 	if err != nil {
 		return err
 	}
