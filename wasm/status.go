@@ -66,10 +66,10 @@ type dataView struct {
 	Shard   string `json:"shard"`
 	// Rotated: the shard is of a rotated cluster (partition "+rotate:F"):
 	// its images and the test set it is measured on are rotated 180°.
-	Rotated bool `json:"rotated"`
-	Samples int  `json:"samples"`
-	Test    int    `json:"test_samples"`
-	Hist    []int  `json:"labels"`
+	Rotated bool  `json:"rotated"`
+	Samples int   `json:"samples"`
+	Test    int   `json:"test_samples"`
+	Hist    []int `json:"labels"`
 }
 
 type learnView struct {
