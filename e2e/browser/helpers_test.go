@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -514,10 +516,17 @@ func startTaskServer(t *testing.T, sigBin, wasmDir, specJSON string) e2eServer {
 // joinTab opens the page of srv's task with the further URL query (say
 // "shard=3/8&evalEvery=2000"), clicks Join and waits until the tab's peer
 // has registered with the server (state joining or member): it has
-// loaded its data and built its learning peer by then.
-func joinTab(t *testing.T, bin, name string, srv e2eServer, query string) *tab {
+// loaded its data and built its learning peer by then. A non-nil seed is
+// the tab's key seed (the page keeps it in sessionStorage), else the page
+// draws one.
+func joinTab(t *testing.T, bin, name string, srv e2eServer, query string, seed []byte) *tab {
 	t.Helper()
 	tb := openTab(t, bin, name, srv.origin, fmt.Sprintf("%s/?task=%s&%s", srv.origin, srv.tid.Hex(), query))
+	if seed != nil {
+		if _, err := evalJS[bool](tb, fmt.Sprintf(`sessionStorage.setItem("peerlearn-seed", %q), true`, hex.EncodeToString(seed))); err != nil {
+			t.Fatalf("%s: set the key seed: %v", name, err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
 	err := chromedp.Do(ctx, chromedp.Click("#join"))
 	cancel()
@@ -622,4 +631,21 @@ func tabMethodView(tb *tab) (methodView, error) {
 // its role (#method).
 func pageMethodText(tb *tab) (string, error) {
 	return evalJS[string](tb, `document.getElementById("method").textContent`)
+}
+
+// seedWithIDBelow returns a key seed whose peer ID's first byte is below
+// b (drawn from rng, about 256/b tries): a peer that ranks first among
+// random IDs, say Plexus's aggregator (the sample's smallest ID) in
+// every round it is sampled in.
+func seedWithIDBelow(rng *rand.Rand, b byte) []byte {
+	seed := make([]byte, 32)
+	for {
+		for i := range seed {
+			seed[i] = byte(rng.Uint32())
+		}
+		id, err := signal.IdentityFromSeed(seed)
+		if err == nil && id.ID()[0] < b {
+			return seed
+		}
+	}
 }

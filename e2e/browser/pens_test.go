@@ -61,7 +61,7 @@ func TestBrowserPENS(t *testing.T) {
 	// The tab first (it takes seconds to load): the natives' first
 	// rounds then already sample it.
 	t0 := time.Now()
-	tb := joinTab(t, bin, "tab", srv, fmt.Sprintf("shard=%d/%d&evalEvery=2000&evalSamples=1000", k, n))
+	tb := joinTab(t, bin, "tab", srv, fmt.Sprintf("shard=%d/%d&evalEvery=2000&evalSamples=1000", k, n), nil)
 	shard := map[ident.Peer]int{}
 	tv, err := tabMethodView(tb)
 	if err != nil {
