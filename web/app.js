@@ -312,6 +312,8 @@ function render(s) {
     $("rounds").textContent = L.rounds;
     const M = L.method; // absent: FedLay's MEP
     $("method").textContent = methodText(M, s.id);
+    // Only FedLay's MEP has a neighbourhood model (the aggregate a round starts from).
+    $("neighbors-accuracy-fig").hidden = $("neighbors-key").hidden = !!M;
     $("method").title = M ? roleWords[M.role] || "" : "";
     $("models").textContent = `${L.models_received} / ${L.models_sent}`;
     $("train-loss").textContent = L.rounds ? L.train_loss.toFixed(3) : "–";
@@ -440,7 +442,6 @@ function methodText(M, self) {
 }
 // neighborWork is a neighbour's part in this peer's method round.
 function neighborWork(M, id) {
-  if (!M) return "model exchange";
   const has = (l) => (l || []).includes(id);
   if (M.method === "pens") {
     const w = [];
@@ -455,6 +456,7 @@ function neighborWork(M, id) {
 function renderNeighbors(s) {
   $("neighbor-count").textContent = s.neighbors ? s.neighbors.length : 0;
   const M = s.learn && s.learn.method;
+  $("neighbor-work-h").hidden = !M;
   const rows = (s.neighbors || []).map((n) => {
     const tr = document.createElement("tr");
     const td = (t) => { const c = document.createElement("td"); c.textContent = t; tr.appendChild(c); return c; };
@@ -470,7 +472,7 @@ function renderNeighbors(s) {
     link.prepend(dot);
     td(n.pred_in ? n.pred_in.join(", ") : "");
     td(n.succ_in ? n.succ_in.join(", ") : "");
-    td(neighborWork(M, n.id));
+    if (M) td(neighborWork(M, n.id)); // a method's column only
     return tr;
   });
   document.querySelector("#neighbors tbody").replaceChildren(...rows);

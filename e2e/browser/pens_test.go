@@ -165,6 +165,7 @@ func TestBrowserPENS(t *testing.T) {
 	} else {
 		t.Logf("the page shows: %s", text)
 	}
+	checkPage(t, tb, "browser-pens") // the method line and its neighbour column at desktop and phone widths
 	for _, p := range natives {
 		p.Stop(t)
 	}

@@ -192,6 +192,7 @@ func TestBrowserPlexus(t *testing.T) {
 	} else {
 		t.Logf("the page shows: %s", text)
 	}
+	checkPage(t, tb, "browser-plexus") // the method line and its neighbour column at desktop and phone widths
 	for _, p := range natives {
 		p.Stop(t)
 	}
