@@ -21,8 +21,11 @@ func plexusSpec(n, maxPeers int, target float64) string {
 	return fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
 		`"local_epochs":0,"local_steps":50,"max_peers":%d,"max_rounds":0,"method":"plexus","name":"browser-plexus",`+
 		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":%d,"seed":1,"spec":"dirichlet:0.5"},`+
-		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"spaces":3,"target_accuracy":%v,"tiers":false,"version":2}`, maxPeers, n, target)
+		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"spaces":%d,"target_accuracy":%v,"tiers":false,"version":2}`, maxPeers, n, plexusRings, target)
 }
+
+// plexusRings is plexusSpec's overlay ring count L.
+const plexusRings = 3
 
 // TestBrowserPlexus: a headless Chromium tab and seven native peers run a
 // Plexus task (samples of 5 of the 8). From every peer's status, the
@@ -192,7 +195,7 @@ func TestBrowserPlexus(t *testing.T) {
 	} else {
 		t.Logf("the page shows: %s", text)
 	}
-	checkPage(t, tb, "browser-plexus") // the method line and its neighbour column at desktop and phone widths
+	checkPage(t, tb, "browser-plexus", plexusRings) // the method line and its neighbour column at desktop and phone widths
 	for _, p := range natives {
 		p.Stop(t)
 	}
