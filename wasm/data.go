@@ -98,6 +98,16 @@ type dataSet struct {
 	shard   string        // "K/N of SPEC" for a server shard
 	hist    []int         // label counts of local
 	dataset string        // the dataset name the set was loaded for
+	rotated bool          // a rotated cluster's shard (and test set)
+	key     string        // what it was cut for (dataKey): a join with another reloads
+}
+
+// dataKey names what a tab's data depends on: the dataset, the task's
+// partition and the shard asked for (or the peer ID the shard is drawn
+// from); a join of a task that differs in any of them cuts its shard anew.
+func dataKey(spec task.Spec, id ident.Peer, k, n int) string {
+	p := spec.Partition
+	return fmt.Sprintf("%s|%s|%d|%d|%d/%d|%v", spec.Dataset, p.Spec, p.Parts, p.Seed, k, n, id)
 }
 
 // serverShard loads spec's dataset from base over HTTP and cuts the
@@ -141,7 +151,7 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	// buildLearner). A wasm heap never shrinks, but it is reused.
 	debug.FreeOSMemory()
 	return &dataSet{
-		source: "server", local: local, test: test, dataset: spec.Dataset,
+		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: shards[k].Rotated,
 		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local),
 	}, nil
 }

@@ -44,7 +44,7 @@ type browserPeer struct {
 	done     chan struct{} // closed when the current Run returns
 	started  time.Time
 	spec     *task.Spec // the welcome's; its OverlaySpaces is the overlay's L
-	ds       *dataSet   // cached across joins of the same dataset
+	ds       *dataSet   // cached across joins that cut the same shard (dataKey)
 	lp       *learn.Peer
 	lcfg     learn.Config
 	spr      int     // samples per round
@@ -261,7 +261,11 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	ds := b.ds
 	b.mu.Unlock()
 	b.setState("loading")
-	if ds == nil || ds.dataset != spec.Dataset {
+	key := dataKey(spec, id, b.opts.ShardK, b.opts.ShardN)
+	if b.opts.Images != nil {
+		key = "own|" + spec.Dataset // the volunteer's images, whatever the partition
+	}
+	if ds == nil || ds.key != key {
 		var err error
 		switch {
 		case b.opts.Images != nil:
@@ -275,6 +279,7 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 		if err != nil {
 			return nil, nil, fmt.Errorf("data: %w", err)
 		}
+		ds.key = key
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
 	if err != nil {

@@ -64,9 +64,12 @@ type dataView struct {
 	Source  string `json:"source"`
 	Dataset string `json:"dataset"`
 	Shard   string `json:"shard"`
-	Samples int    `json:"samples"`
-	Test    int    `json:"test_samples"`
-	Hist    []int  `json:"labels"`
+	// Rotated: the shard is of a rotated cluster (partition "+rotate:F"):
+	// its images and the test set it is measured on are rotated 180°.
+	Rotated bool  `json:"rotated"`
+	Samples int   `json:"samples"`
+	Test    int   `json:"test_samples"`
+	Hist    []int `json:"labels"`
 }
 
 type learnView struct {
@@ -179,7 +182,7 @@ func (b *browserPeer) status() pageStatus {
 		ps.TaskName = spec.Name
 	}
 	if ds != nil {
-		ps.Data = &dataView{Source: ds.source, Dataset: ds.dataset, Shard: ds.shard, Samples: ds.local.Len(), Hist: ds.hist}
+		ps.Data = &dataView{Source: ds.source, Dataset: ds.dataset, Shard: ds.shard, Rotated: ds.rotated, Samples: ds.local.Len(), Hist: ds.hist}
 		if ds.test != nil {
 			ps.Data.Test = ds.test.Len()
 		}
@@ -297,9 +300,10 @@ func (b *browserPeer) pushStatus() {
 	b.emit(map[string]any{"type": "status", "status": b.status()})
 }
 
-// evalLoop evaluates the published model and the neighbourhood model on
-// the first evalSamples test samples every evalEvery, yielding to the
-// page every few milliseconds (nn.Model.Evaluate's yield hook).
+// evalLoop evaluates the published model (a method's: its core's) and
+// the neighbourhood model (FedLay's MEP only) on the first evalSamples
+// test samples every evalEvery, yielding to the page every few
+// milliseconds (nn.Model.Evaluate's yield hook).
 func (b *browserPeer) evalLoop(done <-chan struct{}) {
 	t := time.NewTicker(b.opts.EvalEvery)
 	defer t.Stop()
@@ -313,13 +317,19 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 		case <-t.C:
 		}
 		b.mu.Lock()
-		lp, ds, cfg := b.lp, b.ds, b.lcfg
+		np, lp, ds, cfg := b.np, b.lp, b.ds, b.lcfg
 		b.mu.Unlock()
-		if lp == nil || ds == nil || ds.test == nil || lp.Published() == nil {
+		if np == nil || lp == nil || ds == nil || ds.test == nil {
 			continue
 		}
 		pub, mixed, round := lp.Published(), lp.Mixed(), lp.Metrics().Rounds
-		if sameSlice(pub, lastPub) && sameSlice(mixed, lastMixed) {
+		if ls := np.Status().Learn; ls != nil && ls.Method != nil {
+			// A method's model is its core's (PENS's average of the
+			// selected, Plexus's aggregated global model), not the last
+			// local training; there is no neighbourhood model.
+			pub, mixed, round = ls.Model, nil, ls.ModelRound
+		}
+		if pub == nil || sameSlice(pub, lastPub) && sameSlice(mixed, lastMixed) {
 			continue
 		}
 		if model == nil {

@@ -311,11 +311,10 @@ function render(s) {
   if (L) {
     $("rounds").textContent = L.rounds;
     const M = L.method; // absent: FedLay's MEP
-    let pick = M && M.method === "pens" ? `, ${(M.candidates || []).length} candidates, selected ${(M.selected || []).map((id) => id.slice(0, 8)).join(" ") || "none"}` : "";
-    if (M && M.method === "plexus") {
-      pick = `, ${M.members || 0} members, sample of ${(M.sample || []).length}, aggregator ${M.aggregator ? M.aggregator.slice(0, 8) : "none"}`;
-    }
-    $("method").textContent = M ? `${M.method}: ${M.role}, round ${M.round}, ${M.peers} peers${pick}` : "fedlay: exchanging with the overlay neighbours";
+    $("method").textContent = methodText(M, s.id);
+    // Only FedLay's MEP has a neighbourhood model (the aggregate a round starts from).
+    $("neighbors-accuracy-fig").hidden = $("neighbors-key").hidden = !!M;
+    $("method").title = M ? roleWords[M.role] || "" : "";
     $("models").textContent = `${L.models_received} / ${L.models_sent}`;
     $("train-loss").textContent = L.rounds ? L.train_loss.toFixed(3) : "–";
     $("accuracy").textContent = L.evals ? pct(L.accuracy) : "–";
@@ -339,9 +338,11 @@ function render(s) {
   const h = s.history;
   if (h) {
     for (const k of ["t", "accuracy", "loss", "neighbors_accuracy", "round_t", "train_loss"]) h[k] = h[k] || [];
+    // A method other than FedLay's has no neighbourhood model to chart.
+    const method = s.learn && s.learn.method;
     drawChart($("chart-accuracy"), [
       { x: h.t, y: h.accuracy, color: cssVar("--accent") },
-      { x: h.t, y: h.neighbors_accuracy, color: cssVar("--accent2") },
+      ...(method ? [] : [{ x: h.t, y: h.neighbors_accuracy, color: cssVar("--accent2") }]),
     ], { ymin: 0, ymax: 1, fmt: (v) => pct(v).replace(".0%", "%") });
     drawChart($("chart-loss"), [
       { x: h.round_t, y: h.train_loss, color: cssVar("--accent") },
@@ -409,8 +410,53 @@ function renderGuard(L) {
   $("guard").hidden = lines.length === 0;
   $("offenders").replaceChildren(...lines.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
 }
+// roleWords explain a method's role (method.Status.Role) to a volunteer.
+const roleWords = {
+  training: "training on this tab's data",
+  waiting: "waiting for the neighbours' models of this round",
+  evaluating: "PENS: the candidates evaluate this tab's model on their data",
+  fetching: "PENS: fetching the selected neighbours' models to average",
+  trainer: "Plexus: in this round's sample, training (or waiting for the round to complete)",
+  aggregator: "Plexus: this round's aggregator, collecting and averaging the sample's models",
+  idle: "not in this round's work",
+  done: "the task's last round is over",
+};
+const short = (id) => id.slice(0, 8);
+// methodText is the method, this peer's role in its round and who it
+// works with: PENS's candidates, selected and kept neighbours; Plexus's
+// members, the round's sample and its aggregator.
+function methodText(M, self) {
+  if (!M) return "fedlay: exchanging with the overlay neighbours";
+  const ids = (l) => (l || []).map(short).join(" ") || "none";
+  let t = `${M.method}: ${M.role}, round ${M.round}, ${M.peers} peers`;
+  if (M.method === "pens") {
+    t += `; ${(M.candidates || []).length} candidates (${ids(M.candidates)}), selected ${ids(M.selected)}`;
+    if (M.neighbours) t += `; kept neighbours ${ids(M.neighbours)}`;
+  }
+  if (M.method === "plexus") {
+    const agg = M.aggregator ? (M.aggregator === self ? "this tab" : short(M.aggregator)) : "none";
+    const inSample = (M.sample || []).includes(self);
+    t += `; ${M.members || 0} members, sample of ${(M.sample || []).length} (${inSample ? "this tab in it" : "this tab not in it"}), aggregator ${agg}`;
+  }
+  return t;
+}
+// neighborWork is a neighbour's part in this peer's method round.
+function neighborWork(M, id) {
+  const has = (l) => (l || []).includes(id);
+  if (M.method === "pens") {
+    const w = [];
+    if (has(M.candidates)) w.push("candidate");
+    if (has(M.selected)) w.push("selected");
+    if (has(M.neighbours)) w.push("kept");
+    return w.join(", ");
+  }
+  if (M.method === "plexus") return M.aggregator === id ? "aggregator" : has(M.sample) ? "in the sample" : "";
+  return "";
+}
 function renderNeighbors(s) {
   $("neighbor-count").textContent = s.neighbors ? s.neighbors.length : 0;
+  const M = s.learn && s.learn.method;
+  $("neighbor-work-h").hidden = !M;
   const rows = (s.neighbors || []).map((n) => {
     const tr = document.createElement("tr");
     const td = (t) => { const c = document.createElement("td"); c.textContent = t; tr.appendChild(c); return c; };
@@ -426,6 +472,7 @@ function renderNeighbors(s) {
     link.prepend(dot);
     td(n.pred_in ? n.pred_in.join(", ") : "");
     td(n.succ_in ? n.succ_in.join(", ") : "");
+    if (M) td(neighborWork(M, n.id)); // a method's column only
     return tr;
   });
   document.querySelector("#neighbors tbody").replaceChildren(...rows);

@@ -181,7 +181,7 @@ func TestBrowserPeers(t *testing.T) {
 	}
 
 	// (c) screenshots and the DOM.
-	checkPage(t, tabs[0])
+	checkPage(t, tabs[0], "browser-peer", spaces)
 
 	// (b) a tab is closed: the other five repair the overlay.
 	gone := tabs[2]
@@ -200,11 +200,12 @@ func TestBrowserPeers(t *testing.T) {
 	}
 }
 
-// checkPage saves screenshots of the page at desktop and phone widths and
-// checks the DOM: both charts drawn, the neighbour table filled, the
-// accuracy figure a percentage, the peer ID and ring coordinates shown,
-// no error panel.
-func checkPage(t *testing.T, tb *tab) {
+// checkPage saves screenshots of the page at desktop and phone widths
+// (name-desktop.png, name-phone.png) and checks the DOM: both charts
+// drawn, the neighbour table filled, the accuracy figure a percentage,
+// the peer ID and its coordinates on the task's rings shown, no error panel, no sideways
+// scrolling.
+func checkPage(t *testing.T, tb *tab, name string, rings int) {
 	t.Helper()
 	dir := artifactDir(t)
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
@@ -262,7 +263,7 @@ func checkPage(t *testing.T, tb *tab) {
 		if d.Rows == 0 || fmt.Sprint(d.Rows) != d.Neighbors {
 			t.Errorf("(c) %s: neighbour table has %d rows for %s neighbours", width, d.Rows, d.Neighbors)
 		}
-		if len(d.PeerID) != 64 || strings.Count(d.Coords, ".") != spaces {
+		if len(d.PeerID) != 64 || strings.Count(d.Coords, ".") != rings {
 			t.Errorf("(c) %s: peer ID %q, coordinates %q", width, d.PeerID, d.Coords)
 		}
 		if d.ChartAcc < 500 || d.ChartLoss < 500 || d.Rings < 500 {
@@ -290,13 +291,13 @@ func checkPage(t *testing.T, tb *tab) {
 		t.Logf("(c) screenshot: %s (%d kB)", p, len(png)/1000)
 	}
 	check("desktop")
-	shot("browser-peer-desktop.png")
+	shot(name + "-desktop.png")
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1200 * time.Millisecond) // a status event redraws the charts at the new size
 	check("phone")
-	shot("browser-peer-phone.png")
+	shot(name + "-phone.png")
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1000)); err != nil {
 		t.Fatal(err)
 	}

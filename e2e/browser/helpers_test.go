@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,8 +22,10 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -486,7 +489,13 @@ type e2eServer struct {
 
 func startE2EServer(t *testing.T, sigBin, wasmDir string) e2eServer {
 	t.Helper()
-	spec, err := task.Parse([]byte(e2eSpec))
+	return startTaskServer(t, sigBin, wasmDir, e2eSpec)
+}
+
+// startTaskServer is startE2EServer for the task spec specJSON.
+func startTaskServer(t *testing.T, sigBin, wasmDir, specJSON string) e2eServer {
+	t.Helper()
+	spec, err := task.Parse([]byte(specJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +503,7 @@ func startE2EServer(t *testing.T, sigBin, wasmDir string) e2eServer {
 	if s.tid, err = spec.ID(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(s.taskFile, []byte(e2eSpec), 0o644); err != nil {
+	if err := os.WriteFile(s.taskFile, []byte(specJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	addr := proctest.FreeAddr(t)
@@ -502,4 +511,141 @@ func startE2EServer(t *testing.T, sigBin, wasmDir string) e2eServer {
 	proctest.WaitTCP(t, addr)
 	s.origin, s.sigURL = "http://"+addr, "ws://"+addr+"/signal"
 	return s
+}
+
+// joinTab opens the page of srv's task with the further URL query (say
+// "shard=3/8&evalEvery=2000"), clicks Join and waits until the tab's peer
+// has registered with the server (state joining or member): it has
+// loaded its data and built its learning peer by then. A non-nil seed is
+// the tab's key seed (the page keeps it in sessionStorage), else the page
+// draws one.
+func joinTab(t *testing.T, bin, name string, srv e2eServer, query string, seed []byte) *tab {
+	t.Helper()
+	tb := openTab(t, bin, name, srv.origin, fmt.Sprintf("%s/?task=%s&%s", srv.origin, srv.tid.Hex(), query))
+	if seed != nil {
+		if _, err := evalJS[bool](tb, fmt.Sprintf(`sessionStorage.setItem("peerlearn-seed", %q), true`, hex.EncodeToString(seed))); err != nil {
+			t.Fatalf("%s: set the key seed: %v", name, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+	err := chromedp.Do(ctx, chromedp.Click("#join"))
+	cancel()
+	if err != nil {
+		t.Fatalf("%s: click Join: %v", name, err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		v, err := browserView(tb)
+		if err == nil && (v.State == "joining" || v.State == "member") {
+			tb.id = v.ID
+			return tb
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not register in 60 s: %+v %v", name, v, err)
+		}
+	}
+}
+
+// methodView is what the method tests read from a peer: a native's
+// /status or a tab's page status (the same method.Status in both).
+type methodView struct {
+	Name      string
+	ID        ident.Peer
+	Method    *method.Status // nil before the peer has its learner
+	Rounds    int            // trainings finished
+	Accuracy  float64        // of the method's model, at EvalRound trainings
+	EvalRound int
+	Evals     int
+	// Of a tab only: its shard as the page shows it.
+	Shard   string
+	Rotated bool
+	Labels  []int
+	Capped  string
+}
+
+// nativeMethodView reads a native peer's /status.
+func nativeMethodView(p *proc) (methodView, error) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(p.Status)
+	if err != nil {
+		return methodView{}, err
+	}
+	defer resp.Body.Close()
+	var s netpeer.Status
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return methodView{}, fmt.Errorf("%s: %v", p.Name, err)
+	}
+	v := methodView{Name: p.Name}
+	if v.ID, err = ident.ParsePeer(s.ID); err != nil {
+		return methodView{}, fmt.Errorf("%s: %v", p.Name, err)
+	}
+	if l := s.Learn; l != nil {
+		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals
+	}
+	return v, nil
+}
+
+// tabMethodView reads the page's peer status (wasm/status.go pageStatus).
+func tabMethodView(tb *tab) (methodView, error) {
+	js, err := evalJS[string](tb, `window.peerlearnPeer ? JSON.stringify(window.peerlearnPeer.status()) : "null"`)
+	if err != nil {
+		return methodView{}, fmt.Errorf("%s: %v", tb.name, err)
+	}
+	var s struct {
+		ID    string `json:"id"`
+		State string `json:"state"`
+		Error string `json:"error"`
+		Data  *struct {
+			Shard   string `json:"shard"`
+			Rotated bool   `json:"rotated"`
+			Labels  []int  `json:"labels"`
+		} `json:"data"`
+		Learn *struct {
+			Method    *method.Status `json:"method"`
+			Rounds    int            `json:"rounds"`
+			Accuracy  float64        `json:"accuracy"`
+			EvalRound int            `json:"eval_round"`
+			Evals     int            `json:"evals"`
+			Capped    string         `json:"capped"`
+		} `json:"learn"`
+	}
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		return methodView{}, fmt.Errorf("%s: %v", tb.name, err)
+	}
+	if s.State == "failed" {
+		return methodView{}, fmt.Errorf("%s failed: %s", tb.name, s.Error)
+	}
+	v := methodView{Name: tb.name}
+	if v.ID, err = ident.ParsePeer(s.ID); err != nil {
+		return methodView{}, fmt.Errorf("%s: %v", tb.name, err)
+	}
+	if d := s.Data; d != nil {
+		v.Shard, v.Rotated, v.Labels = d.Shard, d.Rotated, d.Labels
+	}
+	if l := s.Learn; l != nil {
+		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals, v.Capped = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals, l.Capped
+	}
+	return v, nil
+}
+
+// pageMethodText is what the page shows a volunteer as the method and
+// its role (#method).
+func pageMethodText(tb *tab) (string, error) {
+	return evalJS[string](tb, `document.getElementById("method").textContent`)
+}
+
+// seedWithIDBelow returns a key seed whose peer ID's first byte is below
+// b (drawn from rng, about 256/b tries): a peer that ranks first among
+// random IDs, say Plexus's aggregator (the sample's smallest ID) in
+// every round it is sampled in.
+func seedWithIDBelow(rng *rand.Rand, b byte) []byte {
+	seed := make([]byte, 32)
+	for {
+		for i := range seed {
+			seed[i] = byte(rng.Uint32())
+		}
+		id, err := signal.IdentityFromSeed(seed)
+		if err == nil && id.ID()[0] < b {
+			return seed
+		}
+	}
 }

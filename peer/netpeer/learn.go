@@ -162,6 +162,11 @@ type LearnStatus struct {
 	NeighborsDropped int            `json:"neighbors_dropped"`
 	// Offenders are the neighbours behind those counts, by ID.
 	Offenders []Offender `json:"offenders,omitempty"`
+	// Model is the model the peer evaluates (a method core's, or the
+	// MEP's published one), never modified, after ModelRound trainings:
+	// the wasm peer evaluates it itself, yielding to the page.
+	Model      []float32 `json:"-"`
+	ModelRound int       `json:"-"`
 }
 
 // learner drives a learn.Peer on the peer's loop. Only the loop calls
@@ -449,6 +454,7 @@ func (l *learner) evaluated(r evalResult) {
 func (l *learner) status() LearnStatus {
 	s := l.st
 	s.Backend = l.peer.Backend()
+	s.Model, s.ModelRound = l.model()
 	if l.method != nil {
 		ms := l.method.core.Status()
 		s.Method = &ms

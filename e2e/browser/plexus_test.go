@@ -1,0 +1,223 @@
+package browser
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/protocol/method"
+	"github.com/peerlearn/peerlearn/protocol/plexus"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// plexusSpec is peer/netpeer's TestE2EPlexus12 task for n peers with
+// max_peers maxPeers (netpeer.PlexusConfig: samples of maxPeers/2).
+func plexusSpec(n, maxPeers int, target float64) string {
+	return fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
+		`"local_epochs":0,"local_steps":50,"max_peers":%d,"max_rounds":0,"method":"plexus","name":"browser-plexus",`+
+		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":%d,"seed":1,"spec":"dirichlet:0.5"},`+
+		`"period_ms":2000,"selection":{"k":0,"policy":"overlay"},"spaces":%d,"target_accuracy":%v,"tiers":false,"version":2}`, maxPeers, n, plexusRings, target)
+}
+
+// plexusRings is plexusSpec's overlay ring count L.
+const plexusRings = 3
+
+// TestBrowserPlexus: a headless Chromium tab and seven native peers run a
+// Plexus task (samples of 5 of the 8). From every peer's status, the
+// tab's page status included:
+//   - every report with a full view (8 members) names the round's sample
+//     and aggregator that hash(ID, round) gives over the 8 IDs,
+//     recomputed here: the tab's view is the natives';
+//   - the tab (its ID made the smallest) is in the recomputed sample of
+//     some rounds, trains, reports itself as their aggregator and
+//     aggregates rounds;
+//   - every aggregated round was aggregated by its recomputed aggregator
+//     (or, where that one timed out, by the next-ranked members);
+//   - the tab's accuracy, and the natives' mean, reach 85%;
+//   - the page shows the method and the tab's role.
+func TestBrowserPlexus(t *testing.T) {
+	bin := chromium(t)
+	dir := dataDir(t)
+	peerBin, sigBin, wasmDir := build(t, dir)
+	const n, maxPeers, target = 8, 10, 0.85
+	s := min(13, max(2, maxPeers/2)) // netpeer.PlexusConfig's sample size
+	srv := startTaskServer(t, sigBin, wasmDir, plexusSpec(n, maxPeers, target))
+
+	// The tab first: Plexus starts round 1 once the view has settled, so
+	// the natives joining within seconds of each other all start in it.
+	// Its ID begins with a zero byte: it is the smallest in (almost)
+	// every sample it is in, so it aggregates those rounds.
+	t0 := time.Now()
+	seed := seedWithIDBelow(rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 18)), 1)
+	tb := joinTab(t, bin, "tab", srv, fmt.Sprintf("shard=%d/%d&evalEvery=2000&evalSamples=2000", n-1, n), seed)
+	tv, err := tabMethodView(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []ident.Peer{tv.ID}
+	var natives []*proc
+	for i := range n - 1 {
+		p := startPeer(t, peerBin, fmt.Sprintf("native%d", i), srv.sigURL, "-task", srv.taskFile, "-data", dir,
+			"-shard", fmt.Sprintf("%d/%d", i, n), "-eval-every", "2s", "-eval-samples", "2000")
+		natives = append(natives, p)
+		id, err := ident.ParsePeer(p.ID)
+		if err != nil {
+			t.Fatalf("%s: ID %q", p.Name, p.ID)
+		}
+		ids = append(ids, id)
+	}
+	name := map[ident.Peer]string{tv.ID: "tab"}
+	for i, p := range natives {
+		name[ids[i+1]] = p.Name
+	}
+	view, _ := plexus.NewView()
+	for _, id := range ids {
+		view.Add(id, 1) //nolint:errcheck // non-zero; every real peer advertises 1
+	}
+	ranking := func(k uint64) []ident.Peer { return view.Ranking(k, s) }
+
+	aggregatedBy := map[uint64][]ident.Peer{}
+	tabRoles := map[string]int{}
+	tabReports, reports := 0, 0
+	sampled := map[uint64]bool{} // rounds seen in a full report -> the tab in their sample
+	var last []methodView
+	for deadline := t0.Add(180 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		tv, err := tabMethodView(tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = append([]methodView{tv}, nativeViews(natives)...)
+		var why []string
+		var sum float64
+		for i, v := range last {
+			m := v.Method
+			if m == nil {
+				why = append(why, v.Name+" not learning yet")
+				continue
+			}
+			if m.Method != "plexus" {
+				t.Fatalf("%s runs %+v", v.Name, m)
+			}
+			if w := checkPlexusReport(m, ranking, n); w != "" {
+				t.Fatalf("%s: %s", v.Name, w)
+			}
+			if m.Members != n {
+				why = append(why, fmt.Sprintf("%s sees %d members", v.Name, m.Members))
+			} else if m.Round > 0 {
+				reports++
+				k := uint64(m.Round)
+				sampled[k] = slices.Contains(ranking(k), ids[0])
+				if i == 0 {
+					tabReports++
+					tabRoles[m.Role]++
+				}
+			}
+			for _, k := range m.Aggregated {
+				if !slices.Contains(aggregatedBy[k], v.ID) {
+					aggregatedBy[k] = append(aggregatedBy[k], v.ID)
+				}
+			}
+			switch {
+			case v.Evals == 0:
+				why = append(why, v.Name+" not evaluated yet")
+			case i == 0 && v.Accuracy < target:
+				why = append(why, fmt.Sprintf("tab at %.3f", v.Accuracy))
+			case i > 0:
+				sum += v.Accuracy
+			}
+		}
+		if mean := sum / (n - 1); mean < target {
+			why = append(why, fmt.Sprintf("natives' mean %.3f", mean))
+		}
+		in := 0
+		for _, ok := range sampled {
+			if ok {
+				in++
+			}
+		}
+		byTab := 0
+		for _, by := range aggregatedBy {
+			if slices.Contains(by, ids[0]) {
+				byTab++
+			}
+		}
+		if in == 0 || last[0].Rounds == 0 || tabRoles["aggregator"] == 0 || byTab == 0 {
+			why = append(why, fmt.Sprintf("tab in the sample of %d rounds, trained %d times, aggregated %d, roles seen %v", in, last[0].Rounds, byTab, tabRoles))
+		}
+		if tabReports < 3 {
+			why = append(why, fmt.Sprintf("%d full reports from the tab", tabReports))
+		}
+		if len(why) == 0 {
+			t.Logf("after %v: the tab in the recomputed sample of %d of %d rounds seen, trained %d times (round cut: %q), its roles %v in %d full reports, all agreeing; %d full reports from all",
+				time.Since(t0).Round(time.Second), in, len(sampled), last[0].Rounds, last[0].Capped, tabRoles, tabReports, reports)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", time.Since(t0).Round(time.Second), strings.Join(why, "; "))
+		}
+	}
+	var accs []string
+	for _, v := range last {
+		accs = append(accs, fmt.Sprintf("%s %.3f", v.Name, v.Accuracy))
+	}
+	t.Logf("accuracy: %s", strings.Join(accs, ", "))
+
+	rounds := slices.Sorted(maps.Keys(aggregatedBy))
+	fallbacks, byTab := 0, 0
+	for _, k := range rounds {
+		r := ranking(k)
+		for _, by := range aggregatedBy[k] {
+			switch {
+			case by == r[0]:
+			case by == r[1] || by == r[2]:
+				fallbacks++ // the aggregator's timeout path
+			default:
+				t.Errorf("round %d aggregated by %s, ranking %v", k, name[by], r[:3])
+			}
+			if by == ids[0] {
+				byTab++
+			}
+		}
+	}
+	if len(rounds) == 0 {
+		t.Fatal("no round reported as aggregated")
+	}
+	t.Logf("%d rounds aggregated (%d..%d), %d by the tab, %d by a fallback rank", len(rounds), rounds[0], rounds[len(rounds)-1], byTab, fallbacks)
+	text, err := pageMethodText(tb)
+	shown := regexp.MustCompile(fmt.Sprintf(`^plexus: (trainer|aggregator|idle), round [1-9][0-9]*, .*; %d members, sample of %d \(this tab (not )?in it\), aggregator `, n, s))
+	if err != nil || !shown.MatchString(text) {
+		t.Errorf("the page shows the method as %q (%v)", text, err)
+	} else {
+		t.Logf("the page shows: %s", text)
+	}
+	checkPage(t, tb, "browser-plexus", plexusRings) // the method line and its neighbour column at desktop and phone widths
+	for _, p := range natives {
+		p.Stop(t)
+	}
+}
+
+// checkPlexusReport: a Plexus status with a full view (n members) names
+// its round's sample and aggregator as ranking recomputes them, and a
+// role Plexus has; "" if so.
+func checkPlexusReport(ms *method.Status, ranking func(uint64) []ident.Peer, n int) string {
+	if !slices.Contains([]string{"trainer", "aggregator", "idle"}, ms.Role) {
+		return fmt.Sprintf("role %q", ms.Role)
+	}
+	if ms.Members > n {
+		return fmt.Sprintf("%d members, only %d peers ran", ms.Members, n)
+	}
+	if ms.Members < n || ms.Round == 0 {
+		return ""
+	}
+	want := ranking(uint64(ms.Round))
+	got := slices.SortedFunc(slices.Values(ms.Sample), func(a, b ident.Peer) int { return strings.Compare(a.Hex(), b.Hex()) })
+	if !slices.Equal(got, want) || ms.Aggregator == nil || *ms.Aggregator != want[0] {
+		return fmt.Sprintf("round %d: sample %v aggregator %v, recomputed %v (aggregator %v)", ms.Round, ms.Sample, ms.Aggregator, want, want[0])
+	}
+	return ""
+}
