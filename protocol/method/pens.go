@@ -68,7 +68,9 @@ var phaseNames = [...]string{"training", "idle", "evaluating", "evaluating", "fe
 const selfToken = 0
 
 // PENS runs a selection policy (the PENS thesis' Random, Greedy,
-// EpsilonGreedy, PENS, RandomWeighted, or Local) on real peers, in
+// EpsilonGreedy, PENS, RandomWeighted, or Local; in the simulator also
+// the Oracle baseline, which needs the true clusters no task spec
+// gives, so real peers refuse it) on real and simulated peers, in
 // rounds per peer (no global barrier): after training, it samples
 // candidates among its peers (the overlay's view), asks them to evaluate
 // its model on their data if the policy's plan says so (evalreq, with a
