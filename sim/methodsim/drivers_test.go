@@ -73,7 +73,17 @@ func runSelection(t *testing.T, kind selection.Kind) (*Peers, *SelectionResult, 
 	pool := NewPool(2)
 	defer pool.Close()
 	b := tinyPeers(t, 12, "iid+rotate:0.5")
-	dev, links := tinyDevices(t, 12)
+	// Like devices: no peer asks for a model before its owner has
+	// trained one (it would get no answer, and time out), so every
+	// selected model is averaged.
+	dev, err := AssignDevices(12, []Tier{{Name: "medium", Share: 1, Speed: 300, Bandwidth: 2.5e6}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := NewLinks(dev, 10*time.Millisecond, 100*time.Millisecond, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	clusters := b.Clusters()
 	var measured []int
 	res, err := SelectionRun{
@@ -169,6 +179,19 @@ func TestSelectionRunLocalSendsNothing(t *testing.T) {
 	_, res, _ := runSelection(t, selection.KindLocal)
 	if tot := res.Ledger.Total(); tot.BytesSent != 0 || tot.Trainings != 7*12 {
 		t.Errorf("local: %+v", tot)
+	}
+}
+
+// RandomWeighted also evaluates its own model every round (its
+// averaging weights): the simulator runs the core's self-evaluations
+// besides the candidates' answers.
+func TestSelectionRunRandomWeightedEvaluatesItself(t *testing.T) {
+	_, res, _ := runSelection(t, selection.KindRandomWeighted)
+	tot := res.Ledger.Total()
+	// Per peer and round: 3 candidates answer, on 20 samples each, and
+	// the peer evaluates its own model on 20.
+	if res.Evaluations != 12*6*3 || tot.EvalSamples != 20*int64(res.Evaluations)+20*12*6 || res.Timeouts != 0 {
+		t.Errorf("%d evaluations, %d samples evaluated, %d timeouts", res.Evaluations, tot.EvalSamples, res.Timeouts)
 	}
 }
 
