@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -137,7 +138,7 @@ func (r SelectionRun) Run() (*SelectionResult, error) {
 	}
 	evalSamples := r.EvalSamples
 	if evalSamples == 0 {
-		evalSamples = int(^uint32(0) >> 1) // dflsim.Head: all
+		evalSamples = math.MaxInt // dflsim.Head: all of them
 	}
 	res := &SelectionResult{Picks: make([][]int32, n)}
 	cores := make([]*method.PENS, n)
