@@ -15,9 +15,10 @@
 // selection policies, package selection, with evalreq's polls and
 // responder) and Plexus (package plexus's Peer, its membership view
 // pushed to the overlay's neighbours as digests). FedLay's MEP is driven
-// through learn.Peer (it aggregates inside the training Work). The
-// simulator's SelectionRun (synchronous rounds over global samplings)
-// still carries its own round logic; GossipRun, PlexusRun, DPSGDRun (the
-// DPSGD core with a schedule's mixing, gossip.NodeSchedule) and CoreRun
-// drive these cores.
+// through learn.Peer (it aggregates inside the training Work). In the
+// simulator, GossipRun, PlexusRun, DPSGDRun (the DPSGD core with a
+// schedule's mixing, gossip.NodeSchedule), SelectionRun (the PENS core,
+// its policies' choices observed through PENSConfig.OnAverage) and
+// CoreRun drive these cores; no method keeps simulator-only round
+// logic.
 package method

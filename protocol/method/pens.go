@@ -43,6 +43,12 @@ type PENSConfig struct {
 	AnswerBurst int
 	// Seed seeds the core's sampling and selection.
 	Seed uint64
+	// OnAverage, if not nil, is told each average the core trains from:
+	// its round, the peers whose models went in and how many fetched
+	// models selection.Average refused. It observes, never steers (the
+	// simulator's communication-pattern heat map); real peers leave it
+	// nil.
+	OnAverage func(round int, mixed []ident.Peer, refused int)
 }
 
 type pensPhase uint8
@@ -62,7 +68,9 @@ var phaseNames = [...]string{"training", "idle", "evaluating", "evaluating", "fe
 const selfToken = 0
 
 // PENS runs a selection policy (the PENS thesis' Random, Greedy,
-// EpsilonGreedy, PENS, RandomWeighted, or Local) on real peers, in
+// EpsilonGreedy, PENS, RandomWeighted, or Local; in the simulator also
+// the Oracle baseline, which needs the true clusters no task spec
+// gives, so real peers refuse it) on real and simulated peers, in
 // rounds per peer (no global barrier): after training, it samples
 // candidates among its peers (the overlay's view), asks them to evaluate
 // its model on their data if the policy's plan says so (evalreq, with a
@@ -280,13 +288,23 @@ func (p *PENS) average() {
 	}
 	w, err := p.pol.Weights(p.selfAcc, got)
 	out := make([]float32, p.cfg.NumParams)
+	var rep aggregate.Report
 	if err == nil {
 		self := aggregate.Contribution{From: p.cfg.ID, Arch: p.cfg.Arch, Params: p.published}
-		_, err = selection.Average(self, others, w, out)
+		rep, err = selection.Average(self, others, w, out)
 	}
 	if err != nil {
 		p.startTrain(p.published)
 		return
+	}
+	if p.cfg.OnAverage != nil {
+		mixed := make([]ident.Peer, 0, len(got))
+		for _, c := range got {
+			if !slices.ContainsFunc(rep.Refused, func(r aggregate.Refusal) bool { return r.From == c.ID }) {
+				mixed = append(mixed, c.ID)
+			}
+		}
+		p.cfg.OnAverage(p.round, mixed, len(got)-len(mixed))
 	}
 	p.startTrain(out)
 }
@@ -458,6 +476,15 @@ func (p *PENS) Ready() Ready {
 	p.sends, p.train, p.evals = nil, nil, nil
 	return rd
 }
+
+// Completed is the last round whose model the core holds (-1 while it
+// trains round 0): during round r's polling, fetching and training it
+// holds round r-1's; once done, round MaxRounds'.
+func (p *PENS) Completed() int { return p.round - 1 }
+
+// EvalStats are the counters of the evaluations this peer did for
+// others (Answered: the requests it answered with a result).
+func (p *PENS) EvalStats() evalreq.ResponderStats { return p.resp.Stats() }
 
 // Model implements Core.
 func (p *PENS) Model() []float32 { return p.published }

@@ -30,6 +30,11 @@ type CoreRun struct {
 	// time and the ledger so far (a scenario's measurements): true, or
 	// an error, ends the run.
 	Observe func(now time.Duration, ledger *Ledger) (stop bool, err error)
+	// AfterPeer, if not nil, is called whenever peer i's core has done
+	// everything it had ready (after each message, training, evaluation
+	// and tick it took): a driver reads the core's state there, at every
+	// change, not only once a tick.
+	AfterPeer func(i int)
 }
 
 // CoreResult is what a CoreRun did.
@@ -59,7 +64,7 @@ func (r CoreRun) Run() (*CoreResult, error) {
 		return nil, fmt.Errorf("%w: core run: %d cores, %d neighbour sets for %d peers, tick %v, duration %v",
 			ErrConfig, len(r.Cores), len(r.Graph), n, r.Tick, r.Duration)
 	}
-	net := &coreNet{sim: sim, cores: r.Cores, evalSamples: r.EvalSamples}
+	net := &coreNet{sim: sim, cores: r.Cores, evalSamples: r.EvalSamples, after: r.AfterPeer}
 	for i, nb := range r.Graph {
 		view := r.Peers.IDs[:0:0]
 		for _, j := range nb {

@@ -7,11 +7,12 @@
 // # Drivers
 //
 //   - SelectionRun: per-peer neighbour selection (package selection:
-//     Random, Greedy, EpsilonGreedy, PENS, RandomWeighted, Oracle, Local)
-//     in synchronous rounds, with the evaluate-my-model requests of
-//     package evalreq answered by real evaluations on the responder's
-//     training data. OwnAccuracy measures every peer on the test set of
-//     its own distribution (rotated for the rotated cluster).
+//     Random, Greedy, EpsilonGreedy, PENS, RandomWeighted, Local, and
+//     the simulator-only Oracle) as real peers run it: one method.PENS
+//     core per peer (evalreq's evaluate-my-model requests answered by
+//     real evaluations on the responder's training data), over CoreRun.
+//     OwnAccuracy and OwnAccuracyOf measure every peer on the test set
+//     of its own distribution (rotated for the rotated cluster).
 //   - PlexusRun: Plexus as its real peers run it (method.Plexus, the
 //     core peer/netpeer drives), driven by coreNet over a
 //     simnet.Scheduler in virtual time.
@@ -25,7 +26,7 @@
 //
 // Local training and evaluations run on a Pool across cores; each peer
 // trains with its own seeded source and every result is applied at a
-// fixed point (a virtual time, or a round barrier, in peer order), so a
+// fixed point of virtual time (in peer order at the same instant), so a
 // seed gives the same run on any number of cores.
 //
 // # Model of time
@@ -54,15 +55,18 @@
 //   - Control messages (Plexus's round-complete notice, evaluation
 //     answers) cost their encoded header size and the latency.
 //
-// Plexus, Gossip Learning and D-PSGD run as events on the scheduler;
-// their state machines tick every Tick (100 ms). In D-PSGD a peer starts
-// round t+1 when its round-t model is trained and every model it mixes
-// has arrived (no global barrier, so a fast peer runs ahead where the
-// schedule lets it, and its models queue on the links before a slow
-// peer's); round t is complete, and measured, once the last peer holds
-// its round-t model. SelectionRun has no clock:
-// its costs are models exchanged, bytes, samples trained and samples
-// evaluated.
+// Plexus, Gossip Learning, D-PSGD and the selection policies run as
+// events on the scheduler; their state machines tick every Tick
+// (100 ms). In D-PSGD a peer starts round t+1 when its round-t model is
+// trained and every model it mixes has arrived (no global barrier, so a
+// fast peer runs ahead where the schedule lets it, and its models queue
+// on the links before a slow peer's); round t is complete, and
+// measured, once the last peer holds its round-t model. A selection
+// peer starts its next round as soon as its training ends, and waits
+// for its candidates' answers and its neighbours' models at most the
+// run's Timeout; round t is complete once the last peer holds its
+// round-t model, and each peer is measured on the round-t model it held
+// when it finished the round (it may be ahead by then).
 //
 // # Accounting
 //

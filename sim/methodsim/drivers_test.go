@@ -1,8 +1,10 @@
 package methodsim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,25 +73,48 @@ func runSelection(t *testing.T, kind selection.Kind) (*Peers, *SelectionResult, 
 	pool := NewPool(2)
 	defer pool.Close()
 	b := tinyPeers(t, 12, "iid+rotate:0.5")
+	// Like devices: no peer asks for a model before its owner has
+	// trained one (it would get no answer, and time out), so every
+	// selected model is averaged.
+	dev, err := AssignDevices(12, []Tier{{Name: "medium", Share: 1, Speed: 300, Bandwidth: 2.5e6}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := NewLinks(dev, 10*time.Millisecond, 100*time.Millisecond, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	clusters := b.Clusters()
+	var measured []int
 	res, err := SelectionRun{
-		Peers: b, Rounds: 6, EvalSamples: 20, Seed: 1, Pool: pool,
-		Policy: func(i int) (selection.Policy, error) {
+		Peers: b, Devices: dev, Links: links, Rounds: 6, EvalSamples: 20, Seed: 1, Pool: pool,
+		Policy: func(i int) (selection.Config, error) {
 			c := selection.DefaultConfig(kind)
-			c.Self, c.Clusters = b.IDs[i], clusters
+			c.Clusters = clusters
 			c.Selected, c.Sampled, c.Samplings, c.Step1Rounds, c.Step2Selected = 1, 4, 5, 3, 3
 			if kind != selection.KindPENS {
 				c.Selected = 3
 			}
-			return selection.New(c)
+			return c, nil
+		},
+		Measure: func(t int) bool { return t%2 == 0 },
+		After: func(t int, models [][]float32) error {
+			if len(models) != 12 || slices.ContainsFunc(models, func(m []float32) bool { return m == nil }) {
+				return fmt.Errorf("round %d: models %d", t, len(models))
+			}
+			measured = append(measured, t)
+			return nil
 		},
 	}.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !slices.Equal(measured, []int{0, 2, 4, 6}) {
+		t.Errorf("rounds measured: %v", measured)
+	}
 	rot := blobs(200, 7)
 	rot.Rotate180()
-	ms, err := OwnAccuracy(pool, b, [2]*data.Dataset{blobs(200, 7), rot}, 0)
+	ms, err := OwnAccuracyOf(pool, b, res.Models, [2]*data.Dataset{blobs(200, 7), rot}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,23 +140,34 @@ func TestSelectionRunPENSFindsItsCluster(t *testing.T) {
 	if prec < 0.9 {
 		t.Errorf("PENS precision %.2f on separable rotation clusters", prec)
 	}
+	if res.Timeouts != 0 || res.RateLimited != 0 || res.StepErrors != 0 || res.TrainFailures != 0 {
+		t.Errorf("timeouts %d, rate limited %d, step errors %d, train failures %d: nothing should fail here",
+			res.Timeouts, res.RateLimited, res.StepErrors, res.TrainFailures)
+	}
 	tot := res.Ledger.Total()
-	if tot.BytesSent != tot.BytesReceived || res.Evaluations == 0 || tot.EvalSamples != 20*res.Evaluations {
+	// Every evaluation the cores ran: the answered requests, on 20
+	// samples each, and no self-evaluations (PENS's plan has none).
+	if tot.BytesSent != tot.BytesReceived || res.Evaluations == 0 || tot.EvalSamples != 20*int64(res.Evaluations) {
 		t.Errorf("ledger %+v, %d evaluations", tot, res.Evaluations)
 	}
 	// 7 trainings per peer (round 0 and 6 rounds), 4 steps of 8.
 	if tot.Trainings != 7*12 || tot.TrainSamples != 7*12*32 {
 		t.Errorf("trainings %d of %d samples", tot.Trainings, tot.TrainSamples)
 	}
-	// Step 2 (rounds 4-6) picks 3 neighbours per round, step 1 one.
-	var picks int32
-	for _, row := range res.Picks {
+	// Step 2 (rounds 4-6) picks 3 neighbours per round (fewer if PENS
+	// kept fewer), step 1 one; no timeouts, so every pick is averaged.
+	var picks, want int32
+	for i, row := range res.Picks {
+		want += 3*1 + 3*int32(min(3, len(res.Policies[i].(*selection.PENS).Neighbours())))
+		if row[i] != 0 {
+			t.Errorf("peer %d averaged with itself", i)
+		}
 		for _, c := range row {
 			picks += c
 		}
 	}
-	if picks != 12*(3*1+3*3) {
-		t.Errorf("%d picks", picks)
+	if picks != want {
+		t.Errorf("%d picks, want %d", picks, want)
 	}
 	_, again, acc2 := runSelection(t, selection.KindPENS)
 	if !reflect.DeepEqual(acc, acc2) || again.Ledger.Total() != tot {
@@ -143,6 +179,19 @@ func TestSelectionRunLocalSendsNothing(t *testing.T) {
 	_, res, _ := runSelection(t, selection.KindLocal)
 	if tot := res.Ledger.Total(); tot.BytesSent != 0 || tot.Trainings != 7*12 {
 		t.Errorf("local: %+v", tot)
+	}
+}
+
+// RandomWeighted also evaluates its own model every round (its
+// averaging weights): the simulator runs the core's self-evaluations
+// besides the candidates' answers.
+func TestSelectionRunRandomWeightedEvaluatesItself(t *testing.T) {
+	_, res, _ := runSelection(t, selection.KindRandomWeighted)
+	tot := res.Ledger.Total()
+	// Per peer and round: 3 candidates answer, on 20 samples each, and
+	// the peer evaluates its own model on 20.
+	if res.Evaluations != 12*6*3 || tot.EvalSamples != 20*int64(res.Evaluations)+20*12*6 || res.Timeouts != 0 {
+		t.Errorf("%d evaluations, %d samples evaluated, %d timeouts", res.Evaluations, tot.EvalSamples, res.Timeouts)
 	}
 }
 

@@ -14,11 +14,22 @@ import (
 // the PENS thesis measures personalisation (Sec. 3.5). samples, if
 // positive, uses only the first samples test images.
 func OwnAccuracy(pool *Pool, b *Peers, tests [2]*data.Dataset, samples int) ([]nn.Metrics, error) {
-	n := b.N()
-	models := make([][]float32, n)
-	xs, ys := make([][]float32, n), make([][]int32, n)
+	models := make([][]float32, b.N())
 	for i, p := range b.Peers {
 		models[i] = p.Published()
+	}
+	return OwnAccuracyOf(pool, b, models, tests, samples)
+}
+
+// OwnAccuracyOf is OwnAccuracy of the models given, models[i] peer i's
+// (a core's, or a snapshot of one round's).
+func OwnAccuracyOf(pool *Pool, b *Peers, models [][]float32, tests [2]*data.Dataset, samples int) ([]nn.Metrics, error) {
+	n := b.N()
+	if len(models) != n {
+		return nil, fmt.Errorf("%w: %d models for %d peers", ErrConfig, len(models), n)
+	}
+	xs, ys := make([][]float32, n), make([][]int32, n)
+	for i := range b.Peers {
 		if models[i] == nil {
 			return nil, fmt.Errorf("%w: peer %d has no model", ErrRun, i)
 		}
