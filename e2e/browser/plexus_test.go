@@ -103,8 +103,8 @@ func TestBrowserPlexus(t *testing.T) {
 			if m.Method != "plexus" {
 				t.Fatalf("%s runs %+v", v.Name, m)
 			}
-			if w := checkPlexusReport(m, ranking, n); w != "" {
-				t.Fatalf("%s: %s", v.Name, w)
+			if err := method.CheckPlexusStatus(*m, ranking, n); err != nil {
+				t.Fatalf("%s: %v", v.Name, err)
 			}
 			if m.Members != n {
 				why = append(why, fmt.Sprintf("%s sees %d members", v.Name, m.Members))
@@ -199,25 +199,4 @@ func TestBrowserPlexus(t *testing.T) {
 	for _, p := range natives {
 		p.Stop(t)
 	}
-}
-
-// checkPlexusReport: a Plexus status with a full view (n members) names
-// its round's sample and aggregator as ranking recomputes them, and a
-// role Plexus has; "" if so.
-func checkPlexusReport(ms *method.Status, ranking func(uint64) []ident.Peer, n int) string {
-	if !slices.Contains([]string{"trainer", "aggregator", "idle"}, ms.Role) {
-		return fmt.Sprintf("role %q", ms.Role)
-	}
-	if ms.Members > n {
-		return fmt.Sprintf("%d members, only %d peers ran", ms.Members, n)
-	}
-	if ms.Members < n || ms.Round == 0 {
-		return ""
-	}
-	want := ranking(uint64(ms.Round))
-	got := slices.SortedFunc(slices.Values(ms.Sample), func(a, b ident.Peer) int { return strings.Compare(a.Hex(), b.Hex()) })
-	if !slices.Equal(got, want) || ms.Aggregator == nil || *ms.Aggregator != want[0] {
-		return fmt.Sprintf("round %d: sample %v aggregator %v, recomputed %v (aggregator %v)", ms.Round, ms.Sample, ms.Aggregator, want, want[0])
-	}
-	return ""
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -91,8 +90,8 @@ func TestE2EPlexus12(t *testing.T) {
 			if ms.Method != "plexus" {
 				t.Fatalf("%s runs %+v", p.Name, ms)
 			}
-			if why := checkPlexusStatus(ms, ranking, n); why != "" {
-				t.Fatalf("%s: %s", p.Name, why)
+			if err := method.CheckPlexusStatus(*ms, ranking, n); err != nil {
+				t.Fatalf("%s: %v", p.Name, err)
 			}
 			switch {
 			case ms.Members == n && ms.Round > 0:
@@ -175,26 +174,4 @@ func TestE2EPlexus12(t *testing.T) {
 			p.Stop(t)
 		}
 	}
-}
-
-// checkPlexusStatus: a status with a full view reports its round's
-// sample and aggregator as ranking recomputes them, and a role Plexus
-// has.
-func checkPlexusStatus(ms *method.Status, ranking func(uint64) []ident.Peer, n int) string {
-	if !slices.Contains([]string{"trainer", "aggregator", "idle"}, ms.Role) {
-		return fmt.Sprintf("role %q", ms.Role)
-	}
-	if ms.Members > n {
-		return fmt.Sprintf("%d members, only %d peers ran", ms.Members, n)
-	}
-	if ms.Members < n || ms.Round == 0 {
-		return ""
-	}
-	want := ranking(uint64(ms.Round))
-	got := slices.Clone(ms.Sample)
-	slices.SortFunc(got, func(a, b ident.Peer) int { return strings.Compare(a.Hex(), b.Hex()) })
-	if !slices.Equal(got, want) || ms.Aggregator == nil || *ms.Aggregator != want[0] {
-		return fmt.Sprintf("round %d: sample %v aggregator %v, recomputed %v (aggregator %v)", ms.Round, ms.Sample, ms.Aggregator, want, want[0])
-	}
-	return ""
 }
