@@ -161,10 +161,27 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	if err := plot.Save(filepath.Join(o.OutDir, "byzantine_worst.png")); err != nil {
 		return "", "", err
 	}
+	return "byzantine.csv, byzantine_worst.png to " + o.OutDir, s.summary(o), nil
+}
+
+// summary is the scenario's last line. A subset may not have run plain
+// fedlay under attack, or any robust rule, at byzSummaryF: that gap is
+// NA (and best=NA), never a made-up number.
+func (s *byzStudy) summary(o Options) string {
 	g0, _ := s.worstGap(o, byzSummaryF, "fedlay")
 	b, g1 := s.best(o, byzSummaryF)
-	return "byzantine.csv, byzantine_worst.png to " + o.OutDir,
-		fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%.2f worst_gap_best=%.2f best=%s", byzSummaryF, g0, g1, b), nil
+	if b == "" {
+		b = "NA"
+	}
+	return fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%s worst_gap_best=%s best=%s", byzSummaryF, gapOrNA(g0), gapOrNA(g1), b)
+}
+
+// gapOrNA formats a worst gap, NA when no run gave one (+-Inf).
+func gapOrNA(g float64) string {
+	if math.IsInf(g, 0) {
+		return "NA"
+	}
+	return fmt.Sprintf("%.2f", g)
 }
 
 func cmpOr(a, b string) string {
