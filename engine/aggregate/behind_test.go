@@ -8,37 +8,37 @@ import (
 
 // TestClipBehind: our step is (1, 0) from origin (0, 0). Four neighbours
 // sit across it, at positions 0.2, 0, 0.1 and -0.1 along it; f at
-// (-0.3, 1) sits 0.3 behind the origin, inside the honest spread
-// (distance 1.64 from us, tau 1.5 x 1.3454 = 2.02: not clipped) and not
-// back enough for the direction check (cosine -0.3/1.044 = -0.287). The
-// aggregate is the plain mean of all six, (0.15, 1/6), with the check
-// on or off: it only reports. The neighbours' lower median position is
-// 0 (of -0.3, -0.1, 0, 0.1, 0.2), the reference distance 1.3454 (c's,
-// the 2nd closest of 5): f is (0 + 0.3)/1.3454 = 0.2230 reference
-// distances behind, severity 0.2230/0.3 = 0.743, above reputation's
-// tolerance, and d 0.1/1.3454 = 0.0743 behind, severity 0.248, below it.
-// Reputation drops f after 6 such rounds (cost 0.3 x (0.743 - 0.5)/0.5
-// = 0.146 a round); d keeps its full score. Before the check existed
-// nothing was reported and f stayed linked.
+// (-0.6, 2) sits 0.6 behind the origin, inside the honest spread
+// (distance 2.56 from us, tau 1.5 x 2.193 = 3.29: not clipped) and not
+// back enough for the direction check (cosine -0.6/2.088 = -0.287). The
+// aggregate is the plain mean of all six, (0.1, 1/3), with the check on
+// or off: it only reports. The neighbours' lower median position is 0
+// (of -0.6, -0.1, 0, 0.1, 0.2), the reference distance 2.193 (c's, the
+// 2nd closest of 5): f is 0.6/2.193 = 0.2736 reference distances behind,
+// severity 0.2736/0.4 = 0.684, above reputation's tolerance, and d
+// 0.1/2.193 = 0.0456 behind, severity 0.114, below it. Reputation drops f
+// after 8 such rounds (cost 0.3 x (0.684 - 0.5)/0.5 = 0.110 a round); d
+// keeps its full score. Before the check existed nothing was reported
+// and f stayed linked.
 func TestClipBehind(t *testing.T) {
 	clip := DefaultClipConfig()
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
-	others := []Contribution{contrib(2, 1, 0.2, 1), contrib(3, 1, 0, 1), contrib(4, 1, 0.1, -1),
-		contrib(5, 1, -0.1, -1), contrib(6, 1, -0.3, 1)}
+	others := []Contribution{contrib(2, 1, 0.2, 2), contrib(3, 1, 0, 2), contrib(4, 1, 0.1, -2),
+		contrib(5, 1, -0.1, -2), contrib(6, 1, -0.6, 2)}
 	out := make([]float32, 2)
 	rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, out, 0.15, 1.0/6)
+	near(t, out, 0.1, 1.0/3)
 	if rep.Used != 6 || len(rep.Outliers) != 2 {
 		t.Fatalf("report %+v: want all 6 used, d and f reported", rep)
 	}
-	ref := math.Sqrt(0.81 + 1)
+	ref := math.Sqrt(0.81 + 4)
 	for _, tc := range []struct {
 		index int
 		want  float64
-	}{{3, 0.1 / ref / 0.3}, {4, 0.3 / ref / 0.3}} {
+	}{{3, 0.1 / ref / 0.4}, {4, 0.6 / ref / 0.4}} {
 		o := rep.Outliers[tc.index-3]
 		if o.Index != tc.index || math.Abs(o.Severity-tc.want) > 1e-6 {
 			t.Fatalf("outlier %+v, want index %d severity %.4f", o, tc.index, tc.want)
@@ -49,10 +49,10 @@ func TestClipBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for round := 1; round <= 6; round++ {
+	for round := 1; round <= 8; round++ {
 		r.Observe(others, rep)
-		if dropped := r.ShouldDrop(id(6)); dropped != (round == 6) {
-			t.Fatalf("round %d: f dropped %v (score %.3f), want only from round 6", round, dropped, r.Score(id(6)))
+		if dropped := r.ShouldDrop(id(6)); dropped != (round == 8) {
+			t.Fatalf("round %d: f dropped %v (score %.3f), want only from round 8", round, dropped, r.Score(id(6)))
 		}
 	}
 	if r.Score(id(5)) != 1 {
@@ -76,7 +76,7 @@ func TestClipBehind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		near(t, out, 0.15, 1.0/6)
+		near(t, out, 0.1, 1.0/3)
 		if len(rep.Outliers) != 0 {
 			t.Fatalf("%s: outliers %+v", tc.name, rep.Outliers)
 		}
@@ -85,13 +85,14 @@ func TestClipBehind(t *testing.T) {
 
 // TestClipBehindAllAlike: on strongly non-IID data every honest
 // neighbour may lack our classes and sit behind our step alike. Four
-// neighbours all 0.3 behind the origin are at the neighbourhood's median
-// position: none is reported, where a threshold on the distance behind
-// our origin (0.3/1.044 reference distances, severity 0.96) would charge
-// them all.
+// neighbours all 0.6 behind the origin, at (-0.6, +-2) and (-0.6, +-2.1)
+// (cosines -0.287 and -0.275: not refused for direction), are at the
+// neighbourhood's median position: none is reported, where a threshold
+// on the distance behind our origin (0.6 over the reference distance
+// 2.561 = 0.234, severity 0.586 at Behind 0.4) would charge them all.
 func TestClipBehindAllAlike(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
-	others := []Contribution{contrib(2, 1, -0.3, 1), contrib(3, 1, -0.3, -1), contrib(4, 1, -0.3, 0.9), contrib(5, 1, -0.3, -0.9)}
+	others := []Contribution{contrib(2, 1, -0.6, 2), contrib(3, 1, -0.6, -2), contrib(4, 1, -0.6, 2.1), contrib(5, 1, -0.6, -2.1)}
 	out := make([]float32, 2)
 	rep, err := Robust{Bounds: DefaultBounds(), Clip: DefaultClipConfig(), Inner: Mean{}}.Aggregate(self, others, out)
 	if err != nil {
