@@ -129,7 +129,7 @@ type ClipConfig struct {
 //     and projecting out each neighbour's component against our step
 //     (f = 0.3 sign-flip unchanged).
 //   - The behind check (Behind 0.4; it only reports, to reputation)
-//     took f = 0.2 label-flip to within 0.77 / 0.21 / 1.03 points of
+//     took f = 0.2 label-flip to within 0.78 / 0.21 / 1.03 points of
 //     plain fedlay without attack (2.97 / 1.05 / 2.02 before; lab
 //     subset, seeds 1-3). Behind 0.3 did as well on label-flip (honest
 //     neighbours of the label-flippers unlinked 90 of their 103 links,
