@@ -107,11 +107,18 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 			}
 		}
 	}
+	// A subset without the default defence has no cost to print (its
+	// accuracy would read as 0).
+	defaultRan := slices.Contains(s.p.rulesAt(0), aggregate.SafeDefault)
 	cost := math.Inf(-1)
 	for _, seed := range s.seedsOf(o) {
 		cost = max(cost, s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone))
 	}
-	fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+	if defaultRan {
+		fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+	} else {
+		fmt.Fprintf(out, "  cost of the default defence without attack: not run (subset without %s)\n", aggregate.SafeDefault)
+	}
 	for _, f := range attacked {
 		g0, a0 := s.worstGap(o, f, "fedlay")
 		b, g1 := s.best(o, f)
@@ -148,11 +155,13 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 			fmt.Fprintf(out, "  f=%g %s worst gap per seed: %s\n", f, rule, strings.Join(cells, " / "))
 		}
 	}
-	var costs []string
-	for _, seed := range s.seedsOf(o) {
-		costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+	if defaultRan {
+		var costs []string
+		for _, seed := range s.seedsOf(o) {
+			costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+		}
+		fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	}
-	fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
 		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points"}, rows); err != nil {
