@@ -85,7 +85,11 @@ type ClipConfig struct {
 	// unlinked them there. An honest peer pulled back by an attacker (an
 	// IPM victim) can look behind too: at Behind 0.3 one such link was
 	// dropped in the lab (f = 0.2, seed 3) and IPM cost 0.6 points more;
-	// at 0.4 the f = 0.2 IPM runs came out as without the check.
+	// at 0.4 the f = 0.2 IPM runs came out as without the check. It
+	// assumes models of one round: in asynchronous exchange an older
+	// model sits behind for its age alone, and on real peers honest
+	// neighbours were unlinked for it, so peer/learn turns it off in
+	// asynchronous mode.
 	Behind float64
 }
 
