@@ -67,7 +67,8 @@ type Report struct {
 }
 
 // Outlier names a neighbour whose model a robust rule cut back, and by
-// how much.
+// how much, or (ClipConfig.Behind) used whole but found behind the
+// neighbourhood along our own step.
 type Outlier struct {
 	// Index is the contribution's position in others.
 	Index int
@@ -77,7 +78,10 @@ type Outlier struct {
 	// 1 - tau/distance (the share of its difference that was cut off;
 	// the same for a model left out of the average as too far out);
 	// for the coordinate-wise rules the share of coordinates it was
-	// trimmed at beyond the share every contributor is trimmed at.
+	// trimmed at beyond the share every contributor is trimmed at; for
+	// the direction check how far its cosine fell below the threshold,
+	// and for the behind check its reach behind over ClipConfig.Behind.
+	// The clipped rules report one Outlier per neighbour, the largest.
 	Severity float64
 }
 

@@ -37,9 +37,10 @@ type Metrics struct {
 	// Bounded counts neighbour models whose self-reported claims a
 	// robust aggregator cut (per round and neighbour).
 	Bounded int
-	// Outliers counts neighbour models a robust aggregator clipped or
-	// trimmed beyond an honest neighbour's usual spread (severity above
-	// Config.Reputation.Tolerance), per round and neighbour.
+	// Outliers counts neighbour models a robust aggregator clipped,
+	// trimmed or found behind beyond an honest neighbour's usual spread
+	// (severity above Config.Reputation.Tolerance), per round and
+	// neighbour.
 	Outliers int
 
 	works uint64

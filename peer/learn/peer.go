@@ -263,6 +263,21 @@ func (p *Peer) setMode(m mode) error {
 	if p.mode != modeUnset && p.mode != m {
 		return ErrMode
 	}
+	if m == modeAsync && p.mode != modeAsync && p.cfg.Clip.Behind > 0 {
+		// The behind check (aggregate.ClipConfig.Behind) compares
+		// neighbours' positions along our step, which assumes models
+		// of one round: in asynchronous exchange a neighbour's older
+		// model sits behind ours for its age alone, and on real peers
+		// (netpeer's TestE2EAttackClippedAndDropped) honest peers
+		// unlinked honest neighbours for it. Off here.
+		cfg := p.cfg
+		cfg.Clip.Behind = 0
+		agg, err := newAggregator(cfg)
+		if err != nil {
+			return err
+		}
+		p.agg, p.dechw, p.adopt = agg, aggregate.DecHWOf(agg), adoptAggregator(cfg.Aggregator, agg)
+	}
 	p.mode = m
 	return nil
 }

@@ -107,11 +107,18 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 			}
 		}
 	}
+	// A subset without the default defence has no cost to print (its
+	// accuracy would read as 0).
+	defaultRan := slices.Contains(s.p.rulesAt(0), aggregate.SafeDefault)
 	cost := math.Inf(-1)
 	for _, seed := range s.seedsOf(o) {
 		cost = max(cost, s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone))
 	}
-	fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+	if defaultRan {
+		fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+	} else {
+		fmt.Fprintf(out, "  cost of the default defence without attack: not run (subset without %s)\n", aggregate.SafeDefault)
+	}
 	for _, f := range attacked {
 		g0, a0 := s.worstGap(o, f, "fedlay")
 		b, g1 := s.best(o, f)
@@ -148,11 +155,13 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 			fmt.Fprintf(out, "  f=%g %s worst gap per seed: %s\n", f, rule, strings.Join(cells, " / "))
 		}
 	}
-	var costs []string
-	for _, seed := range s.seedsOf(o) {
-		costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+	if defaultRan {
+		var costs []string
+		for _, seed := range s.seedsOf(o) {
+			costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+		}
+		fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	}
-	fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
 		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points"}, rows); err != nil {
@@ -161,10 +170,27 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	if err := plot.Save(filepath.Join(o.OutDir, "byzantine_worst.png")); err != nil {
 		return "", "", err
 	}
+	return "byzantine.csv, byzantine_worst.png to " + o.OutDir, s.summary(o), nil
+}
+
+// summary is the scenario's last line. A subset may not have run plain
+// fedlay under attack, or any robust rule, at byzSummaryF: that gap is
+// NA (and best=NA), never a made-up number.
+func (s *byzStudy) summary(o Options) string {
 	g0, _ := s.worstGap(o, byzSummaryF, "fedlay")
 	b, g1 := s.best(o, byzSummaryF)
-	return "byzantine.csv, byzantine_worst.png to " + o.OutDir,
-		fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%.2f worst_gap_best=%.2f best=%s", byzSummaryF, g0, g1, b), nil
+	if b == "" {
+		b = "NA"
+	}
+	return fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%s worst_gap_best=%s best=%s", byzSummaryF, gapOrNA(g0), gapOrNA(g1), b)
+}
+
+// gapOrNA formats a worst gap, NA when no run gave one (+-Inf).
+func gapOrNA(g float64) string {
+	if math.IsInf(g, 0) {
+		return "NA"
+	}
+	return fmt.Sprintf("%.2f", g)
 }
 
 func cmpOr(a, b string) string {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/theory/topology"
@@ -58,5 +59,52 @@ func TestByzantineExposure(t *testing.T) {
 	// (half); peers 3 and 4: none Byzantine.
 	if e != (byzExposure{honest: 4, half: 2, majority: 1, none: 1, degree: 6.0 / 4}) {
 		t.Errorf("%+v", e)
+	}
+}
+
+// TestByzantineSummaryNA: a subset that ran plain fedlay only without
+// attack prints worst_gap_none=NA (it printed -Inf); the best robust
+// rule's gap is plain fedlay's no-attack accuracy minus its worst cell.
+// With no robust rule run at f = 0.2 both gaps are NA.
+func TestByzantineSummaryNA(t *testing.T) {
+	p := byzScale(false)
+	if err := p.applySelect("f=0.2 seeds=1 attacks=label-flip rules=clipped-fedlay"); err != nil {
+		t.Fatal(err)
+	}
+	s := newByzStudy(p)
+	o := Options{Seed: 1}
+	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
+	s.acc[byzKey{0.2, 1, "clipped-fedlay", "label-flip"}] = 0.795
+	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=NA worst_gap_best=1.50 best=clipped-fedlay"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	s.p.rules = []string{"fedlay"}
+	s.acc[byzKey{0.2, 1, "fedlay", "label-flip"}] = 0.78
+	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=3.00 worst_gap_best=NA best=NA"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestByzantineReportSubsetCost: a subset without the default defence
+// says its cost without attack was not run (it printed plain fedlay's
+// accuracy as the cost, the missing run reading as 0).
+func TestByzantineReportSubsetCost(t *testing.T) {
+	p := byzScale(false)
+	if err := p.applySelect("f=0.2 seeds=1 attacks=label-flip rules=clipped-dechw"); err != nil {
+		t.Fatal(err)
+	}
+	s := newByzStudy(p)
+	o := Options{Seed: 1, OutDir: t.TempDir()}
+	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
+	s.acc[byzKey{0, 1, "clipped-dechw", "none"}] = 0.80
+	s.acc[byzKey{0.2, 1, "clipped-dechw", "absent"}] = 0.80
+	s.acc[byzKey{0.2, 1, "clipped-dechw", "label-flip"}] = 0.72
+	var out strings.Builder
+	if _, _, err := s.report(o, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "cost of the default defence without attack: not run (subset without clipped-fedlay)") ||
+		strings.Contains(out.String(), "81.00 points") {
+		t.Errorf("report:\n%s", out.String())
 	}
 }

@@ -1,0 +1,55 @@
+package aggregate
+
+import (
+	"math"
+	"slices"
+)
+
+// behindSeverities returns, for each accepted neighbour idx[k], the
+// severity of how far its model sits behind the neighbourhood along our
+// own step (ClipConfig.Behind), or nil when the check is off or there is
+// no step to measure along (no Origin, a zero step, a zero reference
+// distance).
+//
+// A neighbour's position along our step is the projection of its
+// difference from our Origin on our step's direction, p_j = <x_j -
+// origin, u>, u = (self - origin)/|self - origin|. Its reach behind is
+// (median_k p_k - p_j)/ref: how far behind the neighbours' lower median
+// position it is, in reference distances (ref: the clipping reference,
+// see ClipConfig). Severity is reach/Behind, capped at 1, and 0 for a
+// neighbour at or ahead of the median.
+func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx []int, ref float64) []float64 {
+	origin := self.Origin
+	if c.Behind == 0 || len(idx) == 0 || len(origin) != len(self.Params) || !(ref > 0) {
+		return nil
+	}
+	step := distance(origin, self.Params)
+	if !(step > 0) {
+		return nil
+	}
+	pos := make([]float64, len(idx))
+	for k, j := range idx {
+		pos[k] = projection(origin, self.Params, work[j].Params) / step
+	}
+	sorted := slices.Clone(pos)
+	slices.Sort(sorted)
+	median := sorted[(len(sorted)-1)/2]
+	sev := make([]float64, len(idx))
+	for k, p := range pos {
+		if reach := (median - p) / ref; reach > 0 {
+			sev[k] = math.Min(1, reach/c.Behind)
+		}
+	}
+	return sev
+}
+
+// projection is <x - origin, self - origin>, in float64.
+func projection(origin, self, x []float32) float64 {
+	var dot float64
+	x = x[:len(origin)]
+	self = self[:len(origin)]
+	for i, o := range origin {
+		dot += (float64(x[i]) - float64(o)) * (float64(self[i]) - float64(o))
+	}
+	return dot
+}

@@ -1,0 +1,34 @@
+package learn
+
+import (
+	"testing"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+)
+
+// TestBehindOffWhenAsync: the behind check runs in synchronous rounds
+// only; a peer that goes asynchronous aggregates without it (its older
+// neighbours' models sit behind ours for their age alone).
+func TestBehindOffWhenAsync(t *testing.T) {
+	tk := newTask(t, 2, 20, 1)
+	behind := func(p *Peer) float64 {
+		r, ok := p.agg.(aggregate.Robust)
+		if !ok {
+			t.Fatalf("aggregator %T, want aggregate.Robust", p.agg)
+		}
+		return r.Clip.Behind
+	}
+	peers := newPeers(t, tk, func(_ int, c *Config) { c.Aggregator = aggregate.SafeDefault })
+	if b := behind(peers[0]); b != aggregate.DefaultClipConfig().Behind || b == 0 {
+		t.Fatalf("new peer: Behind %v, want the default", b)
+	}
+	if err := peers[0].setMode(modeSync); err != nil || behind(peers[0]) == 0 {
+		t.Fatalf("synchronous: %v, Behind %v", err, behind(peers[0]))
+	}
+	if err := peers[1].setMode(modeAsync); err != nil || behind(peers[1]) != 0 {
+		t.Fatalf("asynchronous: %v, Behind %v, want 0", err, behind(peers[1]))
+	}
+	if aggregate.DecHWOf(peers[1].agg) != peers[1].dechw {
+		t.Fatal("the rebuilt aggregator's DecHW state is not the peer's")
+	}
+}
