@@ -45,9 +45,20 @@ func TestShapedLinkDelaysAndDrops(t *testing.T) {
 		c.WriteTo([]byte{byte(i)}, &net.UDPAddr{IP: net.ParseIP(ServerIP), Port: 6000})
 		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		buf := make([]byte, 8)
-		if k, _, err := c.ReadFrom(buf); err == nil && k == 1 && buf[0] == byte(i) {
-			got++
-			rtts = append(rtts, float64(time.Since(start).Milliseconds()))
+		// An echo of an earlier probe that came back late is skipped,
+		// not taken for this probe's loss: read on until this one's
+		// echo or the deadline (one late echo used to turn every later
+		// probe into a "loss" until a real loss resynchronised them).
+		for {
+			k, _, err := c.ReadFrom(buf)
+			if err != nil {
+				break
+			}
+			if k == 1 && buf[0] == byte(i) {
+				got++
+				rtts = append(rtts, float64(time.Since(start).Milliseconds()))
+				break
+			}
 		}
 	}
 	p50 := Percentile(rtts, 50)

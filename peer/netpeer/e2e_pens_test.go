@@ -73,7 +73,7 @@ func runSelection(t *testing.T, dir, policy string, n, rounds int) selectionOutc
 	spec := fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
 		`"local_epochs":0,"local_steps":50,"max_peers":100,"max_rounds":%d,"method":"pens","name":"e2e-pens-%s",`+
 		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":%d,"seed":1,"spec":"iid+rotate:0.5"},`+
-		`"period_ms":1500,"selection":{"k":2,"policy":%q},"spaces":5,"target_accuracy":0.85,"tiers":false,"version":2}`, rounds, policy, n, policy)
+		`"period_ms":3000,"selection":{"k":2,"policy":%q},"spaces":5,"target_accuracy":0.85,"tiers":false,"version":2}`, rounds, policy, n, policy)
 	tf := filepath.Join(t.TempDir(), "task.json")
 	if err := os.WriteFile(tf, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
