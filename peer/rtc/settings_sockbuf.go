@@ -2,6 +2,8 @@
 
 package rtc
 
+import "github.com/peerlearn/peerlearn/internal/sockbuf"
+
 // socketBuffer is the kernel buffer asked for on each ICE socket, each
 // way. With the default (net.core.rmem_default, 208 KiB) a relayed
 // transfer in the network lab lost ~0.3% of its packets in the
@@ -12,11 +14,4 @@ const socketBuffer = 4 << 20
 
 // growSocketBuffers asks for socketBuffer each way on c when it can; a
 // refusal leaves the default, which works, only slower.
-func growSocketBuffers(c any) {
-	if b, ok := c.(interface{ SetReadBuffer(int) error }); ok {
-		b.SetReadBuffer(socketBuffer) //nolint:errcheck // best effort, see above
-	}
-	if b, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
-		b.SetWriteBuffer(socketBuffer) //nolint:errcheck
-	}
-}
+func growSocketBuffers(c any) { sockbuf.Grow(c, socketBuffer) }

@@ -1,6 +1,10 @@
 package server
 
-import "net"
+import (
+	"net"
+
+	"github.com/peerlearn/peerlearn/internal/sockbuf"
+)
 
 // turnSocketBuffer is the kernel buffer asked for on each of the TURN
 // server's UDP sockets (the listening one and every relay), each way.
@@ -14,9 +18,4 @@ const turnSocketBuffer = 4 << 20
 
 // growBuffers asks for turnSocketBuffer each way on c when it is a UDP
 // socket; a refusal leaves the default, which works, only slower.
-func growBuffers(c net.PacketConn) {
-	if u, ok := c.(*net.UDPConn); ok {
-		u.SetReadBuffer(turnSocketBuffer)  //nolint:errcheck // best effort, see above
-		u.SetWriteBuffer(turnSocketBuffer) //nolint:errcheck
-	}
-}
+func growBuffers(c net.PacketConn) { sockbuf.Grow(c, turnSocketBuffer) }
