@@ -66,8 +66,11 @@ func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 		}
 		rc := evalreq.DefaultResponderConfig()
 		rc.Burst = 32 // a round's requests from every peer of a small task; each holds a model
+		// Round 1 samples the overlay's view once it has held still for
+		// two periods (ten at most), as Plexus's first round does: step
+		// 1 ranked the two or three peers of a forming overlay (#18).
 		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
-			Timeout: period, RoundTicks: period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
+			Timeout: period, RoundTicks: period, Settle: 2 * period, SettleBound: 10 * period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
 			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
 	case "plexus":
 		return method.NewPlexus(PlexusConfig(spec, lp, period), initial)

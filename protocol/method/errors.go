@@ -12,6 +12,9 @@ var (
 	ErrPayload = errors.New("method: payload does not match the header")
 	// ErrNoEval: Evaluated with a token the core did not hand out.
 	ErrNoEval = errors.New("method: no such evaluation outstanding")
+	// ErrOverBudget: a request beyond what the core answers in a burst
+	// (PENSConfig.AnswerBurst); the requester times out.
+	ErrOverBudget = errors.New("method: request over the answer budget")
 	// ErrWire: a message this method does not know.
 	ErrWire = errors.New("method: malformed message")
 )

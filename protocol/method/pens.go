@@ -36,6 +36,19 @@ type PENSConfig struct {
 	// round starts when the last one's training ends), so that step 1's
 	// history is not all drawn from the first moments' small view.
 	RoundTicks int
+	// Settle holds round 1 (the first that samples candidates) until the
+	// peer's view has not changed for Settle ticks, or holds at least a
+	// full sample (the policy's Plan size): PENS keeps the peers its
+	// step-1 samples ranked best, and a sample drawn from the two or
+	// three peers of an overlay still forming puts wrong-cluster peers
+	// in the history with a whole round's weight (issue #18). 0: round
+	// 1 starts as soon as there is a peer.
+	Settle int
+	// SettleBound bounds that wait: round 1 starts at the latest
+	// SettleBound ticks after NewPENS, on whatever view there is (an
+	// overlay that keeps changing must not stall training). Required
+	// (>= Settle) when Settle is set.
+	SettleBound int
 	// Responder bounds the evaluations this peer does for others.
 	Responder evalreq.ResponderConfig
 	// AnswerBurst bounds the model requests answered in a burst (one
@@ -55,7 +68,7 @@ type pensPhase uint8
 
 const (
 	phTraining pensPhase = iota
-	phIdle               // no peers to sample yet
+	phIdle               // no peers to sample yet, the view not settled, or RoundTicks not over
 	phPolling            // waiting for the candidates' evaluations
 	phSelfEval           // waiting for the own-model evaluation
 	phFetching           // waiting for the selected neighbours' models
@@ -86,10 +99,12 @@ type PENS struct {
 	resp *evalreq.Responder
 
 	peers     []ident.Peer
+	viewAt    int64 // tick the view last changed
 	now       int64
 	started   int64 // tick the current round started
 	round     int
 	phase     pensPhase
+	initial   []float32 // what round 0 trains from: the model until round 0 is trained
 	published []float32
 	from      []float32 // what the outstanding Train started from
 
@@ -136,7 +151,10 @@ func NewPENS(cfg PENSConfig, initial []float32) (*PENS, error) {
 		return nil, fmt.Errorf("%w: Timeout %d, MaxRounds %d, AnswerBurst %d, %d initial parameters of %d",
 			ErrConfig, cfg.Timeout, cfg.MaxRounds, cfg.AnswerBurst, len(initial), cfg.NumParams)
 	}
-	p := &PENS{cfg: cfg, pol: pol, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70656e73)), resp: resp,
+	if cfg.Settle < 0 || cfg.SettleBound < 0 || (cfg.Settle > 0 && cfg.SettleBound < cfg.Settle) {
+		return nil, fmt.Errorf("%w: Settle %d, SettleBound %d", ErrConfig, cfg.Settle, cfg.SettleBound)
+	}
+	p := &PENS{cfg: cfg, pol: pol, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70656e73)), resp: resp, initial: initial,
 		pending: map[uint64]evalreq.Message{}, nextReq: 1, nextToken: 1, answers: cfg.AnswerBurst}
 	p.startTrain(initial)
 	return p, nil
@@ -145,15 +163,42 @@ func NewPENS(cfg PENSConfig, initial []float32) (*PENS, error) {
 // Policy returns the selection policy (PENS: *selection.PENS).
 func (p *PENS) Policy() selection.Policy { return p.pol }
 
-// SetPeers implements Core: the candidates' pool.
+// SetPeers implements Core: the candidates' pool (the overlay's view).
 func (p *PENS) SetPeers(ids []ident.Peer) error {
 	for i, id := range ids {
 		if id == p.cfg.ID || id == (ident.Peer{}) || slices.Contains(ids[:i], id) {
 			return fmt.Errorf("%w: peer %v", ErrConfig, id)
 		}
 	}
+	if !sameView(p.peers, ids) {
+		p.viewAt = p.now
+	}
 	p.peers = slices.Clone(ids)
 	return nil
+}
+
+// sameView reports whether a and b, each without repeats, hold the same
+// peers in any order.
+func sameView(a, b []ident.Peer) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, id := range b {
+		if !slices.Contains(a, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// settled reports whether round 1 may sample the view (see
+// PENSConfig.Settle); later rounds always may.
+func (p *PENS) settled() bool {
+	if p.round > 1 || p.cfg.Settle == 0 {
+		return true
+	}
+	size := p.pol.Plan(p.round).Size
+	return (size > 0 && len(p.peers) >= size) || p.now-p.viewAt >= int64(p.cfg.Settle) || p.now >= int64(p.cfg.SettleBound)
 }
 
 func (p *PENS) startTrain(from []float32) {
@@ -181,7 +226,7 @@ func (p *PENS) Trained(params []float32, _ int) error {
 
 // startRound samples candidates and polls them if the plan says so.
 func (p *PENS) startRound() {
-	if len(p.peers) == 0 || (p.round > 1 && p.now-p.started < int64(p.cfg.RoundTicks)) {
+	if len(p.peers) == 0 || !p.settled() || (p.round > 1 && p.now-p.started < int64(p.cfg.RoundTicks)) {
 		p.phase = phIdle
 		return
 	}
@@ -395,8 +440,10 @@ func (p *PENS) stepAsk(from ident.Peer, b []byte, params []float32) error {
 	if len(b) != 8 || params != nil {
 		return fmt.Errorf("%w: model request of %d bytes", ErrWire, len(b))
 	}
-	if p.published == nil || p.answers == 0 {
-		return nil // nothing to send yet, or over budget: the asker times out
+	if p.answers == 0 {
+		// The asker times out; a refusal, counted and logged, as every
+		// message this core does not act on.
+		return fmt.Errorf("%w: a model request from %v", ErrOverBudget, from)
 	}
 	p.answers--
 	h, err := gossip.Encode(gossip.Message{Type: gossip.MsgModel, From: p.cfg.ID, Age: binary.BigEndian.Uint64(b),
@@ -404,7 +451,7 @@ func (p *PENS) stepAsk(from ident.Peer, b []byte, params []float32) error {
 	if err != nil {
 		return err
 	}
-	p.sends = append(p.sends, Send{To: from, Header: append([]byte{tagModel}, h...), Params: p.published})
+	p.sends = append(p.sends, Send{To: from, Header: append([]byte{tagModel}, h...), Params: p.current()})
 	p.stats.sent++
 	return nil
 }
@@ -488,6 +535,17 @@ func (p *PENS) EvalStats() evalreq.ResponderStats { return p.resp.Stats() }
 
 // Model implements Core.
 func (p *PENS) Model() []float32 { return p.published }
+
+// current is the model a model request is answered with: the last
+// trained one, and until round 0 is trained the initial one (a peer
+// still training round 0 when a faster one's round 1 asks for its model
+// answers, rather than leave the asker to time out: issue #18).
+func (p *PENS) current() []float32 {
+	if p.published == nil {
+		return p.initial
+	}
+	return p.published
+}
 
 // Status implements Core.
 func (p *PENS) Status() Status {

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -95,7 +96,9 @@ func TestPENSFindsItsCluster(t *testing.T) {
 			}
 		}
 		for _, m := range queue {
-			if err := cores[m.to].Step(ids[m.from], m.s.Header, m.s.Params); err != nil {
+			// Rounds here take a few ticks: a popular peer's answers
+			// run over AnswerBurst at times (the asker times out).
+			if err := cores[m.to].Step(ids[m.from], m.s.Header, m.s.Params); err != nil && !errors.Is(err, ErrOverBudget) {
 				t.Fatalf("tick %d: %d -> %d: %v", tick, m.from, m.to, err)
 			}
 		}
