@@ -66,6 +66,24 @@ func learnTogether(t *testing.T, method string) {
 			// robust rule).
 			s.Aggregator = "fedlay"
 		}
+		if method == "gossip" {
+			// One SGD step per model received: Gossip Learning gives each
+			// arriving model, merged with the own one at about half
+			// weight, one small update on the local data (Ormandi et al.
+			// 2013, one example per node), not 20 steps of momentum SGD.
+			// With 20 steps on a peer's 3 classes of 10 the peers can
+			// settle where each merge and the training after it undo
+			// each other (two peers' training loss stuck near 0.1, their
+			// parameters moving by about 1 a round, the other two at 0):
+			// CI runs sat at 0.38-0.41 and 0.61-0.63 for 2 minutes, and
+			// 3 of 5 runs here at 0.79-0.91 after 35-60 s. The core was
+			// not at fault (ages, merge weights, no self-merge:
+			// protocol/gossip's tests; the same cores and learners in
+			// one process, with instant delivery, reach 1.0 every time;
+			// issue #18). With one step three runs of three reached 1.0
+			// within 15 s.
+			s.LocalSteps = 1
+		}
 		if method == "pens" {
 			// The PENS family's Random policy: a peer holding three
 			// classes must meet the others' (PENS itself is the
@@ -129,15 +147,9 @@ func learnTogether(t *testing.T, method string) {
 	bound, target := 60*time.Second, 0.9
 	if method == "gossip" {
 		// One model merged per push and period, not every neighbour's:
-		// 38-44 s to 90% alone here, past 60 s on a machine shared with
-		// other CPU-bound jobs. And on these shards (3 classes of 10 each)
-		// Gossip Learning can settle far below 90%: in one CI run all four
-		// peers sat at 0.61-0.63 for 2 minutes, each merge followed by
-		// training on 3 classes (issue #18). What this test asks of every
-		// method is that the peer runs it, exchanging and merging models:
-		// above 0.5, which no peer reaches on its own 3 classes (at most
-		// 0.3). TestE2EGossip10 holds Gossip to 85% on MNIST shards.
-		bound, target = 120*time.Second, 0.5
+		// more periods to 90% than the round-based methods, and more
+		// again on a machine shared with other CPU-bound jobs.
+		bound = 120 * time.Second
 	}
 	deadline := start.Add(bound)
 	for {
