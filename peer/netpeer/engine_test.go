@@ -160,6 +160,14 @@ func TestPENSCoreRunsEveryPolicy(t *testing.T) {
 		if err := core.Trained(rd.Train.Params, 10); err != nil {
 			t.Fatal(err)
 		}
+		// Round 1 samples once the view has held still for two periods
+		// (PENSConfig.Settle), at once if it holds a full sample.
+		for range 2 * lc.MEP.Period {
+			if len(core.Status().Candidates) > 0 {
+				break
+			}
+			core.Tick()
+		}
 		st := core.Status()
 		if p == "local" {
 			if st.Role != "training" || len(st.Candidates) != 0 {

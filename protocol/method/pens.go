@@ -197,8 +197,11 @@ func (p *PENS) settled() bool {
 	if p.round > 1 || p.cfg.Settle == 0 {
 		return true
 	}
-	size := p.pol.Plan(p.round).Size
-	return (size > 0 && len(p.peers) >= size) || p.now-p.viewAt >= int64(p.cfg.Settle) || p.now >= int64(p.cfg.SettleBound)
+	plan := p.pol.Plan(p.round)
+	if plan.Samples == 0 || plan.Size == 0 {
+		return true // Local: nothing to draw from the view
+	}
+	return len(p.peers) >= plan.Size || p.now-p.viewAt >= int64(p.cfg.Settle) || p.now >= int64(p.cfg.SettleBound)
 }
 
 func (p *PENS) startTrain(from []float32) {

@@ -228,6 +228,20 @@ func TestPENSSettleBounds(t *testing.T) {
 		}
 	}
 
+	// Local draws nothing from the view: round 1 trains at once.
+	lc := PENSConfig{ID: pid(1), Arch: "t", NumParams: 1, Policy: selection.DefaultConfig(selection.KindLocal), Timeout: 5,
+		Responder: evalreq.DefaultResponderConfig(), AnswerBurst: 1, Settle: 10, SettleBound: 50}
+	local, err := NewPENS(lc, []float32{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := local.SetPeers([]ident.Peer{pid(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.Trained(local.Ready().Train.Params, 1); err != nil || local.Ready().Train == nil {
+		t.Errorf("local: round 1 does not train at once (%v): %+v", err, local.Status())
+	}
+
 	for _, c := range []PENSConfig{{Settle: -1}, {Settle: 10, SettleBound: 9}, {SettleBound: -1}} {
 		pc := selection.DefaultConfig(selection.KindPENS)
 		c.ID, c.Arch, c.NumParams, c.Policy, c.Timeout, c.AnswerBurst = pid(1), "t", 1, pc, 5, 1
