@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +64,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	methods := fs.String("methods", "gossip,dpsgd,pens,plexus", "methods to run, comma-separated")
 	n := fs.Int("n", 6, "peers")
 	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
+	roundsFor := fs.String("rounds-for", "", "per-method rounds instead of -rounds, e.g. gossip=24 (a Gossip training merges one model, a D-PSGD round all the neighbours')")
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
 	keep := fs.Bool("keep", false, "keep the real peers' logs (the folder is logged), to see why a run went astray")
@@ -72,8 +75,16 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	if err != nil {
 		return err
 	}
-	for _, m := range strings.Split(*methods, ",") {
+	ms := strings.Split(*methods, ",")
+	per, err := parseRoundsFor(*roundsFor, ms)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
 		r := *rounds
+		if pr, ok := per[m]; ok {
+			r = pr
+		}
 		if m == "pens" {
 			r = max(r, 12)
 		}
@@ -97,6 +108,29 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		fmt.Fprintln(stdout, line)
 	}
 	return nil
+}
+
+// parseRoundsFor parses -rounds-for: method=rounds pairs, comma
+// separated, each method one of methods and at most once, rounds >= 1.
+func parseRoundsFor(arg string, methods []string) (map[string]int, error) {
+	out := map[string]int{}
+	if arg == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(arg, ",") {
+		m, v, ok := strings.Cut(kv, "=")
+		r, err := strconv.Atoi(v)
+		switch {
+		case !ok || err != nil || r < 1:
+			return nil, fmt.Errorf("%w: -rounds-for %q: want method=rounds (rounds >= 1)", errUsage, kv)
+		case !slices.Contains(methods, m):
+			return nil, fmt.Errorf("%w: -rounds-for %q: %s is not among -methods %v", errUsage, kv, m, methods)
+		case out[m] != 0:
+			return nil, fmt.Errorf("%w: -rounds-for names %s twice", errUsage, m)
+		}
+		out[m] = r
+	}
+	return out, nil
 }
 
 // realSpec runs spec on n `peerlearn peer` processes (this binary) and a
@@ -202,6 +236,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 		var sts []method.Status
 		var full []netpeer.Status
 		var trainings []int
+		var accs []float64
 		var acc float64
 		for _, url := range status {
 			st, err := fetchLive(&client, url)
@@ -214,6 +249,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			sts = append(sts, *st.Learn.Method)
 			full = append(full, st)
 			trainings = append(trainings, st.Learn.Rounds)
+			accs = append(accs, st.Learn.Accuracy)
 			acc += st.Learn.Accuracy / float64(n)
 		}
 		if len(sts) == n {
@@ -222,7 +258,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 				return specOutcome{}, err
 			}
 			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full)}
-			logStatuses(logf, "real", sts, trainings)
+			logStatuses(logf, "real", sts, trainings, accs, ids)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
 		}
@@ -255,10 +291,25 @@ func tail(b []byte, n int) string {
 
 // logStatuses logs what each peer's core did: where a real run and a
 // simulated one part, these say why (rounds trained, timed out, models
-// that came too late). trainings[i] is peer i's finished trainings.
-func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int) {
+// that came too late, whose models it averaged). trainings[i] is peer
+// i's finished trainings, accs[i] its final model's accuracy; ids lists
+// the peers by index.
+func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int, accs []float64, ids []ident.Peer) {
+	index := map[ident.Peer]int{}
+	for i, id := range ids {
+		index[id] = i
+	}
+	peers := func(l []ident.Peer) []int {
+		out := make([]int, 0, len(l))
+		for _, id := range l {
+			if j, ok := index[id]; ok {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
 	for i, s := range sts {
-		logf("%s: peer %d: round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d",
-			run, i, s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused)
+		logf("%s: peer %d: accuracy %.4f, round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d, selected %v, neighbours %v",
+			run, i, accs[i], s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused, peers(s.Selected), peers(s.Neighbours))
 	}
 }

@@ -48,12 +48,17 @@ type specOutcome struct {
 // simSpec runs spec on n peers in the simulator, on the overlay of
 // their IDs placed by place (nil: overlay.Coordinate, the plain
 // placement; real peers admitted by a signalling server sit where their
-// tokens place them, which bench live passes here).
+// tokens place them, which bench live passes here), every peer training
+// as fast as this machine does (trainSpeed).
 func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(ident.Peer, int) overlay.Coord, logf func(string, ...any)) (specOutcome, error) {
 	if spec.MethodOf() == "fedlay" {
 		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens, plexus); fedlay's scenarios are -scenario", errUsage)
 	}
 	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
+	if err != nil {
+		return specOutcome{}, err
+	}
+	speed, err := trainSpeed(spec, train, test, n)
 	if err != nil {
 		return specOutcome{}, err
 	}
@@ -95,7 +100,7 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 	}
 	devs := make([]methodsim.Device, n)
 	for i := range devs {
-		devs[i] = methodsim.Device{Speed: 2000, Bandwidth: 20e6} // a loaded 2-core machine's loopback peers
+		devs[i] = methodsim.Device{Speed: speed, Bandwidth: 20e6} // loopback peers
 	}
 	links, err := methodsim.NewLinks(devs, time.Millisecond, 2*time.Millisecond, 1)
 	if err != nil {
@@ -117,6 +122,7 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 	if err != nil {
 		return out, err
 	}
+	accs := make([]float64, n)
 	for i, m := range res.Models {
 		t := tests[i]
 		k := min(t.Len(), liveEvalSamples)
@@ -124,15 +130,16 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 		if err != nil {
 			return out, err
 		}
+		accs[i] = mt.Accuracy
 		out.acc += mt.Accuracy / float64(n)
 	}
 	trainings := make([]int, n)
 	for i := range trainings {
 		trainings[i] = int(res.Ledger.Peer(i).Trainings)
 	}
-	logStatuses(logf, "sim", res.Statuses, trainings)
+	logStatuses(logf, "sim", res.Statuses, trainings, accs, peers.IDs)
 	out.precision = precision(res.Statuses, func(i int) int { return i }, peers.IDs, rotatedOf(spec, train, n))
-	logf("sim: %s on %d peers: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, res.Time.Round(time.Second), out.acc)
+	logf("sim: %s on %d peers training %.0f samples/s: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, speed, res.Time.Round(time.Second), out.acc)
 	return out, nil
 }
 
@@ -178,3 +185,4 @@ func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotat
 	}
 	return float64(right) / float64(all)
 }
+
