@@ -185,4 +185,3 @@ func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotat
 	}
 	return float64(right) / float64(all)
 }
-
