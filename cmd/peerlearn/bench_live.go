@@ -47,9 +47,10 @@ func liveSpec(m string, n, rounds int) task.Spec {
 	case "gossip":
 		s.PeriodMS = 500
 	case "plexus":
-		// Samples of half the members (PlexusConfig: max_peers/2), so
-		// each round trains on some peers and every peer ends on the
-		// aggregate.
+		// Samples of half of max_peers (PlexusConfig), so each round
+		// trains on some peers. A peer ends on the newest aggregate it
+		// holds: the last round's only if it aggregated that round;
+		// round k-1's if round k's sample was its last.
 		s.MaxPeers = n + 2
 	case "pens":
 		s.Partition.Spec = "iid+rotate:0.5"
