@@ -97,7 +97,9 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if err != nil {
 			return fmt.Errorf("%s on real peers: %w", m, err)
 		}
-		sim, err := simSpec(ctx, spec, *n, *dir, real.place, logf) // the real overlay's placement: the same graph
+		// The real overlay's placement (the same graph) and the speed
+		// each real peer trained at.
+		sim, err := simSpec(ctx, spec, *n, *dir, real.place, real.speeds, logf)
 		if err != nil {
 			return fmt.Errorf("%s in the simulator: %w", m, err)
 		}
@@ -239,6 +241,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 		var trainings []int
 		var accs []float64
 		var acc float64
+		var secs []float64
+		var samples []int
 		for _, url := range status {
 			st, err := fetchLive(&client, url)
 			if err != nil || st.Learn == nil || st.Learn.Method == nil {
@@ -251,6 +255,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			full = append(full, st)
 			trainings = append(trainings, st.Learn.Rounds)
 			accs = append(accs, st.Learn.Accuracy)
+			secs, samples = append(secs, st.Learn.TrainSeconds), append(samples, st.Learn.TrainSamples)
 			acc += st.Learn.Accuracy / float64(n)
 		}
 		if len(sts) == n {
@@ -258,7 +263,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			if err != nil {
 				return specOutcome{}, err
 			}
-			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full)}
+			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full), speeds: peerSpeeds(secs, samples)}
+			logf("real: %s: training speeds %.0f samples/s", spec.MethodOf(), out.speeds)
 			logStatuses(logf, "real", sts, trainings, accs, ids)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
@@ -271,6 +277,31 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			return specOutcome{}, err
 		}
 	}
+}
+
+// peerSpeeds is each real peer's training speed, samples over seconds
+// of its trainings; a peer that did not train (a Plexus peer no sample
+// drew) gets all the peers' together; nil if none trained.
+func peerSpeeds(secs []float64, samples []int) []float64 {
+	var allSecs float64
+	var allSamples int
+	for i := range secs {
+		if secs[i] > 0 && samples[i] > 0 {
+			allSecs += secs[i]
+			allSamples += samples[i]
+		}
+	}
+	if allSamples == 0 {
+		return nil
+	}
+	out := make([]float64, len(secs))
+	for i := range secs {
+		out[i] = float64(allSamples) / allSecs
+		if secs[i] > 0 && samples[i] > 0 {
+			out[i] = float64(samples[i]) / secs[i]
+		}
+	}
+	return out
 }
 
 func fetchLive(c *http.Client, url string) (netpeer.Status, error) {

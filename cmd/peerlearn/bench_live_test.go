@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -28,5 +29,17 @@ func TestParseRoundsFor(t *testing.T) {
 	}
 	if _, err := parseRoundsFor("plexus=3", []string{"gossip"}); !errors.Is(err, errUsage) {
 		t.Errorf("a method not run: %v", err)
+	}
+}
+
+// Each real peer's speed is its samples over its seconds; one that did
+// not train gets all the others' together; none trained: nil.
+func TestPeerSpeeds(t *testing.T) {
+	got := peerSpeeds([]float64{2, 0, 1}, []int{1000, 0, 2000})
+	if want := []float64{500, 1000, 2000}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if got := peerSpeeds([]float64{0, 0}, []int{0, 0}); got != nil {
+		t.Errorf("no trainings: %v", got)
 	}
 }

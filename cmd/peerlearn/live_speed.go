@@ -15,10 +15,11 @@ const speedTrainings = 20
 
 // trainSpeed is the samples a second this machine trains spec's model
 // at, timed over speedTrainings trainings (learn.Peer's TrainFrom, as a
-// real peer's method driver runs them) on shard 0 of n. The simulator's
-// devices train at it: Gossip's result depends on how many models reach
-// a peer while it trains (they wait, and only the newest is merged
-// next), so a simulated peer must take about as long as a real one.
+// real peer's method driver runs them) on shard 0 of n: the speed of
+// `sim train -spec`'s devices (bench live gives the simulator the speed
+// each real peer reported instead). Gossip's result depends on it: a
+// model that reaches a peer while it trains waits, and only the newest
+// waiting one is merged next.
 func trainSpeed(spec task.Spec, train, test *data.Dataset, n int) (float64, error) {
 	lp, _, err := learnerOn(spec, ident.Peer{1}, train, test, "", 0, n, 100*time.Millisecond, nil, func(string, ...any) {})
 	if err != nil {
