@@ -67,6 +67,10 @@ test-native:
 	$(GO) test -p 1 -count=1 -timeout 30m -skip '^TestE2ESaturatedCPU$$' $(HEAVY_PKGS)
 	# This one saturates every core on purpose: run alone, it slows no other test.
 	$(GO) test -count=1 -timeout 10m -run '^TestE2ESaturatedCPU$$' ./peer/netpeer/
+	# Real peers against the simulator, per method, 4 peers (about 70 s):
+	# fails when one method's accuracies are more than 3 points apart. Alone too.
+	scripts/live-agree_test.sh
+	GO=$(GO) BENCH_SMOKE=1 scripts/bench-live.sh
 
 # node runs the core packages' tests through go_js_wasm_exec. cmd/peerlearn
 # is vetted as js too: bench-train runs `peerlearn bench train` under node.
@@ -114,7 +118,7 @@ netlab: data build wasm
 bench-netlab: data
 	scripts/bench-netlab.sh
 
-# Per method (gossip, dpsgd, pens), real peers on loopback vs `sim train
+# Per method (gossip, dpsgd, pens, plexus), real peers on loopback vs `sim train
 # -spec` on the same spec: "live method=M peers=N acc_real=A acc_sim=B".
 bench-live: data
 	scripts/bench-live.sh

@@ -8,25 +8,36 @@
 #
 #   live method=M peers=N acc_real=A acc_sim=B            (PENS: precision=P)
 #
-# and last a summary for `make bench-smoke`:
+# and last a summary for `make bench-smoke` (scripts/live-agree.sh):
 #
 #   bench-live methods=4 peers=N agree_ok=0|1   (1: every |A - B| <= 0.03)
 #
-# Methods: gossip, dpsgd, pens, plexus.
-# BENCH_SMOKE=1: 4 peers, 3 rounds (PENS: 12, past its 10 step-1 rounds).
+# Methods: gossip, dpsgd, pens, plexus. 6 peers, 12 rounds (PENS at
+# least 12, past its 10 step-1 rounds), Gossip 24: one of its trainings
+# merges one model where a D-PSGD round mixes every neighbour's.
+#
+# BENCH_SMOKE=1 (`make bench-smoke`, and `make test`): 4 peers, 16 rounds,
+# Gossip 24, and the agreement is asserted: the script fails, naming the
+# methods, when agree_ok=0 (BENCH_LIVE_ASSERT=1 asserts it at any size).
+# With fewer rounds a single run is a draw from a wide spread: the
+# simulator alone, its peers' speeds varied 0.25-4x, spread 3.6 (Gossip)
+# and 4.5 points (Plexus) at 10 rounds, 1.5 and 0.9 at 24 and 16 (see
+# docs/RESULTS.md, "Simulator and real peers agree").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 N=${BENCH_PEERS:-6}
 ROUNDS=${BENCH_ROUNDS:-12}
+ROUNDS_FOR=${BENCH_ROUNDS_FOR:-gossip=24}
+ASSERT=${BENCH_LIVE_ASSERT:-0}
 if [ "${BENCH_SMOKE:-}" = 1 ]; then
-	N=4 ROUNDS=3
+	N=4 ROUNDS=16 ASSERT=1
 fi
 mkdir -p bin
 "$GO" build -o bin/peerlearn ./cmd/peerlearn
 "$GO" build -o bin/signalserver ./cmd/signalserver
-out=$(timeout 1200 bin/peerlearn bench live -n "$N" -rounds "$ROUNDS" -signalserver bin/signalserver)
+out=$(timeout 1200 bin/peerlearn bench live -n "$N" -rounds "$ROUNDS" -rounds-for "$ROUNDS_FOR" -signalserver bin/signalserver)
 while read -r line; do
 	case $line in
 	"live method=pens "*) scripts/check-bench-line.sh live method peers acc_real acc_sim precision <<<"$line" >/dev/null ;;
@@ -34,6 +45,8 @@ while read -r line; do
 	esac
 done <<<"$out"
 grep '^live ' <<<"$out"
-awk '/^live /{ n++; for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	d = v["acc_real"] - v["acc_sim"]; if (d < 0) d = -d; if (d > 0.03) bad = 1; p = v["peers"] }
-	END { printf "bench-live methods=%d peers=%d agree_ok=%d\n", n, p, !bad }' <<<"$out"
+if [ "$ASSERT" = 1 ]; then
+	scripts/live-agree.sh -assert <<<"$out"
+else
+	scripts/live-agree.sh <<<"$out"
+fi

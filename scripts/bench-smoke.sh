@@ -3,9 +3,11 @@
 # tiny durations and sizes through the same code paths), each checked for
 # a result line that parses (scripts/check-bench-line.sh, itself tested
 # first, with the keys each script promises). The numbers of a smoke run
-# mean little and nothing asserts on them; what fails the run is a script
-# that breaks, or a last line that is missing, malformed, zero or not
-# finite. Each script installs what it needs (scripts/deps.sh); their
+# mean little and nothing asserts on them, but for one: bench-live fails
+# when real peers and the simulator disagree by more than 3 points
+# (scripts/live-agree.sh, tested first too). Otherwise what fails the run
+# is a script that breaks, or a last line that is missing, malformed,
+# zero or not finite. Each script installs what it needs (scripts/deps.sh); their
 # build and progress output goes to stderr, their results to stdout.
 set -euo pipefail
 
@@ -14,6 +16,7 @@ export BENCH_SMOKE=1
 LIMIT=${BENCH_SMOKE_LIMIT:-600} # seconds per script, fresh-machine installs included
 
 scripts/check-bench-line_test.sh
+scripts/live-agree_test.sh
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +47,10 @@ func liveSpec(m string, n, rounds int) task.Spec {
 	case "gossip":
 		s.PeriodMS = 500
 	case "plexus":
-		// Samples of half the members (PlexusConfig: max_peers/2), so
-		// each round trains on some peers and every peer ends on the
-		// aggregate.
+		// Samples of half of max_peers (PlexusConfig), so each round
+		// trains on some peers. A peer ends on the newest aggregate it
+		// holds: the last round's only if it aggregated that round;
+		// round k-1's if round k's sample was its last.
 		s.MaxPeers = n + 2
 	case "pens":
 		s.Partition.Spec = "iid+rotate:0.5"
@@ -62,6 +65,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	methods := fs.String("methods", "gossip,dpsgd,pens,plexus", "methods to run, comma-separated")
 	n := fs.Int("n", 6, "peers")
 	rounds := fs.Int("rounds", 12, "rounds (the spec's max_rounds; PENS needs more than its 10 step-1 rounds)")
+	roundsFor := fs.String("rounds-for", "", "per-method rounds instead of -rounds, e.g. gossip=24 (a Gossip training merges one model, a D-PSGD round all the neighbours')")
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
 	keep := fs.Bool("keep", false, "keep the real peers' logs (the folder is logged), to see why a run went astray")
@@ -72,8 +76,16 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	if err != nil {
 		return err
 	}
-	for _, m := range strings.Split(*methods, ",") {
+	ms := strings.Split(*methods, ",")
+	per, err := parseRoundsFor(*roundsFor, ms)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
 		r := *rounds
+		if pr, ok := per[m]; ok {
+			r = pr
+		}
 		if m == "pens" {
 			r = max(r, 12)
 		}
@@ -85,7 +97,9 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if err != nil {
 			return fmt.Errorf("%s on real peers: %w", m, err)
 		}
-		sim, err := simSpec(ctx, spec, *n, *dir, real.place, logf) // the real overlay's placement: the same graph
+		// The real overlay's placement (the same graph) and the speed
+		// each real peer trained at.
+		sim, err := simSpec(ctx, spec, *n, *dir, real.place, real.speeds, logf)
 		if err != nil {
 			return fmt.Errorf("%s in the simulator: %w", m, err)
 		}
@@ -97,6 +111,29 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		fmt.Fprintln(stdout, line)
 	}
 	return nil
+}
+
+// parseRoundsFor parses -rounds-for: method=rounds pairs, comma
+// separated, each method one of methods and at most once, rounds >= 1.
+func parseRoundsFor(arg string, methods []string) (map[string]int, error) {
+	out := map[string]int{}
+	if arg == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(arg, ",") {
+		m, v, ok := strings.Cut(kv, "=")
+		r, err := strconv.Atoi(v)
+		switch {
+		case !ok || err != nil || r < 1:
+			return nil, fmt.Errorf("%w: -rounds-for %q: want method=rounds (rounds >= 1)", errUsage, kv)
+		case !slices.Contains(methods, m):
+			return nil, fmt.Errorf("%w: -rounds-for %q: %s is not among -methods %v", errUsage, kv, m, methods)
+		case out[m] != 0:
+			return nil, fmt.Errorf("%w: -rounds-for names %s twice", errUsage, m)
+		}
+		out[m] = r
+	}
+	return out, nil
 }
 
 // realSpec runs spec on n `peerlearn peer` processes (this binary) and a
@@ -202,7 +239,10 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 		var sts []method.Status
 		var full []netpeer.Status
 		var trainings []int
+		var accs []float64
 		var acc float64
+		var secs []float64
+		var samples []int
 		for _, url := range status {
 			st, err := fetchLive(&client, url)
 			if err != nil || st.Learn == nil || st.Learn.Method == nil {
@@ -214,6 +254,8 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			sts = append(sts, *st.Learn.Method)
 			full = append(full, st)
 			trainings = append(trainings, st.Learn.Rounds)
+			accs = append(accs, st.Learn.Accuracy)
+			secs, samples = append(secs, st.Learn.TrainSeconds), append(samples, st.Learn.TrainSamples)
 			acc += st.Learn.Accuracy / float64(n)
 		}
 		if len(sts) == n {
@@ -221,8 +263,9 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			if err != nil {
 				return specOutcome{}, err
 			}
-			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full)}
-			logStatuses(logf, "real", sts, trainings)
+			out := specOutcome{acc: acc, rounds: spec.MaxRounds, took: time.Since(t0), place: netpeer.PlacementOf(full), speeds: peerSpeeds(secs, samples)}
+			logf("real: %s: training speeds %.0f samples/s", spec.MethodOf(), out.speeds)
+			logStatuses(logf, "real", sts, trainings, accs, ids)
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
 		}
@@ -234,6 +277,31 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			return specOutcome{}, err
 		}
 	}
+}
+
+// peerSpeeds is each real peer's training speed, samples over seconds
+// of its trainings; a peer that did not train (a Plexus peer no sample
+// drew) gets all the peers' together; nil if none trained.
+func peerSpeeds(secs []float64, samples []int) []float64 {
+	var allSecs float64
+	var allSamples int
+	for i := range secs {
+		if secs[i] > 0 && samples[i] > 0 {
+			allSecs += secs[i]
+			allSamples += samples[i]
+		}
+	}
+	if allSamples == 0 {
+		return nil
+	}
+	out := make([]float64, len(secs))
+	for i := range secs {
+		out[i] = float64(allSamples) / allSecs
+		if secs[i] > 0 && samples[i] > 0 {
+			out[i] = float64(samples[i]) / secs[i]
+		}
+	}
+	return out
 }
 
 func fetchLive(c *http.Client, url string) (netpeer.Status, error) {
@@ -255,10 +323,25 @@ func tail(b []byte, n int) string {
 
 // logStatuses logs what each peer's core did: where a real run and a
 // simulated one part, these say why (rounds trained, timed out, models
-// that came too late). trainings[i] is peer i's finished trainings.
-func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int) {
+// that came too late, whose models it averaged). trainings[i] is peer
+// i's finished trainings, accs[i] its final model's accuracy; ids lists
+// the peers by index.
+func logStatuses(logf func(string, ...any), run string, sts []method.Status, trainings []int, accs []float64, ids []ident.Peer) {
+	index := map[ident.Peer]int{}
+	for i, id := range ids {
+		index[id] = i
+	}
+	peers := func(l []ident.Peer) []int {
+		out := make([]int, 0, len(l))
+		for _, id := range l {
+			if j, ok := index[id]; ok {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
 	for i, s := range sts {
-		logf("%s: peer %d: round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d",
-			run, i, s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused)
+		logf("%s: peer %d: accuracy %.4f, round %d, trainings %d, peers %d, models sent %d received %d stale %d, timeouts %d, refused %d, selected %v, neighbours %v",
+			run, i, accs[i], s.Round, trainings[i], s.Peers, s.ModelsSent, s.ModelsReceived, s.Stale, s.Timeouts, s.Refused, peers(s.Selected), peers(s.Neighbours))
 	}
 }

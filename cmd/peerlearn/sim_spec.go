@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
@@ -43,19 +45,40 @@ type specOutcome struct {
 	took           time.Duration
 	// place is the placement real peers reported (nil in the simulator).
 	place func(ident.Peer, int) overlay.Coord
+	// speeds are the samples a second each real peer trained at (nil in
+	// the simulator).
+	speeds []float64
 }
 
 // simSpec runs spec on n peers in the simulator, on the overlay of
 // their IDs placed by place (nil: overlay.Coordinate, the plain
 // placement; real peers admitted by a signalling server sit where their
-// tokens place them, which bench live passes here).
-func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(ident.Peer, int) overlay.Coord, logf func(string, ...any)) (specOutcome, error) {
+// tokens place them, which bench live passes here), peer i training
+// speeds[i] samples a second (bench live: what real peer i did, load
+// included; nil: every peer as fast as this machine trains alone,
+// trainSpeed).
+func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(ident.Peer, int) overlay.Coord, speeds []float64, logf func(string, ...any)) (specOutcome, error) {
+	if speeds != nil && len(speeds) != n {
+		return specOutcome{}, fmt.Errorf("%d training speeds for %d peers", len(speeds), n)
+	}
+	for _, v := range speeds {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return specOutcome{}, fmt.Errorf("training speed %v samples/s", v)
+		}
+	}
 	if spec.MethodOf() == "fedlay" {
 		return specOutcome{}, fmt.Errorf("%w: -spec runs the methods with a core (gossip, dpsgd, pens, plexus); fedlay's scenarios are -scenario", errUsage)
 	}
 	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
 	if err != nil {
 		return specOutcome{}, err
+	}
+	if speeds == nil {
+		speed, err := trainSpeed(spec, train, test, n)
+		if err != nil {
+			return specOutcome{}, err
+		}
+		speeds = slices.Repeat([]float64{speed}, n)
 	}
 	const tick = 100 * time.Millisecond
 	peers := &methodsim.Peers{Index: map[ident.Peer]int{}}
@@ -95,7 +118,7 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 	}
 	devs := make([]methodsim.Device, n)
 	for i := range devs {
-		devs[i] = methodsim.Device{Speed: 2000, Bandwidth: 20e6} // a loaded 2-core machine's loopback peers
+		devs[i] = methodsim.Device{Speed: speeds[i], Bandwidth: 20e6} // loopback peers
 	}
 	links, err := methodsim.NewLinks(devs, time.Millisecond, 2*time.Millisecond, 1)
 	if err != nil {
@@ -117,6 +140,7 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 	if err != nil {
 		return out, err
 	}
+	accs := make([]float64, n)
 	for i, m := range res.Models {
 		t := tests[i]
 		k := min(t.Len(), liveEvalSamples)
@@ -124,15 +148,16 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 		if err != nil {
 			return out, err
 		}
+		accs[i] = mt.Accuracy
 		out.acc += mt.Accuracy / float64(n)
 	}
 	trainings := make([]int, n)
 	for i := range trainings {
 		trainings[i] = int(res.Ledger.Peer(i).Trainings)
 	}
-	logStatuses(logf, "sim", res.Statuses, trainings)
+	logStatuses(logf, "sim", res.Statuses, trainings, accs, peers.IDs)
 	out.precision = precision(res.Statuses, func(i int) int { return i }, peers.IDs, rotatedOf(spec, train, n))
-	logf("sim: %s on %d peers: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, res.Time.Round(time.Second), out.acc)
+	logf("sim: %s on %d peers training %.0f samples/s: %v of virtual time, mean accuracy %.4f", spec.MethodOf(), n, speeds, res.Time.Round(time.Second), out.acc)
 	return out, nil
 }
 

@@ -102,7 +102,7 @@ func runSimSpec(ctx context.Context, file string, n int, dir string, stdout io.W
 	if n < 2 || spec.MaxRounds < 1 {
 		return fmt.Errorf("%w: -spec needs -n >= 2 and a spec with max_rounds", errUsage)
 	}
-	out, err := simSpec(ctx, spec, n, dir, nil, logf)
+	out, err := simSpec(ctx, spec, n, dir, nil, nil, logf)
 	if err != nil {
 		return err
 	}

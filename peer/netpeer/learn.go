@@ -135,6 +135,11 @@ type LearnStatus struct {
 	Backend   string  `json:"backend"`
 	Rounds    int     `json:"rounds"`
 	TrainLoss float64 `json:"train_loss"`
+	// TrainSeconds and TrainSamples sum a method core's finished
+	// trainings (FedLay's MEP: 0): wall time from hand-out to hand-back,
+	// and samples. bench live's simulator trains at their ratio.
+	TrainSeconds float64 `json:"train_seconds,omitempty"`
+	TrainSamples int     `json:"train_samples,omitempty"`
 	// Accuracy and EvalLoss are the last evaluation's, of the model the
 	// peer last published, at EvalRound rounds; Evals counts them.
 	Accuracy  float64 `json:"accuracy"`
@@ -344,6 +349,7 @@ func (l *learner) finish(w *learn.Work) {
 	if l.method != nil {
 		l.method.finish(w)
 		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss
+		l.st.TrainSeconds, l.st.TrainSamples = l.method.trainTime.Seconds(), l.method.trainSamples
 		return
 	}
 	if err := l.peer.Finish(w); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
@@ -38,6 +39,13 @@ type methodDriver struct {
 	refused int              // messages and transfers refused on arrival
 	sendErr int
 	busy    bool
+	// trainStart is when the running training was handed out;
+	// trainTime and trainSamples sum the finished ones' wall time (to
+	// their hand-back on the loop) and samples: the speed this peer
+	// actually trained at, load included.
+	trainStart   time.Time
+	trainTime    time.Duration
+	trainSamples int
 }
 
 // NewCore builds the core the spec's method names, for learning peer lp
@@ -212,7 +220,7 @@ func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
 		}
 		return
 	}
-	d.busy = true
+	d.busy, d.trainStart = true, time.Now()
 	go func() {
 		w.Run()
 		workDone <- w // cap 1, one Work at a time
@@ -222,6 +230,8 @@ func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
 // finish hands the core a training that has run.
 func (d *methodDriver) finish(w *learn.Work) {
 	d.busy = false
+	d.trainTime += time.Since(d.trainStart)
+	d.trainSamples += w.Samples()
 	var trained []float32
 	if err := d.peer.Finish(w); err != nil {
 		d.logf("%s: training: %v", d.name, err)

@@ -13,16 +13,23 @@ import (
 // once) as a Core.
 type Gossip struct {
 	self  ident.Peer
-	max   int // MaxRounds: trainings, then merges only (0: no bound)
+	max   int // MaxRounds: trainings, then the model is final (0: no bound)
 	node  *gossip.Node
 	model []float32 // the model the outstanding Train started from
 	round int
 	busy  bool
+	late  uint64 // models that arrived once done (the node never saw them)
+	stale uint64 // models dropped once done: late ones and one that waited
 }
 
 // NewGossip returns a Gossip core publishing initial (kept: do not
 // modify it); rng draws its peer choices. After maxRounds trainings (0:
-// no bound) it merges what arrives without training: its Role is "done".
+// no bound) its Role is "done" and its model final, as D-PSGD's and
+// PENS's are: it still goes to a random peer every Period (peers still
+// training merge it), but models that arrive are counted (Stale) and
+// dropped. Were they merged, the final model would depend on how long
+// after its last training a peer is read, which neither a real peer nor
+// the simulator can pin down.
 func NewGossip(cfg gossip.Config, rng *rand.Rand, initial []float32, maxRounds int) (*Gossip, error) {
 	if maxRounds < 0 {
 		return nil, fmt.Errorf("%w: MaxRounds %d", ErrConfig, maxRounds)
@@ -51,6 +58,11 @@ func (g *Gossip) Step(from ident.Peer, header []byte, params []float32) error {
 	m, err := decodeFrom(from, header, params)
 	if err != nil {
 		return err
+	}
+	if g.done() {
+		g.late++
+		g.stale++
+		return nil
 	}
 	m.To = g.self
 	return g.node.Step(m)
@@ -95,10 +107,12 @@ func (g *Gossip) Ready() Ready {
 			continue
 		}
 		if g.done() {
-			// Past MaxRounds: the merge stands untrained.
-			if err := g.node.ReportTrained(u.Params, 0); err != nil {
-				panic(fmt.Sprintf("method: gossip: %v", err)) // an Update is out: cannot fail
-			}
+			// The model that waited through the last training, merged
+			// as that training was reported: dropped like a late one.
+			// Its Update is never reported, so the node keeps the last
+			// trained model published (with its age) and, Step no
+			// longer reaching it, merges nothing more.
+			g.stale++
 			continue
 		}
 		g.busy, g.model = true, append([]float32(nil), u.Params...)
@@ -136,7 +150,7 @@ func (g *Gossip) Status() Status {
 		role = "done"
 	}
 	return Status{Method: "gossip", Round: g.round, Role: role, Peers: len(g.node.Peers()),
-		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected}
+		ModelsSent: st.Sent, ModelsReceived: st.Received + g.late, Stale: g.stale, Refused: st.Rejected}
 }
 
 // Evaluated implements Core: this core asks for no evaluation.
