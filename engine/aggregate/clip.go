@@ -186,40 +186,78 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 	for k, j := range idx {
 		dist[k] = distance(self.Params, work[j].Params)
 	}
-	sorted := slices.Clone(dist)
-	slices.Sort(sorted)
-	ref := quantile(sorted, c.Quantile)
+	far, ref := c.reference(dist)
 	tau := c.Scale * ref
-	radius := c.Reject * tau
 	origin := self.Origin
 	checkDirection := c.Direction && len(origin) == len(self.Params) && distance(origin, self.Params) > 0
-	behind := c.behindSeverities(self, work, idx, ref)
+	behind := c.behindSeverities(self, work, idx, far, ref)
 	for k, j := range idx {
 		var s float64 // the share of the difference kept
 		severity := 1 - tau/dist[k]
+		action := OutlierCut
 		switch {
-		case c.Reject > 0 && radius > 0 && dist[k] > radius:
+		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
+			action = OutlierLeftOut
 		case checkDirection && dist[k] > ref && cosine(origin, self.Params, work[j].Params) < c.MinCosine:
 			rejected = append(rejected, j) // pulls back against our step
 			severity = (c.MinCosine - cosine(origin, self.Params, work[j].Params)) / (1 + c.MinCosine)
+			action = OutlierLeftOut
 		case dist[k] <= tau:
 			severity = 0 // used whole
 		default:
 			s = tau / dist[k]
 			work[j].Params = pullTowards(self.Params, work[j].Params, s)
 		}
-		if behind != nil {
-			severity = max(severity, behind[k])
+		if behind != nil && behind[k] > severity {
+			severity = behind[k]
+			if action == OutlierCut {
+				action = OutlierFlagged // used whole, or cut back less than severity says
+			}
 		}
 		if tau > 0 && severity > 0 {
 			// Severity says how far out, tau/distance, also for a
 			// rejected model: reputation then charges an honest
 			// neighbour just past the radius as little as before.
-			rep.Outliers = append(rep.Outliers, Outlier{Index: j, From: work[j].From, Severity: severity})
+			rep.Outliers = append(rep.Outliers, Outlier{Index: j, From: work[j].From, Severity: severity, Action: action})
 		}
 	}
 	return rejected
+}
+
+// reference returns which of the distances lie beyond the rejection
+// radius (far) and the reference distance the rest are clipped and
+// judged by: the Quantile of the distances not far. The radius comes
+// from the Quantile of all of them; the reference is then taken again
+// without the far ones, so that a model left out of the average does
+// not loosen the clipping of those used. Far models are the largest
+// distances, so by rank alone they move the quantile up: 3 noised models
+// among 3 honest ones make it the 3rd closest of 6 (the farthest honest
+// one) instead of the 2nd of 3, in exactly the rounds before reputation
+// unlinks them. One pass, not repeated to a fixed point: the far set
+// never grows with the tighter reference (repeating could peel honest
+// neighbours off one by one).
+func (c ClipConfig) reference(dist []float64) (far []bool, ref float64) {
+	far = make([]bool, len(dist))
+	sorted := slices.Clone(dist)
+	slices.Sort(sorted)
+	ref = quantile(sorted, c.Quantile)
+	radius := c.Reject * c.Scale * ref
+	if c.Reject == 0 || !(radius > 0) {
+		return far, ref
+	}
+	kept := make([]float64, 0, len(dist))
+	for k, d := range dist {
+		far[k] = d > radius
+		if !far[k] {
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) == 0 {
+		return far, ref // every one far (Scale*Reject < 1)
+	}
+	slices.Sort(kept)
+	return far, quantile(kept, c.Quantile)
 }
 
 // cosine is the cosine of the angle between x - origin and self - origin
