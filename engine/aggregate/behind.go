@@ -16,9 +16,12 @@ import (
 // origin, u>, u = (self - origin)/|self - origin|. Its reach behind is
 // (median_k p_k - p_j)/ref: how far behind the neighbours' lower median
 // position it is, in reference distances (ref: the clipping reference,
-// see ClipConfig). Severity is reach/Behind, capped at 1, and 0 for a
+// see ClipConfig). The median is over the neighbours not far (beyond the
+// rejection radius): a scaled or noised model's position is anywhere, and
+// counted it would move the median and with it every honest neighbour's
+// reach. Severity is reach/Behind, capped at 1, and 0 for a
 // neighbour at or ahead of the median.
-func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx []int, ref float64) []float64 {
+func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx []int, far []bool, ref float64) []float64 {
 	origin := self.Origin
 	if c.Behind == 0 || len(idx) == 0 || len(origin) != len(self.Params) || !(ref > 0) {
 		return nil
@@ -28,10 +31,16 @@ func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx
 		return nil
 	}
 	pos := make([]float64, len(idx))
+	var sorted []float64 // the positions of the neighbours not far
 	for k, j := range idx {
 		pos[k] = projection(origin, self.Params, work[j].Params) / step
+		if !far[k] {
+			sorted = append(sorted, pos[k])
+		}
 	}
-	sorted := slices.Clone(pos)
+	if len(sorted) == 0 {
+		return nil
+	}
 	slices.Sort(sorted)
 	median := sorted[(len(sorted)-1)/2]
 	sev := make([]float64, len(idx))

@@ -40,8 +40,8 @@ func TestClipBehind(t *testing.T) {
 		want  float64
 	}{{3, 0.1 / ref / 0.4}, {4, 0.6 / ref / 0.4}} {
 		o := rep.Outliers[tc.index-3]
-		if o.Index != tc.index || math.Abs(o.Severity-tc.want) > 1e-6 {
-			t.Fatalf("outlier %+v, want index %d severity %.4f", o, tc.index, tc.want)
+		if o.Index != tc.index || math.Abs(o.Severity-tc.want) > 1e-6 || o.Action != OutlierFlagged {
+			t.Fatalf("outlier %+v, want index %d severity %.4f, flagged (used whole)", o, tc.index, tc.want)
 		}
 	}
 

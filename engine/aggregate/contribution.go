@@ -1,6 +1,10 @@
 package aggregate
 
-import "github.com/peerlearn/peerlearn/types/ident"
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
 
 // Contribution is one model offered to an aggregation: the peer's own
 // (self) or a neighbour's. Aggregators only read it.
@@ -83,6 +87,38 @@ type Outlier struct {
 	// and for the behind check its reach behind over ClipConfig.Behind.
 	// The clipped rules report one Outlier per neighbour, the largest.
 	Severity float64
+	// Action is what the rule did with the model: the severity can come
+	// from a check that changed nothing (the behind check only reports),
+	// so a log line must not say "cut back" for a model used whole.
+	Action OutlierAction
+}
+
+// OutlierAction says what a robust rule did with an outlier's model.
+type OutlierAction int
+
+const (
+	// OutlierCut: used, cut back towards ours (clipping) or trimmed at
+	// some coordinates (the coordinate-wise rules).
+	OutlierCut OutlierAction = iota
+	// OutlierLeftOut: left out of the round's average (beyond the
+	// rejection radius, or refused by the direction check).
+	OutlierLeftOut
+	// OutlierFlagged: used as it was (whole, or cut back less than its
+	// Severity says), only reported for reputation (the behind check).
+	OutlierFlagged
+)
+
+// String names the action for logs.
+func (a OutlierAction) String() string {
+	switch a {
+	case OutlierCut:
+		return "cut back"
+	case OutlierLeftOut:
+		return "left out"
+	case OutlierFlagged:
+		return "flagged"
+	}
+	return fmt.Sprintf("OutlierAction(%d)", int(a))
 }
 
 // Refusal names a refused contribution and why.

@@ -78,20 +78,31 @@ func TestClipDirection(t *testing.T) {
 // (-0.2667, 0), half the liars' pull. Closer neighbours pull little
 // and are never refused for direction, which keeps the check's cost
 // without attack within noise (docs/RESULTS.md).
+//
+// The default asks for DirectionWitnesses (4) neighbours' models before
+// it refuses for direction: with these three it lets both liars in like
+// the quantile alone (a liar majority of a neighbourhood of 3 is beyond
+// what it promises; see DirectionWitnesses for the honest peer the
+// check shut out there). With a third liar at (-3, -0.1) (4 models: the
+// reference is the 2nd closest of 4, L1's 4.0 again) it refuses L2 and
+// L3 (cosines -0.9994, farther than 4.0) and gives (-0.2667, 0) again.
 func TestClipLiarMajority(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, -3, 0), contrib(3, 1, -3, 0.1), contrib(4, 1, 1.2, 0)}
+	four := append(append([]Contribution(nil), others...), contrib(5, 1, -3, -0.1))
 	out := make([]float32, 2)
 	for _, tc := range []struct {
-		name string
-		clip ClipConfig
-		want []float64
+		name   string
+		clip   ClipConfig
+		others []Contribution
+		want   []float64
 	}{
-		{"quantile only", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0}, []float64{-0.95, 0.025}},
-		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, []float64{-0.8 / 3, 0}},
-		{"default", DefaultClipConfig(), []float64{-0.8 / 3, 0}},
+		{"quantile only", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0}, others, []float64{-0.95, 0.025}},
+		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, others, []float64{-0.8 / 3, 0}},
+		{"default, 3 neighbours", DefaultClipConfig(), others, []float64{-0.95, 0.025}},
+		{"default, 4 neighbours", DefaultClipConfig(), four, []float64{-0.8 / 3, 0}},
 	} {
-		if _, err := (Robust{Bounds: DefaultBounds(), Clip: tc.clip, Inner: Mean{}}).Aggregate(self, others, out); err != nil {
+		if _, err := (Robust{Bounds: DefaultBounds(), Clip: tc.clip, Inner: Mean{}}).Aggregate(self, tc.others, out); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(tc.name, func(t *testing.T) { near(t, out, tc.want...) })
@@ -110,5 +121,10 @@ func TestClipConfigValidateDirection(t *testing.T) {
 	}
 	if err := base.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	c := base
+	c.DirectionWitnesses = -1
+	if err := c.Validate(); err == nil {
+		t.Error("direction witnesses -1 validated")
 	}
 }

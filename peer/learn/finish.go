@@ -91,7 +91,7 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 			continue // an honest neighbour's usual spread
 		}
 		p.metrics.Outliers++
-		p.logf("cut back or flagged the model of %v (severity %.2f)", o.From, o.Severity)
+		p.logf("%s the model of %v (severity %.2f)", o.Action, o.From, o.Severity)
 	}
 }
 

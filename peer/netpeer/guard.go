@@ -115,7 +115,7 @@ func (g *guard) observe(rep aggregate.Report, now time.Time) (drop []ident.Peer)
 		}
 		o := g.record(c.From)
 		o.clipped++
-		g.offended(c.From, o, fmt.Sprintf("cut its model back (%.0f%% of its difference to ours)", 100*c.Severity), now)
+		g.offended(c.From, o, outlierLine(c), now)
 		seen[c.From] = true
 	}
 	for id := range seen {
@@ -213,4 +213,16 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// outlierLine says what the robust rule did with an outlier's model; the
+// behind check only reports, so its models were used as they were.
+func outlierLine(o aggregate.Outlier) string {
+	switch o.Action {
+	case aggregate.OutlierLeftOut:
+		return fmt.Sprintf("left its model out of the average (severity %.2f)", o.Severity)
+	case aggregate.OutlierFlagged:
+		return fmt.Sprintf("flagged its model as behind the neighbourhood's along our step (severity %.2f; used, at most cut back)", o.Severity)
+	}
+	return fmt.Sprintf("cut its model back (%.0f%% of its difference to ours)", 100*o.Severity)
 }
