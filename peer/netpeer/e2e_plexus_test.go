@@ -159,8 +159,21 @@ func TestE2EPlexus12(t *testing.T) {
 			}
 		}
 	}
-	if by := aggregatedBy[killedRound]; len(by) != 1 || ids[by[0]] != ranking(killedRound)[1] {
-		t.Errorf("killed round %d aggregated by %v, want the next-ranked %v", killedRound, by, ranking(killedRound)[1])
+	// The killed round is taken over by a fallback rank: members try rank
+	// 1 after AggTimeout and rank 2 after a second (MaxAttempts 3), so
+	// rank 2 aggregates when a member's delivery to rank 1 timed out too
+	// (a CI run: round 4 by rank 2, the mean at 0.8523). Rank 0 is dead.
+	r := ranking(killedRound)
+	by := aggregatedBy[killedRound]
+	if len(by) == 0 {
+		t.Errorf("killed round %d aggregated by no one", killedRound)
+	}
+	for _, i := range by {
+		if ids[i] != r[1] && ids[i] != r[2] {
+			t.Errorf("killed round %d aggregated by %v, want a fallback rank %v", killedRound, ids[i], r[1:3])
+		} else if ids[i] == r[2] {
+			t.Logf("killed round %d aggregated by the second fallback %v (rank 1 %v timed out too)", killedRound, ids[i], r[1])
+		}
 	}
 	var unseen []uint64 // aggregated between the victim's last report and its death, or not yet reported
 	for k := rounds[0]; k <= rounds[len(rounds)-1]; k++ {

@@ -140,8 +140,9 @@ func (p *Peer) registered(r registration) {
 		p.logf("registered again: no other peer is registered for the task")
 		return
 	}
-	p.logf("registered again: joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
-	if err := p.joinThrough(w.Contacts); err != nil {
+	contacts := rotateContacts(w.Contacts, rb.count-1)
+	p.logf("registered again: joining through %v (%d contacts)", contacts[0], len(contacts))
+	if err := p.joinThrough(contacts); err != nil {
 		p.logf("join: %v", err)
 	}
 }

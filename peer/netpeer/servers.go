@@ -247,8 +247,9 @@ func (p *Peer) bridged(m moved) {
 		go old.Close()
 	}
 	b.count++
-	p.logf("moved to signalling server %s: joining through %v (%d contacts)", m.url, w.Contacts[0], len(w.Contacts))
-	if err := p.joinThrough(w.Contacts); err != nil {
+	contacts := rotateContacts(w.Contacts, b.count-1)
+	p.logf("moved to signalling server %s: joining through %v (%d contacts)", m.url, contacts[0], len(contacts))
+	if err := p.joinThrough(contacts); err != nil {
 		p.logf("join: %v", err)
 	}
 }
