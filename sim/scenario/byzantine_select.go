@@ -19,7 +19,8 @@ import (
 // Keys (space-separated, each optional): f (attacker fractions; 0, the
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
-// without attack: it is every gap's reference). The subset is printed
+// without attack: it is every gap's reference), orders (training orders
+// averaged per cell). The subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
 
@@ -67,8 +68,14 @@ func (p *byzParams) applySelect(spec string) error {
 			p.attacks = vals
 		case "rules":
 			p.rules = vals
+		case "orders":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 16 {
+				return fmt.Errorf("%w: %s: orders %q: want 1 to 16", errSelect, byzSelectEnv, v)
+			}
+			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec

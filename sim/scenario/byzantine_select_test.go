@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
@@ -14,8 +16,14 @@ import (
 // rules, and refuses what it does not know.
 func TestByzantineSelect(t *testing.T) {
 	p := byzScale(false)
-	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay"); err != nil {
+	if p.orders != 3 {
+		t.Errorf("full lab: %d training orders per cell, want 3", p.orders)
+	}
+	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2"); err != nil {
 		t.Fatal(err)
+	}
+	if p.orders != 2 {
+		t.Errorf("orders=2: %d orders", p.orders)
 	}
 	if !slices.Equal(p.fractions, []float64{0, 0.3}) || !slices.Equal(p.seedList(5), []uint64{6, 7}) ||
 		!slices.Equal(p.attacks, []string{"ipm", "label-flip"}) {
@@ -28,7 +36,7 @@ func TestByzantineSelect(t *testing.T) {
 	if err := full.applySelect(""); err != nil || !slices.Equal(full.seedList(1), []uint64{1, 2, 3}) || full.selected != "" {
 		t.Errorf("empty spec: %v, seeds %v", err, full.seedList(1))
 	}
-	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f"} {
+	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%q: %v, want errSelect", bad, err)
@@ -106,5 +114,34 @@ func TestByzantineReportSubsetCost(t *testing.T) {
 	if !strings.Contains(out.String(), "cost of the default defence without attack: not run (subset without clipped-fedlay)") ||
 		strings.Contains(out.String(), "81.00 points") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// TestByzantineOrderEdit: order 0 is the seed's own run; order r > 0
+// reseeds every peer's training differently per order and keeps the
+// peer's ID and the adversary's edit.
+func TestByzantineOrderEdit(t *testing.T) {
+	calls := 0
+	adv := func(i int, c *learn.Config) { calls++; c.Aggregator = "edited" }
+	base := learn.Config{ID: dflsim.PeerID(1, 3), Seed: 42}
+	seeds := map[uint64]int{}
+	for r := range 3 {
+		c := base
+		orderEdit(adv, r)(3, &c)
+		if c.ID != base.ID || c.Aggregator != "edited" {
+			t.Errorf("order %d: ID %v aggregator %q", r, c.ID, c.Aggregator)
+		}
+		if (r == 0) != (c.Seed == base.Seed) {
+			t.Errorf("order %d: seed %d (base %d)", r, c.Seed, base.Seed)
+		}
+		seeds[c.Seed]++
+	}
+	if len(seeds) != 3 || calls != 3 {
+		t.Errorf("seeds %v, edit called %d times", seeds, calls)
+	}
+	c := base
+	orderEdit(nil, 1)(0, &c)
+	if c.Seed == base.Seed {
+		t.Error("order 1 without an edit kept the seed")
 	}
 }
