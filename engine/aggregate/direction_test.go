@@ -72,20 +72,15 @@ func TestClipDirection(t *testing.T) {
 // mean of the four is (-0.95, 0.025). Our own step, (1, 0) from origin
 // (0, 0), is a reference no neighbour can bend: the liars' differences
 // from the origin have cosines -1 and -0.9994 with it. The direction
-// check looks only at neighbours farther than the reference distance,
-// so the liar that is the reference (4.0) stays and only the other
-// (4.0012) goes: the mean of self, the first liar and the honest one is
-// (-0.2667, 0), half the liars' pull. Closer neighbours pull little
-// and are never refused for direction, which keeps the check's cost
-// without attack within noise (docs/RESULTS.md).
+// check refuses both, the one that is the reference distance (4.0)
+// too: the mean of self and the honest one is (1.1, 0).
 //
 // The default asks for DirectionWitnesses (4) neighbours' models before
 // it refuses for direction: with these three it lets both liars in like
 // the quantile alone (a liar majority of a neighbourhood of 3 is beyond
 // what it promises; see DirectionWitnesses for the honest peer the
-// check shut out there). With a third liar at (-3, -0.1) (4 models: the
-// reference is the 2nd closest of 4, L1's 4.0 again) it refuses L2 and
-// L3 (cosines -0.9994, farther than 4.0) and gives (-0.2667, 0) again.
+// check shut out there). With a third liar at (-3, -0.1) (4 models) it
+// refuses all three and gives (1.1, 0) again.
 func TestClipLiarMajority(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, -3, 0), contrib(3, 1, -3, 0.1), contrib(4, 1, 1.2, 0)}
@@ -98,9 +93,9 @@ func TestClipLiarMajority(t *testing.T) {
 		want   []float64
 	}{
 		{"quantile only", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0}, others, []float64{-0.95, 0.025}},
-		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, others, []float64{-0.8 / 3, 0}},
+		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, others, []float64{1.1, 0}},
 		{"default, 3 neighbours", DefaultClipConfig(), others, []float64{-0.95, 0.025}},
-		{"default, 4 neighbours", DefaultClipConfig(), four, []float64{-0.8 / 3, 0}},
+		{"default, 4 neighbours", DefaultClipConfig(), four, []float64{1.1, 0}},
 	} {
 		if _, err := (Robust{Bounds: DefaultBounds(), Clip: tc.clip, Inner: Mean{}}).Aggregate(self, tc.others, out); err != nil {
 			t.Fatal(err)
@@ -126,5 +121,32 @@ func TestClipConfigValidateDirection(t *testing.T) {
 	c.DirectionWitnesses = -1
 	if err := c.Validate(); err == nil {
 		t.Error("direction witnesses -1 validated")
+	}
+}
+
+// TestClipDirectionInsideReference: an IPM-like model closer to us than
+// the reference distance that points back against our step is left out
+// too. Self (1, 0), origin (0, 0): our step is (1, 0). Honest a (1, 1.5),
+// b (1.2, -1.6), c (2.4, 0.9) at distances 1.5, 1.612, 1.664 (cosines
+// 0.555, 0.6, 0.936); m (-0.2, 0.3) at 1.237, the closest, with cosine
+// -0.2/sqrt(0.13) = -0.555. The reference is the 2nd closest of 4, a's
+// 1.5 (tau 2.25): m is inside it, and the check that looked only beyond
+// the reference used it whole, mean of all five (1.08, 0.22). Now it is
+// left out: mean of self, a, b, c = (1.4, 0.2). Its outlier severity is
+// the behind check's (it sits 1.2 behind the neighbours' median position
+// 1, 0.8 reference distances: capped at 1), larger than the direction's
+// (-0.3 + 0.555)/0.7 = 0.364.
+func TestClipDirectionInsideReference(t *testing.T) {
+	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
+	others := []Contribution{contrib(2, 1, 1, 1.5), contrib(3, 1, 1.2, -1.6), contrib(4, 1, 2.4, 0.9), contrib(5, 1, -0.2, 0.3)}
+	out := make([]float32, 2)
+	rep, err := Robust{Bounds: DefaultBounds(), Clip: DefaultClipConfig(), Inner: Mean{}}.Aggregate(self, others, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, out, 1.4, 0.2)
+	if rep.Used != 4 || len(rep.Outliers) != 1 || rep.Outliers[0].From != id(5) ||
+		rep.Outliers[0].Action != OutlierLeftOut || math.Abs(rep.Outliers[0].Severity-1) > 1e-9 {
+		t.Fatalf("report %+v: want m (from 5) the only outlier, left out with severity 1, 4 used", rep)
 	}
 }
