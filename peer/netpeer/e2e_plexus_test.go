@@ -118,7 +118,8 @@ func TestE2EPlexus12(t *testing.T) {
 			}
 		}
 		if victim < 0 && newest > 3 && full == n {
-			if k, a, ok := stopAggregatorAhead(t, peers, index, ranking, newest+2); ok {
+			k := newest + 2
+			if a, ok := stopAggregatorAhead(t, peers, index, ranking, k); ok {
 				victim, killedRound = a, k
 			}
 		}
@@ -199,8 +200,9 @@ func TestE2EPlexus12(t *testing.T) {
 // messages in flight had time to land, and it is SIGKILLed only if none
 // of them reports round k or later (round k-1's aggregator, which may be
 // the stopped peer itself, starts round k); otherwise it is SIGCONTed
-// and ok is false, to try again with a later round.
-func stopAggregatorAhead(t *testing.T, peers []*proc, index map[ident.Peer]int, ranking func(uint64) []ident.Peer, k uint64) (round uint64, victim int, ok bool) {
+// and ok is false, to try again with a later round. victim is the
+// killed peer's index.
+func stopAggregatorAhead(t *testing.T, peers []*proc, index map[ident.Peer]int, ranking func(uint64) []ident.Peer, k uint64) (victim int, ok bool) {
 	t.Helper()
 	a := index[ranking(k)[0]]
 	p := peers[a]
@@ -224,12 +226,12 @@ func stopAggregatorAhead(t *testing.T, peers []*proc, index map[ident.Peer]int, 
 			t.Fatalf("SIGCONT %s: %v", p.Name, err)
 		}
 		t.Logf("round %d began before its aggregator %s was stopped; trying a later round", k, p.Name)
-		return 0, 0, false
+		return 0, false
 	}
 	if err := p.Cmd.Process.Kill(); err != nil {
 		t.Fatalf("SIGKILL %s: %v", p.Name, err)
 	}
 	r := ranking(k)
 	t.Logf("round %d, not begun: SIGKILLed its aggregator %s (%v); fallback ranks %v", k, p.Name, r[0], r[1:3])
-	return k, a, true
+	return a, true
 }

@@ -193,15 +193,19 @@ func TestPENSSettleBounds(t *testing.T) {
 		}
 	}
 
-	full := func(ids []ident.Peer) func(i, tick int) []ident.Peer {
+	// reversedOnOdd is the view view(i) gives, in reverse order on odd
+	// ticks: the same set, reordered.
+	reversedOnOdd := func(view func(i int) []ident.Peer) func(i, tick int) []ident.Peer {
 		return func(i, tick int) []ident.Peer {
-			v := slices.Clone(ids[:i:i])
-			v = append(v, ids[i+1:]...)
+			v := view(i)
 			if tick%2 == 1 {
 				slices.Reverse(v)
 			}
 			return v
 		}
+	}
+	full := func(ids []ident.Peer) func(i, tick int) []ident.Peer {
+		return reversedOnOdd(func(i int) []ident.Peer { return append(slices.Clone(ids[:i:i]), ids[i+1:]...) })
 	}
 	w = newPENSNet(t, n, func(c *PENSConfig) { c.Settle, c.SettleBound = 10, 50 })
 	w.run(t, 0, 5, full(w.ids))
@@ -212,13 +216,7 @@ func TestPENSSettleBounds(t *testing.T) {
 	}
 
 	fewReordered := func(ids []ident.Peer) func(i, tick int) []ident.Peer {
-		return func(i, tick int) []ident.Peer {
-			v := []ident.Peer{ids[(i+1)%n], ids[(i+2)%n]}
-			if tick%2 == 1 {
-				slices.Reverse(v)
-			}
-			return v
-		}
+		return reversedOnOdd(func(i int) []ident.Peer { return []ident.Peer{ids[(i+1)%n], ids[(i+2)%n]} })
 	}
 	w = newPENSNet(t, n, func(c *PENSConfig) { c.Settle, c.SettleBound = 10, 50 })
 	w.run(t, 0, 20, fewReordered(w.ids))
