@@ -44,13 +44,14 @@ func exportTools(t *testing.T) (node, python string) {
 	return node, python
 }
 
-// TestExportExternal trains an MLP and a CNN for a few steps on MNIST,
+// TestExportExternal trains each built-in architecture (three MLPs, two
+// CNNs) for a few steps on MNIST,
 // saves each as .plnn, exports it with `peerlearn export` to ONNX and
 // safetensors, and checks both in the real runtimes on 1,000 test
 // inputs: onnxruntime-node's logits within 1e-4 of the engine's, and
 // PyTorch's predictions (the safetensors loaded into the equivalent
-// nn.Sequential) equal to the engine's. A third, odd stack (Dense on a
-// conv map without Flatten, a Conv2D on a flat vector, 3-channel input)
+// nn.Sequential) equal to the engine's. An odd stack (Dense on a conv
+// map without Flatten, Conv2D and MaxPool2D on a flat vector, 3-channel input)
 // checks the rank fixes and the HWC-to-NCHW order on random inputs.
 // Ends with `export onnx_maxdiff=D torch_agree=A` (the worst over the models).
 func TestExportExternal(t *testing.T) {
@@ -66,7 +67,7 @@ func TestExportExternal(t *testing.T) {
 	const n = 1000
 	tmp := t.TempDir()
 	worstDiff, worstAgree := 0.0, 1.0
-	for _, arch := range []string{"mlp", "small-cnn"} {
+	for _, arch := range nn.ArchNames() {
 		a, err := nn.NewArch(arch)
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +106,7 @@ func TestExportExternal(t *testing.T) {
 
 	// The odd stack, random weights and inputs, through the package API.
 	a := nn.Arch{Name: "odd", Input: [3]int{9, 7, 3}, Classes: 5, Layers: []nn.LayerSpec{
-		nn.Conv2D(4, 3, 1), nn.Tanh(), nn.MaxPool2D(2), nn.Dense(12), nn.ReLU(), nn.Conv2D(5, 1, 0),
+		nn.Conv2D(4, 3, 1), nn.Tanh(), nn.MaxPool2D(2), nn.Dense(12), nn.ReLU(), nn.Conv2D(6, 1, 0), nn.MaxPool2D(1), nn.Conv2D(5, 1, 0),
 	}}
 	m, err := nn.NewModel(a)
 	if err != nil {
