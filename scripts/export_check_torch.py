@@ -2,13 +2,16 @@
 and writes its logits: the export test's external check (cmd/peerlearn
 TestExportExternal), run with Debian's python3-torch (scripts/deps.sh torch).
 
-    /usr/bin/python3 scripts/export_check_torch.py MODEL.safetensors INPUTS.f32 N LOGITS.f32
+    /usr/bin/python3 scripts/export_check_torch.py MODEL.safetensors INPUTS.f32 N LOGITS.f32 [STATE.safetensors]
 
 The file is parsed here with struct and json (Debian has no python3-safetensors).
 The Sequential is built from the file's peerlearn.sequential metadata and the
 tensors are loaded with load_state_dict(strict=True), so torch itself checks
 every name and shape. INPUTS.f32 holds N samples in the file's peerlearn.input
 shape (NCHW), little-endian float32; LOGITS.f32 receives N*classes float32.
+STATE.safetensors, if given, receives the module's state_dict as torch holds
+it, written the way a torch user would (keys in reverse order, no metadata, no
+padding), for the import direction: PeerLearn must read it back.
 """
 import json
 import struct
@@ -36,6 +39,18 @@ def read_safetensors(path):
     return meta, tensors
 
 
+def write_state(path, state):
+    header, data = {}, b""
+    for name in reversed(list(state)):
+        t = state[name].detach().contiguous().to(torch.float32)
+        raw = struct.pack(f"<{t.numel()}f", *t.flatten().tolist())
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode("utf-8")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+
+
 def module(m):
     t = m["type"]
     if t == "Linear":
@@ -53,6 +68,7 @@ def module(m):
 
 def main():
     model, inputs, n, out = sys.argv[1:5]
+    state_out = sys.argv[5] if len(sys.argv) > 5 else None
     n = int(n)
     meta, tensors = read_safetensors(model)
     net = nn.Sequential(*[module(m) for m in json.loads(meta["peerlearn.sequential"])])
@@ -69,6 +85,8 @@ def main():
         logits = net(x)
     with open(out, "wb") as f:
         f.write(struct.pack(f"<{logits.numel()}f", *logits.flatten().tolist()))
+    if state_out:
+        write_state(state_out, net.state_dict())
     print(f"torch {torch.__version__}: {net}".replace("\n", " ") + f" logits {tuple(logits.shape)}")
 
 

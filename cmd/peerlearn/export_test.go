@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,15 +46,16 @@ func exportTools(t *testing.T) (node, python string) {
 }
 
 // TestExportExternal trains each built-in architecture (three MLPs, two
-// CNNs) for a few steps on MNIST,
-// saves each as .plnn, exports it with `peerlearn export` to ONNX and
-// safetensors, and checks both in the real runtimes on 1,000 test
-// inputs: onnxruntime-node's logits within 1e-4 of the engine's, and
-// PyTorch's predictions (the safetensors loaded into the equivalent
-// nn.Sequential) equal to the engine's. An odd stack (Dense on a conv
-// map without Flatten, Conv2D and MaxPool2D on a flat vector, 3-channel input)
-// checks the rank fixes and the HWC-to-NCHW order on random inputs.
-// Ends with `export onnx_maxdiff=D torch_agree=A` (the worst over the models).
+// CNNs) for a few steps on MNIST, saves it as .plnn, exports it with
+// `peerlearn export` to ONNX and safetensors, and checks both in the real
+// runtimes on 1,000 test inputs: onnxruntime-node's logits within 1e-4 of
+// the engine's; PyTorch's predictions (the safetensors loaded into the
+// equivalent nn.Sequential) equal to the engine's; and torch's state_dict,
+// written back, reading as the same parameters (the import direction). An
+// odd stack (Dense on a conv map without Flatten, Conv2D and MaxPool2D on
+// a flat vector, 3-channel input) checks the rank fixes and the
+// HWC-to-NCHW order on random inputs. Ends with
+// `export onnx_maxdiff=D torch_agree=A` (the worst over the models).
 func TestExportExternal(t *testing.T) {
 	node, python := exportTools(t)
 	dir := os.Getenv("PEERLEARN_DATA")
@@ -213,7 +215,17 @@ func checkExternal(t *testing.T, node, python string, a nn.Arch, m *nn.Model, x 
 	}
 
 	torchOut := filepath.Join(dir, "torch.f32")
-	runTool(t, python, "../../scripts/export_check_torch.py", stFile, in, fmt.Sprint(n), torchOut)
+	state := filepath.Join(dir, "torch-state.safetensors")
+	runTool(t, python, "../../scripts/export_check_torch.py", stFile, in, fmt.Sprint(n), torchOut, state)
+	// The import direction: torch's own state_dict, written in another
+	// order without metadata, reads back as the engine's parameters.
+	sb, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := export.ReadSafetensors(sb, a); err != nil || !slices.Equal(back, m.Params()) {
+		t.Errorf("%s: torch's state_dict does not read back as the parameters: %v", a.Name, err)
+	}
 	tl := readF32(t, torchOut, len(want))
 	same, torchDiff := 0, 0.0
 	for i := range n {
