@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // Metadata keys PeerLearn writes in a safetensors file's __metadata__
@@ -105,6 +106,9 @@ func ReadSafetensors(b []byte, a nn.Arch) ([]float32, error) {
 		for i := range dst {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
+		if i := f32.FirstNonFinite(dst); i >= 0 {
+			return nil, fmt.Errorf("%w: tensor %q value %d is %v", nn.ErrNonFinite, e.Name, i, dst[i])
+		}
 	}
 	if len(byName) > 0 {
 		for _, e := range f.Tensors { // the first extra one in file order
@@ -113,9 +117,6 @@ func ReadSafetensors(b []byte, a nn.Arch) ([]float32, error) {
 					nn.ErrMismatch, e.Name, a.Name, len(p.params), len(f.Tensors))
 			}
 		}
-	}
-	if err := p.check(params); err != nil {
-		return nil, err
 	}
 	return params, nil
 }
