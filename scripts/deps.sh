@@ -7,6 +7,10 @@
 #   deps.sh netlab    nftables + coturn (the network lab: NATs in namespaces, the external TURN server)
 #   deps.sh torch     Debian python3-torch + OpenBLAS (the PyTorch reference in bench-train;
 #                     without OpenBLAS libtorch uses reference BLAS, ~10x slower)
+#   deps.sh onnx      onnxruntime-node 1.30.0 from npm into .tools/onnx/node_modules (git-ignored): the
+#                     export test's ONNX check (cmd/peerlearn TestExportExternal); node and npm first
+#                     (CPU only: its postinstall fetch of the CUDA provider from nuget is skipped)
+#   deps.sh npm       node + npm alone
 set -euo pipefail
 
 need=()
@@ -23,6 +27,13 @@ for target in "$@"; do
 	netlab) command -v nft >/dev/null || want nftables; command -v turnserver >/dev/null || want coturn ;;
 	node) command -v node >/dev/null || want nodejs ;;
 	torch) want python3-torch; want libopenblas0-pthread ;;
+	npm) command -v node >/dev/null || want nodejs; command -v npm >/dev/null || want npm ;;
+	onnx)
+		{ command -v node >/dev/null && command -v npm >/dev/null; } || "$0" npm
+		ort="$(cd "$(dirname "$0")/.." && pwd)/.tools/onnx"
+		[ "$(node -p "require('$ort/node_modules/onnxruntime-node/package.json').version" 2>/dev/null)" = 1.30.0 ] ||
+			ONNXRUNTIME_NODE_INSTALL=skip npm install --prefix "$ort" --no-save --no-package-lock --no-audit --no-fund --loglevel=error onnxruntime-node@1.30.0
+		;;
 	companion) want libtorch-dev; want libopenblas0-pthread; command -v g++ >/dev/null || want g++ ;;
 	*) echo "deps.sh: unknown target $target" >&2; exit 2 ;;
 	esac
