@@ -98,4 +98,8 @@ type Status struct {
 	Sample     []ident.Peer `json:"sample,omitempty"`
 	Aggregator *ident.Peer  `json:"aggregator,omitempty"`
 	Aggregated []uint64     `json:"aggregated,omitempty"`
+	// Missed are the members Plexus ranks last for a missed aggregator
+	// role (plexus.View.Missed): Aggregator is the first of the ranking
+	// that is not one of them.
+	Missed []ident.Peer `json:"missed,omitempty"`
 }
