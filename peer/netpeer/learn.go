@@ -163,11 +163,18 @@ type LearnStatus struct {
 	// ticks (empty and 0 under another method).
 	Tier   string `json:"tier,omitempty"`
 	Period int    `json:"period,omitempty"`
-	// Done says the peer trained the task's max_rounds: its model is
-	// final (a method core's Role says "done" too).
-	Done      bool    `json:"done,omitempty"`
-	Rounds    int     `json:"rounds"`
-	TrainLoss float64 `json:"train_loss"`
+	// MaxRounds is the task's max_rounds (0: no bound) and Done says
+	// the peer trained them: its model is final (a method core's Status
+	// says both too).
+	MaxRounds int  `json:"max_rounds,omitempty"`
+	Done      bool `json:"done,omitempty"`
+	// Target is the task's target_accuracy; TargetReached says an
+	// evaluation of this peer's model reached it: the task counts as
+	// done here (the peer goes on until max_rounds or stopped).
+	Target        float64 `json:"target"`
+	TargetReached bool    `json:"target_reached,omitempty"`
+	Rounds        int     `json:"rounds"`
+	TrainLoss     float64 `json:"train_loss"`
 	// TrainSeconds and TrainSamples sum a method core's finished
 	// trainings (FedLay's MEP: 0): wall time from hand-out to hand-back,
 	// and samples. bench live's simulator trains at their ratio.
@@ -250,7 +257,7 @@ type evalResult struct {
 func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
-		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
+		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
 		guard:  newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
 		now:    time.Now,
 		period: neighborPeriod(spec, taskPeriod(spec, tick)),
@@ -517,6 +524,10 @@ func (l *learner) evaluated(r evalResult) {
 	}
 	l.st.Accuracy, l.st.EvalLoss, l.st.EvalRound = r.m.Accuracy, r.m.Loss, r.round
 	l.st.Evals++
+	if !l.st.TargetReached && r.m.Accuracy >= l.st.Target {
+		l.st.TargetReached = true
+		l.logf("learn: target accuracy %.3f reached: %.4f at round %d", l.st.Target, r.m.Accuracy, r.round)
+	}
 }
 
 func (l *learner) status() LearnStatus {
@@ -525,13 +536,13 @@ func (l *learner) status() LearnStatus {
 	s.Model, s.ModelRound = l.model()
 	if l.method != nil {
 		ms := l.method.core.Status()
-		s.Method, s.Done = &ms, ms.Role == "done"
+		s.Method, s.MaxRounds, s.Done = &ms, ms.MaxRounds, ms.Role == "done"
 		s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
 		s.Refused += l.method.refused
 		return s
 	}
 	c := l.peer.Config().MEP
-	s.Tier, s.Period, s.Done = c.Tier.String(), c.Period, l.peer.Done()
+	s.Tier, s.Period, s.MaxRounds, s.Done = c.Tier.String(), c.Period, c.MaxRounds, l.peer.Done()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
 	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops

@@ -1,11 +1,14 @@
 package netpeer
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -208,5 +211,167 @@ func TestInitGainReachesEveryMethod(t *testing.T) {
 				t.Fatal("an all-zero initial model proves nothing")
 			}
 		})
+	}
+}
+
+// peerRuns is what the real peer built for a spec runs, read off its
+// learning peer, its learner and its method core.
+type peerRuns struct {
+	method     string   // "fedlay" (learn.Peer's MEP) or the core's Status().Method
+	tier       mep.Tier // the MEP's (every core runs the task's period)
+	period     int      // the MEP period in ticks (NewCore's period too)
+	maxRounds  int      // the MEP's MaxRounds, or the core's Status().MaxRounds
+	aggregator string   // learn.Peer's rule (the MEP's; a core mixes by its own weights)
+	estimates  bool     // a network-size estimate runs before training
+	start      []float32
+}
+
+// runsOf builds peer i for spec as Run does and reads what it runs; a
+// peer waiting for its size estimate gets gain (as sizerTick gives it)
+// before its start model is read.
+func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
+	t.Helper()
+	l, lp := specLearner(t, spec, i)
+	l.setNeighbors([]ident.Peer{specID(1000), specID(1001)})
+	c := lp.Config()
+	r := peerRuns{method: "fedlay", tier: c.MEP.Tier, period: c.MEP.Period, maxRounds: c.MEP.MaxRounds,
+		aggregator: c.Aggregator, estimates: needsSizeEstimate(spec)}
+	if r.estimates {
+		if err := l.scaleInit(gain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := l.status()
+	if l.method != nil {
+		ms := l.method.core.Status()
+		r.method, r.maxRounds = ms.Method, ms.MaxRounds
+		r.start = coreStart(l.method.core)
+		if st.MaxRounds != ms.MaxRounds || st.Method == nil {
+			t.Errorf("%s: /status max_rounds %d, the core's %d", r.method, st.MaxRounds, ms.MaxRounds)
+		}
+		return r
+	}
+	if st.Tier != c.MEP.Tier.String() || st.Period != c.MEP.Period || st.MaxRounds != c.MEP.MaxRounds || st.Target != spec.TargetAccuracy {
+		t.Errorf("/status tier %q period %d max_rounds %d target %v, the peer runs %v %d %d (target %v)",
+			st.Tier, st.Period, st.MaxRounds, st.Target, c.MEP.Tier, c.MEP.Period, c.MEP.MaxRounds, spec.TargetAccuracy)
+	}
+	var err error
+	if r.start, err = lp.Params(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func scaled(v []float32, g float32) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = g * x
+	}
+	return out
+}
+
+// Every combination of method, tiers, max_rounds, init and aggregator a
+// spec can hold is either refused by validation (the rule is written out
+// here, apart from the code) or run by the real peer: each field's value
+// is what the peer built for the spec does (its MEP's or core's method,
+// tier, period, max_rounds, its aggregator, the model it trains from).
+// Three of the fields issue #23 found accepted and ignored (tiers,
+// FedLay's max_rounds, he-gain's estimated gain under a method core)
+// each failed here; the fourth, PENS's max_rounds + 1 trainings, is
+// protocol/method's TestPENSTrainsMaxRounds (the core's count, not its
+// configuration).
+func TestEverySpecFieldRunsOrIsRefused(t *testing.T) {
+	// A peer of the low tier: with tiers its period is twice the task's.
+	self := -1
+	for i := range 100 {
+		if mep.TierOf(specID(i)) == mep.TierLow {
+			self = i
+			break
+		}
+	}
+	if self < 0 {
+		t.Fatal("no low-tier ID among 100")
+	}
+	const estimated = 3 // the gain a size estimate gives
+	base := fieldSpec(nil)
+	he := runsOf(t, base, self, 0).start // the peer's plain He model
+	common := fieldSpec(func(s *task.Spec) { s.Init = task.Init{Mode: "common", Seed: 3} })
+	shared := runsOf(t, common, self+1, 0).start // another peer's common model
+	inits := []task.Init{{Mode: "he"}, {Mode: "he-gain"}, {Mode: "he-gain", Gain: 2}, {Mode: "common", Seed: 3}}
+	accepted, refused := map[string]int{}, 0
+	for _, m := range task.MethodNames() {
+		for _, tiers := range []bool{false, true} {
+			for _, rounds := range []int{0, 3} {
+				for _, in := range inits {
+					for _, agg := range task.AggregatorNames() {
+						spec := fieldSpec(asMethod(m))
+						spec.Tiers, spec.MaxRounds, spec.Init, spec.Aggregator = tiers, rounds, in, agg
+						name := fmt.Sprintf("%s tiers=%v max_rounds=%d init=%s/%v aggregator=%s", m, tiers, rounds, in.Mode, in.Gain, agg)
+						wantRefused := m != "fedlay" && (tiers || agg != "mean") || m == "plexus" && in.Mode != "common"
+						err := spec.ValidateFor(TaskEngine{})
+						if (err != nil) != wantRefused || err != nil && !errors.Is(err, task.ErrInvalid) {
+							t.Errorf("%s: validation says %v, want refused %v", name, err, wantRefused)
+							continue
+						}
+						if err != nil {
+							refused++
+							continue
+						}
+						accepted[m]++
+						got := runsOf(t, spec, self, estimated)
+						want := peerRuns{method: m, tier: mep.TierMedium, period: spec.PeriodMS / 100, maxRounds: rounds, aggregator: agg,
+							estimates: in.Mode == "he-gain" && in.Gain == 0}
+						if tiers {
+							want.tier, want.period = mep.TierLow, 2*want.period
+						}
+						switch {
+						case in.Mode == "common":
+							want.start = shared
+						case in.Gain > 0:
+							want.start = scaled(he, float32(in.Gain))
+						case in.Mode == "he-gain":
+							want.start = scaled(he, estimated)
+						default:
+							want.start = he
+						}
+						if got.method != want.method || got.tier != want.tier || got.period != want.period || got.maxRounds != want.maxRounds ||
+							got.aggregator != want.aggregator || got.estimates != want.estimates {
+							t.Errorf("%s: the peer runs %+v, want %+v", name, runsWithout(got), runsWithout(want))
+						}
+						if !slices.Equal(got.start, want.start) {
+							t.Errorf("%s: trains from another model than the spec's init", name)
+						}
+					}
+				}
+			}
+		}
+	}
+	if slices.Equal(he, shared) {
+		t.Fatal("the common model is the peer's own He model: init proves nothing")
+	}
+	for _, m := range task.MethodNames() {
+		if accepted[m] == 0 {
+			t.Errorf("method %s: no combination accepted", m)
+		}
+	}
+	t.Logf("accepted %v, refused %d", accepted, refused)
+}
+
+// runsWithout is r without its model, to print.
+func runsWithout(r peerRuns) peerRuns { r.start = nil; return r }
+
+// target_accuracy: the peer's /status says when an evaluation of its
+// model reached it (the task counts as done there); nothing read it.
+func TestTargetAccuracyReported(t *testing.T) {
+	spec := fieldSpec(func(s *task.Spec) { s.TargetAccuracy = 0.9 })
+	l, _ := specLearner(t, spec, 0)
+	for _, c := range []struct {
+		acc     float64
+		reached bool
+	}{{0.5, false}, {0.89, false}, {0.93, true}, {0.7, true}} { // once reached, it stays
+		l.evaluated(evalResult{m: nn.Metrics{Accuracy: c.acc}, round: 1})
+		if st := l.status(); st.TargetReached != c.reached || st.Target != 0.9 {
+			t.Errorf("after accuracy %v: target %v reached %v, want %v", c.acc, st.Target, st.TargetReached, c.reached)
+		}
 	}
 }

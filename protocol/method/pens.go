@@ -554,7 +554,7 @@ func (p *PENS) current() []float32 {
 
 // Status implements Core.
 func (p *PENS) Status() Status {
-	st := Status{Method: "pens", Round: p.round, Role: phaseNames[p.phase], Peers: len(p.peers),
+	st := Status{Method: "pens", Round: p.round, MaxRounds: p.cfg.MaxRounds, Role: phaseNames[p.phase], Peers: len(p.peers),
 		ModelsSent: p.stats.sent, ModelsReceived: p.stats.received, Refused: p.stats.refused,
 		Timeouts: p.stats.timeouts, Stale: p.stats.stale,
 		Candidates: slices.Clone(p.stats.candidates), Selected: slices.Clone(p.stats.selected)}

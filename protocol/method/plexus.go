@@ -379,7 +379,7 @@ func (c *Plexus) Status() Status {
 	st := c.p.Stats()
 	v := c.p.View()
 	k := c.p.Newest()
-	s := Status{Method: "plexus", Round: int(k), Role: "idle", Peers: len(c.peers), Members: v.Len(),
+	s := Status{Method: "plexus", Round: int(k), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
 		ModelsSent:     st.Sent[plexus.MsgTrain].Msgs + st.Sent[plexus.MsgTrained].Msgs,
 		ModelsReceived: st.Received[plexus.MsgTrain].Msgs + st.Received[plexus.MsgTrained].Msgs,
 		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations,
