@@ -158,7 +158,9 @@ func (p *Peer) Tick() {
 		if pt.trained != nil && p.now >= pt.deadline {
 			// The aggregator it went to stayed silent for T_round:
 			// ranked last from now on, here and in later rounds.
-			p.view.Missed(pt.tried[len(pt.tried)-1])
+			if n := len(pt.tried); n > 0 { // always: a deadline is set when a model is sent
+				p.view.Missed(pt.tried[n-1])
+			}
 			p.stats.Escalations++
 			p.deliver(k, pt)
 		}
