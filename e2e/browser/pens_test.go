@@ -141,7 +141,7 @@ func TestBrowserPENS(t *testing.T) {
 				why = append(why, v.Name+" not learning yet")
 			case m.Method != "pens":
 				t.Fatalf("%s runs %+v", v.Name, m)
-			case m.Role != "done" || v.EvalRound <= rounds:
+			case m.Role != "done" || v.EvalRound < rounds:
 				why = append(why, fmt.Sprintf("%s %s round %d (evaluated at %d)", v.Name, m.Role, m.Round, v.EvalRound))
 			default:
 				views = append(views, v)
