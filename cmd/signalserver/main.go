@@ -57,6 +57,8 @@ func run(args []string) error {
 	defTURN := server.DefaultTURNConfig()
 	turnAllow := fs.String("turn-allow-peer", "", "with -turn: peer networks (CIDRs, comma-separated) relayed to although denied by default (loopback, private, link-local, ...); test networks and LANs only")
 	turnPerUser := fs.Int("turn-allocs-per-peer", defTURN.MaxAllocationsPerUser, "with -turn: live TURN allocations per peer")
+	turnPerIP := fs.Int("turn-allocs-per-ip", defTURN.MaxAllocationsPerIP, "with -turn: live TURN allocations per client address (the TURN request's source and the peer's signalling address are both charged; -limit-exempt networks are not)")
+	turnPerSubnet := fs.Int("turn-allocs-per-subnet", defTURN.MaxAllocationsPerSubnet, "with -turn: live TURN allocations per client /24 (IPv6: /48)")
 	turnAllocs := fs.Int("turn-allocs", defTURN.MaxAllocations, "with -turn: live TURN allocations in all")
 	turnBW := fs.Int64("turn-bytes-per-sec", defTURN.AllocationBytesPerSecond, "with -turn: relayed bytes per second per allocation")
 	turnBWTotal := fs.Int64("turn-total-bytes-per-sec", defTURN.TotalBytesPerSecond, "with -turn: relayed bytes per second in all")
@@ -67,7 +69,7 @@ func run(args []string) error {
 	hsPerSubnet := fs.Int("handshakes-per-subnet", def.AddrLimits.HandshakesPerSubnet, "unfinished handshakes per client /24 (IPv6: /48)")
 	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
 	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
-	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits do not apply to (empty: none)")
+	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits (handshakes, peers, TURN allocations) do not apply to (empty: none)")
 	coturnConf := fs.Bool("coturn-config", false, "print a turnserver.conf for Debian's coturn as the external TURN server (checks -turn-secret's credentials, denies the same peer networks as -turn, external-ip from -turn-relay-ip) and exit")
 	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
@@ -126,6 +128,8 @@ func run(args []string) error {
 		tc := server.DefaultTURNConfig()
 		tc.ListenAddr, tc.RelayIP, tc.Secret, tc.Logf = *turnAddr, *turnRelayIP, *turnSecret, log.Printf
 		tc.MaxAllocationsPerUser, tc.MaxAllocations = *turnPerUser, *turnAllocs
+		tc.MaxAllocationsPerIP, tc.MaxAllocationsPerSubnet = *turnPerIP, *turnPerSubnet
+		tc.Exempt = cfg.AddrLimits.Exempt
 		tc.AllocationBytesPerSecond, tc.TotalBytesPerSecond = *turnBW, *turnBWTotal
 		for _, c := range split(*turnAllow) {
 			p, err := netip.ParsePrefix(c)
@@ -160,7 +164,7 @@ func run(args []string) error {
 		return err
 	}
 	if turn != nil {
-		turn.TieToSessions(srv.TURNUserLive) // credentials only while the session lives
+		turn.TieToSessions(srv) // credentials only while the session lives
 	}
 	for id, spec := range srv.Tasks() {
 		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)

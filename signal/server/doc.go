@@ -25,7 +25,8 @@
 // then get short-lived TURN credentials derived from a shared secret (the
 // TURN REST scheme coturn's use-auth-secret also accepts, CoturnConfig).
 // It relays only to public unicast peers (TURNConfig.AllowPeers opens test
-// networks), within per-credential and total allocation quotas and
+// networks), within allocation quotas per credential, per client address
+// and subnet and in all (turnquota.go), and
 // bandwidth caps, and, tied to the sessions (TURN.TieToSessions,
 // TURNAuth.OnSessionEnd), only for registered peers.
 package server

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -24,6 +25,7 @@ type session struct {
 	conn    *websocket.Conn
 	netConn net.Conn // under conn, for kill
 	remote  string
+	ip      netip.Addr  // the client's address (invalid: unknown)
 	addr    clientAddr  // for AddrLimits (zero: exempt)
 	out     chan []byte // encoded messages for the writer
 	ctx     context.Context
@@ -95,7 +97,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(int64(s.cfg.MaxMessageSize))
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &session{
-		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr, addr: addr,
+		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr, ip: remoteIP(r.RemoteAddr), addr: addr,
 		out: make(chan []byte, s.cfg.SendQueue), ctx: ctx, cancel: cancel,
 		bucket: newBucket(s.cfg.MessagesPerSecond, s.cfg.Burst, time.Now()),
 	}
@@ -152,6 +154,30 @@ func (s *Server) TURNUserLive(user string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peers[id] != nil
+}
+
+// turnUserAddr returns the client address of user's registered session
+// (invalid: none): TURN.TieToSessions charges its allocations to it.
+func (s *Server) turnUserAddr(user string) netip.Addr {
+	id, err := ident.ParsePeer(user)
+	if err != nil {
+		return netip.Addr{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess := s.peers[id]; sess != nil {
+		return sess.ip
+	}
+	return netip.Addr{}
+}
+
+// remoteIP parses a request's RemoteAddr (invalid if it does not parse).
+func remoteIP(remote string) netip.Addr {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap().WithZone("")
 }
 
 // serve reads and handles the registered peer's messages until the
