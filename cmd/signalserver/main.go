@@ -69,7 +69,10 @@ func run(args []string) error {
 	hsPerSubnet := fs.Int("handshakes-per-subnet", def.AddrLimits.HandshakesPerSubnet, "unfinished handshakes per client /24 (IPv6: /48)")
 	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
 	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
-	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits (handshakes, peers, TURN allocations) do not apply to (empty: none)")
+	exempt := fs.String("limit-exempt", loopbackCIDRs, "client networks (CIDRs, comma-separated) the per-address limits (handshakes, peers, TURN allocations) do not apply to (empty: none; default with -trusted-proxies: none)")
+	admissionExempt := fs.String("admission-exempt", loopbackCIDRs, "client networks (CIDRs, comma-separated) whose admissions are not counted per address and subnet (empty: none; default with -trusted-proxies: none)")
+	proxies := fs.String("trusted-proxies", "", "reverse proxies (CIDRs, comma-separated, e.g. 127.0.0.1/32) whose -proxy-header names the client address; the limits, TURN quotas and logs use that address (empty: none, the TCP peer is the client)")
+	proxyHeader := fs.String("proxy-header", server.HeaderForwardedFor, "the header the -trusted-proxies set: X-Forwarded-For (the right-most untrusted hop is the client) or X-Real-IP")
 	coturnConf := fs.Bool("coturn-config", false, "print a turnserver.conf for Debian's coturn as the external TURN server (checks -turn-secret's credentials, denies the same peer networks as -turn, external-ip from -turn-relay-ip) and exit")
 	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
@@ -97,13 +100,33 @@ func run(args []string) error {
 	cfg.MetricsSeparate = *metricsAddr != ""
 	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet
 	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = *peersPerIP, *peersPerSubnet
-	cfg.AddrLimits.Exempt = nil
-	for _, c := range split(*exempt) {
-		p, err := netip.ParsePrefix(c)
-		if err != nil {
-			return fmt.Errorf("-limit-exempt: %w", err)
+	var err error
+	if cfg.Proxies.Proxies, err = prefixes("-trusted-proxies", *proxies); err != nil {
+		return err
+	}
+	cfg.Proxies.Header = *proxyHeader
+	if len(cfg.Proxies.Proxies) > 0 {
+		// Behind a proxy the loopback clients are the proxy itself: its
+		// exemption is off unless asked for (and refused if it covers
+		// the proxy, Config.Validate).
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["limit-exempt"] {
+			*exempt = ""
 		}
-		cfg.AddrLimits.Exempt = append(cfg.AddrLimits.Exempt, p)
+		if !given["admission-exempt"] {
+			*admissionExempt = ""
+		}
+	}
+	if cfg.AddrLimits.Exempt, err = prefixes("-limit-exempt", *exempt); err != nil {
+		return err
+	}
+	if cfg.Admission.Exempt, err = prefixes("-admission-exempt", *admissionExempt); err != nil {
+		return err
+	}
+	if len(cfg.Proxies.Proxies) > 0 {
+		log.Printf("signalserver: client addresses from %s on connections from %s; exempt from the address limits: %q, from admission counting: %q",
+			cfg.Proxies.Header, *proxies, *exempt, *admissionExempt)
 	}
 	tlsSet, err := tlsf.setup()
 	if err != nil {
@@ -271,6 +294,23 @@ func randomSecret() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// loopbackCIDRs is the default exemption: the demos and tests run many
+// peers on one machine.
+const loopbackCIDRs = "127.0.0.0/8,::1/128"
+
+// prefixes parses a comma-separated CIDR flag.
+func prefixes(flagName, s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, c := range split(s) {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flagName, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // split splits a comma-separated flag, dropping empty items.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ type Config struct {
 	// AddrLimits bound the handshakes and peers of one client address
 	// and one subnet (within MaxHandshakes and MaxPeers).
 	AddrLimits AddrLimits
+	// Proxies are the trusted reverse proxies whose header names the
+	// client address (clientip.go); the admission and address limits,
+	// the TURN quotas and the logs use that address.
+	Proxies ProxyTrust
 	// MaxMessageSize bounds one received message (at most
 	// signal.MaxMessageSize); a larger one closes the connection.
 	MaxMessageSize int
@@ -132,6 +137,7 @@ func DefaultConfig() Config {
 		MaxPeers:              1000,                         // peers of all tasks together
 		MaxHandshakes:         64,                           // unregistered connections at once
 		AddrLimits:            DefaultAddrLimits(),          // per client address and /24 (/48)
+		Proxies:               DefaultProxyTrust(),          // none: the TCP peer is the client
 		MaxMessageSize:        signal.MaxMessageSize,        // 64 KiB: a relay of 32 KiB SDP fits
 		MessagesPerSecond:     20,                           // an ICE candidate burst is ~10 messages
 		Burst:                 40,                           // one connection setup's worth at once
@@ -229,6 +235,19 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Admission.validate(c.Tasks); err != nil {
 		return err
+	}
+	if err := c.Proxies.validate(); err != nil {
+		return err
+	}
+	// A trusted proxy that sends no header makes its clients its own
+	// address: exempting that address would exempt them all.
+	for _, ex := range []struct {
+		what string
+		ps   []netip.Prefix
+	}{{"Admission.Exempt", c.Admission.Exempt}, {"AddrLimits.Exempt", c.AddrLimits.Exempt}} {
+		if p, ok := c.Proxies.overlapsAny(ex.ps); ok {
+			return bad("%s %v overlaps a trusted proxy's network: every client it fails to forward would be exempt", ex.what, p)
+		}
 	}
 	if n > signal.MaxICEServers {
 		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)

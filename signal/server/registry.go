@@ -41,7 +41,7 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	if code, text := s.addrAllows(ts, sess, old); code != 0 {
 		return nil, code, text
 	}
-	token, code, text := s.admit.admit(sess.remote, h, ts.spec, now)
+	token, code, text := s.admit.admit(sess.ip, h, ts.spec, now)
 	if code != 0 {
 		return nil, code, text
 	}

@@ -23,9 +23,9 @@ import (
 type session struct {
 	srv     *Server
 	conn    *websocket.Conn
-	netConn net.Conn // under conn, for kill
-	remote  string
-	ip      netip.Addr  // the client's address (invalid: unknown)
+	netConn net.Conn    // under conn, for kill
+	remote  string      // for logs: the client address ("ip via proxy:port" when forwarded)
+	ip      netip.Addr  // the client's address, forwarded by a trusted proxy or its own (invalid: unknown)
 	addr    clientAddr  // for AddrLimits (zero: exempt)
 	out     chan []byte // encoded messages for the writer
 	ctx     context.Context
@@ -57,7 +57,15 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
-	addr := s.cfg.AddrLimits.clientOf(r.RemoteAddr)
+	ip, forwarded, missing := s.cfg.Proxies.clientIP(r.RemoteAddr, r.Header)
+	who := r.RemoteAddr
+	if forwarded {
+		who = ip.String() + " via " + r.RemoteAddr
+	}
+	if missing && !s.proxyHeaderMissing.Swap(true) {
+		s.logf("signal server: trusted proxy %s sent no usable %s header: its clients get its address, and share its limits (this is logged once)", r.RemoteAddr, s.cfg.Proxies.Header)
+	}
+	addr := s.cfg.AddrLimits.clientOfIP(ip)
 	s.mu.Lock()
 	ipOver, subnetOver := s.pending.over(addr, s.cfg.AddrLimits.HandshakesPerIP, s.cfg.AddrLimits.HandshakesPerSubnet)
 	switch {
@@ -74,7 +82,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	case ipOver || subnetOver:
 		s.mu.Unlock()
 		s.counters.addrRefuse(limitHandshakesIP, ipOver, subnetOver)
-		s.logf("signal server: %s: too many pending handshakes from its address (%v) or subnet (%v)", r.RemoteAddr, ipOver, subnetOver)
+		s.logf("signal server: %s: too many pending handshakes from its address (%v) or subnet (%v)", who, ipOver, subnetOver)
 		http.Error(w, "too many pending handshakes from your address", http.StatusTooManyRequests)
 		return
 	}
@@ -91,13 +99,13 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		s.handshakes--
 		s.pending.add(addr, -1)
 		s.mu.Unlock()
-		s.logf("signal server: %s: upgrade: %v", r.RemoteAddr, err)
+		s.logf("signal server: %s: upgrade: %v", who, err)
 		return
 	}
 	conn.SetReadLimit(int64(s.cfg.MaxMessageSize))
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &session{
-		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr, ip: remoteIP(r.RemoteAddr), addr: addr,
+		srv: s, conn: conn, netConn: hj.conn, remote: who, ip: ip, addr: addr,
 		out: make(chan []byte, s.cfg.SendQueue), ctx: ctx, cancel: cancel,
 		bucket: newBucket(s.cfg.MessagesPerSecond, s.cfg.Burst, time.Now()),
 	}

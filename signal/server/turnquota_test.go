@@ -19,18 +19,30 @@ import (
 // 127/8 address is this machine's); closed at cleanup.
 func dialRawFrom(t *testing.T, ts *testServer, from netip.Addr) *raw {
 	t.Helper()
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: from.AsSlice()}}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, ts.wsURL(), &websocket.DialOptions{
-		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: d.DialContext}},
-	})
+	r, _, err := dialURLFrom(t, ts.wsURL(), from, nil)
 	if err != nil {
 		t.Fatalf("dial from %v: %v", from, err)
 	}
+	return r
+}
+
+// dialURLFrom opens a websocket to url from the local address from with
+// headers h; closed at cleanup.
+func dialURLFrom(t *testing.T, url string, from netip.Addr, h http.Header) (*raw, *http.Response, error) {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: from.AsSlice()}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+		HTTPHeader: h,
+		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: d.DialContext}},
+	})
+	if err != nil {
+		return nil, resp, err
+	}
 	conn.SetReadLimit(signal.MaxMessageSize)
 	t.Cleanup(func() { conn.CloseNow() })
-	return &raw{t: t, conn: conn}
+	return &raw{t: t, conn: conn}, resp, nil
 }
 
 // turnWithSessions runs an embedded TURN server (after mutate, no exempt
