@@ -48,6 +48,7 @@ func run(args []string) error {
 	idle := fs.Duration("idle-timeout", def.IdleTimeout, "close connections silent for this long")
 	origins := fs.String("origins", strings.Join(def.AllowedOrigins, ","), "allowed websocket Origin patterns besides the same origin, comma-separated (empty: same origin only)")
 	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default with -turn: the embedded TURN server's address, which answers STUN too)")
+	stunAddr := fs.String("stun-addr", "auto", "UDP address of this server's STUN responder, handed out as stun:<the host peers reach this server by>:<port> (auto: -addr's, unless -turn or -ice-servers provide STUN; empty: none)")
 	turnOn := fs.Bool("turn", false, "run the embedded TURN server (pion/turn, UDP)")
 	turnAddr := fs.String("turn-addr", "127.0.0.1:3478", "embedded TURN server's UDP listen address")
 	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
@@ -171,7 +172,7 @@ func run(args []string) error {
 			*turnURL = turn.URL()
 		}
 		if *iceURLs == "" { // pion's TURN server answers STUN binding requests too
-			cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{"stun:" + turn.Addr().String()}})
+			cfg.STUNPort = turn.Addr().(*net.UDPAddr).Port
 		}
 		log.Printf("signalserver: TURN on udp %v", turn.Addr())
 	}
@@ -180,6 +181,37 @@ func run(args []string) error {
 		if turn != nil {
 			cfg.TURN.OnSessionEnd = turn.Revoke // a peer's relays end with its session
 		}
+	}
+
+	if *stunAddr == "auto" && cfg.STUNPort == 0 && *iceURLs == "" {
+		// Without STUN two peers behind ordinary NATs gather host
+		// candidates only and never connect: serve it by default. A
+		// port already taken (another server's STUN on this machine)
+		// is not fatal for the default.
+		st, err := server.StartSTUN(*addr, log.Printf)
+		if err != nil {
+			log.Printf("signalserver: warning: no STUN served on udp %s (%v)", *addr, err)
+		} else {
+			defer st.Close()
+			cfg.STUNPort = st.Addr().Port
+			log.Printf("signalserver: STUN on udp %v", st.Addr())
+		}
+	} else if *stunAddr != "" && *stunAddr != "auto" {
+		st, err := server.StartSTUN(*stunAddr, log.Printf)
+		if err != nil {
+			return fmt.Errorf("-stun-addr: %w", err)
+		}
+		defer st.Close()
+		cfg.STUNPort = st.Addr().Port
+		log.Printf("signalserver: STUN on udp %v", st.Addr())
+	}
+	if cfg.STUNPort != 0 {
+		log.Printf("signalserver: peers are handed stun:<the host they reach this server by>:%d", cfg.STUNPort)
+	} else if *iceURLs == "" {
+		log.Printf("signalserver: warning: no STUN server: peers behind NATs gather host candidates only and connect only within one network")
+	}
+	if cfg.TURN == nil {
+		log.Printf("signalserver: warning: no TURN server (-turn, or -turn-url and -turn-secret for coturn): peers behind symmetric NATs (common on mobile networks) or networks that block UDP will connect to no one")
 	}
 
 	srv, err := server.New(cfg)

@@ -66,6 +66,11 @@ type Config struct {
 	AllowedOrigins []string
 	// ICEServers are the STUN/TURN servers handed to every peer.
 	ICEServers []signal.ICEServer
+	// STUNPort, if not 0, adds stun:<host>:<STUNPort> to every welcome,
+	// host being the one the peer reached this server by (its request's
+	// Host): this machine's STUN server (StartSTUN, or the embedded TURN
+	// server, which answers STUN too) under the name peers know it by.
+	STUNPort int
 	// TURN, if not nil, adds per-peer time-limited TURN credentials to
 	// every welcome (the embedded TURN server or coturn with
 	// use-auth-secret checks them).
@@ -150,6 +155,7 @@ func DefaultConfig() Config {
 		SendQueue:             64,                           // messages waiting for one peer
 		AllowedOrigins:        LocalOrigins(),               // same origin + pages on localhost
 		ICEServers:            nil,                          // host candidates only (LAN, loopback)
+		STUNPort:              0,                            // no STUN of this machine's (cmd/signalserver starts one)
 		TURN:                  nil,                          // no TURN credentials
 		WebDir:                "",                           // no web page
 		WasmDir:               "",                           // no wasm build
@@ -218,6 +224,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	n := len(c.ICEServers)
+	if c.STUNPort != 0 {
+		n++
+		if c.STUNPort < 0 || c.STUNPort > 65535 {
+			return bad("STUNPort %d", c.STUNPort)
+		}
+	}
 	if c.TURN != nil {
 		n++
 		t := c.TURN

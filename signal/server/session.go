@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -26,6 +27,7 @@ type session struct {
 	netConn net.Conn    // under conn, for kill
 	remote  string      // for logs: the client address ("ip via proxy:port" when forwarded)
 	ip      netip.Addr  // the client's address, forwarded by a trusted proxy or its own (invalid: unknown)
+	host    string      // the host the client reached the server by, if a plain name or address (stunHost)
 	addr    clientAddr  // for AddrLimits (zero: exempt)
 	out     chan []byte // encoded messages for the writer
 	ctx     context.Context
@@ -105,7 +107,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(int64(s.cfg.MaxMessageSize))
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &session{
-		srv: s, conn: conn, netConn: hj.conn, remote: who, ip: ip, addr: addr,
+		srv: s, conn: conn, netConn: hj.conn, remote: who, ip: ip, addr: addr, host: stunHost(r.Host),
 		out: make(chan []byte, s.cfg.SendQueue), ctx: ctx, cancel: cancel,
 		bucket: newBucket(s.cfg.MessagesPerSecond, s.cfg.Burst, time.Now()),
 	}
@@ -177,6 +179,32 @@ func (s *Server) turnUserAddr(user string) netip.Addr {
 		return sess.ip
 	}
 	return netip.Addr{}
+}
+
+// stunHost returns the host part of a request's Host if it is an IP
+// address or a DNS name (letters, digits, '-', '.'), else "": it goes
+// into a stun: URL in the welcome, and a client's odd Host must not make
+// that invalid.
+func stunHost(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Zone() != "" {
+			return ""
+		}
+		return ip.String()
+	}
+	if host == "" || len(host) > 253 || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || strings.Contains(host, "..") {
+		return ""
+	}
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return ""
+		}
+	}
+	return host
 }
 
 // remoteIP parses a request's RemoteAddr (invalid if it does not parse).

@@ -95,6 +95,7 @@ func TestTURNRelayNotDrainedFromThreeSubnets(t *testing.T) {
 		n    int
 	}
 	var hostiles []hostile
+	refused := 0
 	for i := range 63 {
 		ip := netip.AddrFrom4([4]byte{127, byte(1 + i%3), 0, byte(1 + i/3)})
 		conn, ice := registerFrom(t, ts, ip, byte(10+i))
@@ -105,6 +106,7 @@ func TestTURNRelayNotDrainedFromThreeSubnets(t *testing.T) {
 				if !strings.Contains(err.Error(), "486") {
 					t.Fatalf("hostile %d from %v: %v, want 486 or a relay", i, ip, err)
 				}
+				refused++
 				continue
 			}
 			t.Cleanup(func() { relay.Close() })
@@ -113,11 +115,13 @@ func TestTURNRelayNotDrainedFromThreeSubnets(t *testing.T) {
 		hostiles = append(hostiles, h)
 	}
 	wantHeld := 3 * def.MaxAllocationsPerSubnet
+	// (The server counts requests: a retransmitted Allocate is refused
+	// again, so its count may exceed the clients'.)
 	st := srv.Stats()
-	if n := srv.Allocations(); n != wantHeld || st.AddrQuotaRefused != uint64(63*def.MaxAllocationsPerUser-wantHeld) {
-		t.Fatalf("hostiles hold %d allocations (want %d), %d refused by address or subnet", n, wantHeld, st.AddrQuotaRefused)
+	if n := srv.Allocations(); n != wantHeld || refused != 63*def.MaxAllocationsPerUser-wantHeld || st.AddrQuotaRefused < uint64(refused) {
+		t.Fatalf("hostiles hold %d allocations (want %d), %d refused (486), %d refused by address or subnet", n, wantHeld, refused, st.AddrQuotaRefused)
 	}
-	t.Logf("63 hostile registrations from 3 subnets: %d allocations held, %d refused (486)", srv.Allocations(), st.QuotaRefused)
+	t.Logf("63 hostile registrations from 3 subnets: %d allocations held, %d refused (486)", srv.Allocations(), refused)
 
 	_, ice := registerFrom(t, ts, netip.MustParseAddr("127.4.0.1"), 200)
 	relay, err := turnClientFrom(t, netip.MustParseAddr("127.4.0.1"), addr, ice.Username, ice.Credential).Allocate()
@@ -182,8 +186,8 @@ func TestTURNQuotaChargesSessionAndSourceAddress(t *testing.T) {
 	if err := allocate(netip.MustParseAddr("127.12.0.1"), ice); err != nil {
 		t.Fatalf("from a fresh address: %v", err)
 	}
-	if st := srv.Stats(); st.AddrQuotaRefused != 2 {
-		t.Fatalf("address refusals %d, want 2", st.AddrQuotaRefused)
+	if st := srv.Stats(); st.AddrQuotaRefused < 2 {
+		t.Fatalf("address refusals %d, want 2 (more with retransmissions)", st.AddrQuotaRefused)
 	}
 }
 
