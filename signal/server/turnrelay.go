@@ -103,7 +103,17 @@ func (r *relays) AllocatePacketConn(c turn.AllocateListenerConfig) (net.PacketCo
 		return nil, nil, err
 	}
 	growBuffers(conn)
+	// Set under the lock revoke takes: a revoke that came while the
+	// socket was being opened (rc listed, no socket yet) marked it, and
+	// the allocation ends here instead of outliving its session.
+	r.mu.Lock()
 	rc.PacketConn = conn
+	revoked := rc.revoked
+	r.mu.Unlock()
+	if revoked {
+		rc.Close()
+		return nil, nil, errTURNQuota
+	}
 	return rc, addr, nil
 }
 
@@ -136,6 +146,10 @@ func (r *relays) revoke(user string) int {
 	delete(r.pending, user)
 	var conns []*relayConn
 	for rc := range r.byUser[user] {
+		if rc.PacketConn == nil { // still being opened: AllocatePacketConn closes it
+			rc.revoked = true
+			continue
+		}
 		conns = append(conns, rc)
 	}
 	r.mu.Unlock()
@@ -151,8 +165,11 @@ type relayConn struct {
 	relays *relays
 	user   string
 	keys   allocKeys // the addresses and subnets it is charged to
-	own    *byteBucket
-	once   sync.Once
+	// revoked (under relays.mu): its user's session ended while its
+	// socket was being opened.
+	revoked bool
+	own     *byteBucket
+	once    sync.Once
 }
 
 // pass reports whether n bytes to or from addr may go: an allowed peer,
