@@ -47,7 +47,7 @@ func run(args []string) error {
 	bootstrap := fs.Duration("bootstrap-timeout", def.BootstrapTimeout, "relay window of a new peer")
 	idle := fs.Duration("idle-timeout", def.IdleTimeout, "close connections silent for this long")
 	origins := fs.String("origins", strings.Join(def.AllowedOrigins, ","), "allowed websocket Origin patterns besides the same origin, comma-separated (empty: same origin only)")
-	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default with -turn: the embedded TURN server's address, which answers STUN too)")
+	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default: stun:<the host peers reach this server by>:<port> of the embedded TURN server with -turn, which answers STUN too, else of -stun-addr)")
 	stunAddr := fs.String("stun-addr", "auto", "UDP address of this server's STUN responder, handed out as stun:<the host peers reach this server by>:<port> (auto: -addr's, unless -turn or -ice-servers provide STUN; empty: none)")
 	turnOn := fs.Bool("turn", false, "run the embedded TURN server (pion/turn, UDP)")
 	turnAddr := fs.String("turn-addr", "127.0.0.1:3478", "embedded TURN server's UDP listen address")
