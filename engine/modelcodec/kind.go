@@ -44,7 +44,7 @@ const (
 	// parameters costs 1.6% over one byte each.
 	DefaultBlock = 256
 	// MinBlock and MaxBlock bound the block length a message may declare.
-	MinBlock, MaxBlock = 16, 1 << 16 - 1
+	MinBlock, MaxBlock = 16, 1<<16 - 1
 	// DefaultTopK is the fraction of a delta's entries DeltaTopK sends.
 	DefaultTopK = 0.1
 	// MaxAbs bounds every decoded value and every scale times 127: a
