@@ -189,8 +189,8 @@ func TestLostAndReorderedDeltas(t *testing.T) {
 	}
 	s.Reset()
 	p6, d6, _ := s.Encode(x5)
-	if h, _ := PeekHeader(p6); h.Kind != Int8 {
-		t.Fatalf("after Reset the sender sent %v, want a full int8 model", h.Kind)
+	if h, _ := PeekHeader(p6); h.Kind != DeltaInt8 || h.Ref != (nn.Digest{}) {
+		t.Fatalf("after Reset the sender sent %v against %v, want int8 against the zero model", h.Kind, h.Ref)
 	}
 	if y6, a6, err := deliver(p6); err != nil || a6 != d6 || maxErr(x5, y6) > 0.5/127 {
 		t.Fatalf("full model after the refusal: %v", err)

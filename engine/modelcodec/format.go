@@ -15,7 +15,9 @@ import (
 //	version u8   FormatVersion
 //	kind    u8   a Kind
 //	n       u32  parameter count, 1..MaxParams
-//	ref     [32] (delta kinds) digest of the reference x̂
+//	ref     [32] (delta kinds) digest of the reference x̂; all zero for
+//	             the zero model (a link's first, full model: ChocoSGD's
+//	             x̂ starts at 0)
 //	body:
 //	  F32        n × f32
 //	  F16        n × f16
@@ -86,7 +88,8 @@ func appendHeader(dst []byte, h Header) []byte {
 }
 
 // Encode appends the encoding of x. For a delta kind ref is x̂ (len
-// len(x)) and refDigest its digest; for the others ref is ignored.
+// len(x)) and refDigest its digest, or ref nil and refDigest zero for
+// the zero model; for the others ref is ignored.
 func Encode(dst []byte, cfg Config, x, ref []float32, refDigest nn.Digest) ([]byte, error) {
 	cfg, err := cfg.Normalize()
 	if err != nil {
@@ -97,6 +100,9 @@ func Encode(dst []byte, cfg Config, x, ref []float32, refDigest nn.Digest) ([]by
 	}
 	h := Header{Kind: cfg.Kind, N: len(x), Ref: refDigest}
 	v := x
+	if cfg.Kind.Delta() && ref == nil && refDigest == (nn.Digest{}) {
+		ref = make([]float32, len(x))
+	}
 	if cfg.Kind.Delta() {
 		if len(ref) != len(x) {
 			return dst, fmt.Errorf("%w: reference of %d parameters for %d", ErrLength, len(ref), len(x))
@@ -183,7 +189,8 @@ func appendTopK(dst []byte, v []float32, frac float64) []byte {
 
 // Decode reconstructs the parameters p encodes, which must number n. For
 // a delta, ref is the receiver's x̂ whose digest the header names (see
-// PeekHeader); it is only read. Every float32 operation is rounded on its
+// PeekHeader; a zero digest names the zero model, and ref is not read);
+// it is only read. Every float32 operation is rounded on its
 // own (explicit conversions), so a sender decoding its own payload gets
 // the receiver's copy bit for bit.
 func Decode(p []byte, n int, ref []float32) ([]float32, error) {
@@ -193,6 +200,9 @@ func Decode(p []byte, n int, ref []float32) ([]float32, error) {
 	}
 	if h.N != n {
 		return nil, fmt.Errorf("%w: %d parameters, want %d", ErrLength, h.N, n)
+	}
+	if h.Kind.Delta() && h.Ref == (nn.Digest{}) {
+		ref = make([]float32, n) // against the zero model
 	}
 	if h.Kind.Delta() && len(ref) != n {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownReference, h.Ref)

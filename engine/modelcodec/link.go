@@ -42,11 +42,12 @@ func NewSender(cfg Config) (*Sender, error) {
 func (s *Sender) Config() Config { return s.cfg }
 
 // fullConfig is the encoding of a full model: for a delta kind, int8
-// blocks (the deltas that follow correct its rounding, error feedback
-// again); otherwise the kind itself.
+// blocks against the zero model (the deltas that follow correct its
+// rounding: error feedback again; top-k of a whole model would send a
+// tenth of it); otherwise the kind itself.
 func (s *Sender) fullConfig() Config {
 	if s.cfg.Kind.Delta() {
-		return Config{Kind: Int8, Block: s.cfg.Block}
+		return Config{Kind: DeltaInt8, Block: s.cfg.Block}
 	}
 	return s.cfg
 }
@@ -56,11 +57,11 @@ func (s *Sender) fullConfig() Config {
 // is sent when the receiver has acknowledged a model of x's size, a full
 // model otherwise.
 func (s *Sender) Encode(x []float32) ([]byte, nn.Digest, error) {
-	cfg, ref := s.fullConfig(), []float32(nil)
+	cfg, ref, refDigest := s.fullConfig(), []float32(nil), nn.Digest{}
 	if s.cfg.Kind.Delta() && len(s.acked.params) == len(x) {
-		cfg, ref = s.cfg, s.acked.params
+		cfg, ref, refDigest = s.cfg, s.acked.params, s.acked.digest
 	}
-	p, err := Encode(nil, cfg, x, ref, s.acked.digest)
+	p, err := Encode(nil, cfg, x, ref, refDigest)
 	if err != nil {
 		return nil, nn.Digest{}, err
 	}
@@ -121,7 +122,7 @@ func (r *Receiver) Decode(p []byte, n int) ([]float32, nn.Digest, error) {
 		return nil, nn.Digest{}, err
 	}
 	var ref []float32
-	if h.Kind.Delta() {
+	if h.Kind.Delta() && h.Ref != (nn.Digest{}) {
 		for _, m := range r.refs {
 			if m.digest == h.Ref && len(m.params) == n {
 				ref = m.params
@@ -135,9 +136,8 @@ func (r *Receiver) Decode(p []byte, n int) ([]float32, nn.Digest, error) {
 	if err != nil {
 		return nil, nn.Digest{}, err
 	}
-	// A full int8 model may start a delta link, so it is kept as a
-	// reference too; an f32 or f16 one is never a delta's reference.
-	if h.Kind != Int8 && !h.Kind.Delta() {
+	// Only a delta link's models are references (and acknowledged).
+	if !h.Kind.Delta() {
 		return out, nn.Digest{}, nil
 	}
 	d := nn.Fingerprint(out)
