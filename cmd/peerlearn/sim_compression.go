@@ -33,7 +33,7 @@ func init() {
 }
 
 // compressionCodecs are the codecs compared, the first the reference.
-var compressionCodecs = []string{"f32", "f16", "int8", "delta-int8", "delta-topk:0.1"}
+var compressionCodecs = []string{"f32", "f16", "int8", "delta-int8", "delta-int4", "delta-topk:0.1", "delta-topk:0.25"}
 
 // compressionMethods are the methods with a core (FedLay's MEP runs in
 // dflsim, without one: not covered here yet).
@@ -53,6 +53,7 @@ const (
 // compressionCell is one method and codec's run.
 type compressionCell struct {
 	method, codec string
+	seed          uint64
 	// bytes[k] is the mean bytes a peer had sent at the k-th measurement,
 	// acc[k] the mean accuracy then.
 	bytes, acc []float64
@@ -76,10 +77,10 @@ func runCompression(ctx context.Context, o scenario.Options) (string, error) {
 	if ds == "" {
 		ds = "mnist"
 	}
-	n, rounds := 8, 16
+	n, rounds, seeds := 8, 16, 3
 	if o.Quick {
-		n, rounds = 6, 8
-		fmt.Fprintf(o.Stdout, "quick: %d peers, %d rounds (full: 8 peers, 16 rounds)\n", n, rounds)
+		n, rounds, seeds = 6, 8, 1
+		fmt.Fprintf(o.Stdout, "quick: %d peers, %d rounds, 1 seed (full: 8 peers, 16 rounds, 3 seeds)\n", n, rounds)
 	}
 	if o.N > 0 {
 		n = o.N
@@ -91,12 +92,14 @@ func runCompression(ctx context.Context, o scenario.Options) (string, error) {
 	var cells []compressionCell
 	for _, m := range compressionMethods {
 		for _, c := range compressionCodecs {
-			cell, err := compressionRun(ctx, m, c, ds, n, rounds, o.Seed, train, test)
-			if err != nil {
-				return "", fmt.Errorf("%s %s: %w", m, c, err)
+			for k := range uint64(seeds) {
+				cell, err := compressionRun(ctx, m, c, ds, n, rounds, o.Seed+k, train, test)
+				if err != nil {
+					return "", fmt.Errorf("%s %s seed %d: %w", m, c, o.Seed+k, err)
+				}
+				o.Logf("compression: %s %s seed %d final %.4f, %.2f MB a peer, %d refused deltas", m, c, o.Seed+k, cell.final, last(cell.bytes)/1e6, cell.refusals)
+				cells = append(cells, cell)
 			}
-			o.Logf("compression: %s %s final %.4f, %.2f MB a peer, %d refused deltas", m, c, cell.final, last(cell.bytes)/1e6, cell.refusals)
-			cells = append(cells, cell)
 		}
 	}
 	return compressionReport(o, ds, cells)
@@ -111,7 +114,7 @@ func last(v []float64) float64 {
 
 // compressionRun runs method m with codec c on n peers for rounds rounds.
 func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed uint64, train, test *data.Dataset) (compressionCell, error) {
-	cell := compressionCell{method: m, codec: c}
+	cell := compressionCell{method: m, codec: c, seed: seed}
 	cfg, err := modelcodec.Parse(c)
 	if err != nil {
 		return cell, err
@@ -203,41 +206,80 @@ func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed ui
 // accuracy within 0.5 points of float32 (if none does, the one with the
 // smallest gap).
 func compressionReport(o scenario.Options, ds string, cells []compressionCell) (string, error) {
-	ref := map[string]compressionCell{}
+	type key struct {
+		method string
+		seed   uint64
+	}
+	ref := map[key]compressionCell{}
 	for _, c := range cells {
 		if c.codec == compressionCodecs[0] {
-			ref[c.method] = c
+			ref[key{c.method, c.seed}] = c
 		}
+	}
+	// Per method and codec, over the seeds: mean final accuracy, mean
+	// bytes to the target (each seed's target from its float32 run), and
+	// whether every seed reached it.
+	type mean struct {
+		final, refFinal, bytes, refBytes, sent float64
+		seeds, missed, refusals                int
+	}
+	type mc struct{ method, codec string }
+	agg := map[mc]*mean{}
+	var rows [][]any
+	for _, c := range cells {
+		r := ref[key{c.method, c.seed}]
+		target := r.final - compressionTargetGap
+		b, rb := c.bytesTo(target), r.bytesTo(target)
+		a := agg[mc{c.method, c.codec}]
+		if a == nil {
+			a = &mean{}
+			agg[mc{c.method, c.codec}] = a
+		}
+		a.seeds++
+		a.final += c.final
+		a.refFinal += r.final
+		a.sent += last(c.bytes)
+		a.refusals += c.refusals
+		if math.IsNaN(b) {
+			a.missed++
+		} else {
+			a.bytes += b
+			a.refBytes += rb
+		}
+		rows = append(rows, []any{c.method, c.codec, c.seed, c.final, last(c.bytes), b, 100 * (r.final - c.final), c.refusals})
+	}
+	if err := report.WriteCSV(filepath.Join(o.OutDir, "compression.csv"),
+		[]string{"method", "codec", "seed", "final_acc", "bytes_per_peer", "bytes_to_target", "acc_gap_points", "refused_deltas"}, rows); err != nil {
+		return "", err
 	}
 	type codecScore struct{ ratio, gap float64 }
 	score := map[string]*codecScore{}
-	var rows [][]any
-	fmt.Fprintf(o.Stdout, "%-8s %-15s %10s %12s %12s %8s %8s\n", "method", "codec", "final", "MB/peer", "MB to tgt", "ratio", "gap pts")
-	for _, c := range cells {
-		r := ref[c.method]
-		target := r.final - compressionTargetGap
-		b, rb := c.bytesTo(target), r.bytesTo(target)
-		ratio, gap := rb/b, 100*(r.final-c.final)
-		if math.IsNaN(b) {
-			ratio = 0 // never reached the target
+	fmt.Fprintf(o.Stdout, "%-8s %-16s %8s %10s %10s %7s %8s\n", "method", "codec", "final", "MB/peer", "MB to tgt", "ratio", "gap pts")
+	for _, m := range compressionMethods {
+		for _, c := range compressionCodecs {
+			a := agg[mc{m, c}]
+			k := float64(a.seeds)
+			ratio, gap := a.refBytes/a.bytes, 100*(a.refFinal-a.final)/k
+			if a.missed > 0 {
+				ratio = 0 // some seed never reached the target
+			}
+			s := score[c]
+			if s == nil {
+				s = &codecScore{ratio: math.Inf(1), gap: math.Inf(-1)}
+				score[c] = s
+			}
+			s.ratio, s.gap = min(s.ratio, ratio), max(s.gap, gap)
+			tgt := "missed"
+			if a.missed == 0 {
+				tgt = fmt.Sprintf("%.3f", a.bytes/k/1e6)
+			}
+			fmt.Fprintf(o.Stdout, "%-8s %-16s %8.4f %10.3f %10s %7.2f %8.2f\n", m, c, a.final/k, a.sent/k/1e6, tgt, ratio, gap)
 		}
-		s := score[c.codec]
-		if s == nil {
-			s = &codecScore{ratio: math.Inf(1), gap: math.Inf(-1)}
-			score[c.codec] = s
-		}
-		s.ratio, s.gap = min(s.ratio, ratio), max(s.gap, gap)
-		fmt.Fprintf(o.Stdout, "%-8s %-15s %10.4f %12.3f %12.3f %8.2f %8.2f\n", c.method, c.codec, c.final, last(c.bytes)/1e6, b/1e6, ratio, gap)
-		rows = append(rows, []any{c.method, c.codec, c.final, last(c.bytes), b, ratio, gap, c.refusals})
-	}
-	if err := report.WriteCSV(filepath.Join(o.OutDir, "compression.csv"),
-		[]string{"method", "codec", "final_acc", "bytes_per_peer", "bytes_to_target", "bytes_ratio", "acc_gap_points", "refused_deltas"}, rows); err != nil {
-		return "", err
 	}
 	for _, m := range compressionMethods {
-		p := report.LinePlot{Title: fmt.Sprintf("%s on %s: accuracy against bytes a peer sent", m, ds), XLabel: "MB sent per peer", YLabel: "mean accuracy", LogX: true}
+		p := report.LinePlot{Title: fmt.Sprintf("%s on %s, seed %d: accuracy against bytes a peer sent", m, ds, o.Seed), XLabel: "MB sent per peer", YLabel: "mean accuracy", LogX: true}
 		for _, c := range cells {
-			if c.method != m {
+			if c.method != m || c.seed != o.Seed {
 				continue
 			}
 			var x, y []float64

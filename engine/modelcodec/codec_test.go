@@ -26,7 +26,7 @@ func maxErr(a, b []float32) float64 {
 }
 
 func TestParseAndString(t *testing.T) {
-	for _, s := range []string{"f32", "f16", "int8", "int8:64", "delta-int8", "delta-topk", "delta-topk:0.05"} {
+	for _, s := range []string{"f32", "f16", "int8", "int8:64", "delta-int8", "delta-topk", "delta-topk:0.05", "delta-int4", "delta-int4:64"} {
 		c, err := Parse(s)
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", s, err)
@@ -66,6 +66,7 @@ func TestEncodeSizesAndErrors(t *testing.T) {
 		{Config{Kind: F16}, 2*n + headerSize, 1e-3 * 0.5 * 0.5}, // |x| < 0.5: half ulp below 2^-11·2^-1
 		{Config{Kind: Int8}, n + 4*(n/256+1) + 8 + headerSize, 0.5 * 0.5 / 127},
 		{Config{Kind: DeltaInt8}, n + 4*(n/256+1) + 8 + headerSize + 32, 0.05 / 127},
+		{Config{Kind: DeltaInt4}, n/2 + 4*(n/256+1) + 8 + headerSize + 32, 0.05 / 7},
 		{Config{Kind: DeltaTopK, TopK: 0.1}, n/10*(2+2) + 4 + headerSize + 32, 0.05},
 	} {
 		p, err := Encode(nil, tc.cfg, x, ref, rd)
@@ -113,7 +114,7 @@ func TestTopKSendsTheLargest(t *testing.T) {
 func TestErrorFeedbackConverges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := randomModel(rng, 5000, 0.1)
-	for _, cfg := range []Config{{Kind: DeltaInt8}, {Kind: DeltaTopK, TopK: 0.1}} {
+	for _, cfg := range []Config{{Kind: DeltaInt8}, {Kind: DeltaInt4}, {Kind: DeltaTopK, TopK: 0.1}} {
 		s, _ := NewSender(cfg)
 		var r Receiver
 		var got []float32

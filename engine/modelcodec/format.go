@@ -23,6 +23,9 @@ import (
 //	  F16        n × f16
 //	  Int8,      block u16 (MinBlock..MaxBlock), ceil(n/block) × f32
 //	  DeltaInt8  scales (finite, 0 <= 127·scale <= MaxAbs), n × i8 (-127..127)
+//	  DeltaInt4  block u16, scales as above (0 <= 7·scale <= MaxAbs),
+//	             ceil(n/2) bytes, two 4-bit values (-7..7) each, low
+//	             nibble first, an odd n's last nibble 0
 //	  DeltaTopK  k u32 (1..n), k index gaps as uvarints (strictly
 //	             increasing indices below n), k × f16 values (finite)
 const (
@@ -123,15 +126,19 @@ func Encode(dst []byte, cfg Config, x, ref []float32, refDigest nn.Digest) ([]by
 			dst = binary.LittleEndian.AppendUint16(dst, toHalf(clampHalf(f)))
 		}
 	case Int8, DeltaInt8:
-		dst = appendInt8(dst, v, cfg.Block)
+		dst = appendQuant(dst, v, cfg.Block, 127)
+	case DeltaInt4:
+		dst = appendQuant(dst, v, cfg.Block, 7)
 	case DeltaTopK:
 		dst = appendTopK(dst, v, cfg.TopK)
 	}
 	return dst, nil
 }
 
-// appendInt8 writes per-block scales then one signed byte per value.
-func appendInt8(dst []byte, v []float32, block int) []byte {
+// appendQuant writes per-block scales then each value rounded to a
+// signed integer in [-levels, levels]: a byte each for 127 levels, a
+// nibble each for 7.
+func appendQuant(dst []byte, v []float32, block int, levels int) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(block))
 	nb := (len(v) + block - 1) / block
 	scales := make([]float32, nb)
@@ -142,16 +149,30 @@ func appendInt8(dst []byte, v []float32, block int) []byte {
 				m = a
 			}
 		}
-		scales[b] = min(m, MaxAbs) / 127
+		scales[b] = min(m, MaxAbs) / float32(levels)
 		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(scales[b]))
 	}
-	for i, f := range v {
+	lv := float64(levels)
+	quant := func(i int) int8 {
 		s := scales[i/block]
 		var q float64
 		if s > 0 {
-			q = math.RoundToEven(float64(f) / float64(s))
+			q = math.RoundToEven(float64(v[i]) / float64(s))
 		}
-		dst = append(dst, byte(int8(max(-127, min(127, q)))))
+		return int8(max(-lv, min(lv, q)))
+	}
+	if levels == 127 {
+		for i := range v {
+			dst = append(dst, byte(quant(i)))
+		}
+		return dst
+	}
+	for i := 0; i < len(v); i += 2 {
+		b := byte(quant(i)) & 0xf
+		if i+1 < len(v) {
+			b |= byte(quant(i+1)) << 4
+		}
+		dst = append(dst, b)
 	}
 	return dst
 }
@@ -216,7 +237,9 @@ func Decode(p []byte, n int, ref []float32) ([]float32, error) {
 	case F16:
 		rest, err = decodeF16(out, body)
 	case Int8, DeltaInt8:
-		rest, err = decodeInt8(out, body)
+		rest, err = decodeQuant(out, body, 127)
+	case DeltaInt4:
+		rest, err = decodeQuant(out, body, 7)
 	case DeltaTopK:
 		rest, err = decodeTopK(out, body)
 	}
@@ -266,7 +289,7 @@ func decodeF16(out []float32, b []byte) ([]byte, error) {
 	return b[2*len(out):], nil
 }
 
-func decodeInt8(out []float32, b []byte) ([]byte, error) {
+func decodeQuant(out []float32, b []byte, levels int) ([]byte, error) {
 	if err := need(b, 2, "block"); err != nil {
 		return nil, err
 	}
@@ -276,26 +299,38 @@ func decodeInt8(out []float32, b []byte) ([]byte, error) {
 	}
 	b = b[2:]
 	nb := (len(out) + block - 1) / block
-	if err := need(b, 4*nb+len(out), "int8 body"); err != nil {
+	body := len(out)
+	if levels == 7 {
+		body = (len(out) + 1) / 2
+	}
+	if err := need(b, 4*nb+body, "quantised body"); err != nil {
 		return nil, err
 	}
 	scales := make([]float32, nb)
 	for i := range scales {
 		s := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		if !(s >= 0 && float64(s)*127 <= MaxAbs*(1+1e-6)) { // also refuses NaN
+		if !(s >= 0 && float64(s)*float64(levels) <= MaxAbs*(1+1e-6)) { // also refuses NaN
 			return nil, fmt.Errorf("%w: block %d scale %v", ErrValue, i, s)
 		}
 		scales[i] = s
 	}
 	q := b[4*nb:]
 	for i := range out {
-		v := int8(q[i])
-		if v == -128 {
-			return nil, fmt.Errorf("%w: int8 -128 at %d", ErrValue, i)
+		var v int8
+		if levels == 127 {
+			v = int8(q[i])
+		} else {
+			v = int8(q[i/2]>>(4*(i%2))<<4) >> 4 // sign-extend the nibble
+		}
+		if v < -int8(levels) {
+			return nil, fmt.Errorf("%w: quantised value %d at %d", ErrValue, v, i)
 		}
 		out[i] = float32(float32(v) * scales[i/block])
 	}
-	return q[len(out):], nil
+	if levels == 7 && len(out)%2 == 1 && q[body-1]>>4 != 0 {
+		return nil, fmt.Errorf("%w: padding nibble %#x", ErrValue, q[body-1]>>4)
+	}
+	return q[body:], nil
 }
 
 func decodeTopK(out []float32, b []byte) ([]byte, error) {

@@ -28,6 +28,13 @@ func TestHostileEncodingsRefused(t *testing.T) {
 	}
 	int8p := enc(Config{Kind: Int8, Block: 16})
 	topk := enc(Config{Kind: DeltaTopK, TopK: 0.25})
+	int4 := func(m int) []byte { // m parameters, odd: a padding nibble
+		p, err := Encode(nil, Config{Kind: DeltaInt4, Block: 16}, x[:m], ref[:m], nn.Fingerprint(ref[:m]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	hdr := headerSize + 2 // int8: the first scale's offset
 	mod := func(p []byte, f func(q []byte) []byte) []byte { return f(append([]byte(nil), p...)) }
 	putScale := func(v float32) func([]byte) []byte {
@@ -69,6 +76,13 @@ func TestHostileEncodingsRefused(t *testing.T) {
 			return p
 		}(), n, nil, ErrValue},
 		{"delta, unknown reference", topk, n, nil, ErrUnknownReference},
+		{"int4 -8", mod(int4(n), func(q []byte) []byte { q[len(q)-1] = 0x08; return q }), n, ref, ErrValue},
+		{"int4 padding", mod(int4(n-1), func(q []byte) []byte { q[len(q)-1] |= 0x10; return q }), n - 1, ref[:n-1], ErrValue},
+		{"int4 scale over 7 levels", func() []byte {
+			p := int4(n)
+			binary.LittleEndian.PutUint32(p[headerSize+32+2:], math.Float32bits(MaxAbs/7*1.01))
+			return p
+		}(), n, ref, ErrValue},
 		{"top-k count 0", mod(topk, func(q []byte) []byte { binary.BigEndian.PutUint32(q[headerSize+32:], 0); return q }), n, ref, ErrLength},
 		{"top-k count > n", mod(topk, func(q []byte) []byte { binary.BigEndian.PutUint32(q[headerSize+32:], uint32(n+1)); return q }), n, ref, ErrLength},
 		{"top-k index out of range", mod(topk, func(q []byte) []byte { q[headerSize+32+4] = 63 + 1; return q }), n, ref, ErrValue},
@@ -97,7 +111,7 @@ func FuzzDecode(f *testing.F) {
 	for i := range x {
 		x[i], ref[i] = float32(i%7)-3, float32(i%5)/10
 	}
-	for _, c := range []Config{{Kind: F32}, {Kind: F16}, {Kind: Int8, Block: 16}, {Kind: DeltaInt8, Block: 16}, {Kind: DeltaTopK, TopK: 0.3}} {
+	for _, c := range []Config{{Kind: F32}, {Kind: F16}, {Kind: Int8, Block: 16}, {Kind: DeltaInt8, Block: 16}, {Kind: DeltaTopK, TopK: 0.3}, {Kind: DeltaInt4, Block: 16}} {
 		p, err := Encode(nil, c, x, ref, nn.Fingerprint(ref))
 		if err != nil {
 			f.Fatal(err)

@@ -22,9 +22,13 @@ const (
 	// DeltaTopK is the largest entries of x - x̂: index gaps as varints
 	// and values as fp16.
 	DeltaTopK Kind = 5
+	// DeltaInt4 is DeltaInt8 with 4 bits a value (-7..7, two a byte):
+	// about half a byte a parameter; error feedback carries the coarser
+	// rounding into the next delta.
+	DeltaInt4 Kind = 6
 )
 
-var kindNames = map[Kind]string{F32: "f32", F16: "f16", Int8: "int8", DeltaInt8: "delta-int8", DeltaTopK: "delta-topk"}
+var kindNames = map[Kind]string{F32: "f32", F16: "f16", Int8: "int8", DeltaInt8: "delta-int8", DeltaTopK: "delta-topk", DeltaInt4: "delta-int4"}
 
 // String returns the kind's spec name.
 func (k Kind) String() string {
@@ -35,7 +39,10 @@ func (k Kind) String() string {
 }
 
 // Delta reports whether k encodes a difference against a reference.
-func (k Kind) Delta() bool { return k == DeltaInt8 || k == DeltaTopK }
+func (k Kind) Delta() bool { return k == DeltaInt8 || k == DeltaTopK || k == DeltaInt4 }
+
+// blocked reports whether k has per-block scales.
+func (k Kind) blocked() bool { return k == Int8 || k == DeltaInt8 || k == DeltaInt4 }
 
 func (k Kind) known() bool { _, ok := kindNames[k]; return ok }
 
@@ -57,7 +64,7 @@ const (
 type Config struct {
 	// Kind is the encoding; 0 means F32.
 	Kind Kind
-	// Block is the int8 block length (Int8, DeltaInt8); 0 means
+	// Block is the block length (Int8, DeltaInt8, DeltaInt4); 0 means
 	// DefaultBlock.
 	Block int
 	// TopK is the fraction of entries DeltaTopK sends, in (0, 1]; 0
@@ -91,12 +98,12 @@ func (c Config) Normalize() (Config, error) {
 // String returns the spec form that Parse reads back.
 func (c Config) String() string {
 	c, _ = c.Normalize()
-	switch c.Kind {
-	case Int8, DeltaInt8:
+	switch {
+	case c.Kind.blocked():
 		if c.Block != DefaultBlock {
 			return c.Kind.String() + ":" + strconv.Itoa(c.Block)
 		}
-	case DeltaTopK:
+	case c.Kind == DeltaTopK:
 		if c.TopK != DefaultTopK {
 			return c.Kind.String() + ":" + strconv.FormatFloat(c.TopK, 'g', -1, 64)
 		}
@@ -106,7 +113,7 @@ func (c Config) String() string {
 
 // Names lists the kinds' spec names.
 func Names() []string {
-	return []string{"f32", "f16", "int8", "delta-int8", "delta-topk"}
+	return []string{"f32", "f16", "int8", "delta-int8", "delta-int4", "delta-topk"}
 }
 
 // Parse reads a spec's codec: a kind name, optionally ":" and its
@@ -127,14 +134,14 @@ func Parse(s string) (Config, error) {
 		return c, fmt.Errorf("%w: codec %q, want one of %s", ErrConfig, s, strings.Join(Names(), ", "))
 	}
 	if hasArg {
-		switch c.Kind {
-		case Int8, DeltaInt8:
+		switch {
+		case c.Kind.blocked():
 			b, err := strconv.Atoi(arg)
 			if err != nil {
 				return c, fmt.Errorf("%w: codec %q: block %q is not an integer", ErrConfig, s, arg)
 			}
 			c.Block = b
-		case DeltaTopK:
+		case c.Kind == DeltaTopK:
 			f, err := strconv.ParseFloat(arg, 64)
 			if err != nil || f == 0 {
 				return c, fmt.Errorf("%w: codec %q: fraction %q, want (0, 1]", ErrConfig, s, arg)
