@@ -85,9 +85,10 @@ func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every
 // tick: the architecture for the data's shape, the optimiser, batch,
-// local epochs or steps, aggregator, initialisation and the MEP period
-// (PeriodMS in ticks), task hash and a seed drawn from the ID. It refuses
-// what TaskEngine refuses.
+// local epochs or steps, aggregator, initialisation, the MEP period
+// (PeriodMS in ticks; with tiers, its tier's, mep.CapacityOf) and
+// MaxRounds (the method cores take theirs from the spec, NewCore), task
+// hash and a seed drawn from the ID. It refuses what TaskEngine refuses.
 func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
 	if err := spec.ValidateFor(TaskEngine{}); err != nil {
 		return learn.Config{}, err
@@ -120,9 +121,33 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
 		}
 	}
-	c.MEP.Period = max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
+	c.MEP.Period = taskPeriod(spec, tick)
+	if spec.Tiers {
+		// FedLay's capacity tiers: the peer's tier, hence its period,
+		// is drawn from its ID (mep.TierOf), so every neighbour knows it
+		// too (applyNeighbors). Its training takes what its hardware
+		// takes: the tier sets how often it trains and offers.
+		cp := mep.CapacityOf(id, c.MEP.Period)
+		c.MEP.Period, c.MEP.Tier = cp.Period, cp.Tier
+	}
 	c.MEP.JoinWait = c.MEP.Period
+	c.MEP.MaxRounds = spec.MaxRounds
 	return c, nil
+}
+
+// taskPeriod is the task's (medium tier's) period in overlay ticks.
+func taskPeriod(spec task.Spec, tick time.Duration) int {
+	return max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
+}
+
+// neighborPeriod returns the period, in ticks, of a neighbour of a
+// task with medium period base: base, or with tiers that of the
+// neighbour's tier (mep.TierOf of its ID).
+func neighborPeriod(spec task.Spec, base int) func(ident.Peer) int {
+	if !spec.Tiers {
+		return func(ident.Peer) int { return base }
+	}
+	return func(id ident.Peer) int { return mep.CapacityOf(id, base).Period }
 }
 
 // LearnStatus is the learning part of Status.
@@ -132,9 +157,24 @@ type LearnStatus struct {
 	Method *method.Status `json:"method,omitempty"`
 	// Backend is the training engine: "go", or the companion's
 	// "libtorch/DEVICE" (learn.Peer.Backend).
-	Backend   string  `json:"backend"`
-	Rounds    int     `json:"rounds"`
-	TrainLoss float64 `json:"train_loss"`
+	Backend string `json:"backend"`
+	// Tier and Period are FedLay's: the peer's capacity tier ("medium"
+	// for every peer of a task without tiers) and its MEP period in
+	// ticks (empty and 0 under another method).
+	Tier   string `json:"tier,omitempty"`
+	Period int    `json:"period,omitempty"`
+	// MaxRounds is the task's max_rounds (0: no bound) and Done says
+	// the peer trained them: its model is final (a method core's Status
+	// says both too).
+	MaxRounds int  `json:"max_rounds,omitempty"`
+	Done      bool `json:"done,omitempty"`
+	// Target is the task's target_accuracy; TargetReached says an
+	// evaluation of this peer's model reached it: the task counts as
+	// done here (the peer goes on until max_rounds or stopped).
+	Target        float64 `json:"target"`
+	TargetReached bool    `json:"target_reached,omitempty"`
+	Rounds        int     `json:"rounds"`
+	TrainLoss     float64 `json:"train_loss"`
 	// TrainSeconds and TrainSamples sum a method core's finished
 	// trainings (FedLay's MEP: 0): wall time from hand-out to hand-back,
 	// and samples. bench live's simulator trains at their ratio.
@@ -199,6 +239,11 @@ type learner struct {
 	// method, if not nil, runs the spec's method instead of the MEP
 	// (method.go); peer then trains synchronously (TrainFrom).
 	method *methodDriver
+	// period is a neighbour's MEP period (neighborPeriod).
+	period func(ident.Peer) int
+	// spec is the task a method core was built for (scaleInit builds it
+	// again).
+	spec task.Spec
 }
 
 type evalResult struct {
@@ -212,9 +257,10 @@ type evalResult struct {
 func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
-		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
-		guard: newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
-		now:   time.Now,
+		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
+		guard:  newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
+		now:    time.Now,
+		period: neighborPeriod(spec, taskPeriod(spec, tick)),
 	}
 	if mgr != nil {
 		l.deny = mgr.Deny
@@ -231,9 +277,32 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		if err != nil {
 			return nil, err
 		}
-		l.method = d
+		l.method, l.spec = d, spec
 	}
 	return l, nil
+}
+
+// scaleInit multiplies the initial model by the init gain the network-
+// size estimate gave (sizer.go), before the first round. A method core
+// was built from a copy of the plain He model (NewCore reads
+// learn.Peer.Params), so it is built again from the scaled one: nothing
+// has used it yet (the peer does not train, tick or step it before the
+// gain, Peer.training), only its peers were set. If the model cannot be
+// scaled the error says so and the core trains from plain He.
+func (l *learner) scaleInit(gain float64) error {
+	if err := l.peer.ScaleInit(gain); err != nil {
+		return err
+	}
+	if l.method == nil {
+		return nil // the MEP trains from learn.Peer's own model
+	}
+	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.logf)
+	if err != nil {
+		return fmt.Errorf("%s core from the scaled model: %w", l.method.name, err)
+	}
+	l.method = d
+	d.setPeers(l.nbrs)
+	return nil
 }
 
 // setNeighbors follows the overlay's neighbour set.
@@ -252,13 +321,13 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 // from finish): its connection closes and none is made until the drop
 // ends, so the overlay cannot reach it either and its failure detection
 // takes it out of the neighbour set; a repair that finds it again only
-// meets the refusal. Every neighbour is assumed to have this peer's
-// period (the task's; tiers are not advertised before a model arrives).
+// meets the refusal. A neighbour's period is the task's, or with tiers
+// its tier's (drawn from its ID, as its own peer drew it).
 func (l *learner) applyNeighbors(now time.Time) {
 	ns := make([]mep.Neighbor, 0, len(l.nbrs))
 	for _, id := range l.nbrs {
 		if !l.guard.dropped(id, now) {
-			ns = append(ns, mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period})
+			ns = append(ns, mep.Neighbor{ID: id, Period: l.period(id)})
 		}
 	}
 	if err := l.peer.SetNeighbors(ns); err != nil {
@@ -455,6 +524,10 @@ func (l *learner) evaluated(r evalResult) {
 	}
 	l.st.Accuracy, l.st.EvalLoss, l.st.EvalRound = r.m.Accuracy, r.m.Loss, r.round
 	l.st.Evals++
+	if !l.st.TargetReached && r.m.Accuracy >= l.st.Target {
+		l.st.TargetReached = true
+		l.logf("learn: target accuracy %.3f reached: %.4f at round %d", l.st.Target, r.m.Accuracy, r.round)
+	}
 }
 
 func (l *learner) status() LearnStatus {
@@ -463,11 +536,13 @@ func (l *learner) status() LearnStatus {
 	s.Model, s.ModelRound = l.model()
 	if l.method != nil {
 		ms := l.method.core.Status()
-		s.Method = &ms
+		s.Method, s.MaxRounds, s.Done = &ms, ms.MaxRounds, ms.Role == "done"
 		s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
 		s.Refused += l.method.refused
 		return s
 	}
+	c := l.peer.Config().MEP
+	s.Tier, s.Period, s.MaxRounds, s.Done = c.Tier.String(), c.Period, c.MaxRounds, l.peer.Done()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
 	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops

@@ -120,7 +120,9 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 // the paper's 0.8, T_agg two periods, T_round three, three aggregator
 // ranks. No real peer measures its bandwidth: every one advertises 1,
 // so a sample's aggregator is its member with the smallest ID (still a
-// pure function of the members and the round). The view is pushed to
+// pure function of the members and the round) among those not ranked
+// last for a missed aggregator role (plexus.View.Missed: a dead one
+// costs one T_round, not one per round that samples it). The view is pushed to
 // the neighbours within a quarter period of a change and every ten
 // periods regardless (a digest frame can be dropped on a full queue), is
 // bounded by MaxPeers (what the

@@ -224,7 +224,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		}
 		workDone, evalDone = p.learner.workDone, p.learner.evalDone
 		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
-		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
+		p.logf("learning %s (%s, %d params, period %d ticks, tier %v, max rounds %d)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period, lp.Config().MEP.Tier, w.Task.MaxRounds)
 	}
 	if len(w.Contacts) > 0 {
 		p.logf("joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
