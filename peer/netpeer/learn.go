@@ -11,6 +11,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
@@ -75,6 +76,9 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
 		return fmt.Errorf("arch %q on %s: %w", s.Arch, s.Dataset, err)
 	}
+	if _, err := modelcodec.Parse(s.Codec); err != nil {
+		return fmt.Errorf("codec %q: %w", s.Codec, err)
+	}
 	return nil
 }
 
@@ -132,6 +136,7 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 	}
 	c.MEP.JoinWait = c.MEP.Period
 	c.MEP.MaxRounds = spec.MaxRounds
+	c.MEP.LossyWire = spec.Codec != "" && spec.Codec != "f32"
 	return c, nil
 }
 
@@ -191,6 +196,15 @@ type LearnStatus struct {
 	ModelsReceived  uint64 `json:"models_received"`
 	ModelsRejected  uint64 `json:"models_rejected"`
 	TransfersFailed int    `json:"transfers_failed"`
+	// Codec is the task's model codec ("" for float32 as it is);
+	// ModelBytesRaw and ModelBytesWire count the model bytes this peer
+	// sent, as float32 and as encoded (the saving is their difference);
+	// CodecResets counts deltas refused for a reference this peer did
+	// not hold (the sender was asked for a full model).
+	Codec          string `json:"codec,omitempty"`
+	ModelBytesRaw  int64  `json:"model_bytes_raw,omitempty"`
+	ModelBytesWire int64  `json:"model_bytes_wire,omitempty"`
+	CodecResets    int    `json:"codec_resets,omitempty"`
 	// Refused counts MEP messages and models dropped on arrival.
 	Refused int `json:"refused"`
 	// What the robust aggregation did with the neighbours' models (see
@@ -244,6 +258,8 @@ type learner struct {
 	// spec is the task a method core was built for (scaleInit builds it
 	// again).
 	spec task.Spec
+	// codec, if not nil, carries models in the task's codec (wirecodec.go).
+	codec *wireCodec
 }
 
 type evalResult struct {
@@ -265,6 +281,11 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 	if mgr != nil {
 		l.deny = mgr.Deny
 	}
+	codec, err := newWireCodec(spec.Codec)
+	if err != nil {
+		return nil, err
+	}
+	l.codec, l.st.Codec = codec, spec.Codec
 	if test != nil && cfg.EvalEvery > 0 {
 		ev, err := learn.NewEvaluator(p.Config().Arch)
 		if err != nil {
@@ -277,6 +298,7 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		if err != nil {
 			return nil, err
 		}
+		d.codec = l.codec
 		l.method, l.spec = d, spec
 	}
 	return l, nil
@@ -297,6 +319,9 @@ func (l *learner) scaleInit(gain float64) error {
 		return nil // the MEP trains from learn.Peer's own model
 	}
 	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.logf)
+	if err == nil {
+		d.codec = l.codec
+	}
 	if err != nil {
 		return fmt.Errorf("%s core from the scaled model: %w", l.method.name, err)
 	}
@@ -403,10 +428,17 @@ func (l *learner) send(m mep.Message) error {
 	if m.Type != mep.MsgModel {
 		return l.mgr.SendApp(m.To, hdr)
 	}
-	payload := make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
-	for _, v := range [][]float32{m.Params, m.Hessian} {
-		for _, x := range v {
-			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+	var payload []byte
+	if l.codec != nil {
+		if payload, err = l.codec.encode(m.To, m.Params, m.Hessian); err != nil {
+			return err
+		}
+	} else {
+		payload = make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
+		for _, v := range [][]float32{m.Params, m.Hessian} {
+			for _, x := range v {
+				payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+			}
 		}
 	}
 	_, err = l.mgr.SendTransfer(m.To, hdr, payload, m.Fingerprint, m.Model.Task)
@@ -440,6 +472,13 @@ func (l *learner) finish(w *learn.Work) {
 
 // onApp steps the MEP with a control message from peer from.
 func (l *learner) onApp(from ident.Peer, b []byte) {
+	if l.codec != nil && isCodecFrame(b) {
+		if err := l.codec.onFrame(from, b); err != nil {
+			l.st.Refused++
+			l.logf("learn: dropped a codec frame from %v: %v", from, err)
+		}
+		return
+	}
 	if l.method != nil {
 		l.method.onApp(from, b)
 		return
@@ -480,19 +519,15 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 	case err != nil:
 	case m.From != from || m.Type != mep.MsgModel:
 		err = fmt.Errorf("transfer from %v holds a %v from %v", from, m.Type, m.From)
-	case int64(len(payload)) != m.Model.PayloadBytes() || man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
+	case man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
+		err = fmt.Errorf("transfer's manifest does not match its header")
+	case l.codec == nil && int64(len(payload)) != m.Model.PayloadBytes():
 		err = fmt.Errorf("transfer of %d bytes does not match its header (%d bytes)", len(payload), m.Model.PayloadBytes())
 	}
 	if err == nil {
-		vals := make([]float32, len(payload)/4)
-		for i := range vals {
-			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
-		}
-		n := int(m.Model.NumParams)
-		m.Params = vals[:n:n]
-		if m.Model.HasHessian {
-			m.Hessian = vals[n:]
-		}
+		m.Params, m.Hessian, err = l.modelOf(from, m.Model, payload)
+	}
+	if err == nil {
 		m.To = l.self
 		err = l.peer.Step(m)
 	}
@@ -500,6 +535,38 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 		l.st.Refused++
 		l.logf("learn: dropped a model from %v: %v", from, err)
 	}
+}
+
+// modelOf reads a model's parameters (and Hessian, if the header says
+// one goes along) from a transfer's payload: float32 as it is, or the
+// task's codec (which may answer the sender with an ack or a reset).
+func (l *learner) modelOf(from ident.Peer, h mep.ModelHeader, payload []byte) (params, hessian []float32, err error) {
+	n := int(h.NumParams)
+	if l.codec == nil {
+		vals := make([]float32, len(payload)/4)
+		for i := range vals {
+			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+		}
+		if h.HasHessian {
+			hessian = vals[n:]
+		}
+		return vals[:n:n], hessian, nil
+	}
+	rest := 0
+	if h.HasHessian {
+		rest = n
+	}
+	params, hessian, reply, err := l.codec.decode(from, payload, n, rest)
+	l.st.CodecResets = l.codec.resets
+	if reply != nil && l.mgr != nil {
+		if serr := l.mgr.SendApp(from, reply); serr != nil {
+			l.logf("learn: codec reply to %v: %v", from, serr)
+		}
+	}
+	if !h.HasHessian {
+		hessian = nil
+	}
+	return params, hessian, err
 }
 
 func (l *learner) startEval() {
@@ -532,6 +599,9 @@ func (l *learner) evaluated(r evalResult) {
 
 func (l *learner) status() LearnStatus {
 	s := l.st
+	if l.codec != nil {
+		s.ModelBytesRaw, s.ModelBytesWire = l.codec.raw, l.codec.wire
+	}
 	s.Backend = l.peer.Backend()
 	s.Model, s.ModelRound = l.model()
 	if l.method != nil {

@@ -333,6 +333,9 @@ func (p *Peer) handle(ev rtc.Event) {
 		p.node.Reached(ev.Peer) // not across a partition (servers.go)
 		p.logf("connection to %v open", ev.Peer)
 	case rtc.EventDown:
+		if p.learner != nil && p.learner.codec != nil {
+			p.learner.codec.forget(ev.Peer) // both ends start again from a full model
+		}
 		p.logf("connection to %v closed", ev.Peer)
 	}
 }

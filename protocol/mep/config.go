@@ -48,6 +48,13 @@ type Config struct {
 	// neighbours (peers still training mix it), and offers of theirs are
 	// declined (MsgHave): a done peer fetches no more models.
 	MaxRounds int
+	// LossyWire says the transport carries models compressed (a task's
+	// codec, engine/modelcodec): the copy that arrives differs from the
+	// sender's model in its last bits, so its fingerprint is not checked
+	// against the header's, which names the sender's model (offers and
+	// duplicate checks still use it). The transport checked the
+	// payload's integrity (rtc's SHA-256 of the bytes sent).
+	LossyWire bool
 }
 
 // DefaultConfig returns the timing defaults; the caller sets ID, Task,
