@@ -21,3 +21,13 @@ func Accelerated() bool { return accelerated.Load() }
 // packing them; tests and benchmarks turn it off to check that the result
 // does not change and to measure what it saves.
 var accDirect = true
+
+// Kernels names the kernels Gemm runs now: "go" for the pure-Go ones,
+// else the accelerated ones ("avx2+fma" on amd64, "simd128" in a browser
+// or node), so a page or a benchmark can say which path it measured.
+func Kernels() string {
+	if Accelerated() {
+		return accelName
+	}
+	return "go"
+}

@@ -1,11 +1,27 @@
 package f32
 
-import "golang.org/x/sys/cpu"
+import (
+	"errors"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasAccel reports whether this CPU runs the AVX2+FMA kernels (the
 // operating system's support for the YMM state included: x/sys/cpu checks
 // it).
 var hasAccel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// accelName names the accelerated kernels.
+const accelName = "avx2+fma"
+
+// AccelError says why the accelerated kernels are not available on this
+// CPU (nil when they are).
+func AccelError() error {
+	if !hasAccel {
+		return errors.New("f32: this CPU lacks AVX2 or FMA")
+	}
+	return nil
+}
 
 // Assembly kernels (kernel_amd64.s, vec_amd64.s).
 

@@ -1,10 +1,24 @@
-//go:build !amd64
+//go:build !amd64 && !js
 
 package f32
 
+import (
+	"errors"
+	"runtime"
+)
+
 // hasAccel reports whether this build and CPU have faster kernels than the
-// pure-Go ones: none outside amd64 (and none we can reach from Go in wasm).
+// pure-Go ones: none outside amd64 and the browser (wasip1 has no SIMD
+// module host).
 const hasAccel = false
+
+// accelName is never shown: Accelerated is always false here.
+const accelName = "none"
+
+// AccelError says why there are no accelerated kernels.
+func AccelError() error {
+	return errors.New("f32: no accelerated kernels for " + runtime.GOOS + "/" + runtime.GOARCH)
+}
 
 // The accelerated kernels are never called where hasAccel is false.
 
