@@ -88,7 +88,7 @@ func (c *conv2d) backward(dy []float32, n int, sq bool) []float32 {
 	} else {
 		f32.Gemm(false, true, c.out.C, kk, np, 1, dyT, np, cols, np, 1, c.dw, kk)
 		for o := range c.out.C {
-			c.db[o] += sum(dyT[o*np : (o+1)*np])
+			c.db[o] += f32.Sum(dyT[o*np : (o+1)*np])
 		}
 	}
 	if c.noDx {
@@ -113,7 +113,7 @@ func (c *conv2d) addSquaredGrads(dyT, cols []float32, n int) {
 			c.dw[j] += v * v
 		}
 		for o := range c.out.C {
-			g := sum(dyT[o*np+i*p : o*np+(i+1)*p])
+			g := f32.Sum(dyT[o*np+i*p : o*np+(i+1)*p])
 			c.db[o] += g * g
 		}
 	}
@@ -217,13 +217,4 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 		}
 	}
 	return dx
-}
-
-// sum adds the values in order (a fixed order keeps results reproducible).
-func sum(x []float32) float32 {
-	var s float32
-	for _, v := range x {
-		s += v
-	}
-	return s
 }

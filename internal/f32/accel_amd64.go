@@ -74,3 +74,11 @@ func scaleAccel(alpha float32, x []float32) {
 	}
 	scaleAVX2(alpha, &x[0], len(x))
 }
+
+// No vector kernels beyond Dot, Axpy and Scale here: the pure-Go loops
+// do every element.
+
+func reluAccel(x, y []float32) int          { return 0 }
+func reluGradAccel(y, dy, dx []float32) int { return 0 }
+func sumAccel(x []float32) (float32, int)   { return 0, 0 }
+func nonFiniteAccel(x []float32) int        { return 0 }

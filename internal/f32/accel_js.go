@@ -59,3 +59,50 @@ func dotAccel(x, y []float32) float32 { return dotRef(x, y) }
 func axpyAccel(alpha float32, x, y []float32) { axpyRef(alpha, x, y) }
 
 func scaleAccel(alpha float32, x []float32) { scaleRef(alpha, x) }
+
+// simdMinVec is the length below which element-wise kernels stay in Go:
+// a call into the module costs about as much as a few hundred elements.
+const simdMinVec = 512
+
+func reluAccel(x, y []float32) int {
+	n := len(x) &^ 3
+	if n < simdMinVec {
+		return 0
+	}
+	simdRelu.Invoke(addr(x), addr(y), n)
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return n
+}
+
+func reluGradAccel(y, dy, dx []float32) int {
+	n := len(y) &^ 3
+	if n < simdMinVec {
+		return 0
+	}
+	simdReluGrad.Invoke(addr(y), addr(dy), addr(dx), n)
+	runtime.KeepAlive(y)
+	runtime.KeepAlive(dy)
+	runtime.KeepAlive(dx)
+	return n
+}
+
+func sumAccel(x []float32) (float32, int) {
+	n := len(x) &^ 15
+	if n < simdMinVec {
+		return 0, 0
+	}
+	s := float32(simdSum.Invoke(addr(x), n).Float())
+	runtime.KeepAlive(x)
+	return s, n
+}
+
+func nonFiniteAccel(x []float32) int {
+	n := len(x) &^ 3
+	if n < simdMinVec {
+		return 0
+	}
+	i := simdNonFinite.Invoke(addr(x), n).Int()
+	runtime.KeepAlive(x)
+	return i
+}

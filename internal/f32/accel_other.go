@@ -33,3 +33,11 @@ func dotAccel(x, y []float32) float32 { return dotRef(x, y) }
 func axpyAccel(alpha float32, x, y []float32) { axpyRef(alpha, x, y) }
 
 func scaleAccel(alpha float32, x []float32) { scaleRef(alpha, x) }
+
+// No vector kernels beyond Dot, Axpy and Scale here: the pure-Go loops
+// do every element.
+
+func reluAccel(x, y []float32) int          { return 0 }
+func reluGradAccel(y, dy, dx []float32) int { return 0 }
+func sumAccel(x []float32) (float32, int)   { return 0, 0 }
+func nonFiniteAccel(x []float32) int        { return 0 }

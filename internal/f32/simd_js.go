@@ -10,8 +10,8 @@ import (
 	"github.com/peerlearn/peerlearn/internal/f32/simd128"
 )
 
-// simdGemm is the module's gemm export, callable from Go.
-var simdGemm js.Value
+// The module's exports, callable from Go.
+var simdGemm, simdRelu, simdReluGrad, simdSum, simdNonFinite js.Value
 
 // simdErr says why the SIMD kernels are not running (nil when they are).
 var simdErr error
@@ -53,9 +53,14 @@ func instantiateSIMD() error {
 	// Synchronous compilation: the module is under the 4 KB that
 	// browsers allow on the main thread.
 	inst := wa.Get("Instance").New(wa.Get("Module").New(bytes), imports)
-	simdGemm = inst.Get("exports").Get("gemm")
-	if simdGemm.Type() != js.TypeFunction {
-		return errors.New("f32: simd128 module has no gemm export")
+	for _, e := range []struct {
+		name string
+		fn   *js.Value
+	}{{"gemm", &simdGemm}, {"relu", &simdRelu}, {"relu_grad", &simdReluGrad}, {"sum", &simdSum}, {"non_finite", &simdNonFinite}} {
+		*e.fn = inst.Get("exports").Get(e.name)
+		if e.fn.Type() != js.TypeFunction {
+			return fmt.Errorf("f32: simd128 module has no %s export", e.name)
+		}
 	}
 	return nil
 }

@@ -1,16 +1,38 @@
 package simd128
 
+// export is one function of the module.
+type export struct {
+	name            string
+	params, results []byte
+	body            *code
+}
+
+func exports() []export {
+	return []export{
+		{"gemm", gemmParams(), nil, gemm()},
+		{"relu", []byte{i32, i32, i32}, nil, relu()},
+		{"relu_grad", []byte{i32, i32, i32, i32}, nil, reluGrad()},
+		{"sum", []byte{i32, i32}, []byte{f32}, sum()},
+		{"non_finite", []byte{i32, i32}, []byte{i32}, nonFinite()},
+	}
+}
+
 // Module returns the WebAssembly module: it imports its memory as
 // env.mem (the Go instance's memory, so the kernels work on Go slices in
-// place) and exports gemm (see gemm). It is built from this package's
-// code every time, so no binary is ever kept in the repository.
+// place) and exports gemm, relu, relu_grad, sum and non_finite (see each).
+// It is built from this package's code every time, so no binary is ever
+// kept in the repository.
 func Module() []byte {
 	m := []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
+	ex := exports()
 
-	// Type 0: gemm's signature, no results.
+	// One type per function, in order.
 	var t code
-	params := gemmParams()
-	t.uleb(1).op(0x60).uleb(uint32(len(params))).op(params...).uleb(0)
+	t.uleb(uint32(len(ex)))
+	for _, e := range ex {
+		t.op(0x60).uleb(uint32(len(e.params))).op(e.params...)
+		t.uleb(uint32(len(e.results))).op(e.results...)
+	}
 	m = section(m, 1, t.b)
 
 	// Import env.mem: a memory of at least 0 pages, no maximum.
@@ -21,19 +43,26 @@ func Module() []byte {
 	imp.op(0x02, 0x00).uleb(0)
 	m = section(m, 2, imp.b)
 
-	// Function 0 has type 0.
+	// Function i has type i.
 	var fn code
-	fn.uleb(1).uleb(0)
+	fn.uleb(uint32(len(ex)))
+	for i := range ex {
+		fn.uleb(uint32(i))
+	}
 	m = section(m, 3, fn.b)
 
 	var exp code
-	exp.uleb(1)
-	exp.b = append(exp.b, name("gemm")...)
-	exp.op(0x00).uleb(0)
+	exp.uleb(uint32(len(ex)))
+	for i, e := range ex {
+		exp.b = append(exp.b, name(e.name)...)
+		exp.op(0x00).uleb(uint32(i))
+	}
 	m = section(m, 7, exp.b)
 
 	var body code
-	body.uleb(1)
-	body.b = append(body.b, gemm().body()...)
+	body.uleb(uint32(len(ex)))
+	for _, e := range ex {
+		body.b = append(body.b, e.body.body()...)
+	}
 	return section(m, 10, body.b)
 }
