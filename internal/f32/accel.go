@@ -17,6 +17,14 @@ func SetAccelerated(on bool) bool { return accelerated.Swap(on && hasAccel) }
 // Accelerated reports whether architecture-specific kernels are in use.
 func Accelerated() bool { return accelerated.Load() }
 
+// accelCalls counts the kernel calls that took the accelerated path, so
+// tests can check that a path they mean to compare really ran.
+var accelCalls atomic.Uint64
+
+// AccelCalls returns how many kernel calls have run accelerated kernels
+// (Gemm products, and element-wise calls that handed work to them).
+func AccelCalls() uint64 { return accelCalls.Load() }
+
 // accDirect lets the accelerated GEMM read operands in place instead of
 // packing them; tests and benchmarks turn it off to check that the result
 // does not change and to measure what it saves.

@@ -15,6 +15,7 @@ func ReLU(x, y []float32) {
 	n := 0
 	if accelerated.Load() {
 		n = reluAccel(x, y)
+		countAccel(n)
 	}
 	reluRef(x[n:], y[n:])
 }
@@ -37,6 +38,7 @@ func ReLUGrad(y, dy, dx []float32) {
 	n := 0
 	if accelerated.Load() {
 		n = reluGradAccel(y, dy, dx)
+		countAccel(n)
 	}
 	reluGradRef(y[n:], dy[n:], dx[n:])
 }
@@ -61,9 +63,17 @@ func Sum(x []float32) float32 {
 	n := 0
 	if accelerated.Load() {
 		s, n = sumAccel(x)
+		countAccel(n)
 	}
 	for _, v := range x[n:] {
 		s += v
 	}
 	return s
+}
+
+// countAccel counts a call whose accelerated kernel did n > 0 elements.
+func countAccel(n int) {
+	if n > 0 {
+		accelCalls.Add(1)
+	}
 }

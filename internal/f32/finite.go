@@ -7,6 +7,7 @@ func FirstNonFinite(x []float32) int {
 	start := 0
 	if accelerated.Load() {
 		start = nonFiniteAccel(x) // no non-finite value before start
+		countAccel(start)
 	}
 	for i := start; i < len(x); i++ {
 		v := x[i]
