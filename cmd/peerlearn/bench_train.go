@@ -113,6 +113,14 @@ func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if _, _, err := loop(time.Duration(*warmup*float64(time.Second)), 2); err != nil {
 		return err
 	}
+	if *vsGo { // warm up the pure-Go path too (under wasm, V8 compiles in tiers)
+		f32.SetAccelerated(false)
+		_, _, err := loop(time.Duration(*warmup*float64(time.Second)), 2)
+		f32.SetAccelerated(true)
+		if err != nil {
+			return err
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {

@@ -106,3 +106,19 @@ func nonFiniteAccel(x []float32) int {
 	runtime.KeepAlive(x)
 	return i
 }
+
+// stridedAccel runs AddStrided or CopyStrided in the module once the
+// caller has checked the bounds; small ones stay in Go.
+func stridedAccel(add bool, dst, src []float32, n, dn, sn, rows, dr, sr, width int) bool {
+	if n*rows*width < simdMinVec {
+		return false
+	}
+	fn := simdCopyStrided
+	if add {
+		fn = simdAddStrided
+	}
+	fn.Invoke(addr(src), addr(dst), n, 4*sn, 4*dn, rows, 4*sr, 4*dr, width)
+	runtime.KeepAlive(src)
+	runtime.KeepAlive(dst)
+	return true
+}

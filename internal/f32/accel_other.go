@@ -41,3 +41,6 @@ func reluAccel(x, y []float32) int          { return 0 }
 func reluGradAccel(y, dy, dx []float32) int { return 0 }
 func sumAccel(x []float32) (float32, int)   { return 0, 0 }
 func nonFiniteAccel(x []float32) int        { return 0 }
+func stridedAccel(add bool, dst, src []float32, n, dn, sn, rows, dr, sr, width int) bool {
+	return false
+}

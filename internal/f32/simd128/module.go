@@ -14,12 +14,17 @@ func exports() []export {
 		{"relu_grad", []byte{i32, i32, i32, i32}, nil, reluGrad()},
 		{"sum", []byte{i32, i32}, []byte{f32}, sum()},
 		{"non_finite", []byte{i32, i32}, []byte{i32}, nonFinite()},
+		{"add_strided", nine(), nil, strided(true)},
+		{"copy_strided", nine(), nil, strided(false)},
 	}
 }
 
+func nine() []byte { return []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32} }
+
 // Module returns the WebAssembly module: it imports its memory as
 // env.mem (the Go instance's memory, so the kernels work on Go slices in
-// place) and exports gemm, relu, relu_grad, sum and non_finite (see each).
+// place) and exports gemm, relu, relu_grad, sum, non_finite, add_strided and
+// copy_strided (see each).
 // It is built from this package's code every time, so no binary is ever
 // kept in the repository.
 func Module() []byte {
