@@ -122,3 +122,22 @@ func stridedAccel(add bool, dst, src []float32, n, dn, sn, rows, dr, sr, width i
 	runtime.KeepAlive(dst)
 	return true
 }
+
+func sgdAccel(params, grads, vel []float32, lr, mu, wd float32, nesterov bool) int {
+	n := len(params) &^ 3
+	if n < simdMinVec {
+		return 0
+	}
+	mode, v := 0, 0
+	if vel != nil {
+		mode, v = 1, addr(vel)
+		if nesterov {
+			mode = 2
+		}
+	}
+	simdSGD.Invoke(addr(params), addr(grads), v, n, lr, mu, wd, mode)
+	runtime.KeepAlive(params)
+	runtime.KeepAlive(grads)
+	runtime.KeepAlive(vel)
+	return n
+}

@@ -44,3 +44,5 @@ func nonFiniteAccel(x []float32) int        { return 0 }
 func stridedAccel(add bool, dst, src []float32, n, dn, sn, rows, dr, sr, width int) bool {
 	return false
 }
+
+func sgdAccel(params, grads, vel []float32, lr, mu, wd float32, nesterov bool) int { return 0 }

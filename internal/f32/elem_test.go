@@ -3,6 +3,7 @@ package f32
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -109,5 +110,56 @@ func TestElementwiseKernels(t *testing.T) {
 			t.Fatalf("Sum n=%d = %g, want %g ± %g", n, got, s, 1e-5*mag)
 		}
 		SetAccelerated(prev)
+	}
+}
+
+// TestSGDUpdate: the accelerated update (SIMD128 under GOOS=js) gives the
+// pure-Go loop's exact bits in every mode, and the loop is the documented
+// formula.
+func TestSGDUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, n := range elemLens {
+		for mode := range 3 {
+			p0, g := specialSlice(r, n, false), specialSlice(r, n, false)
+			v0 := specialSlice(r, n, false)
+			lr, mu, wd := float32(0.05), float32(0.9), float32(1e-3)
+			if mode == 0 {
+				mu = 0
+			}
+			run := func(accel bool) (p, v []float32) {
+				defer SetAccelerated(SetAccelerated(accel))
+				p = append([]float32(nil), p0...)
+				if mode > 0 {
+					v = append([]float32(nil), v0...)
+				}
+				calls := AccelCalls()
+				SGDUpdate(p, g, v, lr, mu, wd, mode == 2)
+				if accel && runtime.GOOS == "js" && n >= 512 && AccelCalls() == calls {
+					t.Fatalf("n=%d mode %d: SIMD128 kernel did not run", n, mode)
+				}
+				return p, v
+			}
+			wantP, wantV := run(false)
+			for i := range p0 {
+				gi := g[i] + float32(wd*p0[i])
+				d := gi
+				if mode > 0 {
+					vi := float32(mu*v0[i]) + gi
+					d = vi
+					if mode == 2 {
+						d = gi + float32(mu*vi)
+					}
+					if wantV[i] != vi {
+						t.Fatalf("n=%d mode %d: vel[%d] = %g, want %g", n, mode, i, wantV[i], vi)
+					}
+				}
+				if x := p0[i] - float32(lr*d); wantP[i] != x {
+					t.Fatalf("n=%d mode %d: params[%d] = %g, want %g", n, mode, i, wantP[i], x)
+				}
+			}
+			gotP, gotV := run(true)
+			sameBits(t, "SGDUpdate params", n, gotP, wantP)
+			sameBits(t, "SGDUpdate vel", n, gotV, wantV)
+		}
 	}
 }

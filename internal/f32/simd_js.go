@@ -11,7 +11,7 @@ import (
 )
 
 // The module's exports, callable from Go.
-var simdGemm, simdRelu, simdReluGrad, simdSum, simdNonFinite, simdAddStrided, simdCopyStrided js.Value
+var simdGemm, simdRelu, simdReluGrad, simdSum, simdNonFinite, simdAddStrided, simdCopyStrided, simdSGD js.Value
 
 // simdErr says why the SIMD kernels are not running (nil when they are).
 var simdErr error
@@ -57,7 +57,7 @@ func instantiateSIMD() error {
 		name string
 		fn   *js.Value
 	}{{"gemm", &simdGemm}, {"relu", &simdRelu}, {"relu_grad", &simdReluGrad}, {"sum", &simdSum}, {"non_finite", &simdNonFinite},
-		{"add_strided", &simdAddStrided}, {"copy_strided", &simdCopyStrided}} {
+		{"add_strided", &simdAddStrided}, {"copy_strided", &simdCopyStrided}, {"sgd", &simdSGD}} {
 		*e.fn = inst.Get("exports").Get(e.name)
 		if e.fn.Type() != js.TypeFunction {
 			return fmt.Errorf("f32: simd128 module has no %s export", e.name)

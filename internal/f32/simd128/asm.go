@@ -49,6 +49,7 @@ const (
 	simdConst      = 0x0c
 	simdF32Splat   = 0x13
 	simdF32Add     = 0xe4
+	simdF32Sub     = 0xe5
 	simdF32Mul     = 0xe6
 )
 

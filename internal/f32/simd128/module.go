@@ -16,6 +16,7 @@ func exports() []export {
 		{"non_finite", []byte{i32, i32}, []byte{i32}, nonFinite()},
 		{"add_strided", nine(), nil, strided(true)},
 		{"copy_strided", nine(), nil, strided(false)},
+		{"sgd", []byte{i32, i32, i32, i32, f32, f32, f32, i32}, nil, sgd()},
 	}
 }
 
@@ -23,8 +24,8 @@ func nine() []byte { return []byte{i32, i32, i32, i32, i32, i32, i32, i32, i32} 
 
 // Module returns the WebAssembly module: it imports its memory as
 // env.mem (the Go instance's memory, so the kernels work on Go slices in
-// place) and exports gemm, relu, relu_grad, sum, non_finite, add_strided and
-// copy_strided (see each).
+// place) and exports gemm, relu, relu_grad, sum, non_finite, add_strided,
+// copy_strided and sgd (see each).
 // It is built from this package's code every time, so no binary is ever
 // kept in the repository.
 func Module() []byte {

@@ -58,7 +58,7 @@ func TestModuleShape(t *testing.T) {
 	if !bytes.Equal(ids, []byte{1, 2, 3, 7, 10}) {
 		t.Errorf("sections %v, want type, import, function, export, code", ids)
 	}
-	for _, s := range []string{"env", "mem", "gemm", "relu", "relu_grad", "sum", "non_finite", "add_strided", "copy_strided"} {
+	for _, s := range []string{"env", "mem", "gemm", "relu", "relu_grad", "sum", "non_finite", "add_strided", "copy_strided", "sgd"} {
 		if !bytes.Contains(m, name(s)) {
 			t.Errorf("no %q in the module", s)
 		}

@@ -104,7 +104,7 @@ func nonFinite() *code {
 	end, start, v := c.local(i32), c.local(i32), c.local(v128)
 	c.get(x).set(start)
 	c.blocks(x, n, end, 1, []uint32{x}, func() {
-		c.get(x).simd(simdLoad).mem(2, 0).tee(v).get(v).op(0xfd).uleb(0xe5) // f32x4.sub
+		c.get(x).simd(simdLoad).mem(2, 0).tee(v).get(v).simd(simdF32Sub)
 		c.zero().simd(simdF32Ne).simd(simdAnyTrue)
 		c.op(opIf, blockVoid)
 		c.get(x).get(start).op(opI32Sub).i32c(2).op(0x76, opReturn) // (x-start)>>2 (i32.shr_u)
