@@ -22,7 +22,10 @@
 // AccelError says why; Kernels names what runs ("simd128" or "go"). It sums
 // in another order than the pure-Go kernel (products from zero per
 // 4×8 tile, then added to C); tests keep it within 1e-5 of it, relative
-// to the magnitudes summed. wasip1 keeps the pure-Go kernels.
+// to the magnitudes summed. The module also runs nn's element-wise loops
+// over long vectors (ReLU, ReLUGrad, Sum, FirstNonFinite, AddStrided and
+// CopyStrided for im2col/col2im, SGDUpdate); all but Sum give the pure-Go
+// bits. wasip1 keeps the pure-Go kernels.
 //
 // Results never depend on the number of threads: work is split by output
 // rows or columns and every output element is accumulated in the same

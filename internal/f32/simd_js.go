@@ -88,10 +88,11 @@ func goMemory() (js.Value, error) {
 		return orig.Call("call", this, args[0])
 	})
 	defer spy.Release()
-	proto.Set("_makeFuncWrapper", spy)
-	probe := js.FuncOf(func(js.Value, []js.Value) any { return nil })
-	proto.Set("_makeFuncWrapper", orig)
-	probe.Release()
+	func() {
+		proto.Set("_makeFuncWrapper", spy)
+		defer proto.Set("_makeFuncWrapper", orig) // even if FuncOf panics
+		js.FuncOf(func(js.Value, []js.Value) any { return nil }).Release()
+	}()
 	if self.Type() != js.TypeObject {
 		return js.Value{}, errors.New("f32: could not find the Go instance")
 	}
