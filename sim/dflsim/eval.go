@@ -106,8 +106,8 @@ type Point struct {
 	// WireBytes is the mean bytes a peer has sent on the simulated
 	// network so far, as encoded on the wire (an AsyncRun's codec shrinks
 	// it; ModelBytes counts the parameters as float32 whatever the codec).
-	WireBytes float64
-	ModelBytesIn, ControlBytesIn      float64
+	WireBytes                    float64
+	ModelBytesIn, ControlBytesIn float64
 }
 
 // probe is a Point whose evaluations are under way.
