@@ -85,6 +85,9 @@ func New(arch nn.Arch, opt nn.Optimizer, cfg Config) (*Backend, error) {
 	}
 	layers := make([]C.pl_layer, len(arch.Layers))
 	for i, l := range arch.Layers {
+		if l.Kind == nn.KindDropout {
+			return nil, fmt.Errorf("%w: %s layer %d %v: the libtorch backend does not train Dropout (its masks come from the engine's seeded source); use the pure-Go engine", nn.ErrArch, arch.Name, i, l)
+		}
 		layers[i] = C.pl_layer{kind: C.int32_t(l.Kind), units: C.int32_t(l.Units),
 			kernel: C.int32_t(l.Kernel), stride: C.int32_t(l.Stride), pad: C.int32_t(l.Pad)}
 	}

@@ -184,6 +184,12 @@ at::Tensor forward(const pl_model *m, at::Tensor x, std::vector<at::Tensor> *ins
 		case PL_MAXPOOL2D:
 			x = at::max_pool2d(x.reshape({n, L.inC, L.inH, L.inW}), {L.k, L.k}, {L.k, L.k});
 			break;
+		case PL_AVGPOOL2D:
+			x = at::avg_pool2d(x.reshape({n, L.inC, L.inH, L.inW}), {L.k, L.k}, {L.k, L.k});
+			break;
+		case PL_GLOBALAVGPOOL:
+			x = x.reshape({n, L.inC, L.inH * L.inW}).mean(2);
+			break;
 		case PL_RELU:
 			x = at::relu(x);
 			break;
@@ -310,6 +316,13 @@ pl_model *pl_create(const pl_layer *layers, int32_t nlayers, int32_t h, int32_t 
 			case PL_MAXPOOL2D:
 				if (s.kernel < 1 || s.stride != s.kernel || H < s.kernel || W < s.kernel) bad("maxpool2d geometry");
 				H /= s.kernel, W /= s.kernel;
+				break;
+			case PL_AVGPOOL2D:
+				if (s.kernel < 1 || s.stride != s.kernel || H < s.kernel || W < s.kernel) bad("avgpool2d geometry");
+				H /= s.kernel, W /= s.kernel;
+				break;
+			case PL_GLOBALAVGPOOL:
+				H = 1, W = 1;
 				break;
 			case PL_RELU:
 			case PL_TANH:

@@ -31,7 +31,11 @@ enum {
 	PL_MAXPOOL2D = 3,
 	PL_RELU = 4,
 	PL_TANH = 5,
-	PL_FLATTEN = 6
+	PL_FLATTEN = 6,
+	PL_AVGPOOL2D = 7,
+	PL_GLOBALAVGPOOL = 8
+	// nn.KindDropout (9) is refused by the Go side (gpu.New): its masks
+	// would have to come from the engine's seeded source.
 };
 
 typedef struct {

@@ -258,7 +258,8 @@ func compareEvalHessian(t *testing.T, tr *nn.Trainer, b *Backend, a nn.Arch) {
 // TestEveryLayout takes one step of every built-in architecture and of
 // stacks exercising the rest of the layer set (Tanh, strided convs,
 // several input channels in HWC order, Dense straight after a conv,
-// pooling windows of 3) on both engines.
+// pooling windows of 3, average and global average pooling, also on a
+// flat vector) on both engines.
 func TestEveryLayout(t *testing.T) {
 	archs := []nn.Arch{}
 	for _, name := range nn.ArchNames() {
@@ -271,6 +272,13 @@ func TestEveryLayout(t *testing.T) {
 		}},
 		nn.Arch{Name: "conv-after-flatten", Input: [3]int{6, 6, 2}, Classes: 3, Layers: []nn.LayerSpec{
 			nn.Flatten(), nn.Conv2D(4, 1, 0), nn.ReLU(), nn.Dense(3),
+		}},
+		nn.Arch{Name: "avgpool", Input: [3]int{10, 9, 3}, Classes: 4, Layers: []nn.LayerSpec{
+			nn.Conv2D(5, 3, 1), nn.ReLU(), nn.AvgPool2D(2), nn.Conv2D(6, 2, 0), nn.Tanh(), nn.AvgPool2D(3),
+			nn.Dense(7), nn.AvgPool2D(1), nn.Tanh(), nn.Dense(4),
+		}},
+		nn.Arch{Name: "globalavgpool", Input: [3]int{8, 7, 2}, Classes: 3, Layers: []nn.LayerSpec{
+			nn.Conv2D(6, 3, 1), nn.ReLU(), nn.GlobalAvgPool(), nn.Dense(5), nn.Tanh(), nn.Conv2D(3, 1, 0), nn.GlobalAvgPool(),
 		}},
 	)
 	for _, a := range archs {
@@ -396,6 +404,9 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown layer kind", nn.ErrArch, func() (*Backend, error) {
 			return New(nn.Arch{Name: "x", Input: [3]int{2, 2, 1}, Classes: 2, Layers: []nn.LayerSpec{{Kind: 99}}}, sgd, Config{})
+		}},
+		{"dropout", nn.ErrArch, func() (*Backend, error) {
+			return New(nn.Arch{Name: "x", Input: [3]int{2, 2, 1}, Classes: 2, Layers: []nn.LayerSpec{nn.Dropout(0.5), nn.Dense(2)}}, sgd, Config{})
 		}},
 		{"no layers", nn.ErrArch, func() (*Backend, error) {
 			return New(nn.Arch{Name: "x", Input: [3]int{2, 2, 1}, Classes: 2}, sgd, Config{})
