@@ -24,7 +24,7 @@ func (s *Spec) Validate() error {
 	}
 	checks := []func() error{
 		func() error { return oneOf("dataset", s.Dataset, DatasetNames()) },
-		func() error { return oneOf("arch", s.Arch, ArchNames()) },
+		s.validArch, // arch, or the declared model (model.go)
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
 		s.validLocal,
