@@ -295,3 +295,30 @@ func TestManifestRefuses(t *testing.T) {
 		t.Errorf("unknown field: %v", err)
 	}
 }
+
+func TestNormalizeFrom(t *testing.T) {
+	d := &Dataset{Shape: [3]int{1, 2, 2}, Classes: 2, Y: []int32{0, 1},
+		// HWC: pixel 0 (c0, c1), pixel 1 (c0, c1)
+		X: []float32{1, 10, 3, 10, 5, 10, 7, 10}}
+	ch, err := NormalizeFrom(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// channel 0: 1 3 5 7, mean 4, std sqrt(5); channel 1 constant: std 1.
+	if ch.Mean[0] != 4 || math.Abs(ch.Std[0]-math.Sqrt(5)) > 1e-12 || ch.Mean[1] != 10 || ch.Std[1] != 1 {
+		t.Fatalf("per channel %+v", ch)
+	}
+	pf, err := NormalizeFrom(d, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// feature 0: 1, 5; feature 2: 3, 7.
+	if len(pf.Mean) != 4 || pf.Mean[0] != 3 || pf.Std[0] != 2 || pf.Mean[2] != 5 || pf.Std[2] != 2 {
+		t.Fatalf("per feature %+v", pf)
+	}
+	x := append([]float32(nil), d.X...)
+	pf.apply(x, d.Shape)
+	if x[0] != -1 || x[4] != 1 || x[1] != 0 {
+		t.Fatalf("applied %v", x)
+	}
+}
