@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 )
 
 // specFlags binds a flag to every spec field, with task.DefaultSpec
@@ -29,6 +32,8 @@ type specFlags struct {
 	weightsURL   string
 	weightsSHA   string
 	weightsFile  string
+	dataDir      string
+	dataURL      string
 }
 
 var fieldFlag = map[string]string{
@@ -46,6 +51,7 @@ var fieldFlag = map[string]string{
 	"model": "-layers", "model.input": "-input", "model.classes": "-classes", "model.layers": "-layers",
 	"model.preset": "-preset", "model.weights": "-weights-url", "model.weights.url": "-weights-url",
 	"model.weights.sha256": "-weights-sha256",
+	"data":                 "-data", "data.manifest_sha256": "-data", "data.url": "-data-url",
 }
 
 func newSpecFlags(fs *flag.FlagSet) *specFlags {
@@ -87,6 +93,8 @@ func newSpecFlags(fs *flag.FlagSet) *specFlags {
 	fs.StringVar(&f.weightsURL, "weights-url", "", "declared model: URL of the initial weights (safetensors)")
 	fs.StringVar(&f.weightsSHA, "weights-sha256", "", "declared model: SHA-256 of the weights file (or -weights-file)")
 	fs.StringVar(&f.weightsFile, "weights-file", "", "declared model: local copy of the weights file, to compute -weights-sha256")
+	fs.StringVar(&f.dataDir, "data", "", "the task's own data set: the folder of its manifest.json (`peerlearn task manifest`), whose sha256 the spec records; needs a declared model")
+	fs.StringVar(&f.dataURL, "data-url", "", "where peers can fetch the data set's manifest.json (optional)")
 	return f
 }
 
@@ -100,7 +108,7 @@ func (f *specFlags) spec() (task.Spec, error) {
 	if f.admissionKey != "" || f.powBits != 0 {
 		s.Admission = &task.Admission{Key: f.admissionKey, PoWBits: f.powBits}
 	}
-	declared := f.input != "" || f.classes != "" || f.layers != "" || f.preset != "" || f.weightsURL != "" || f.weightsSHA != "" || f.weightsFile != ""
+	declared := f.dataDir != "" || f.dataURL != "" || f.input != "" || f.classes != "" || f.layers != "" || f.preset != "" || f.weightsURL != "" || f.weightsSHA != "" || f.weightsFile != ""
 	if !declared {
 		return s, nil
 	}
@@ -142,6 +150,25 @@ func (f *specFlags) spec() (task.Spec, error) {
 		m.Weights = &task.Weights{URL: f.weightsURL, SHA256: f.weightsSHA}
 	}
 	s.Model, s.Arch = m, ""
+	if f.dataDir != "" || f.dataURL != "" {
+		if f.dataDir == "" {
+			return s, fmt.Errorf("-data-url: give -data too (the folder of the manifest it serves)")
+		}
+		datasetSet := false
+		f.fs.Visit(func(fl *flag.Flag) { datasetSet = datasetSet || fl.Name == "dataset" })
+		if datasetSet {
+			return s, fmt.Errorf("-dataset %q: leave it out when -data names the task's own data set", s.Dataset)
+		}
+		b, err := os.ReadFile(filepath.Join(f.dataDir, taskarch.ManifestFile))
+		if err != nil {
+			return s, fmt.Errorf("-data: %w", err)
+		}
+		if _, err := data.ParseManifest(b); err != nil {
+			return s, fmt.Errorf("-data %s: %w", f.dataDir, err)
+		}
+		sum := sha256.Sum256(b)
+		s.Data, s.Dataset = &task.Data{Manifest: hex.EncodeToString(sum[:]), URL: f.dataURL}, ""
+	}
 	return s, nil
 }
 

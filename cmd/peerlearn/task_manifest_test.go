@@ -64,6 +64,25 @@ func TestTaskManifest(t *testing.T) {
 	if m.Normalize == nil || train.X[0] >= 0 || train.X[16] <= 0 {
 		t.Fatalf("normalize %+v, values %v %v", m.Normalize, train.X[0], train.X[16])
 	}
+	// A task on it: the spec records the manifest's sha256.
+	sum := regexp.MustCompile(`sha256=([0-9a-f]{64})`).FindStringSubmatch(out)[1]
+	rc, out, diag = runTask("task", "new", "-no-qr", "-name", "bags", "-data", dir, "-input", "4x4x1", "-classes", "bag,shoe", "-layers", "flatten,dense:units=2")
+	if rc != 0 || !strings.Contains(out, `"manifest_sha256": "`+sum+`"`) || !strings.Contains(out, `"dataset": ""`) {
+		t.Fatalf("task new -data: exit %d %s\n%s", rc, diag, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-data", dir, "-dataset", "mnist"}, "-dataset \"mnist\": leave it out"},
+		{[]string{"-data", t.TempDir()}, "-data: open"},
+		{[]string{"-data-url", "https://x/m.json"}, "-data-url: give -data too"},
+	} {
+		args := append([]string{"task", "new", "-no-qr", "-name", "bags", "-input", "4x4x1", "-classes", "bag,shoe", "-layers", "flatten,dense:units=2"}, c.args...)
+		if rc, _, diag := runTask(args...); rc == 0 || !strings.Contains(diag, c.want) {
+			t.Errorf("%v: exit %d %q, want %q", c.args, rc, diag, c.want)
+		}
+	}
 	write("test/hat/5.png", img(1))
 	rc, _, diag = runTask("task", "manifest", "-format", "images", "-input", "4x4x1", dir)
 	if rc == 0 || !strings.Contains(diag, "test/hat: unknown class folder") {

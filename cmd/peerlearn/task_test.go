@@ -85,6 +85,7 @@ func TestTaskNewEveryField(t *testing.T) {
 	s.Model = &task.Model{Input: []int{1, 2, 1}, Classes: []string{"a", "b"}, Preset: "mlp",
 		Layers:  []task.Layer{{Type: "conv2d", Filters: 1, Kernel: 1, Pad: 1, Stride: 2, Rate: 1, Units: 1}},
 		Weights: &task.Weights{URL: "u", SHA256: "s"}}
+	s.Data = &task.Data{Manifest: "m", URL: "u"}
 	b, _ := json.Marshal(s)
 	var tree map[string]any
 	if err := json.Unmarshal(b, &tree); err != nil {

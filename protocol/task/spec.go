@@ -41,7 +41,10 @@ type Spec struct {
 	Arch string `json:"arch"`
 	// Batch is the minibatch size of local training.
 	Batch int `json:"batch"`
-	// Dataset names the data set (DatasetNames).
+	// Data, if not nil, names the task's own data set by its manifest
+	// (see Data) and Dataset is empty. Absent from the encoding when nil.
+	Data *Data `json:"data,omitempty"`
+	// Dataset names the data set (DatasetNames); empty with Data.
 	Dataset string `json:"dataset"`
 	// Init is how peers draw their initial models.
 	Init Init `json:"init"`

@@ -23,7 +23,7 @@ func (s *Spec) Validate() error {
 		return err
 	}
 	checks := []func() error{
-		func() error { return oneOf("dataset", s.Dataset, DatasetNames()) },
+		s.validDataset, // dataset, or the task's own data (data.go)
 		s.validArch, // arch, or the declared model (model.go)
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },

@@ -142,21 +142,23 @@ func Weights(s task.Spec, a nn.Arch, file []byte) ([]float32, error) {
 
 // Engine is a task.Engine that adds the declared model's checks (Arch)
 // to Base's. Base sees a spec with a declared model as the same spec with
-// Model nil and Arch set to a built-in name the model replaces, so that
-// Base keeps checking what it knows (data set, aggregator, method) and
-// nothing of the model; nil Base checks only the model.
+// Model nil and Arch a built-in name, and one with its own data set (Data)
+// with Data nil and Dataset a built-in name, so that Base keeps checking
+// what it knows (aggregator, method, ...) and nothing of what this
+// package checks; nil Base checks only the model.
 type Engine struct {
 	Base task.Engine
 }
 
-// CheckSpec implements task.Engine. Every data set a spec can name today
-// (task.DatasetNames) has 28x28x1 samples in 10 classes, so a declared
-// model must take that input and name 10 classes.
+// CheckSpec implements task.Engine. A built-in data set (task.DatasetNames)
+// has 28x28x1 samples in 10 classes, so a declared model on one must take
+// that input and name 10 classes; a task's own data set (Data) is checked
+// against the model when a peer loads it (LoadData).
 func (e Engine) CheckSpec(s task.Spec) error {
 	if _, err := Arch(s); err != nil {
 		return err
 	}
-	if s.Model != nil {
+	if s.Model != nil && s.Data == nil {
 		if _, err := For(s, LegacyInput, LegacyClasses); err != nil {
 			return fmt.Errorf("data set %q: %w", s.Dataset, err)
 		}
@@ -166,6 +168,9 @@ func (e Engine) CheckSpec(s task.Spec) error {
 	}
 	if s.Model != nil {
 		s.Model, s.Arch = nil, nn.ArchNames()[0]
+	}
+	if s.Data != nil {
+		s.Data, s.Dataset = nil, task.DatasetNames()[0]
 	}
 	return e.Base.CheckSpec(s)
 }
