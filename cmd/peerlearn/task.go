@@ -37,8 +37,11 @@ func init() {
 }
 
 // taskEngine is what `task` checks a spec with: the declared model's
-// engine checks (taskarch) on top of the native peer's (netpeer).
-var taskEngine = taskarch.Engine{Base: netpeer.TaskEngine{}}
+// engine checks (taskarch; initial weights accepted, their form being
+// checkable here) on top of the native peer's (netpeer). Whether this
+// build's peer runs the spec is netpeer.TaskEngine's alone, which showSpec
+// reports.
+var taskEngine = taskarch.Engine{Base: netpeer.TaskEngine{}, AcceptWeights: true}
 
 // checkSpec validates s with the engine, naming the flag of the field a
 // spec error names when flags made it.

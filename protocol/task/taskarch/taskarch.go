@@ -148,6 +148,11 @@ func Weights(s task.Spec, a nn.Arch, file []byte) ([]float32, error) {
 // package checks; nil Base checks only the model.
 type Engine struct {
 	Base task.Engine
+	// AcceptWeights accepts a declared model's initial weights
+	// (model.weights). An engine whose peers do not fetch and load them
+	// (Weights) must leave it false: a peer that accepted the field and
+	// trained from its own initial model would ignore the spec.
+	AcceptWeights bool
 }
 
 // CheckSpec implements task.Engine. A built-in data set (task.DatasetNames)
@@ -157,6 +162,9 @@ type Engine struct {
 func (e Engine) CheckSpec(s task.Spec) error {
 	if _, err := Arch(s); err != nil {
 		return err
+	}
+	if s.Model != nil && s.Model.Weights != nil && !e.AcceptWeights {
+		return fmt.Errorf("%w: model.weights: this engine's peers do not load initial weights", ErrWeights)
 	}
 	if s.Model != nil && s.Data == nil {
 		if _, err := For(s, LegacyInput, LegacyClasses); err != nil {

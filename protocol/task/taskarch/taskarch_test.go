@@ -146,6 +146,14 @@ func TestEngineBase(t *testing.T) {
 	if s.Model == nil {
 		t.Fatal("CheckSpec changed the caller's spec")
 	}
+	w := declared()
+	w.Model.Weights = &task.Weights{URL: "https://example.org/w", SHA256: strings.Repeat("0a", 32)}
+	if err := (Engine{}).CheckSpec(w); !errors.Is(err, ErrWeights) || !strings.Contains(err.Error(), "model.weights") {
+		t.Fatalf("weights without AcceptWeights: %v", err)
+	}
+	if err := (Engine{AcceptWeights: true}).CheckSpec(w); err != nil {
+		t.Fatalf("weights with AcceptWeights: %v", err)
+	}
 	b.err = errors.New("no such aggregator")
 	if err := (Engine{Base: b}).CheckSpec(s); !errors.Is(err, b.err) {
 		t.Fatalf("base refusal lost: %v", err)
