@@ -24,7 +24,7 @@ func (s *Spec) Validate() error {
 	}
 	checks := []func() error{
 		s.validDataset, // dataset, or the task's own data (data.go)
-		s.validArch, // arch, or the declared model (model.go)
+		s.validArch,    // arch, or the declared model (model.go)
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
 		s.validLocal,
