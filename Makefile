@@ -25,7 +25,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 all: build
 
 deps:
-	@scripts/deps.sh test companion netlab onnx torch
+	@scripts/deps.sh test companion netlab onnx torch proxy
 
 data: $(DATA_DIR)/.ok
 

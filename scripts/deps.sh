@@ -5,6 +5,7 @@
 #   deps.sh node      node alone (bench-train's Go-wasm run)
 #   deps.sh companion libtorch-dev + OpenBLAS (the GPU companion's cgo shim, -tags torch)
 #   deps.sh netlab    nftables + coturn (the network lab: NATs in namespaces, the external TURN server)
+#   deps.sh proxy     nginx (signal/server's TestBehindNginx: the signalling server behind a real reverse proxy)
 #   deps.sh torch     Debian python3-torch + OpenBLAS (the PyTorch reference in bench-train;
 #                     without OpenBLAS libtorch uses reference BLAS, ~10x slower)
 #   deps.sh onnx      onnxruntime-node 1.30.0 from npm into .tools/onnx/node_modules (git-ignored): the
@@ -26,6 +27,7 @@ for target in "$@"; do
 		;;
 	netlab) command -v nft >/dev/null || want nftables; command -v turnserver >/dev/null || want coturn ;;
 	node) command -v node >/dev/null || want nodejs ;;
+	proxy) command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || want nginx-light ;;
 	torch) want python3-torch; want libopenblas0-pthread ;;
 	npm) command -v node >/dev/null || want nodejs; command -v npm >/dev/null || want npm ;;
 	onnx)

@@ -37,7 +37,8 @@ func DefaultRetryConfig(r *rand.Rand) RetryConfig {
 }
 
 // Retryable reports whether a Dial error may go away by itself: a busy
-// or full server, a rate limit, a connection that failed or timed out.
+// or full server, a rate limit (admissions from the client's address
+// included: they refill), a connection that failed or timed out.
 // A refusal that will not change (unknown task, bad signature, another
 // protocol version) and a bad configuration are not.
 func Retryable(err error) bool {
@@ -47,7 +48,7 @@ func Retryable(err error) bool {
 		return false
 	case errors.As(err, &r):
 		switch r.Code {
-		case CodeTaskFull, CodeServerFull, CodeBusy, CodeRateLimited, CodeHandshakeTimeout, CodeIdleTimeout, CodeShutdown:
+		case CodeTaskFull, CodeServerFull, CodeBusy, CodeRateLimited, CodeAdmissionLimited, CodeHandshakeTimeout, CodeIdleTimeout, CodeShutdown:
 			return true
 		}
 		return false
@@ -59,12 +60,15 @@ func Retryable(err error) bool {
 
 // Busy reports whether a Dial error says the server is there but busy
 // or full now (HTTP 503/429, or a full/busy/rate-limited/restarting
-// refusal): a peer should wait and try again.
+// refusal, or admissions from the client's address used up for now): a
+// peer should wait and try again. A peer behind a shared address (a
+// campus, a carrier-grade NAT) meets admission-limited through no fault
+// of its own; it used to give up at once.
 func Busy(err error) bool {
 	var r *Refusal
 	if errors.As(err, &r) {
 		switch r.Code {
-		case CodeTaskFull, CodeServerFull, CodeBusy, CodeRateLimited, CodeShutdown:
+		case CodeTaskFull, CodeServerFull, CodeBusy, CodeRateLimited, CodeAdmissionLimited, CodeShutdown:
 			return true
 		}
 		return false
@@ -91,6 +95,8 @@ func Explain(err error) string {
 			return "the coordination server is busy"
 		case CodeShutdown:
 			return "the coordination server is restarting"
+		case CodeAdmissionLimited:
+			return "the coordination server has admitted as many new peers from your address as it takes for now (a shared address, such as a campus or mobile network, fills up sooner)"
 		case CodeUnknownTask:
 			return "the coordination server does not host this task"
 		case CodeVersion:
@@ -105,8 +111,11 @@ func Explain(err error) string {
 
 // DialRetry is Dial, tried again after a retryable failure (Retryable)
 // with exponential back-off and jitter until it succeeds, the attempts
-// run out or ctx ends. notify, if not nil, is told of every failure that
-// will be retried, with the wait before the next attempt.
+// run out or ctx ends. An admission-limited refusal waits Max at once:
+// admissions refill in minutes (20 an hour per address by default), so
+// short waits would only be refused again. notify, if not nil, is told
+// of every failure that will be retried, with the wait before the next
+// attempt.
 func DialRetry(ctx context.Context, url string, id Identity, t ident.Task, cfg ClientConfig, rc RetryConfig, notify func(attempt int, err error, wait time.Duration)) (*Client, error) {
 	if rc.First <= 0 || rc.Max < rc.First || rc.Rand == nil || rc.Attempts < 0 {
 		return nil, fmt.Errorf("%w: retry config %+v", ErrConfig, rc)
@@ -117,6 +126,10 @@ func DialRetry(ctx context.Context, url string, id Identity, t ident.Task, cfg C
 		retry := Retryable(err) && (rc.Only == nil || rc.Only(err))
 		if err == nil || !retry || ctx.Err() != nil || (rc.Attempts > 0 && attempt >= rc.Attempts) {
 			return c, err
+		}
+		var r *Refusal
+		if errors.As(err, &r) && r.Code == CodeAdmissionLimited {
+			wait = rc.Max
 		}
 		d := wait/2 + time.Duration(rc.Rand.Int64N(int64(wait/2)+1))
 		if notify != nil {

@@ -96,6 +96,7 @@ func TestRetryable(t *testing.T) {
 	}{
 		{&signal.Refusal{Code: signal.CodeServerFull}, true},
 		{&signal.Refusal{Code: signal.CodeTaskFull}, true},
+		{&signal.Refusal{Code: signal.CodeAdmissionLimited}, true},
 		{&signal.Refusal{Code: signal.CodeUnknownTask}, false},
 		{&signal.Refusal{Code: signal.CodeBadSignature}, false},
 		{signal.ErrBusy, true},
@@ -109,5 +110,68 @@ func TestRetryable(t *testing.T) {
 		if busy := signal.Busy(tc.err); busy && !tc.want {
 			t.Errorf("Busy(%v) but not retryable", tc.err)
 		}
+	}
+}
+
+// A peer refused with admission-limited (its address's admissions used
+// up: a shared NAT) gave up at once. Now DialRetry waits (Max at once:
+// admissions refill in minutes), says why, and gets in once the
+// address's bucket has refilled.
+func TestDialRetryWaitsOutAdmissionLimit(t *testing.T) {
+	spec := task.DefaultSpec()
+	spec.Name = "admission-retry-test"
+	tid, err := spec.ID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.Tasks = []task.Spec{spec}
+	cfg.Admission.Exempt = nil // the test's 127.0.0.1 is counted
+	cfg.Admission.IPBurst = 1
+	cfg.Admission.IPPerHour = 1800 // one admission every 2 s
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/signal"
+	ident := func(b byte) signal.Identity {
+		seed := make([]byte, 32)
+		seed[0] = b
+		id, err := signal.IdentityFromSeed(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	first, err := signal.Dial(ctx, url, ident(1), tid, signal.DefaultClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	_, err = signal.Dial(ctx, url, ident(2), tid, signal.DefaultClientConfig())
+	var r *signal.Refusal
+	if !errors.As(err, &r) || r.Code != signal.CodeAdmissionLimited || !signal.Busy(err) || !signal.Retryable(err) {
+		t.Fatalf("second new key from one address: %v, want a retryable admission-limited refusal", err)
+	} else if why := signal.Explain(err); !strings.Contains(why, "from your address") {
+		t.Fatalf("explained as %q", why)
+	}
+	rc := signal.RetryConfig{First: 10 * time.Millisecond, Max: 400 * time.Millisecond, Rand: rand.New(rand.NewPCG(3, 4)), Only: signal.Busy}
+	var waits []time.Duration
+	c, err := signal.DialRetry(ctx, url, ident(2), tid, signal.DefaultClientConfig(), rc, func(_ int, err error, wait time.Duration) {
+		if !errors.As(err, &r) || r.Code != signal.CodeAdmissionLimited {
+			t.Errorf("retried after %v", err)
+		}
+		waits = append(waits, wait)
+	})
+	if err != nil {
+		t.Fatalf("after waiting for the admission bucket: %v", err)
+	}
+	defer c.Close()
+	if len(waits) == 0 || waits[0] < rc.Max/2 {
+		t.Fatalf("waits %v, want the first at least Max/2 = %v", waits, rc.Max/2)
 	}
 }

@@ -94,6 +94,12 @@ type learnView struct {
 	TransfersFailed int            `json:"transfers_failed"`
 	ModelBytesIn    int64          `json:"model_bytes_in"`
 	ModelBytesOut   int64          `json:"model_bytes_out"`
+	// Codec is the task's model codec ("" for float32 as it is);
+	// ModelBytesRaw and ModelBytesWire the model bytes sent as float32
+	// and as encoded: the page shows what the codec saved.
+	Codec          string `json:"codec,omitempty"`
+	ModelBytesRaw  int64  `json:"model_bytes_raw,omitempty"`
+	ModelBytesWire int64  `json:"model_bytes_wire,omitempty"`
 	// What the robust aggregation did with the neighbours' models, per
 	// reason and per neighbour (netpeer.LearnStatus): the page tells the
 	// volunteer in words.
@@ -238,6 +244,7 @@ func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr,
 	}
 	if ls != nil {
 		lv.TransfersFailed = ls.TransfersFailed
+		lv.Codec, lv.ModelBytesRaw, lv.ModelBytesWire = ls.Codec, ls.ModelBytesRaw, ls.ModelBytesWire
 		lv.ModelsClipped, lv.ModelsBounded, lv.ModelsRefused = ls.ModelsClipped, ls.ModelsBounded, ls.ModelsRefused
 		lv.NeighborsDropped, lv.Offenders = ls.NeighborsDropped, ls.Offenders
 		if lv.Method = ls.Method; ls.Method != nil {

@@ -306,8 +306,10 @@ function render(s) {
   $("coords").textContent = (s.coords || []).map((c) => c.toFixed(4)).join("  ");
   $("connections").textContent = s.connections;
   $("bytes-in").textContent = bytes(s.bytes_in);
-  $("bytes-out").textContent = bytes(s.bytes_out);
   const L = s.learn;
+  // With a codec, say what it saved: the models as float32 less as sent.
+  $("bytes-out").textContent = bytes(s.bytes_out) +
+    (L && L.codec && L.model_bytes_raw ? ` (${L.codec}: ${bytes(L.model_bytes_raw - L.model_bytes_wire)} saved)` : "");
   if (L) {
     $("rounds").textContent = L.rounds;
     const M = L.method; // absent: FedLay's MEP

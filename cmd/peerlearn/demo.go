@@ -31,6 +31,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	fs.DurationVar(&cfg.Limit, "limit", cfg.Limit, "stop after this long anyway")
 	fs.DurationVar(&cfg.Every, "every", cfg.Every, "period of the live table")
 	fs.StringVar(&cfg.OutDir, "out", cfg.OutDir, "folder for demo.csv, demo.png and the processes' logs")
+	fs.StringVar(&cfg.Codec, "codec", cfg.Codec, "how models travel (a task spec's codec: f32, f16, int8, delta-int8, delta-int4, delta-topk[:fraction])")
 	fs.BoolVar(&cfg.LAN, "lan", false, "serve on every interface over HTTPS (self-signed) and print the join URL for the LAN with a QR code; native peers use their real interfaces")
 	signalBin := fs.String("signalserver", "", "signalserver binary (default: beside this one)")
 	if err := parseFlags(fs, args); err != nil {

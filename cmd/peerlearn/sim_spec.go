@@ -81,41 +81,11 @@ func simSpec(ctx context.Context, spec task.Spec, n int, dir string, place func(
 		speeds = slices.Repeat([]float64{speed}, n)
 	}
 	const tick = 100 * time.Millisecond
-	peers := &methodsim.Peers{Index: map[ident.Peer]int{}}
-	var cores []method.Core
-	var tests []*data.Dataset
-	quiet := func(string, ...any) {}
-	for i := range n {
-		id, err := signal.IdentityFromSeed(liveKey(i))
-		if err != nil {
-			return specOutcome{}, err
-		}
-		pid := id.ID()
-		lp, own, err := learnerOn(spec, pid, train, test, "", i, n, tick, nil, quiet)
-		if err != nil {
-			return specOutcome{}, err
-		}
-		core, err := netpeer.NewCore(spec, lp)
-		if err != nil {
-			return specOutcome{}, err
-		}
-		peers.Peers = append(peers.Peers, lp)
-		peers.Local = append(peers.Local, lp.Local())
-		peers.IDs = append(peers.IDs, pid)
-		peers.Index[pid] = i
-		cores = append(cores, core)
-		tests = append(tests, own)
+	sp, err := specPeers(spec, n, train, test, tick, place)
+	if err != nil {
+		return specOutcome{}, err
 	}
-	if place == nil {
-		place = overlay.Coordinate
-	}
-	tables := overlay.ExpectedTablesAt(peers.IDs, spec.OverlaySpaces(), place)
-	graph := make([][]int, n)
-	for i, id := range peers.IDs {
-		for _, nb := range tables[id].Neighbors() {
-			graph[i] = append(graph[i], peers.Index[nb])
-		}
-	}
+	peers, cores, tests, graph := sp.peers, sp.cores, sp.tests, sp.graph
 	devs := make([]methodsim.Device, n)
 	for i := range devs {
 		devs[i] = methodsim.Device{Speed: speeds[i], Bandwidth: 20e6} // loopback peers
@@ -202,4 +172,55 @@ func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotat
 		return 0
 	}
 	return float64(right) / float64(all)
+}
+
+// specSetup is a spec's n peers as its real peers are built: learning
+// peers on shards k of n, method cores (netpeer.NewCore), each peer's
+// own-distribution test set, and the overlay's neighbour sets.
+type specSetup struct {
+	peers *methodsim.Peers
+	cores []method.Core
+	tests []*data.Dataset
+	graph [][]int
+}
+
+// specPeers builds spec's n peers (IDs from liveKey), placed on the
+// overlay by place (nil: overlay.Coordinate).
+func specPeers(spec task.Spec, n int, train, test *data.Dataset, tick time.Duration, place func(ident.Peer, int) overlay.Coord) (specSetup, error) {
+	var sp specSetup
+	peers := &methodsim.Peers{Index: map[ident.Peer]int{}}
+	quiet := func(string, ...any) {}
+	for i := range n {
+		id, err := signal.IdentityFromSeed(liveKey(i))
+		if err != nil {
+			return sp, err
+		}
+		pid := id.ID()
+		lp, own, err := learnerOn(spec, pid, train, test, "", i, n, tick, nil, quiet)
+		if err != nil {
+			return sp, err
+		}
+		core, err := netpeer.NewCore(spec, lp)
+		if err != nil {
+			return sp, err
+		}
+		peers.Peers = append(peers.Peers, lp)
+		peers.Local = append(peers.Local, lp.Local())
+		peers.IDs = append(peers.IDs, pid)
+		peers.Index[pid] = i
+		sp.cores = append(sp.cores, core)
+		sp.tests = append(sp.tests, own)
+	}
+	if place == nil {
+		place = overlay.Coordinate
+	}
+	tables := overlay.ExpectedTablesAt(peers.IDs, spec.OverlaySpaces(), place)
+	sp.graph = make([][]int, n)
+	for i, id := range peers.IDs {
+		for _, nb := range tables[id].Neighbors() {
+			sp.graph[i] = append(sp.graph[i], peers.Index[nb])
+		}
+	}
+	sp.peers = peers
+	return sp, nil
 }

@@ -37,7 +37,7 @@ type specFlags struct {
 }
 
 var fieldFlag = map[string]string{
-	"aggregator": "-aggregator", "arch": "-arch", "batch": "-batch", "dataset": "-dataset",
+	"aggregator": "-aggregator", "arch": "-arch", "batch": "-batch", "codec": "-codec", "dataset": "-dataset",
 	"init": "-init", "init.gain": "-init-gain", "init.seed": "-init-seed", "init.mode": "-init",
 	"local_epochs": "-local-epochs", "local_steps": "-local-steps", "max_peers": "-max-peers",
 	"max_rounds": "-max-rounds", "method": "-method", "name": "-name",
@@ -62,6 +62,7 @@ func newSpecFlags(fs *flag.FlagSet) *specFlags {
 	fs.StringVar(&s.Arch, "arch", s.Arch, fmt.Sprintf("built-in model %v for 28x28x1 samples and 10 classes (not with a declared model: -input, -classes, -layers or -preset)", task.ArchNames()))
 	fs.StringVar(&s.Aggregator, "aggregator", s.Aggregator, fmt.Sprintf("aggregation rule %v", task.AggregatorNames()))
 	fs.IntVar(&s.Batch, "batch", s.Batch, "minibatch size of local training")
+	fs.StringVar(&s.Codec, "codec", s.Codec, fmt.Sprintf("how models travel %v, with an optional :parameter (empty: float32)", task.CodecNames()))
 	fs.IntVar(&s.LocalEpochs, "local-epochs", s.LocalEpochs, "passes over the local shard per round (0 with -local-steps)")
 	fs.IntVar(&s.LocalSteps, "local-steps", s.LocalSteps, "minibatches per round (0: use -local-epochs)")
 	fs.IntVar(&s.MaxPeers, "max-peers", s.MaxPeers, "most peers the task admits")

@@ -80,7 +80,7 @@ func TestTaskNewEveryField(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	newSpecFlags(fs)
 	s := task.DefaultSpec()
-	s.Name, s.Arch, s.Method = "x", "", "gossip"
+	s.Name, s.Arch, s.Method, s.Codec = "x", "", "gossip", "int8"
 	s.Admission = &task.Admission{Key: strings.Repeat("ab", 32), PoWBits: 1}
 	s.Model = &task.Model{Input: []int{1, 2, 1}, Classes: []string{"a", "b"}, Preset: "mlp",
 		Layers:  []task.Layer{{Type: "conv2d", Filters: 1, Kernel: 1, Pad: 1, Stride: 2, Rate: 1, Units: 1}},
@@ -127,7 +127,7 @@ func TestTaskNewEveryField(t *testing.T) {
 	}
 	defaultID := idLine.FindStringSubmatch(out)[1]
 	for _, c := range [][]string{
-		{"-dataset", "fashion-mnist"}, {"-arch", "small-cnn"}, {"-aggregator", "mean"}, {"-batch", "64"},
+		{"-dataset", "fashion-mnist"}, {"-codec", "delta-int4"}, {"-arch", "small-cnn"}, {"-aggregator", "mean"}, {"-batch", "64"},
 		{"-local-epochs", "0", "-local-steps", "10"}, {"-max-peers", "50"}, {"-max-rounds", "7"},
 		{"-method", "gossip", "-aggregator", "mean"}, {"-period-ms", "2000"}, {"-spaces", "3"}, {"-target-accuracy", "0.8"},
 		{"-tiers"}, {"-init", "common", "-init-seed", "9"}, {"-init", "he-gain", "-init-gain", "2"},
@@ -168,6 +168,7 @@ func TestTaskNewRefuses(t *testing.T) {
 		{[]string{"-name", "x", "-selection", "random", "-select-k", "0"}, "(flag -select-k)"},
 		{[]string{"-name", "x", "-pow-bits", "99"}, "(flag -pow-bits)"},
 		{[]string{"-name", "x", "-dataset", "cifar"}, "(flag -dataset)"},
+		{[]string{"-name", "x", "-codec", "zip"}, "(flag -codec)"},
 		{[]string{"-name", "x", "-input", "28x28"}, "-input"},
 		{[]string{"-name", "x", "-input", "28x28x1"}, "-classes: required"},
 		{append([]string{"-name", "x", "-arch", "mlp", "-preset", "mlp"}, model...), "-arch \"mlp\": leave it out"},

@@ -47,7 +47,8 @@ func run(args []string) error {
 	bootstrap := fs.Duration("bootstrap-timeout", def.BootstrapTimeout, "relay window of a new peer")
 	idle := fs.Duration("idle-timeout", def.IdleTimeout, "close connections silent for this long")
 	origins := fs.String("origins", strings.Join(def.AllowedOrigins, ","), "allowed websocket Origin patterns besides the same origin, comma-separated (empty: same origin only)")
-	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default with -turn: the embedded TURN server's address, which answers STUN too)")
+	iceURLs := fs.String("ice-servers", "", "STUN URLs handed to peers, comma-separated (e.g. stun:stun.example.org:3478; default: stun:<the host peers reach this server by>:<port> of the embedded TURN server with -turn, which answers STUN too, else of -stun-addr)")
+	stunAddr := fs.String("stun-addr", "auto", "UDP address of this server's STUN responder, handed out as stun:<the host peers reach this server by>:<port> (auto: -addr's, unless -turn or -ice-servers provide STUN; empty: none)")
 	turnOn := fs.Bool("turn", false, "run the embedded TURN server (pion/turn, UDP)")
 	turnAddr := fs.String("turn-addr", "127.0.0.1:3478", "embedded TURN server's UDP listen address")
 	turnRelayIP := fs.String("turn-relay-ip", "", "IP in relayed candidates (public IP; default: the listen IP)")
@@ -57,6 +58,8 @@ func run(args []string) error {
 	defTURN := server.DefaultTURNConfig()
 	turnAllow := fs.String("turn-allow-peer", "", "with -turn: peer networks (CIDRs, comma-separated) relayed to although denied by default (loopback, private, link-local, ...); test networks and LANs only")
 	turnPerUser := fs.Int("turn-allocs-per-peer", defTURN.MaxAllocationsPerUser, "with -turn: live TURN allocations per peer")
+	turnPerIP := fs.Int("turn-allocs-per-ip", defTURN.MaxAllocationsPerIP, "with -turn: live TURN allocations per client address (the TURN request's source and the peer's signalling address are both charged; -limit-exempt networks are not)")
+	turnPerSubnet := fs.Int("turn-allocs-per-subnet", defTURN.MaxAllocationsPerSubnet, "with -turn: live TURN allocations per client /24 (IPv6: /48)")
 	turnAllocs := fs.Int("turn-allocs", defTURN.MaxAllocations, "with -turn: live TURN allocations in all")
 	turnBW := fs.Int64("turn-bytes-per-sec", defTURN.AllocationBytesPerSecond, "with -turn: relayed bytes per second per allocation")
 	turnBWTotal := fs.Int64("turn-total-bytes-per-sec", defTURN.TotalBytesPerSecond, "with -turn: relayed bytes per second in all")
@@ -67,7 +70,10 @@ func run(args []string) error {
 	hsPerSubnet := fs.Int("handshakes-per-subnet", def.AddrLimits.HandshakesPerSubnet, "unfinished handshakes per client /24 (IPv6: /48)")
 	peersPerIP := fs.Int("peers-per-ip", def.AddrLimits.PeersPerIP, "registered peers of one task per client address (at most half the task's max_peers)")
 	peersPerSubnet := fs.Int("peers-per-subnet", def.AddrLimits.PeersPerSubnet, "registered peers of one task per client /24 (IPv6: /48; at most half the task's max_peers)")
-	exempt := fs.String("limit-exempt", "127.0.0.0/8,::1/128", "client networks (CIDRs, comma-separated) the per-address limits do not apply to (empty: none)")
+	exempt := fs.String("limit-exempt", loopbackCIDRs, "client networks (CIDRs, comma-separated) the per-address limits (handshakes, peers, TURN allocations) do not apply to (empty: none; default with -trusted-proxies: none)")
+	admissionExempt := fs.String("admission-exempt", loopbackCIDRs, "client networks (CIDRs, comma-separated) whose admissions are not counted per address and subnet (empty: none; default with -trusted-proxies: none)")
+	proxies := fs.String("trusted-proxies", "", "reverse proxies (CIDRs, comma-separated, e.g. 127.0.0.1/32) whose -proxy-header names the client address; the limits, TURN quotas and logs use that address (empty: none, the TCP peer is the client)")
+	proxyHeader := fs.String("proxy-header", server.HeaderForwardedFor, "the header the -trusted-proxies set: X-Forwarded-For (the right-most untrusted hop is the client) or X-Real-IP")
 	coturnConf := fs.Bool("coturn-config", false, "print a turnserver.conf for Debian's coturn as the external TURN server (checks -turn-secret's credentials, denies the same peer networks as -turn, external-ip from -turn-relay-ip) and exit")
 	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
@@ -95,13 +101,33 @@ func run(args []string) error {
 	cfg.MetricsSeparate = *metricsAddr != ""
 	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet
 	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = *peersPerIP, *peersPerSubnet
-	cfg.AddrLimits.Exempt = nil
-	for _, c := range split(*exempt) {
-		p, err := netip.ParsePrefix(c)
-		if err != nil {
-			return fmt.Errorf("-limit-exempt: %w", err)
+	var err error
+	if cfg.Proxies.Proxies, err = prefixes("-trusted-proxies", *proxies); err != nil {
+		return err
+	}
+	cfg.Proxies.Header = *proxyHeader
+	if len(cfg.Proxies.Proxies) > 0 {
+		// Behind a proxy the loopback clients are the proxy itself: its
+		// exemption is off unless asked for (and refused if it covers
+		// the proxy, Config.Validate).
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["limit-exempt"] {
+			*exempt = ""
 		}
-		cfg.AddrLimits.Exempt = append(cfg.AddrLimits.Exempt, p)
+		if !given["admission-exempt"] {
+			*admissionExempt = ""
+		}
+	}
+	if cfg.AddrLimits.Exempt, err = prefixes("-limit-exempt", *exempt); err != nil {
+		return err
+	}
+	if cfg.Admission.Exempt, err = prefixes("-admission-exempt", *admissionExempt); err != nil {
+		return err
+	}
+	if len(cfg.Proxies.Proxies) > 0 {
+		log.Printf("signalserver: client addresses from %s on connections from %s; exempt from the address limits: %q, from admission counting: %q",
+			cfg.Proxies.Header, *proxies, *exempt, *admissionExempt)
 	}
 	tlsSet, err := tlsf.setup()
 	if err != nil {
@@ -126,6 +152,8 @@ func run(args []string) error {
 		tc := server.DefaultTURNConfig()
 		tc.ListenAddr, tc.RelayIP, tc.Secret, tc.Logf = *turnAddr, *turnRelayIP, *turnSecret, log.Printf
 		tc.MaxAllocationsPerUser, tc.MaxAllocations = *turnPerUser, *turnAllocs
+		tc.MaxAllocationsPerIP, tc.MaxAllocationsPerSubnet = *turnPerIP, *turnPerSubnet
+		tc.Exempt = cfg.AddrLimits.Exempt
 		tc.AllocationBytesPerSecond, tc.TotalBytesPerSecond = *turnBW, *turnBWTotal
 		for _, c := range split(*turnAllow) {
 			p, err := netip.ParsePrefix(c)
@@ -144,7 +172,7 @@ func run(args []string) error {
 			*turnURL = turn.URL()
 		}
 		if *iceURLs == "" { // pion's TURN server answers STUN binding requests too
-			cfg.ICEServers = append(cfg.ICEServers, signal.ICEServer{URLs: []string{"stun:" + turn.Addr().String()}})
+			cfg.STUNPort = turn.Addr().(*net.UDPAddr).Port
 		}
 		log.Printf("signalserver: TURN on udp %v", turn.Addr())
 	}
@@ -155,12 +183,43 @@ func run(args []string) error {
 		}
 	}
 
+	if *stunAddr == "auto" && cfg.STUNPort == 0 && *iceURLs == "" {
+		// Without STUN two peers behind ordinary NATs gather host
+		// candidates only and never connect: serve it by default. A
+		// port already taken (another server's STUN on this machine)
+		// is not fatal for the default.
+		st, err := server.StartSTUN(*addr, log.Printf)
+		if err != nil {
+			log.Printf("signalserver: warning: no STUN served on udp %s (%v)", *addr, err)
+		} else {
+			defer st.Close()
+			cfg.STUNPort = st.Addr().Port
+			log.Printf("signalserver: STUN on udp %v", st.Addr())
+		}
+	} else if *stunAddr != "" && *stunAddr != "auto" {
+		st, err := server.StartSTUN(*stunAddr, log.Printf)
+		if err != nil {
+			return fmt.Errorf("-stun-addr: %w", err)
+		}
+		defer st.Close()
+		cfg.STUNPort = st.Addr().Port
+		log.Printf("signalserver: STUN on udp %v", st.Addr())
+	}
+	if cfg.STUNPort != 0 {
+		log.Printf("signalserver: peers are handed stun:<the host they reach this server by>:%d", cfg.STUNPort)
+	} else if *iceURLs == "" {
+		log.Printf("signalserver: warning: no STUN server: peers behind NATs gather host candidates only and connect only within one network")
+	}
+	if cfg.TURN == nil {
+		log.Printf("signalserver: warning: no TURN server (-turn, or -turn-url and -turn-secret for coturn): peers behind symmetric NATs (common on mobile networks) or networks that block UDP will connect to no one")
+	}
+
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
 	if turn != nil {
-		turn.TieToSessions(srv.TURNUserLive) // credentials only while the session lives
+		turn.TieToSessions(srv) // credentials only while the session lives
 	}
 	for id, spec := range srv.Tasks() {
 		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)
@@ -267,6 +326,23 @@ func randomSecret() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// loopbackCIDRs is the default exemption: the demos and tests run many
+// peers on one machine.
+const loopbackCIDRs = "127.0.0.0/8,::1/128"
+
+// prefixes parses a comma-separated CIDR flag.
+func prefixes(flagName, s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, c := range split(s) {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flagName, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // split splits a comma-separated flag, dropping empty items.

@@ -214,18 +214,17 @@ func runBenchPage(t *testing.T, tb *tab, url string, ms int) benchResult {
 	if err != nil {
 		t.Fatalf("load %s: %v", url, err)
 	}
-	deadline := time.Now().Add(time.Duration(ms)*time.Millisecond*10 + 90*time.Second)
-	for {
+	var res benchResult
+	waitUntil(t, "the benchmark page's result", time.Duration(ms)*time.Millisecond*10+90*time.Second, time.Second, func() string {
 		r, err := evalJS[*benchResult](tb, `window.benchResult`)
 		if err == nil && r != nil {
 			if r.Error != "" {
 				t.Fatalf("benchmark page: %s", r.Error)
 			}
-			return *r
+			res = *r
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no result by the deadline (last: %v)", err)
-		}
-		time.Sleep(time.Second)
-	}
+		return fmt.Sprintf("no result yet (%v)", err)
+	})
+	return res
 }

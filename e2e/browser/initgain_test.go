@@ -35,7 +35,10 @@ type initGainView struct {
 // TestBrowserInitGainEstimate: a tab and four native peers on a task with
 // init he-gain and gain 0. The tab takes part in the push-sum estimate
 // over its WebRTC links; every peer's estimate ends within 10% of 5, the
-// page shows the estimate and the gain, and the tab trains.
+// page shows the estimate and the gain, and the tab trains. (Push-sum
+// over a connected overlay is exact up to its stopping rule, not a
+// statistic: protocol/pushsum's TestEstimateOnRings holds it to 1% on 8
+// to 200 nodes; 10% leaves room for a native that joins late.)
 func TestBrowserInitGainEstimate(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
@@ -71,15 +74,7 @@ func TestBrowserInitGainEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("click Join: %v", err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		v, err := browserView(tb)
-		if err == nil && (v.State == "joining" || v.State == "member") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tab did not register: %+v %v", v, err)
-		}
-	}
+	waitRegistered(t, tb)
 	var natives []*proc
 	for i := range n - 1 {
 		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("native%d", i), sigURL,
@@ -109,7 +104,7 @@ func TestBrowserInitGainEstimate(t *testing.T) {
 		}
 		return "", true
 	}
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(time.Second) {
+	waitUntil(t, "every peer's estimate", 120*time.Second, time.Second, func() string {
 		why := ""
 		for _, p := range natives {
 			g, err := native(p)
@@ -141,12 +136,10 @@ func TestBrowserInitGainEstimate(t *testing.T) {
 			v, err := browserView(tb)
 			if err == nil && v.Rounds >= 2 {
 				t.Logf("all %d peers estimated within 10%%; the page shows %q; the tab has trained %d rounds (%v)", n, shown, v.Rounds, time.Since(t0).Round(time.Second))
-				return
+				return ""
 			}
 			why = fmt.Sprintf("tab not trained yet: %+v %v", v, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", time.Since(t0).Round(time.Second), why)
-		}
-	}
+		return why
+	})
 }

@@ -22,9 +22,9 @@ import (
 // 300 MNIST training digits are written as PNG files, black ink on white
 // (as a photo or a scan would be), the label in the file name; the page
 // decodes them (the form's file input), and the tab joins a native peer
-// with them. It trains and exchanges models up to 70% test accuracy, the
-// downloaded model decodes in nn's versioned format and scores above 60%
-// natively, and the Leave button leaves the overlay gracefully. A bad
+// with them. It trains and exchanges models (its test accuracy far above
+// chance, trainedAcc), the downloaded model decodes in nn's versioned
+// format and scores far above chance natively, and the Leave button leaves the overlay gracefully. A bad
 // task ID and a join without images show in the error panel.
 func TestBrowserOwnImages(t *testing.T) {
 	bin := chromium(t)
@@ -98,31 +98,26 @@ func TestBrowserOwnImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var summary string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		summary, _ = chromedp.Run(ctx, chromedp.Text("#own-summary"))
-		if strings.HasPrefix(summary, fmt.Sprintf("%d images", n)) || time.Now().After(deadline) {
-			break
+	waitUntil(t, fmt.Sprintf("the page decodes the %d images", n), 20*time.Second, 200*time.Millisecond, func() string {
+		if summary, _ = chromedp.Run(ctx, chromedp.Text("#own-summary")); strings.HasPrefix(summary, fmt.Sprintf("%d images", n)) {
+			return ""
 		}
-	}
+		return fmt.Sprintf("the page says %q", summary)
+	})
 	t.Logf("page: %q", summary)
-	if !strings.HasPrefix(summary, fmt.Sprintf("%d images", n)) {
-		t.Fatalf("the page did not decode the %d images: %q", n, summary)
-	}
 	if err := chromedp.Do(ctx, chromedp.Click("#join")); err != nil {
 		t.Fatal(err)
 	}
 
 	t0 := time.Now()
 	var v peerView
-	for deadline := t0.Add(60 * time.Second); ; time.Sleep(time.Second) {
+	waitUntil(t, "the tab trains on its own images", 60*time.Second, time.Second, func() string {
 		v, err = browserView(tb)
-		if err == nil && v.Rounds >= 3 && v.Evals >= 1 && v.Accuracy >= 0.7 && len(v.Connections) == 1 {
-			break
+		if err == nil && v.Rounds >= 3 && v.Evals >= 1 && v.Accuracy >= trainedAcc && len(v.Connections) == 1 {
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 60 s: %+v, %v", v, err)
-		}
-	}
+		return fmt.Sprintf("%+v, %v", v, err)
+	})
 	src, err := evalJS[string](tb, `JSON.stringify(peerlearnPeer.status().data)`)
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +156,10 @@ func TestBrowserOwnImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("downloaded %s: %d bytes, %s, %d parameters, %.3f accuracy on 2000 test digits (native evaluation)", name, len(raw), hdr.Arch, hdr.Count, met.Accuracy)
-	if hdr.Arch != "mlp" || met.Accuracy < 0.6 {
-		t.Errorf("downloaded model: %s, accuracy %.3f (want mlp above 0.6)", hdr.Arch, met.Accuracy)
+	// The downloaded model is a trained one: far above chance (the tab
+	// reported trainedAcc before the download; later rounds move it).
+	if hdr.Arch != "mlp" || met.Accuracy < trainedAcc-0.1 {
+		t.Errorf("downloaded model: %s, accuracy %.3f (want mlp above %.1f)", hdr.Arch, met.Accuracy, trainedAcc-0.1)
 	}
 
 	// Leave: the native peer sees its only neighbour go.
@@ -170,15 +167,13 @@ func TestBrowserOwnImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t1 := time.Now()
-	for deadline := t1.Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	waitUntil(t, "Leave", 15*time.Second, 200*time.Millisecond, func() string {
 		bv, _ := browserView(tb)
 		nv, err := nativeView(native)
 		if err == nil && len(nv.Neighbors) == 0 && bv.State == "left" {
-			t.Logf("Leave: the tab left and the native peer dropped it in %v", time.Since(t1).Round(time.Millisecond))
-			break
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after Leave: tab %q, native peer neighbours %v (%v)", bv.State, nv.Neighbors, err)
-		}
-	}
+		return fmt.Sprintf("tab %q, native peer neighbours %v (%v)", bv.State, nv.Neighbors, err)
+	})
+	t.Logf("Leave: the tab left and the native peer dropped it in %v", time.Since(t1).Round(time.Millisecond))
 }

@@ -29,7 +29,7 @@ func profileStalls(t *testing.T, tb *tab, d time.Duration) {
 		t.Logf("profile: %v", err)
 		return
 	}
-	time.Sleep(d)
+	time.Sleep(d) // the sampling window itself (a diagnostic run only with PEERLEARN_PROFILE=1)
 	res, err := chromedp.Call(tb.ctx, profiler.Stop, cdp.Empty{})
 	if err != nil || res.Profile == nil {
 		t.Logf("profile: %v", err)

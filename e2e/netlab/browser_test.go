@@ -67,10 +67,21 @@ func chromiumBin(t *testing.T) string {
 
 // TestNetlabBrowsers: headless Chromium tabs in homes a and b join the
 // native peers of every home through the page, without camera or
-// microphone permission, so their host candidates are mDNS names. The
-// native peer in the same home resolves them (pion's mDNS query mode):
-// its link to the tab is host to host. Every neighbour pair connects over
-// the path the NATs allow and every peer, tabs included, reaches 80%.
+// microphone permission, so their host candidates are mDNS names. Every
+// neighbour pair connects over the path the NATs allow (a tab and the
+// native peer in its home directly) and every peer, tabs included,
+// trains.
+//
+// What the browser guarantees about its host candidates is
+// TestChromeMDNSResponder's: a name, never the address, resolvable only
+// by multicast inside its home, by a standard query. Here: no native peer
+// in another home ever knows a tab's host address. The native peer in
+// the tab's home resolves the name only when one of Chromium's
+// announcements of it falls in pion's 5-s query window (Chromium ignores
+// pion's queries, which carry the unicast-response bit): in 2 of 10
+// runs measured one home's did not; then the tab's connectivity checks
+// reach it first and the link is direct through a peer-reflexive
+// candidate. So resolution is logged, not required.
 func TestNetlabBrowsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("network lab (-short)")
@@ -87,37 +98,25 @@ func TestNetlabBrowsers(t *testing.T) {
 		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: logDir(t),
 		Peers: []string{"a", "b", "c", "d"}, Tabs: []string{"a", "b"},
 		Chromium: chrome, WebDir: "../../web", WasmDir: web,
-		Target: 0.8, Timeout: browserLimit(), Seed: 1, Logf: t.Logf,
+		Target: trainedAcc, Timeout: browserLimit(), Seed: 1, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("after %v: accuracy mean %.3f %v, overlay correct %v\n%s", res.Elapsed.Round(time.Second), res.AccMean, res.Acc, res.OverlayOK, res.Table())
 	checkMatrix(t, res)
-	resolved := 0
 	for _, p := range res.Pairs {
 		if strings.HasPrefix(p.A, "tab") || !strings.HasPrefix(p.B, "tab") {
 			continue
 		}
 		// A native peer and a tab: the tab offers only mDNS names as host
-		// candidates. The native peer in the tab's home resolves them; one
-		// in another home cannot (multicast stays in the home).
-		sameHome := strings.HasPrefix(p.B, "tab"+p.A[:1])
-		switch {
-		case sameHome && p.RemoteHosts < 1:
-			// Measured: home b's native peer resolved its tab's name in
-			// 1 of 3 runs, home a's in 3 of 3; cause not found yet
-			// (docs/RESULTS.md, netlab). Logged, and at least one home
-			// must resolve.
-			t.Logf("%s-%s: %s resolved none of the tab's mDNS host candidates", p.A, p.B, p.A)
+		// candidates, which multicast carries no further than its home.
+		switch sameHome := strings.HasPrefix(p.B, "tab"+p.A[:1]); {
 		case sameHome:
-			resolved++
+			t.Logf("%s-%s: %s resolved %d of the tab's mDNS host candidates (best effort: see above)", p.A, p.B, p.A, p.RemoteHosts)
 		case p.RemoteHosts != 0:
 			t.Errorf("%s-%s: %s knows %d host candidates of a tab in another home", p.A, p.B, p.A, p.RemoteHosts)
 		}
-	}
-	if resolved == 0 {
-		t.Errorf("no native peer resolved the mDNS names of the tab in its home")
 	}
 }
 

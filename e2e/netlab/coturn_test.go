@@ -11,7 +11,7 @@ import (
 // TestNetlabCoturn: with Debian's coturn as the TURN server, run with
 // the deployment's configuration (server.CoturnConfig), a peer in the
 // UDP-blocked home connects to the others through it and every peer
-// reaches the target. Without the configuration's denied private ranges
+// trains (trainedAcc). Without the configuration's denied private ranges
 // coturn dropped the allocation's traffic after ICE tried a private
 // host candidate through it, and home c never connected.
 func TestNetlabCoturn(t *testing.T) {
@@ -28,7 +28,7 @@ func TestNetlabCoturn(t *testing.T) {
 	defer cancel()
 	res, err := RunMatrix(ctx, l, MatrixConfig{
 		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: logDir(t), Coturn: true,
-		Peers: []string{"a", "b", "c"}, Target: 0.8, Timeout: limit, Seed: 1, Logf: t.Logf,
+		Peers: []string{"a", "b", "c"}, Target: trainedAcc, Timeout: limit, Seed: 1, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)

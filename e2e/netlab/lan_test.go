@@ -1,6 +1,7 @@
 package netlab
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,12 +37,7 @@ func TestNetlabLANDemo(t *testing.T) {
 	}
 	defer demo.Stop()
 	var join, spki string
-	deadline := time.Now().Add(60 * time.Second)
-	for join == "" || spki == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("no join URL and certificate in the demo's output:\n%s\n%s", strings.Join(demo.Lines(), "\n"), demo.Tail(3000))
-		}
-		time.Sleep(200 * time.Millisecond)
+	waitUntil(t, "the demo's join URL and certificate", 60*time.Second, 200*time.Millisecond, func() string {
 		for _, line := range demo.Lines() {
 			if _, rest, ok := strings.Cut(line, "open https://"); ok {
 				join = "https://" + strings.Fields(rest)[0]
@@ -50,7 +46,11 @@ func TestNetlabLANDemo(t *testing.T) {
 				spki = strings.Fields(rest)[0]
 			}
 		}
-	}
+		if join == "" || spki == "" {
+			return fmt.Sprintf("output:\n%s\n%s", strings.Join(demo.Lines(), "\n"), demo.Tail(3000))
+		}
+		return ""
+	})
 	if !strings.HasPrefix(join, "https://"+h.HostIP+":8443/") {
 		t.Fatalf("join URL %s, want the LAN address %s", join, h.HostIP)
 	}
@@ -61,9 +61,7 @@ func TestNetlabLANDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tab.Close()
-	deadline = time.Now().Add(90 * time.Second)
-	for {
-		time.Sleep(time.Second)
+	waitUntil(t, "the phone tab joins", 90*time.Second, time.Second, func() string {
 		qr, _ := tab.Eval(`String(document.getElementById("join-qr").naturalWidth > 0 && !document.getElementById("join-qr-box").hidden)`)
 		st, ok := tab.Status()
 		direct := 0
@@ -74,12 +72,10 @@ func TestNetlabLANDemo(t *testing.T) {
 		}
 		if ok && qr == "true" && st.State == "member" && direct > 0 {
 			t.Logf("the phone tab joined: %d neighbours, %d direct links, QR code shown", len(st.Neighbors), direct)
-			break
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("phone tab: qr %q, state %q, links %+v\n%s\ndemo:\n%s", qr, st.State, st.Links, tab.Diagnostics(), strings.Join(demo.Lines(), "\n"))
-		}
-	}
+		return fmt.Sprintf("qr %q, state %q, links %+v\n%s\ndemo:\n%s", qr, st.State, st.Links, tab.Diagnostics(), strings.Join(demo.Lines(), "\n"))
+	})
 	if _, err := os.Stat(filepath.Join(dir, "out", "cert.pem")); err != nil {
 		t.Errorf("certificate not written: %v", err)
 	}

@@ -65,8 +65,10 @@ type Pair struct {
 	Path      string // "direct", "relay", or "" (never connected)
 	Want      string // the path the NAT kinds allow: "direct" or "relay"
 	ConnectMS int64  // from the offer to the open data channel (offerer's view)
-	// RemoteHosts is how many of B's host candidates A knows by address
-	// (rtc.Link.RemoteHosts: a tab's mDNS names that A resolved).
+	// RemoteHosts is how many of B's host candidates A knew by address
+	// (rtc.Link.RemoteHosts: a tab's mDNS names that A resolved), the
+	// most any poll of the run saw: a link that reconnected just before
+	// the run ended has not resolved its new candidates yet.
 	RemoteHosts int
 }
 
@@ -210,17 +212,25 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	logf("netlab: %d peers started, task %s", n, tid.Hex()[:12])
 	res := &MatrixResult{}
 	deadline := time.Now().Add(cfg.Timeout)
+	hosts := map[[2]string]int{} // the most RemoteHosts seen per pair
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(time.Second):
+		case <-tick.C:
 		}
 		for _, p := range peers {
 			p.poll()
 		}
 		*res = summarise(peers, spec.Spaces, cfg.Target)
 		res.Elapsed = time.Since(t0)
+		for i, pr := range res.Pairs {
+			k := [2]string{pr.A, pr.B}
+			hosts[k] = max(hosts[k], pr.RemoteHosts)
+			res.Pairs[i].RemoteHosts = hosts[k]
+		}
 		if res.Failed == 0 && res.Reached && res.OverlayOK {
 			break
 		}
@@ -425,6 +435,8 @@ func fetchStatus(ns, url string) (netpeer.Status, bool) {
 
 func waitTCP(ctx context.Context, ns, addr string, limit time.Duration) error {
 	end := time.Now().Add(limit)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		c, err := DialContext(ctx, ns, "tcp", addr)
 		if err == nil {
@@ -434,7 +446,11 @@ func waitTCP(ctx context.Context, ns, addr string, limit time.Duration) error {
 		if time.Now().After(end) {
 			return err
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
 	}
 }
 

@@ -61,12 +61,12 @@ func TestCorrectnessIsOneOnlyForTheExpectedSets(t *testing.T) {
 }
 
 func TestLineNeverRoundsUpToCorrect(t *testing.T) {
-	r := Result{Peers: 8, AccMean: 0.90174, Correctness: 0.9996}
-	if got, want := r.Line(), "demo peers=8 acc_mean=0.9017 correctness=0.999"; got != want {
+	r := Result{Peers: 8, AccMean: 0.90174, Correctness: 0.9996, BytesMoved: 45_600_000}
+	if got, want := r.Line(), "demo peers=8 acc_mean=0.9017 correctness=0.999 mb_per_peer=5.7"; got != want {
 		t.Fatalf("Line() = %q, want %q", got, want)
 	}
 	r.Correctness = 1
-	if got, want := r.Line(), "demo peers=8 acc_mean=0.9017 correctness=1.000"; got != want {
+	if got, want := r.Line(), "demo peers=8 acc_mean=0.9017 correctness=1.000 mb_per_peer=5.7"; got != want {
 		t.Fatalf("Line() = %q, want %q", got, want)
 	}
 }

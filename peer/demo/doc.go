@@ -5,7 +5,7 @@
 // overlay correctness, bytes moved), stops at a target accuracy or a time
 // limit, writes a CSV and a PNG of accuracy over time, and ends with
 //
-//	demo peers=8 acc_mean=A correctness=C
+//	demo peers=8 acc_mean=A correctness=C mb_per_peer=M
 //
 // Correctness is checked outside the peers: the neighbour sets the peers
 // report against the ones computed from all their IDs (overlay.ExpectedTables).

@@ -106,3 +106,7 @@ func WireSize(m mep.Message) (control, payload int64) {
 	}
 	return control, 4 * int64(len(m.Params)+len(m.Hessian))
 }
+
+// Done reports whether the peer has trained its Config.MEP.MaxRounds
+// rounds (asynchronous mode): its published model is final.
+func (p *Peer) Done() bool { return p.mode == modeAsync && p.mep.Done() }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
@@ -75,6 +76,9 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
 		return fmt.Errorf("arch %q on %s: %w", s.Arch, s.Dataset, err)
 	}
+	if _, err := modelcodec.Parse(s.Codec); err != nil {
+		return fmt.Errorf("codec %q: %w", s.Codec, err)
+	}
 	return nil
 }
 
@@ -85,9 +89,10 @@ func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens
 // LearnerConfig maps a task spec to a learning peer's configuration for
 // peer id training on train (its shard), with the overlay ticking every
 // tick: the architecture for the data's shape, the optimiser, batch,
-// local epochs or steps, aggregator, initialisation and the MEP period
-// (PeriodMS in ticks), task hash and a seed drawn from the ID. It refuses
-// what TaskEngine refuses.
+// local epochs or steps, aggregator, initialisation, the MEP period
+// (PeriodMS in ticks; with tiers, its tier's, mep.CapacityOf) and
+// MaxRounds (the method cores take theirs from the spec, NewCore), task
+// hash and a seed drawn from the ID. It refuses what TaskEngine refuses.
 func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
 	if err := spec.ValidateFor(TaskEngine{}); err != nil {
 		return learn.Config{}, err
@@ -120,9 +125,34 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
 		}
 	}
-	c.MEP.Period = max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
+	c.MEP.Period = taskPeriod(spec, tick)
+	if spec.Tiers {
+		// FedLay's capacity tiers: the peer's tier, hence its period,
+		// is drawn from its ID (mep.TierOf), so every neighbour knows it
+		// too (applyNeighbors). Its training takes what its hardware
+		// takes: the tier sets how often it trains and offers.
+		cp := mep.CapacityOf(id, c.MEP.Period)
+		c.MEP.Period, c.MEP.Tier = cp.Period, cp.Tier
+	}
 	c.MEP.JoinWait = c.MEP.Period
+	c.MEP.MaxRounds = spec.MaxRounds
+	c.MEP.LossyWire = spec.Codec != "" && spec.Codec != "f32"
 	return c, nil
+}
+
+// taskPeriod is the task's (medium tier's) period in overlay ticks.
+func taskPeriod(spec task.Spec, tick time.Duration) int {
+	return max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
+}
+
+// neighborPeriod returns the period, in ticks, of a neighbour of a
+// task with medium period base: base, or with tiers that of the
+// neighbour's tier (mep.TierOf of its ID).
+func neighborPeriod(spec task.Spec, base int) func(ident.Peer) int {
+	if !spec.Tiers {
+		return func(ident.Peer) int { return base }
+	}
+	return func(id ident.Peer) int { return mep.CapacityOf(id, base).Period }
 }
 
 // LearnStatus is the learning part of Status.
@@ -132,9 +162,24 @@ type LearnStatus struct {
 	Method *method.Status `json:"method,omitempty"`
 	// Backend is the training engine: "go", or the companion's
 	// "libtorch/DEVICE" (learn.Peer.Backend).
-	Backend   string  `json:"backend"`
-	Rounds    int     `json:"rounds"`
-	TrainLoss float64 `json:"train_loss"`
+	Backend string `json:"backend"`
+	// Tier and Period are FedLay's: the peer's capacity tier ("medium"
+	// for every peer of a task without tiers) and its MEP period in
+	// ticks (empty and 0 under another method).
+	Tier   string `json:"tier,omitempty"`
+	Period int    `json:"period,omitempty"`
+	// MaxRounds is the task's max_rounds (0: no bound) and Done says
+	// the peer trained them: its model is final (a method core's Status
+	// says both too).
+	MaxRounds int  `json:"max_rounds,omitempty"`
+	Done      bool `json:"done,omitempty"`
+	// Target is the task's target_accuracy; TargetReached says an
+	// evaluation of this peer's model reached it: the task counts as
+	// done here (the peer goes on until max_rounds or stopped).
+	Target        float64 `json:"target"`
+	TargetReached bool    `json:"target_reached,omitempty"`
+	Rounds        int     `json:"rounds"`
+	TrainLoss     float64 `json:"train_loss"`
 	// TrainSeconds and TrainSamples sum a method core's finished
 	// trainings (FedLay's MEP: 0): wall time from hand-out to hand-back,
 	// and samples. bench live's simulator trains at their ratio.
@@ -151,6 +196,15 @@ type LearnStatus struct {
 	ModelsReceived  uint64 `json:"models_received"`
 	ModelsRejected  uint64 `json:"models_rejected"`
 	TransfersFailed int    `json:"transfers_failed"`
+	// Codec is the task's model codec ("" for float32 as it is);
+	// ModelBytesRaw and ModelBytesWire count the model bytes this peer
+	// sent, as float32 and as encoded (the saving is their difference);
+	// CodecResets counts deltas refused for a reference this peer did
+	// not hold (the sender was asked for a full model).
+	Codec          string `json:"codec,omitempty"`
+	ModelBytesRaw  int64  `json:"model_bytes_raw,omitempty"`
+	ModelBytesWire int64  `json:"model_bytes_wire,omitempty"`
+	CodecResets    int    `json:"codec_resets,omitempty"`
 	// Refused counts MEP messages and models dropped on arrival.
 	Refused int `json:"refused"`
 	// What the robust aggregation did with the neighbours' models (see
@@ -199,6 +253,13 @@ type learner struct {
 	// method, if not nil, runs the spec's method instead of the MEP
 	// (method.go); peer then trains synchronously (TrainFrom).
 	method *methodDriver
+	// period is a neighbour's MEP period (neighborPeriod).
+	period func(ident.Peer) int
+	// spec is the task a method core was built for (scaleInit builds it
+	// again).
+	spec task.Spec
+	// codec, if not nil, carries models in the task's codec (wirecodec.go).
+	codec *wireCodec
 }
 
 type evalResult struct {
@@ -212,13 +273,19 @@ type evalResult struct {
 func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
-		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1),
-		guard: newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
-		now:   time.Now,
+		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
+		guard:  newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
+		now:    time.Now,
+		period: neighborPeriod(spec, taskPeriod(spec, tick)),
 	}
 	if mgr != nil {
 		l.deny = mgr.Deny
 	}
+	codec, err := newWireCodec(spec.Codec)
+	if err != nil {
+		return nil, err
+	}
+	l.codec, l.st.Codec = codec, spec.Codec
 	if test != nil && cfg.EvalEvery > 0 {
 		ev, err := learn.NewEvaluator(p.Config().Arch)
 		if err != nil {
@@ -231,9 +298,36 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		if err != nil {
 			return nil, err
 		}
-		l.method = d
+		d.codec = l.codec
+		l.method, l.spec = d, spec
 	}
 	return l, nil
+}
+
+// scaleInit multiplies the initial model by the init gain the network-
+// size estimate gave (sizer.go), before the first round. A method core
+// was built from a copy of the plain He model (NewCore reads
+// learn.Peer.Params), so it is built again from the scaled one: nothing
+// has used it yet (the peer does not train, tick or step it before the
+// gain, Peer.training), only its peers were set. If the model cannot be
+// scaled the error says so and the core trains from plain He.
+func (l *learner) scaleInit(gain float64) error {
+	if err := l.peer.ScaleInit(gain); err != nil {
+		return err
+	}
+	if l.method == nil {
+		return nil // the MEP trains from learn.Peer's own model
+	}
+	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.logf)
+	if err == nil {
+		d.codec = l.codec
+	}
+	if err != nil {
+		return fmt.Errorf("%s core from the scaled model: %w", l.method.name, err)
+	}
+	l.method = d
+	d.setPeers(l.nbrs)
+	return nil
 }
 
 // setNeighbors follows the overlay's neighbour set.
@@ -252,13 +346,13 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 // from finish): its connection closes and none is made until the drop
 // ends, so the overlay cannot reach it either and its failure detection
 // takes it out of the neighbour set; a repair that finds it again only
-// meets the refusal. Every neighbour is assumed to have this peer's
-// period (the task's; tiers are not advertised before a model arrives).
+// meets the refusal. A neighbour's period is the task's, or with tiers
+// its tier's (drawn from its ID, as its own peer drew it).
 func (l *learner) applyNeighbors(now time.Time) {
 	ns := make([]mep.Neighbor, 0, len(l.nbrs))
 	for _, id := range l.nbrs {
 		if !l.guard.dropped(id, now) {
-			ns = append(ns, mep.Neighbor{ID: id, Period: l.peer.Config().MEP.Period})
+			ns = append(ns, mep.Neighbor{ID: id, Period: l.period(id)})
 		}
 	}
 	if err := l.peer.SetNeighbors(ns); err != nil {
@@ -334,10 +428,17 @@ func (l *learner) send(m mep.Message) error {
 	if m.Type != mep.MsgModel {
 		return l.mgr.SendApp(m.To, hdr)
 	}
-	payload := make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
-	for _, v := range [][]float32{m.Params, m.Hessian} {
-		for _, x := range v {
-			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+	var payload []byte
+	if l.codec != nil {
+		if payload, err = l.codec.encode(m.To, m.Params, m.Hessian); err != nil {
+			return err
+		}
+	} else {
+		payload = make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
+		for _, v := range [][]float32{m.Params, m.Hessian} {
+			for _, x := range v {
+				payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+			}
 		}
 	}
 	_, err = l.mgr.SendTransfer(m.To, hdr, payload, m.Fingerprint, m.Model.Task)
@@ -371,6 +472,13 @@ func (l *learner) finish(w *learn.Work) {
 
 // onApp steps the MEP with a control message from peer from.
 func (l *learner) onApp(from ident.Peer, b []byte) {
+	if l.codec != nil && isCodecFrame(b) {
+		if err := l.codec.onFrame(from, b); err != nil {
+			l.st.Refused++
+			l.logf("learn: dropped a codec frame from %v: %v", from, err)
+		}
+		return
+	}
 	if l.method != nil {
 		l.method.onApp(from, b)
 		return
@@ -411,19 +519,15 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 	case err != nil:
 	case m.From != from || m.Type != mep.MsgModel:
 		err = fmt.Errorf("transfer from %v holds a %v from %v", from, m.Type, m.From)
-	case int64(len(payload)) != m.Model.PayloadBytes() || man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
+	case man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
+		err = fmt.Errorf("transfer's manifest does not match its header")
+	case l.codec == nil && int64(len(payload)) != m.Model.PayloadBytes():
 		err = fmt.Errorf("transfer of %d bytes does not match its header (%d bytes)", len(payload), m.Model.PayloadBytes())
 	}
 	if err == nil {
-		vals := make([]float32, len(payload)/4)
-		for i := range vals {
-			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
-		}
-		n := int(m.Model.NumParams)
-		m.Params = vals[:n:n]
-		if m.Model.HasHessian {
-			m.Hessian = vals[n:]
-		}
+		m.Params, m.Hessian, err = l.modelOf(from, m.Model, payload)
+	}
+	if err == nil {
 		m.To = l.self
 		err = l.peer.Step(m)
 	}
@@ -431,6 +535,38 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 		l.st.Refused++
 		l.logf("learn: dropped a model from %v: %v", from, err)
 	}
+}
+
+// modelOf reads a model's parameters (and Hessian, if the header says
+// one goes along) from a transfer's payload: float32 as it is, or the
+// task's codec (which may answer the sender with an ack or a reset).
+func (l *learner) modelOf(from ident.Peer, h mep.ModelHeader, payload []byte) (params, hessian []float32, err error) {
+	n := int(h.NumParams)
+	if l.codec == nil {
+		vals := make([]float32, len(payload)/4)
+		for i := range vals {
+			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
+		}
+		if h.HasHessian {
+			hessian = vals[n:]
+		}
+		return vals[:n:n], hessian, nil
+	}
+	rest := 0
+	if h.HasHessian {
+		rest = n
+	}
+	params, hessian, reply, err := l.codec.decode(from, payload, n, rest)
+	l.st.CodecResets = l.codec.resets
+	if reply != nil && l.mgr != nil {
+		if serr := l.mgr.SendApp(from, reply); serr != nil {
+			l.logf("learn: codec reply to %v: %v", from, serr)
+		}
+	}
+	if !h.HasHessian {
+		hessian = nil
+	}
+	return params, hessian, err
 }
 
 func (l *learner) startEval() {
@@ -455,19 +591,28 @@ func (l *learner) evaluated(r evalResult) {
 	}
 	l.st.Accuracy, l.st.EvalLoss, l.st.EvalRound = r.m.Accuracy, r.m.Loss, r.round
 	l.st.Evals++
+	if !l.st.TargetReached && r.m.Accuracy >= l.st.Target {
+		l.st.TargetReached = true
+		l.logf("learn: target accuracy %.3f reached: %.4f at round %d", l.st.Target, r.m.Accuracy, r.round)
+	}
 }
 
 func (l *learner) status() LearnStatus {
 	s := l.st
+	if l.codec != nil {
+		s.ModelBytesRaw, s.ModelBytesWire = l.codec.raw, l.codec.wire
+	}
 	s.Backend = l.peer.Backend()
 	s.Model, s.ModelRound = l.model()
 	if l.method != nil {
 		ms := l.method.core.Status()
-		s.Method = &ms
+		s.Method, s.MaxRounds, s.Done = &ms, ms.MaxRounds, ms.Role == "done"
 		s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
 		s.Refused += l.method.refused
 		return s
 	}
+	c := l.peer.Config().MEP
+	s.Tier, s.Period, s.MaxRounds, s.Done = c.Tier.String(), c.Period, c.MaxRounds, l.peer.Done()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
 	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops

@@ -46,6 +46,9 @@ type methodDriver struct {
 	trainStart   time.Time
 	trainTime    time.Duration
 	trainSamples int
+	// codec, if not nil, carries models in the task's codec (the
+	// learner's, wirecodec.go).
+	codec *wireCodec
 }
 
 // NewCore builds the core the spec's method names, for learning peer lp
@@ -120,7 +123,9 @@ func PENSConfig(spec task.Spec) (selection.Config, error) {
 // the paper's 0.8, T_agg two periods, T_round three, three aggregator
 // ranks. No real peer measures its bandwidth: every one advertises 1,
 // so a sample's aggregator is its member with the smallest ID (still a
-// pure function of the members and the round). The view is pushed to
+// pure function of the members and the round) among those not ranked
+// last for a missed aggregator role (plexus.View.Missed: a dead one
+// costs one T_round, not one per round that samples it). The view is pushed to
 // the neighbours within a quarter period of a change and every ten
 // periods regardless (a digest frame can be dropped on a full queue), is
 // bounded by MaxPeers (what the
@@ -201,9 +206,17 @@ func (d *methodDriver) send(s method.Send) error {
 	if s.Params == nil {
 		return d.mgr.SendApp(s.To, s.Header)
 	}
-	payload := make([]byte, 0, 4*len(s.Params))
-	for _, x := range s.Params {
-		payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+	var payload []byte
+	if d.codec != nil {
+		var err error
+		if payload, err = d.codec.encode(s.To, s.Params, nil); err != nil {
+			return err
+		}
+	} else {
+		payload = make([]byte, 0, 4*len(s.Params))
+		for _, x := range s.Params {
+			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+		}
 	}
 	_, err := d.mgr.SendTransfer(s.To, s.Header, payload, sha256.Sum256(payload), d.task)
 	return err
@@ -251,9 +264,24 @@ func (d *methodDriver) onApp(from ident.Peer, b []byte) {
 
 // onTransfer steps the core with a model that arrived intact.
 func (d *methodDriver) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
-	if man.Task != d.task || len(payload)%4 != 0 {
+	if man.Task != d.task || (d.codec == nil && len(payload)%4 != 0) {
 		d.refused++
 		d.logf("%s: dropped a transfer from %v: task %x, %d bytes", d.name, from, man.Task[:4], len(payload))
+		return
+	}
+	if d.codec != nil {
+		vals, _, reply, err := d.codec.decode(from, payload, d.peer.NumParams(), 0)
+		if reply != nil && d.mgr != nil {
+			if serr := d.mgr.SendApp(from, reply); serr != nil {
+				d.logf("%s: codec reply to %v: %v", d.name, from, serr)
+			}
+		}
+		if err != nil {
+			d.refused++
+			d.logf("%s: dropped a transfer from %v: %v", d.name, from, err)
+			return
+		}
+		d.step(from, man.Meta, vals)
 		return
 	}
 	vals := make([]float32, len(payload)/4)

@@ -224,7 +224,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		}
 		workDone, evalDone = p.learner.workDone, p.learner.evalDone
 		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
-		p.logf("learning %s (%s, %d params, period %d ticks)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period)
+		p.logf("learning %s (%s, %d params, period %d ticks, tier %v, max rounds %d)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period, lp.Config().MEP.Tier, w.Task.MaxRounds)
 	}
 	if len(w.Contacts) > 0 {
 		p.logf("joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
@@ -333,6 +333,9 @@ func (p *Peer) handle(ev rtc.Event) {
 		p.node.Reached(ev.Peer) // not across a partition (servers.go)
 		p.logf("connection to %v open", ev.Peer)
 	case rtc.EventDown:
+		if p.learner != nil && p.learner.codec != nil {
+			p.learner.codec.forget(ev.Peer) // both ends start again from a full model
+		}
 		p.logf("connection to %v closed", ev.Peer)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // not: a peer that dropped the shares would lose their mass) estimates
 // the network size n by push-sum over its overlay links
 // (protocol/pushsum), and a learning peer multiplies its seeded He
-// initial model by the approximate gain of the FedLay overlay, a
+// initial model by the approximate gain of the FedLay overlay (a method
+// core is built again from the scaled model: learner.scaleInit), a
 // near-regular graph (degree <= 2L): initgain.Regular, √n, clamped to
 // [MinInitGain, MaxInitGain]. Its learner does not start a round before
 // that (Peer.training).
@@ -128,8 +129,8 @@ func (p *Peer) sizerTick() {
 		s.st.Used, s.st.Gain, s.st.Converged = used, s.gain(used), r.Converged
 		p.logf("network size estimate %.2f after %d rounds (converged %v, %s): init gain %.3f", used, r.Rounds, r.Converged, s.st.State, s.st.Gain)
 		if p.learner != nil {
-			if err := p.learner.peer.ScaleInit(s.st.Gain); err != nil {
-				s.st.State = "failed" // never reached: the learner has not started a round
+			if err := p.learner.scaleInit(s.st.Gain); err != nil {
+				s.st.State = "failed" // not reached: the learner has not started a round, its core was built once
 				p.logf("init gain: %v", err)
 			}
 		}

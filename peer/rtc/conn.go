@@ -32,6 +32,7 @@ type conn struct {
 	queue     [][]byte                   // control frames waiting for the channel
 	transfers []*outTransfer             // outgoing transfers waiting their turn
 	recv      map[uint64]*inTransfer     // incoming transfers by ID
+	announced map[uint64]*announced      // the peer's last announced transfers, open or closed (latechunk.go)
 	results   map[uint64]chan ResultCode // outgoing attempts awaiting their result
 
 	sendMu sync.Mutex    // orders writes on dc: the queue flush before later sends

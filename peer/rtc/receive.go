@@ -150,6 +150,10 @@ func (m *Manager) onManifest(c *conn, payload []byte) {
 		m.refused(c, err)
 		return
 	}
+	// Remembered whether it opens or not: its chunks come anyway.
+	m.mu.Lock()
+	m.announceLocked(c, man)
+	m.mu.Unlock()
 	refuse := func(why string) {
 		m.count(func(s *Stats) { s.TransfersRefused++ })
 		m.logf("refused transfer %d (%d bytes) from %v: %s", man.Transfer, man.Size, c.peer, why)
@@ -233,17 +237,26 @@ func (m *Manager) release(peer ident.Peer, a *assembly) {
 	a.held = 0
 }
 
-// onChunk adds a chunk to its transfer.
+// onChunk adds a chunk to its transfer. A chunk of no open transfer is
+// a stray: counted, and a strike unless an honest sender could have sent
+// it late (latechunk.go).
 func (m *Manager) onChunk(c *conn, ch *Chunk) {
 	m.mu.Lock()
 	in := c.recv[ch.Transfer]
 	if in == nil {
+		late := c.lateChunkLocked(ch.Transfer, ch.Offset, len(ch.Data))
 		m.mu.Unlock()
 		m.count(func(s *Stats) { s.StrayChunks++ })
+		if !late {
+			m.refusedAs(c, "stray chunk", fmt.Errorf("%w: chunk at offset %d of %d bytes for transfer %d, which is not open and was not announced to go on there", ErrMalformed, ch.Offset, len(ch.Data), ch.Transfer))
+		}
 		return
 	}
 	done, err := in.a.add(ch.Offset, ch.Data)
 	in.last = m.now()
+	if err == nil {
+		c.chunkSeenLocked(ch.Transfer, ch.Offset)
+	}
 	if err != nil || done {
 		delete(c.recv, ch.Transfer)
 	}

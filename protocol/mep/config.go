@@ -42,6 +42,19 @@ type Config struct {
 	JoinWait int
 	// MaxNeighbors bounds the neighbour set (FedLay has at most 2L).
 	MaxNeighbors int
+	// MaxRounds ends training after so many rounds (0: no bound), as a
+	// method core's MaxRounds does (a task's max_rounds): no round starts
+	// after it, the last published model stays offered to the
+	// neighbours (peers still training mix it), and offers of theirs are
+	// declined (MsgHave): a done peer fetches no more models.
+	MaxRounds int
+	// LossyWire says the transport carries models compressed (a task's
+	// codec, engine/modelcodec): the copy that arrives differs from the
+	// sender's model in its last bits, so its fingerprint is not checked
+	// against the header's, which names the sender's model (offers and
+	// duplicate checks still use it). The transport checked the
+	// payload's integrity (rtc's SHA-256 of the bytes sent).
+	LossyWire bool
 }
 
 // DefaultConfig returns the timing defaults; the caller sets ID, Task,
@@ -91,6 +104,8 @@ func (c Config) Validate() error {
 		return bad("JoinWait %d", c.JoinWait)
 	case c.MaxNeighbors < 1:
 		return bad("MaxNeighbors %d", c.MaxNeighbors)
+	case c.MaxRounds < 0:
+		return bad("MaxRounds %d", c.MaxRounds)
 	}
 	return nil
 }

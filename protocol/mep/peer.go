@@ -121,7 +121,7 @@ func (p *Peer) offer(n *neighbor) bool {
 
 // maybeRound emits the round if it is due and may start.
 func (p *Peer) maybeRound() {
-	if p.now < p.nextRound {
+	if p.now < p.nextRound || p.last() {
 		return
 	}
 	if p.inRound || p.joinWaiting() {
@@ -147,6 +147,15 @@ func (p *Peer) maybeRound() {
 	p.nextRound = p.now + int64(p.cfg.Period)
 	p.stats.Rounds++
 }
+
+// last reports whether MaxRounds rounds have started: no more will.
+func (p *Peer) last() bool {
+	return p.cfg.MaxRounds > 0 && p.roundSeq >= uint64(p.cfg.MaxRounds)
+}
+
+// Done reports whether the peer has trained its MaxRounds rounds (and
+// none is in flight): its published model is final.
+func (p *Peer) Done() bool { return p.last() && !p.inRound }
 
 // joinWaiting: a peer without a model holds its first round back while a
 // neighbour model it asked for is on the way, up to JoinWait ticks.

@@ -5,7 +5,8 @@ type Stats struct {
 	OffersSent       uint64 // MsgOffer emitted
 	OffersSkipped    uint64 // pair periods with nothing new for the neighbour
 	OfferTimeouts    uint64 // offers with no reply within OfferTimeout
-	HavesSent        uint64 // MsgHave emitted
+	HavesSent        uint64 // MsgHave emitted for a model held
+	OffersDeclined   uint64 // MsgHave emitted once done (Config.MaxRounds): nothing fetched
 	NeedsSent        uint64 // MsgNeed emitted
 	ModelsSent       uint64 // MsgModel emitted
 	DuplicateNeeds   uint64 // MsgNeed for a model already sent (not resent)

@@ -1,8 +1,12 @@
 package mep
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Tier is a capacity tier of FedLay's heterogeneous-client setting.
@@ -87,4 +91,29 @@ func AssignTiers(n, period int, seed uint64) ([]Capacity, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6d6570)) // local, seeded: no global randomness
 	rng.Shuffle(n, func(i, j int) { caps[i], caps[j] = caps[j], caps[i] })
 	return caps, nil
+}
+
+// TierOf is peer id's capacity tier when no simulator assigns tiers (a
+// task with tiers on real peers): drawn from the ID alone, so every peer
+// computes every neighbour's tier, and hence its period, without asking
+// it. One in five IDs is high, one in five low, the rest medium, as
+// AssignTiers splits a population (here in expectation). The draw hashes
+// the ID with a tag of its own, so it is independent of everything else
+// drawn from the ID (the overlay's coordinates, the peer's seed).
+func TierOf(id ident.Peer) Tier {
+	h := sha256.Sum256(append([]byte("peerlearn mep tier "), id[:]...))
+	switch binary.BigEndian.Uint64(h[:8]) % 5 {
+	case 0:
+		return TierHigh
+	case 1:
+		return TierLow
+	}
+	return TierMedium
+}
+
+// CapacityOf is peer id's capacity (TierOf) for a medium period of
+// period ticks.
+func CapacityOf(id ident.Peer, period int) Capacity {
+	t := TierOf(id)
+	return Capacity{Tier: t, Period: t.Period(period), TrainScale: t.Scale()}
 }

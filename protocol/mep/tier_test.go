@@ -124,3 +124,27 @@ func TestFingerprintOf(t *testing.T) {
 		t.Error("length not hashed")
 	}
 }
+
+// TierOf splits IDs about 20/20/60 (high, low, medium), the same for an
+// ID every time, and CapacityOf gives the tier's period.
+func TestTierOfSplitsIDs(t *testing.T) {
+	const n = 5000
+	count := map[Tier]int{}
+	for i := range n {
+		pid := ident.PeerFromPublicKey([]byte{byte(i), byte(i >> 8), 't'})
+		tr := TierOf(pid)
+		if TierOf(pid) != tr {
+			t.Fatal("TierOf is not a function of the ID")
+		}
+		c := CapacityOf(pid, 9)
+		if c.Tier != tr || c.Period != tr.Period(9) || c.TrainScale != tr.Scale() {
+			t.Fatalf("CapacityOf = %+v for tier %v", c, tr)
+		}
+		count[tr]++
+	}
+	for tr, want := range map[Tier]float64{TierHigh: 0.2, TierLow: 0.2, TierMedium: 0.6} {
+		if got := float64(count[tr]) / n; got < want-0.03 || got > want+0.03 {
+			t.Errorf("tier %v: %.3f of IDs, want %.1f", tr, got, want)
+		}
+	}
+}

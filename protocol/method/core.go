@@ -71,6 +71,10 @@ type Status struct {
 	Method string `json:"method"`
 	// Round is the peer's round (D-PSGD's round, Gossip's trainings).
 	Round int `json:"round"`
+	// MaxRounds is the task's max_rounds as the core runs it: its
+	// trainings (Plexus: the last round) before Role says "done"; 0: no
+	// bound.
+	MaxRounds int `json:"max_rounds,omitempty"`
 	// Role is what the peer does now: "training", "waiting" (for the
 	// neighbours' models of the round), "idle", "done"; Plexus's
 	// "trainer" and "aggregator".
@@ -98,4 +102,8 @@ type Status struct {
 	Sample     []ident.Peer `json:"sample,omitempty"`
 	Aggregator *ident.Peer  `json:"aggregator,omitempty"`
 	Aggregated []uint64     `json:"aggregated,omitempty"`
+	// Missed are the members Plexus ranks last for a missed aggregator
+	// role (plexus.View.Missed): Aggregator is the first of the ranking
+	// that is not one of them.
+	Missed []ident.Peer `json:"missed,omitempty"`
 }

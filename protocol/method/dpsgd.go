@@ -11,6 +11,7 @@ import (
 // (gossip.RoundNode) as a Core.
 type DPSGD struct {
 	self ident.Peer
+	max  int // MaxRounds
 	node *gossip.RoundNode
 	mix  []float32 // what the outstanding Train started from
 }
@@ -22,7 +23,7 @@ func NewDPSGD(cfg gossip.RoundConfig, initial []float32) (*DPSGD, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return &DPSGD{self: cfg.ID, node: n}, nil
+	return &DPSGD{self: cfg.ID, node: n, max: cfg.MaxRounds}, nil
 }
 
 // Node returns the wrapped node (for its Stats).
@@ -81,7 +82,7 @@ func (d *DPSGD) Status() Status {
 	case training:
 		role = "training"
 	}
-	return Status{Method: "dpsgd", Round: int(r), Role: role, Peers: len(d.node.Peers()),
+	return Status{Method: "dpsgd", Round: int(r), MaxRounds: d.max, Role: role, Peers: len(d.node.Peers()),
 		ModelsSent: st.Sent, ModelsReceived: st.Received, Refused: st.Rejected, Timeouts: st.Timeouts, Stale: st.Stale}
 }
 

@@ -149,7 +149,7 @@ func (g *Gossip) Status() Status {
 	case g.done():
 		role = "done"
 	}
-	return Status{Method: "gossip", Round: g.round, Role: role, Peers: len(g.node.Peers()),
+	return Status{Method: "gossip", Round: g.round, MaxRounds: g.max, Role: role, Peers: len(g.node.Peers()),
 		ModelsSent: st.Sent, ModelsReceived: st.Received + g.late, Stale: g.stale, Refused: st.Rejected}
 }
 

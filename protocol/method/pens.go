@@ -30,7 +30,9 @@ type PENSConfig struct {
 	// Timeout bounds, in ticks, a round's evaluation poll and its wait
 	// for the selected neighbours' models.
 	Timeout int
-	// MaxRounds ends training after so many rounds (0: no bound).
+	// MaxRounds ends training after so many trainings, round 0's
+	// included (0: no bound), as Gossip's and D-PSGD's MaxRounds do: a
+	// task's max_rounds is the trainings a peer runs, whatever its method.
 	MaxRounds int
 	// RoundTicks is the least time between two rounds' starts (0: a
 	// round starts when the last one's training ends), so that step 1's
@@ -219,7 +221,7 @@ func (p *PENS) Trained(params []float32, _ int) error {
 	}
 	p.published, p.from = params, nil
 	p.round++
-	if p.cfg.MaxRounds > 0 && p.round > p.cfg.MaxRounds {
+	if p.cfg.MaxRounds > 0 && p.round >= p.cfg.MaxRounds {
 		p.phase = phDone
 		return nil
 	}
@@ -529,7 +531,7 @@ func (p *PENS) Ready() Ready {
 
 // Completed is the last round whose model the core holds (-1 while it
 // trains round 0): during round r's polling, fetching and training it
-// holds round r-1's; once done, round MaxRounds'.
+// holds round r-1's; once done, round MaxRounds-1's (MaxRounds trainings).
 func (p *PENS) Completed() int { return p.round - 1 }
 
 // EvalStats are the counters of the evaluations this peer did for
@@ -552,7 +554,7 @@ func (p *PENS) current() []float32 {
 
 // Status implements Core.
 func (p *PENS) Status() Status {
-	st := Status{Method: "pens", Round: p.round, Role: phaseNames[p.phase], Peers: len(p.peers),
+	st := Status{Method: "pens", Round: p.round, MaxRounds: p.cfg.MaxRounds, Role: phaseNames[p.phase], Peers: len(p.peers),
 		ModelsSent: p.stats.sent, ModelsReceived: p.stats.received, Refused: p.stats.refused,
 		Timeouts: p.stats.timeouts, Stale: p.stats.stale,
 		Candidates: slices.Clone(p.stats.candidates), Selected: slices.Clone(p.stats.selected)}

@@ -41,6 +41,11 @@ import (
 //     so views stay equal, and a round that samples it loses its model
 //     (the success fraction and T_agg absorb that) or, if it is the
 //     round's aggregator, goes through T_round to the next-ranked one.
+//     The members that waited rank it last from then on, and so does
+//     every peer a fallback aggregator's train request reaches
+//     (plexus.View.Missed), until it is heard from (any of its
+//     messages, or a digest from it): a dead aggregator costs one
+//     T_round, not one per round that samples it.
 //     A member view that forgets the dead would need the views to agree
 //     on when, which this design does not attempt.
 //   - Models go to whichever peer the protocol names (a sample's
@@ -248,6 +253,7 @@ func (c *Plexus) stepDigest(from ident.Peer, header []byte, params []float32) er
 		return err
 	}
 	c.heard = max(c.heard, d.Newest)
+	c.p.View().Heard(from) // alive: ranked as its bandwidth says again
 	full := 0
 	for _, m := range d.Members {
 		if m.ID == c.cfg.Peer.ID {
@@ -373,11 +379,12 @@ func (c *Plexus) Status() Status {
 	st := c.p.Stats()
 	v := c.p.View()
 	k := c.p.Newest()
-	s := Status{Method: "plexus", Round: int(k), Role: "idle", Peers: len(c.peers), Members: v.Len(),
+	s := Status{Method: "plexus", Round: int(k), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
 		ModelsSent:     st.Sent[plexus.MsgTrain].Msgs + st.Sent[plexus.MsgTrained].Msgs,
 		ModelsReceived: st.Received[plexus.MsgTrain].Msgs + st.Received[plexus.MsgTrained].Msgs,
 		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations,
 		Stale: st.ModelsLate + st.TrainedLate, Aggregated: slices.Clone(c.aggd)}
+	s.Missed = v.MissedMembers()
 	if k > 0 {
 		s.Sample = v.Sample(k, c.cfg.Peer.SampleSize)
 		if a, ok := v.Aggregator(k, c.cfg.Peer.SampleSize); ok {

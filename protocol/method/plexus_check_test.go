@@ -9,7 +9,7 @@ import (
 func TestCheckPlexusStatus(t *testing.T) {
 	a, b, c := ident.Peer{1}, ident.Peer{2}, ident.Peer{3}
 	ranking := func(uint64) []ident.Peer { return []ident.Peer{a, b} }
-	agg, wrong := a, c
+	agg, wrong, second := a, c, b
 	for _, tc := range []struct {
 		name string
 		st   Status
@@ -20,6 +20,9 @@ func TestCheckPlexusStatus(t *testing.T) {
 		{"other sample", Status{Role: "trainer", Round: 4, Members: 3, Sample: []ident.Peer{a, c}, Aggregator: &agg}, false},
 		{"other aggregator", Status{Role: "aggregator", Round: 4, Members: 3, Sample: []ident.Peer{a, b}, Aggregator: &wrong}, false},
 		{"no aggregator", Status{Role: "trainer", Round: 4, Members: 3, Sample: []ident.Peer{a, b}}, false},
+		{"first not missed", Status{Role: "trainer", Round: 4, Members: 3, Sample: []ident.Peer{a, b}, Aggregator: &second, Missed: []ident.Peer{a}}, true},
+		{"missed one named", Status{Role: "trainer", Round: 4, Members: 3, Sample: []ident.Peer{a, b}, Aggregator: &agg, Missed: []ident.Peer{a}}, false},
+		{"second without a miss", Status{Role: "trainer", Round: 4, Members: 3, Sample: []ident.Peer{a, b}, Aggregator: &second}, false},
 		{"more members than ran", Status{Role: "idle", Round: 4, Members: 4}, false},
 		{"a role Plexus has not", Status{Role: "waiting", Round: 4, Members: 3, Sample: []ident.Peer{a, b}, Aggregator: &agg}, false},
 	} {

@@ -77,6 +77,7 @@ func (p *Peer) ReportAggregated(k uint64, params []float32) error {
 	}
 	n := uint32(len(c.models))
 	delete(p.colls, k)
+	p.aggregatedBy(k, p.cfg.ID) // a fallback rank: the ranks ahead of it were silent
 	p.markDone(k)
 	p.advance(k)
 	if k >= p.global {

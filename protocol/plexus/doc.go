@@ -56,6 +56,18 @@
 //     then proceeds exactly as a^k would have. After Config.MaxAttempts
 //     ranks a member gives up on the round (Stats.GaveUp).
 //
+// A member whose aggregator stayed silent for T_round ranks it last from
+// then on (View.Missed: behind every member that has not missed its
+// role, whatever its bandwidth), and so does every peer that learns a
+// round was aggregated by a rank behind it (its train request or
+// MsgAggregated: the ranks ahead of the sender missed theirs, as the
+// sender's view saw it). Members are never dropped from the view, so
+// without this a dead member with the best rank made every round that
+// sampled it wait T_round; now the news travels with the rounds and
+// only the first pays T_round (a peer that has not heard yet costs its
+// round T_agg at the fallback aggregator at most). A message from a
+// missed member clears it (View.Heard).
+//
 // If the primary aggregator was only slow, round k may be aggregated
 // twice and S^k+1 receive two train requests: each member trains on the
 // first and ignores the second (Stats.DuplicateTrains). The round then

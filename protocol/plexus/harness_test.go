@@ -56,7 +56,11 @@ func trainStep(i int, base []float32) []float32 {
 }
 
 func newSimNet(t *testing.T, n int, mod func(*Config)) *simNet {
-	ms := members(n)
+	return newSimNetOf(t, members(n), mod)
+}
+
+// newSimNetOf runs members ms (each peer's view holds them all).
+func newSimNetOf(t *testing.T, ms []Member, mod func(*Config)) *simNet {
 	s := &simNet{t: t, ms: ms, crashed: map[ident.Peer]bool{}, latency: 1,
 		trainTicks: func(int, uint64) int64 { return 3 }}
 	for i := range ms {

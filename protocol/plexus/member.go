@@ -2,8 +2,10 @@ package plexus
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // acceptTrain handles train(k, θ): the first request for round k wins,
@@ -55,28 +57,32 @@ func (p *Peer) ReportTrained(k uint64, params []float32, units uint64) error {
 	return nil
 }
 
-// deliver sends the trained model of round k to the aggregator of rank
-// pt.attempt, or keeps it if this peer is that aggregator or is already
-// collecting round k as a fallback.
+// deliver sends the trained model of round k to the best-ranked member
+// of S^k it has not tried yet (the ranking moves a silent aggregator
+// last, View.Missed), or keeps it if this peer is that aggregator or is
+// already collecting round k as a fallback.
 func (p *Peer) deliver(k uint64, pt *part) {
 	own := aggregate.Contribution{From: p.cfg.ID, Arch: p.cfg.Arch, Params: pt.trained, DataSize: p.cfg.DataSize}
 	if c := p.colls[k]; c != nil && !c.aggregating && c.deadline > 0 {
 		p.keepOwn(k, own)
 		return
 	}
+	attempt := len(pt.tried)
 	ranks := p.view.Ranking(k, p.cfg.SampleSize)
-	if pt.attempt >= len(ranks) || pt.attempt >= p.cfg.MaxAttempts {
+	i := slices.IndexFunc(ranks, func(id ident.Peer) bool { return !slices.Contains(pt.tried, id) })
+	if i < 0 || attempt >= p.cfg.MaxAttempts {
 		p.stats.GaveUp++
 		delete(p.parts, k)
 		return
 	}
-	to := ranks[pt.attempt]
+	to := ranks[i]
+	pt.tried = append(pt.tried, to)
 	if to == p.cfg.ID {
 		p.keepOwn(k, own)
 		return
 	}
 	pt.deadline = p.now + int64(p.cfg.RoundTimeout)
-	p.send(Message{Type: MsgTrained, To: to, Round: k, Attempt: uint8(pt.attempt), Model: p.header(MsgTrained), Params: pt.trained})
+	p.send(Message{Type: MsgTrained, To: to, Round: k, Attempt: uint8(attempt), Model: p.header(MsgTrained), Params: pt.trained})
 }
 
 // keepOwn adds this peer's own trained model to its collection of round

@@ -47,10 +47,10 @@ type Peer struct {
 
 // part is this peer's work as a member of S^k.
 type part struct {
-	base     []float32 // the model round k started from
-	trained  []float32 // nil while training
-	attempt  int       // aggregator rank the trained model went to
-	deadline int64     // when to try the next rank
+	base     []float32    // the model round k started from
+	trained  []float32    // nil while training
+	tried    []ident.Peer // the aggregators the trained model went to, in order
+	deadline int64        // when to try the next rank
 }
 
 // coll is this peer's work as an aggregator of round k.
@@ -156,7 +156,11 @@ func (p *Peer) Tick() {
 	for _, k := range sortedKeys(p.parts) {
 		pt := p.parts[k]
 		if pt.trained != nil && p.now >= pt.deadline {
-			pt.attempt++
+			// The aggregator it went to stayed silent for T_round:
+			// ranked last from now on, here and in later rounds.
+			if n := len(pt.tried); n > 0 { // always: a deadline is set when a model is sent
+				p.view.Missed(pt.tried[n-1])
+			}
 			p.stats.Escalations++
 			p.deliver(k, pt)
 		}
@@ -180,10 +184,12 @@ func (p *Peer) Step(m Message) error {
 	}
 	p.count(&p.stats.Received, m)
 	p.view.Add(m.From, m.Bandwidth) //nolint:errcheck // checkFields: ID and bandwidth non-zero
+	p.view.Heard(m.From)
 	k := m.Round
 	switch m.Type {
 	case MsgTrain:
 		if k > 1 {
+			p.aggregatedBy(k-1, m.From)
 			p.markDone(k - 1)
 		}
 		p.acceptTrain(k, m.Params)
@@ -194,9 +200,31 @@ func (p *Peer) Step(m Message) error {
 		}
 		p.addModel(k, aggregate.Contribution{From: m.From, Arch: m.Model.Arch, Params: m.Params, DataSize: int(m.Model.DataSize)})
 	case MsgAggregated:
+		p.aggregatedBy(k, m.From)
 		p.markDone(k)
 	}
 	return nil
+}
+
+// aggregatedBy takes the first news that round k was aggregated, by
+// peer a: the members ranked ahead of a in S^k missed their role (a
+// member's model went past them, or a's view had them missed already),
+// so they are ranked last here too. Members of later samples learn so
+// from the train request itself and do not wait T_round for a dead
+// aggregator as the members of S^k did. Later news of round k (a
+// duplicate aggregation by a slow aggregator) says nothing more: that
+// aggregator's message has cleared its Missed (Step, View.Heard).
+func (p *Peer) aggregatedBy(k uint64, a ident.Peer) {
+	if p.done[k] {
+		return
+	}
+	r := p.view.Ranking(k, p.cfg.SampleSize)
+	i := slices.Index(r, a)
+	for _, id := range r[:max(i, 0)] {
+		if id != p.cfg.ID { // it knows it is alive
+			p.view.Missed(id)
+		}
+	}
 }
 
 // check drops what is malformed, not for us, stale or of another model.

@@ -24,6 +24,9 @@ type Member struct {
 // agree on them. Not safe for concurrent use.
 type View struct {
 	members map[ident.Peer]uint64
+	// missed holds the members that missed their aggregator role (see
+	// Missed): Ranking puts them last. A subset of members.
+	missed  map[ident.Peer]bool
 	version uint64
 	cache   [4]cached // recent samples, for the aggregator's repeated calls
 	next    int
@@ -37,7 +40,7 @@ type cached struct {
 
 // NewView returns a view holding members.
 func NewView(members ...Member) (*View, error) {
-	v := &View{members: make(map[ident.Peer]uint64, len(members))}
+	v := &View{members: make(map[ident.Peer]uint64, len(members)), missed: map[ident.Peer]bool{}}
 	for _, m := range members {
 		if _, err := v.Add(m.ID, m.Bandwidth); err != nil {
 			return nil, err
@@ -66,8 +69,46 @@ func (v *View) Remove(id ident.Peer) bool {
 		return false
 	}
 	delete(v.members, id)
+	delete(v.missed, id)
 	v.version++
 	return true
+}
+
+// Missed records that member id missed its aggregator role (a member's
+// model went unanswered for T_round, or another rank aggregated a round
+// id was ranked ahead for): Ranking puts it behind every member that
+// has not, until Heard. Samples do not change: id is still sampled, it
+// only stops being picked to aggregate. Members never leave a view
+// (package method), so without this a dead member with the best rank
+// made every round that sampled it wait T_round for it. It reports
+// whether the view's ranking changed; an unknown id is ignored.
+func (v *View) Missed(id ident.Peer) bool {
+	if _, ok := v.members[id]; !ok || v.missed[id] {
+		return false
+	}
+	v.missed[id] = true
+	return true
+}
+
+// Heard clears Missed for id: a message from it shows it is alive. It
+// reports whether id had been missed.
+func (v *View) Heard(id ident.Peer) bool {
+	if !v.missed[id] {
+		return false
+	}
+	delete(v.missed, id)
+	return true
+}
+
+// MissedMembers returns the members ranked last for a missed aggregator
+// role, sorted by ID.
+func (v *View) MissedMembers() []ident.Peer {
+	out := make([]ident.Peer, 0, len(v.missed))
+	for id := range v.missed {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
+	return out
 }
 
 // Len returns the number of members.
@@ -130,11 +171,18 @@ func (v *View) Sample(k uint64, s int) []ident.Peer {
 }
 
 // Ranking returns S^k ordered by advertised bandwidth, largest first,
-// ties to the smaller ID: rank 0 is Algorithm 1's aggregator, the next
-// ranks are the fallback aggregators (see the package comment).
+// ties to the smaller ID, the members that missed their aggregator role
+// (Missed) after all others: rank 0 is Algorithm 1's aggregator, the
+// next ranks are the fallback aggregators (see the package comment).
 func (v *View) Ranking(k uint64, s int) []ident.Peer {
 	r := v.Sample(k, s)
 	slices.SortFunc(r, func(a, b ident.Peer) int {
+		if ma, mb := v.missed[a], v.missed[b]; ma != mb {
+			if ma {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(v.members[b], v.members[a]); c != 0 {
 			return c
 		}
@@ -143,8 +191,9 @@ func (v *View) Ranking(k uint64, s int) []ident.Peer {
 	return r
 }
 
-// Aggregator returns a^k, the member of S^k with the largest bandwidth
-// (ties to the smaller ID); false for an empty view.
+// Aggregator returns a^k, Ranking's first: the member of S^k with the
+// largest bandwidth (ties to the smaller ID) among those not Missed;
+// false for an empty view.
 func (v *View) Aggregator(k uint64, s int) (ident.Peer, bool) {
 	r := v.Ranking(k, s)
 	if len(r) == 0 {

@@ -53,5 +53,12 @@ func ArchNames() []string {
 	return []string{"dechw-cnn", "fedlay-mlp", "mlp", "mlp3", "small-cnn"}
 }
 
+// CodecNames lists the model codecs (modelcodec.Names); a spec's codec
+// is one of them, optionally followed by ":" and its parameter, which
+// the engine checks (Engine).
+func CodecNames() []string {
+	return []string{"f32", "f16", "int8", "delta-int8", "delta-int4", "delta-topk"}
+}
+
 // DatasetNames lists the data sets, sorted (data.Names).
 func DatasetNames() []string { return []string{"fashion-mnist", "mnist"} }

@@ -41,6 +41,12 @@ type Spec struct {
 	Arch string `json:"arch"`
 	// Batch is the minibatch size of local training.
 	Batch int `json:"batch"`
+	// Codec is how models travel between peers (CodecNames, with an
+	// optional ":" parameter: "delta-int4", "int8:128",
+	// "delta-topk:0.25"; engine/modelcodec). Absent (""): float32 as
+	// they are, and every spec written before the field keeps its
+	// canonical form and ID.
+	Codec string `json:"codec,omitempty"`
 	// Data, if not nil, names the task's own data set by its manifest
 	// (see Data) and Dataset is empty. Absent from the encoding when nil.
 	Data *Data `json:"data,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/admission"
@@ -26,6 +27,7 @@ func (s *Spec) Validate() error {
 		s.validDataset, // dataset, or the task's own data (data.go)
 		s.validArch,    // arch, or the declared model (model.go)
 		func() error { return oneOf("aggregator", s.Aggregator, AggregatorNames()) },
+		s.validCodec,
 		func() error { return intIn("batch", s.Batch, 1, MaxBatch) },
 		s.validLocal,
 		func() error { return intIn("max_peers", s.MaxPeers, 2, MaxPeersCap) },
@@ -226,4 +228,14 @@ func (s *Spec) validAdmission() error {
 		}
 	}
 	return intIn("admission.pow_bits", a.PoWBits, 0, admission.MaxPoWBits)
+}
+
+// validCodec checks the codec's name; its parameter, if any, is the
+// engine's to check (Engine).
+func (s *Spec) validCodec() error {
+	if s.Codec == "" {
+		return nil
+	}
+	name, _, _ := strings.Cut(s.Codec, ":")
+	return oneOf("codec", name, CodecNames())
 }

@@ -15,8 +15,8 @@ import (
 // (they are processes of this machine, and the benchmarks use 127.0.0.2
 // as the attacker's address and 127.0.0.1 as the honest one's).
 //
-// Behind a reverse proxy every client has the proxy's address: run the
-// server directly on the public address, or raise these limits.
+// Behind a reverse proxy every client has the proxy's address unless the
+// proxy is trusted (Config.Proxies): then the address it forwards.
 type AddrLimits struct {
 	// HandshakesPerIP and HandshakesPerSubnet bound the unregistered
 	// connections (websockets without a valid hello yet) per address and
@@ -77,6 +77,14 @@ func (l *AddrLimits) clientOf(remote string) clientAddr {
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
+		return clientAddr{}
+	}
+	return l.clientOfIP(ip)
+}
+
+// clientOfIP maps a client address to itself and its subnet.
+func (l *AddrLimits) clientOfIP(ip netip.Addr) clientAddr {
+	if !ip.IsValid() {
 		return clientAddr{}
 	}
 	ip = ip.Unmap().WithZone("")

@@ -238,7 +238,7 @@ func TestSubnetLimits(t *testing.T) {
 	}
 	tid, _ := spec.ID()
 	hello := func(remote string, b byte) signal.Code {
-		sess := &session{srv: s, remote: remote, addr: s.cfg.AddrLimits.clientOf(remote)}
+		sess := &session{srv: s, remote: remote, ip: remoteIP(remote), addr: s.cfg.AddrLimits.clientOf(remote)}
 		s.mu.Lock()
 		s.handshakes++
 		s.pending.add(sess.addr, 1)

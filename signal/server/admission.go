@@ -42,8 +42,9 @@ type AdmissionConfig struct {
 	// addresses are refused until one does.
 	MaxTracked int
 	// Exempt are the client prefixes not counted (default: loopback, the
-	// demo's and the tests' network). A server behind a reverse proxy sees
-	// every client as the proxy: do not exempt the proxy's address there.
+	// demo's and the tests' network). It may not overlap a trusted
+	// proxy's network (Config.Proxies): a client the proxy fails to
+	// forward has the proxy's address.
 	Exempt []netip.Prefix
 }
 
@@ -117,7 +118,7 @@ func subnetOf(ip netip.Addr) netip.Prefix {
 // of this server's key (a re-join), else a new one if the proof of work
 // meets the task's difficulty and the client's address and subnet have
 // admissions left. Called with Server.mu held.
-func (a *admitter) admit(remote string, h *signal.Hello, spec task.Spec, now time.Time) ([]byte, signal.Code, string) {
+func (a *admitter) admit(ip netip.Addr, h *signal.Hello, spec task.Spec, now time.Time) ([]byte, signal.Code, string) {
 	bits := spec.PoWBits()
 	if len(h.Token) != 0 {
 		tok, err := admission.Unmarshal(h.Token)
@@ -138,7 +139,7 @@ func (a *admitter) admit(remote string, h *signal.Hello, spec task.Spec, now tim
 	if !admission.CheckPoW(h.Task, h.PublicKey, h.PoW, bits) {
 		return nil, signal.CodeProofOfWork, fmt.Sprintf("proof of work below %d bits", bits)
 	}
-	if code, text := a.charge(remote, now); code != 0 {
+	if code, text := a.charge(ip, now); code != 0 {
 		return nil, code, text
 	}
 	tok, err := a.issuer.Issue(h.Task, h.PublicKey, h.PoW, bits, now)
@@ -150,12 +151,11 @@ func (a *admitter) admit(remote string, h *signal.Hello, spec task.Spec, now tim
 
 // charge takes one admission from the client's address and subnet
 // buckets, or neither.
-func (a *admitter) charge(remote string, now time.Time) (signal.Code, string) {
-	ap, err := netip.ParseAddrPort(remote)
-	if err != nil {
-		return signal.CodeAdmissionLimited, "client address unknown: " + remote
+func (a *admitter) charge(ip netip.Addr, now time.Time) (signal.Code, string) {
+	if !ip.IsValid() {
+		return signal.CodeAdmissionLimited, "client address unknown"
 	}
-	ip := ap.Addr().Unmap()
+	ip = ip.Unmap().WithZone("")
 	for _, p := range a.cfg.Exempt {
 		if p.Contains(ip) {
 			return 0, ""

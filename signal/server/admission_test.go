@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -109,7 +110,7 @@ func TestAdmissionLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Unix(1_800_000_000, 0)
-	ok := func(remote string) bool { code, _ := a.charge(remote, now); return code == 0 }
+	ok := func(remote string) bool { code, _ := a.charge(remoteIP(remote), now); return code == 0 }
 	steps := []struct {
 		remote string
 		want   bool
@@ -139,7 +140,7 @@ func TestAdmissionLimits(t *testing.T) {
 	// Loopback is exempt by default.
 	b, _ := newAdmitter(DefaultAdmission())
 	for range 100 {
-		if code, _ := b.charge("127.0.0.1:9", now); code != 0 {
+		if code, _ := b.charge(netip.MustParseAddr("127.0.0.1"), now); code != 0 {
 			t.Fatal("loopback charged")
 		}
 	}
@@ -218,13 +219,13 @@ func TestAdmitRenewsAnOldToken(t *testing.T) {
 	id := identity(t, 1)
 	h := &signal.Hello{ID: id.ID(), Task: ident.Task{7}, PublicKey: id.PublicKey()}
 	t0 := time.Unix(1_800_000_000, 0)
-	raw, code, text := a.admit("192.0.2.1:1000", h, task.Spec{}, t0)
+	raw, code, text := a.admit(netip.MustParseAddr("192.0.2.1"), h, task.Spec{}, t0)
 	if code != 0 {
 		t.Fatalf("first admission: %v %s", code, text)
 	}
 	first, _ := admission.Unmarshal(raw)
 	h.Token = raw
-	raw2, code, text := a.admit("192.0.2.1:1000", h, task.Spec{}, t0.Add(90*time.Minute))
+	raw2, code, text := a.admit(netip.MustParseAddr("192.0.2.1"), h, task.Spec{}, t0.Add(90*time.Minute))
 	if code != 0 {
 		t.Fatalf("renewal: %v %s", code, text)
 	}
@@ -233,7 +234,7 @@ func TestAdmitRenewsAnOldToken(t *testing.T) {
 		t.Fatalf("renewal: %v, epoch %d -> %d, same salt %v", err, first.Epoch, renewed.Epoch, renewed.Salt == first.Salt)
 	}
 	h.Token = nil // a new admission from the same address: none left
-	if _, code, _ := a.admit("192.0.2.1:1000", h, task.Spec{}, t0.Add(91*time.Minute)); code != signal.CodeAdmissionLimited {
+	if _, code, _ := a.admit(netip.MustParseAddr("192.0.2.1"), h, task.Spec{}, t0.Add(91*time.Minute)); code != signal.CodeAdmissionLimited {
 		t.Fatalf("a second admission from the address: code %v", code)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ type Config struct {
 	// AddrLimits bound the handshakes and peers of one client address
 	// and one subnet (within MaxHandshakes and MaxPeers).
 	AddrLimits AddrLimits
+	// Proxies are the trusted reverse proxies whose header names the
+	// client address (clientip.go); the admission and address limits,
+	// the TURN quotas and the logs use that address.
+	Proxies ProxyTrust
 	// MaxMessageSize bounds one received message (at most
 	// signal.MaxMessageSize); a larger one closes the connection.
 	MaxMessageSize int
@@ -61,6 +66,11 @@ type Config struct {
 	AllowedOrigins []string
 	// ICEServers are the STUN/TURN servers handed to every peer.
 	ICEServers []signal.ICEServer
+	// STUNPort, if not 0, adds stun:<host>:<STUNPort> to every welcome,
+	// host being the one the peer reached this server by (its request's
+	// Host): this machine's STUN server (StartSTUN, or the embedded TURN
+	// server, which answers STUN too) under the name peers know it by.
+	STUNPort int
 	// TURN, if not nil, adds per-peer time-limited TURN credentials to
 	// every welcome (the embedded TURN server or coturn with
 	// use-auth-secret checks them).
@@ -132,6 +142,7 @@ func DefaultConfig() Config {
 		MaxPeers:              1000,                         // peers of all tasks together
 		MaxHandshakes:         64,                           // unregistered connections at once
 		AddrLimits:            DefaultAddrLimits(),          // per client address and /24 (/48)
+		Proxies:               DefaultProxyTrust(),          // none: the TCP peer is the client
 		MaxMessageSize:        signal.MaxMessageSize,        // 64 KiB: a relay of 32 KiB SDP fits
 		MessagesPerSecond:     20,                           // an ICE candidate burst is ~10 messages
 		Burst:                 40,                           // one connection setup's worth at once
@@ -144,6 +155,7 @@ func DefaultConfig() Config {
 		SendQueue:             64,                           // messages waiting for one peer
 		AllowedOrigins:        LocalOrigins(),               // same origin + pages on localhost
 		ICEServers:            nil,                          // host candidates only (LAN, loopback)
+		STUNPort:              0,                            // no STUN of this machine's (cmd/signalserver starts one)
 		TURN:                  nil,                          // no TURN credentials
 		WebDir:                "",                           // no web page
 		WasmDir:               "",                           // no wasm build
@@ -212,6 +224,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	n := len(c.ICEServers)
+	if c.STUNPort != 0 {
+		n++
+		if c.STUNPort < 0 || c.STUNPort > 65535 {
+			return bad("STUNPort %d", c.STUNPort)
+		}
+	}
 	if c.TURN != nil {
 		n++
 		t := c.TURN
@@ -229,6 +247,19 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Admission.validate(c.Tasks); err != nil {
 		return err
+	}
+	if err := c.Proxies.validate(); err != nil {
+		return err
+	}
+	// A trusted proxy that sends no header makes its clients its own
+	// address: exempting that address would exempt them all.
+	for _, ex := range []struct {
+		what string
+		ps   []netip.Prefix
+	}{{"Admission.Exempt", c.Admission.Exempt}, {"AddrLimits.Exempt", c.AddrLimits.Exempt}} {
+		if p, ok := c.Proxies.overlapsAny(ex.ps); ok {
+			return bad("%s %v overlaps a trusted proxy's network: every client it fails to forward would be exempt", ex.what, p)
+		}
 	}
 	if n > signal.MaxICEServers {
 		return bad("%d ICE servers, limit %d", n, signal.MaxICEServers)

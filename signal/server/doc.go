@@ -25,7 +25,12 @@
 // then get short-lived TURN credentials derived from a shared secret (the
 // TURN REST scheme coturn's use-auth-secret also accepts, CoturnConfig).
 // It relays only to public unicast peers (TURNConfig.AllowPeers opens test
-// networks), within per-credential and total allocation quotas and
-// bandwidth caps, and, tied to the sessions (TURN.TieToSessions,
-// TURNAuth.OnSessionEnd), only for registered peers.
+// networks), within allocation quotas per credential, per client address
+// and subnet and in all (turnquota.go), and bandwidth caps, and, tied to
+// the sessions (TURN.TieToSessions, TURNAuth.OnSessionEnd), only for
+// registered peers.
+//
+// Behind a reverse proxy the client address is the one a trusted proxy
+// forwards (Config.Proxies, clientip.go); the limits, the TURN quotas and
+// the logs use it.
 package server

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -37,8 +38,15 @@ func (l *logBuffer) logf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.lines) < 1000 {
-		l.lines = append(l.lines, format)
+		l.lines = append(l.lines, fmt.Sprintf(format, args...))
 	}
+}
+
+// all returns the lines so far.
+func (l *logBuffer) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
 }
 
 // startServer serves a one-task server (task "test") on 127.0.0.1 with

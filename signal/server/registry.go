@@ -3,7 +3,9 @@ package server
 import (
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
@@ -41,7 +43,7 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	if code, text := s.addrAllows(ts, sess, old); code != 0 {
 		return nil, code, text
 	}
-	token, code, text := s.admit.admit(sess.remote, h, ts.spec, now)
+	token, code, text := s.admit.admit(sess.ip, h, ts.spec, now)
 	if code != 0 {
 		return nil, code, text
 	}
@@ -71,7 +73,7 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	s.counters.registrations.Add(1)
 	return &signal.Welcome{
 		Contacts:     contacts,
-		ICEServers:   s.iceServers(h.ID, now),
+		ICEServers:   s.iceServers(h.ID, sess.host, now),
 		Task:         ts.spec,
 		BootstrapMS:  int(s.cfg.BootstrapTimeout / time.Millisecond),
 		Token:        token,
@@ -156,10 +158,15 @@ func (p *session) mayRelay(now time.Time, other ident.Peer) bool {
 	return now.Before(p.windowEnd) && slices.Contains(p.contacts, other)
 }
 
-// iceServers returns the configured ICE servers plus, with TURN auth, a
-// TURN server with credentials for peer.
-func (s *Server) iceServers(peer ident.Peer, now time.Time) []signal.ICEServer {
+// iceServers returns the configured ICE servers, with STUNPort this
+// machine's STUN server by host (the name the peer reached it by; none
+// if that is not a plain name or address), and, with TURN auth, a TURN
+// server with credentials for peer.
+func (s *Server) iceServers(peer ident.Peer, host string, now time.Time) []signal.ICEServer {
 	out := append([]signal.ICEServer{}, s.cfg.ICEServers...)
+	if s.cfg.STUNPort != 0 && host != "" {
+		out = append(out, signal.ICEServer{URLs: []string{"stun:" + net.JoinHostPort(host, strconv.Itoa(s.cfg.STUNPort))}})
+	}
 	if t := s.cfg.TURN; t != nil && len(t.URLs) > 0 {
 		user, pass := TURNCredentials(t.Secret, peer.Hex(), now.Add(t.TTL))
 		out = append(out, signal.ICEServer{URLs: t.URLs, Username: user, Credential: pass})

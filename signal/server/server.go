@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,9 +38,11 @@ type Server struct {
 	sessions   map[*session]struct{} // every open websocket
 	handshakes int                   // sessions not registered yet
 	pending    addrCounts            // handshakes per client address and subnet
-	draining   bool
-	httpSrv    *http.Server
-	wg         sync.WaitGroup // session goroutines
+
+	proxyHeaderMissing atomic.Bool // logged once: a trusted proxy sent no client address
+	draining           bool
+	httpSrv            *http.Server
+	wg                 sync.WaitGroup // session goroutines
 }
 
 // taskState is one hosted task and its peer set (guarded by Server.mu).

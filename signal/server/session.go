@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -22,8 +24,10 @@ import (
 type session struct {
 	srv     *Server
 	conn    *websocket.Conn
-	netConn net.Conn // under conn, for kill
-	remote  string
+	netConn net.Conn    // under conn, for kill
+	remote  string      // for logs: the client address ("ip via proxy:port" when forwarded)
+	ip      netip.Addr  // the client's address, forwarded by a trusted proxy or its own (invalid: unknown)
+	host    string      // the host the client reached the server by, if a plain name or address (stunHost)
 	addr    clientAddr  // for AddrLimits (zero: exempt)
 	out     chan []byte // encoded messages for the writer
 	ctx     context.Context
@@ -55,7 +59,15 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
-	addr := s.cfg.AddrLimits.clientOf(r.RemoteAddr)
+	ip, forwarded, missing := s.cfg.Proxies.clientIP(r.RemoteAddr, r.Header)
+	who := r.RemoteAddr
+	if forwarded {
+		who = ip.String() + " via " + r.RemoteAddr
+	}
+	if missing && !s.proxyHeaderMissing.Swap(true) {
+		s.logf("signal server: trusted proxy %s sent no usable %s header: its clients get its address, and share its limits (this is logged once)", r.RemoteAddr, s.cfg.Proxies.Header)
+	}
+	addr := s.cfg.AddrLimits.clientOfIP(ip)
 	s.mu.Lock()
 	ipOver, subnetOver := s.pending.over(addr, s.cfg.AddrLimits.HandshakesPerIP, s.cfg.AddrLimits.HandshakesPerSubnet)
 	switch {
@@ -72,7 +84,7 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 	case ipOver || subnetOver:
 		s.mu.Unlock()
 		s.counters.addrRefuse(limitHandshakesIP, ipOver, subnetOver)
-		s.logf("signal server: %s: too many pending handshakes from its address (%v) or subnet (%v)", r.RemoteAddr, ipOver, subnetOver)
+		s.logf("signal server: %s: too many pending handshakes from its address (%v) or subnet (%v)", who, ipOver, subnetOver)
 		http.Error(w, "too many pending handshakes from your address", http.StatusTooManyRequests)
 		return
 	}
@@ -89,13 +101,13 @@ func (s *Server) serveWebsocket(w http.ResponseWriter, r *http.Request) {
 		s.handshakes--
 		s.pending.add(addr, -1)
 		s.mu.Unlock()
-		s.logf("signal server: %s: upgrade: %v", r.RemoteAddr, err)
+		s.logf("signal server: %s: upgrade: %v", who, err)
 		return
 	}
 	conn.SetReadLimit(int64(s.cfg.MaxMessageSize))
 	ctx, cancel := context.WithCancel(context.Background())
 	sess := &session{
-		srv: s, conn: conn, netConn: hj.conn, remote: r.RemoteAddr, addr: addr,
+		srv: s, conn: conn, netConn: hj.conn, remote: who, ip: ip, addr: addr, host: stunHost(r.Host),
 		out: make(chan []byte, s.cfg.SendQueue), ctx: ctx, cancel: cancel,
 		bucket: newBucket(s.cfg.MessagesPerSecond, s.cfg.Burst, time.Now()),
 	}
@@ -152,6 +164,56 @@ func (s *Server) TURNUserLive(user string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peers[id] != nil
+}
+
+// turnUserAddr returns the client address of user's registered session
+// (invalid: none): TURN.TieToSessions charges its allocations to it.
+func (s *Server) turnUserAddr(user string) netip.Addr {
+	id, err := ident.ParsePeer(user)
+	if err != nil {
+		return netip.Addr{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess := s.peers[id]; sess != nil {
+		return sess.ip
+	}
+	return netip.Addr{}
+}
+
+// stunHost returns the host part of a request's Host if it is an IP
+// address or a DNS name (letters, digits, '-', '.'), else "": it goes
+// into a stun: URL in the welcome, and a client's odd Host must not make
+// that invalid.
+func stunHost(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Zone() != "" {
+			return ""
+		}
+		return ip.String()
+	}
+	if host == "" || len(host) > 253 || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || strings.Contains(host, "..") {
+		return ""
+	}
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return ""
+		}
+	}
+	return host
+}
+
+// remoteIP parses a request's RemoteAddr (invalid if it does not parse).
+func remoteIP(remote string) netip.Addr {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap().WithZone("")
 }
 
 // serve reads and handles the registered peer's messages until the

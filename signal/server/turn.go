@@ -33,6 +33,15 @@ type TURNConfig struct {
 	// (a peer needs one per relayed WebRTC connection); more are refused
 	// with 486 Allocation Quota Reached.
 	MaxAllocationsPerUser int
+	// MaxAllocationsPerIP and MaxAllocationsPerSubnet bound the live
+	// allocations charged to one client address and to one /24 (IPv4) or
+	// /48 (IPv6): the TURN request's source, and the signalling client
+	// address of its user's session once tied to sessions (turnquota.go).
+	// More are refused with 486.
+	MaxAllocationsPerIP, MaxAllocationsPerSubnet int
+	// Exempt are client networks charged per credential and in all only
+	// (default: loopback, the demos' and tests' network).
+	Exempt []netip.Prefix
 	// MaxAllocations bounds all live allocations.
 	MaxAllocations int
 	// AllocationBytesPerSecond caps one allocation's relayed traffic
@@ -47,16 +56,19 @@ type TURNConfig struct {
 // DefaultTURNConfig returns a loopback TURN server; set Secret.
 func DefaultTURNConfig() TURNConfig {
 	return TURNConfig{
-		ListenAddr:               "127.0.0.1:3478", // the standard TURN port, loopback only
-		RelayIP:                  "",               // relay on the listen IP
-		Realm:                    "peerlearn",      // any fixed string
-		Secret:                   "",               // must be set (>= 16 bytes)
-		AllowPeers:               nil,              // public unicast peers only
-		MaxAllocationsPerUser:    16,               // rtc's overlay neighbours and a few spares
-		MaxAllocations:           1000,             // one per relayed connection
-		AllocationBytesPerSecond: 4 << 20,          // a 400 KB model in ~0.1 s
-		TotalBytesPerSecond:      100 << 20,        // ~1 Gbit/s
-		Logf:                     nil,              // silent
+		ListenAddr:               "127.0.0.1:3478",   // the standard TURN port, loopback only
+		RelayIP:                  "",                 // relay on the listen IP
+		Realm:                    "peerlearn",        // any fixed string
+		Secret:                   "",                 // must be set (>= 16 bytes)
+		AllowPeers:               nil,                // public unicast peers only
+		MaxAllocationsPerUser:    16,                 // rtc's overlay neighbours and a few spares
+		MaxAllocationsPerIP:      128,                // 8 peers behind one address all relayed
+		MaxAllocationsPerSubnet:  256,                // three subnets leave a fifth of the total
+		Exempt:                   LoopbackPrefixes(), // the demos' and tests' peers share one machine
+		MaxAllocations:           1000,               // one per relayed connection
+		AllocationBytesPerSecond: 4 << 20,            // a 400 KB model in ~0.1 s
+		TotalBytesPerSecond:      100 << 20,          // ~1 Gbit/s
+		Logf:                     nil,                // silent
 	}
 }
 
@@ -80,8 +92,10 @@ func StartTURN(cfg TURNConfig) (*TURN, error) {
 		return nil, fmt.Errorf("%w: TURN secret of %d bytes, want >= 16", ErrConfig, len(cfg.Secret))
 	case cfg.Realm == "":
 		return nil, fmt.Errorf("%w: TURN realm empty", ErrConfig)
-	case cfg.MaxAllocationsPerUser < 1 || cfg.MaxAllocations < cfg.MaxAllocationsPerUser:
-		return nil, fmt.Errorf("%w: TURN allocations %d per user, %d in all", ErrConfig, cfg.MaxAllocationsPerUser, cfg.MaxAllocations)
+	case cfg.MaxAllocationsPerUser < 1 || cfg.MaxAllocationsPerIP < cfg.MaxAllocationsPerUser ||
+		cfg.MaxAllocationsPerSubnet < cfg.MaxAllocationsPerIP || cfg.MaxAllocations < cfg.MaxAllocationsPerUser:
+		return nil, fmt.Errorf("%w: TURN allocations %d per user, %d per address, %d per subnet, %d in all (want 1 <= per user <= per address <= per subnet, per user <= in all)",
+			ErrConfig, cfg.MaxAllocationsPerUser, cfg.MaxAllocationsPerIP, cfg.MaxAllocationsPerSubnet, cfg.MaxAllocations)
 	case cfg.AllocationBytesPerSecond < 1500 || cfg.TotalBytesPerSecond < cfg.AllocationBytesPerSecond:
 		return nil, fmt.Errorf("%w: TURN bandwidth %d B/s per allocation, %d in all", ErrConfig, cfg.AllocationBytesPerSecond, cfg.TotalBytesPerSecond)
 	}
@@ -139,11 +153,16 @@ func (t *TURN) permit(_ net.Addr, peer net.IP) bool {
 	return false
 }
 
-// TieToSessions makes every credential valid only while live(user) holds
-// (the signalling server's Server.TURNUserLive): a peer's allocations
-// need its signalling session. Use it with TURNAuth.OnSessionEnd =
+// TieToSessions makes every credential valid only while its user has a
+// registered session on s (Server.TURNUserLive), and charges each
+// allocation to the session's client address as well as to the TURN
+// request's source (turnquota.go). Use it with TURNAuth.OnSessionEnd =
 // Revoke, which ends the allocations when the session ends.
-func (t *TURN) TieToSessions(live func(user string) bool) { t.live.Store(&live) }
+func (t *TURN) TieToSessions(s *Server) {
+	live, addr := s.TURNUserLive, s.turnUserAddr
+	t.live.Store(&live)
+	t.relays.sessionAddr.Store(&addr)
+}
 
 // Revoke ends user's allocations at once (their relay sockets close);
 // its credentials stop working if TieToSessions is set.
@@ -163,9 +182,10 @@ func (t *TURN) Allocations() int { return t.srv.AllocationCount() }
 type TURNStats struct {
 	// AuthRefused: requests with bad, expired or revoked credentials.
 	AuthRefused uint64
-	// QuotaRefused: allocations over MaxAllocationsPerUser or
-	// MaxAllocations.
-	QuotaRefused uint64
+	// QuotaRefused: allocations over a quota (per user, address, subnet
+	// or in all); AddrQuotaRefused: those of them over an address's or a
+	// subnet's.
+	QuotaRefused, AddrQuotaRefused uint64
 	// PeerDenied: permissions, channel binds and packets for denied peer
 	// addresses.
 	PeerDenied uint64
@@ -175,7 +195,7 @@ type TURNStats struct {
 
 // Stats returns the counters.
 func (t *TURN) Stats() TURNStats {
-	return TURNStats{AuthRefused: t.authRefused.Load(), QuotaRefused: t.relays.quotaRefused.Load(),
+	return TURNStats{AuthRefused: t.authRefused.Load(), QuotaRefused: t.relays.quotaRefused.Load(), AddrQuotaRefused: t.relays.addrQuotaRefused.Load(),
 		PeerDenied: t.relays.peerDenied.Load(), BytesDropped: t.relays.bytesDropped.Load()}
 }
 

@@ -62,7 +62,13 @@ func TestEmbeddedTURN(t *testing.T) {
 // turnClient is a pion TURN client with credentials on loopback.
 func turnClient(t *testing.T, addr, user, pass string) *turn.Client {
 	t.Helper()
-	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	return turnClientFrom(t, netip.MustParseAddr("127.0.0.1"), addr, user, pass)
+}
+
+// turnClientFrom is turnClient on the local address from.
+func turnClientFrom(t *testing.T, from netip.Addr, addr, user, pass string) *turn.Client {
+	t.Helper()
+	conn, err := net.ListenPacket("udp4", netip.AddrPortFrom(from, 0).String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +275,7 @@ func TestTURNCredentialsTiedToSession(t *testing.T) {
 	ts := startServer(t, func(c *Config) {
 		c.TURN = &TURNAuth{URLs: []string{srv.URL()}, Secret: testTURNSecret, TTL: 10 * time.Minute, OnSessionEnd: srv.Revoke}
 	})
-	srv.TieToSessions(ts.TURNUserLive)
+	srv.TieToSessions(ts.Server)
 	c := dial(t, ts, 1)
 	ice := c.Welcome().ICEServers[0]
 	relay, err := turnClient(t, srv.Addr().String(), ice.Username, ice.Credential).Allocate()

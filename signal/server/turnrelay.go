@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,61 +22,79 @@ var (
 // its bandwidth and the total, and can be closed when its user's
 // signalling session ends (which deletes the allocation).
 type relays struct {
-	static  *turn.RelayAddressGeneratorStatic
-	filter  *peerFilter
-	perUser int     // live allocations per credential user
-	total   int     // live allocations in all
-	rate    float64 // bytes per second per allocation, both directions
-	all     *byteBucket
+	static    *turn.RelayAddressGeneratorStatic
+	filter    *peerFilter
+	perUser   int // live allocations per credential user
+	perIP     int // ... per client address (turnquota.go)
+	perSubnet int // ... per client /24 or /48
+	total     int // live allocations in all
+	exempt    []netip.Prefix
+	rate      float64 // bytes per second per allocation, both directions
+	all       *byteBucket
 
-	mu     sync.Mutex
-	byUser map[string]map[*relayConn]struct{}
-	live   int
+	// sessionAddr, once tied to sessions, returns a user's signalling
+	// client address (invalid: none).
+	sessionAddr atomic.Pointer[func(user string) netip.Addr]
 
-	quotaRefused, peerDenied, bytesDropped atomic.Uint64
+	mu       sync.Mutex
+	byUser   map[string]map[*relayConn]struct{}
+	byIP     map[netip.Addr]int
+	bySubnet map[netip.Prefix]int
+	// pending holds what the quota handler charged a user's allocation
+	// to, for AllocatePacketConn, which pion calls next on the same
+	// goroutine (its read loop) without the source address.
+	pending map[string]allocKeys
+	live    int
+
+	quotaRefused, addrQuotaRefused, peerDenied, bytesDropped atomic.Uint64
 }
 
 func newRelays(static *turn.RelayAddressGeneratorStatic, filter *peerFilter, cfg TURNConfig) *relays {
 	return &relays{
 		static: static, filter: filter, perUser: cfg.MaxAllocationsPerUser, total: cfg.MaxAllocations,
+		perIP: cfg.MaxAllocationsPerIP, perSubnet: cfg.MaxAllocationsPerSubnet, exempt: cfg.Exempt,
 		rate:   float64(cfg.AllocationBytesPerSecond),
 		all:    newByteBucket(float64(cfg.TotalBytesPerSecond), time.Now()),
-		byUser: map[string]map[*relayConn]struct{}{},
+		byUser: map[string]map[*relayConn]struct{}{}, byIP: map[netip.Addr]int{}, bySubnet: map[netip.Prefix]int{},
+		pending: map[string]allocKeys{},
 	}
 }
 
 // Validate implements turn.RelayAddressGenerator.
 func (r *relays) Validate() error { return r.static.Validate() }
 
-// allows reports whether user may have one more allocation.
-func (r *relays) allows(user string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.live < r.total && len(r.byUser[user]) < r.perUser
-}
-
 // quota is the turn.QuotaHandler: 486 Allocation Quota Reached.
-func (r *relays) quota(user, _ string, _ net.Addr) bool {
-	if r.allows(user) {
-		return true
+func (r *relays) quota(user, _ string, src net.Addr) bool {
+	k := r.keysFor(user, src)
+	r.mu.Lock()
+	ok, byAddr := r.allowsLocked(user, k)
+	if ok {
+		r.pending[user] = k
 	}
-	r.quotaRefused.Add(1)
-	return false
+	r.mu.Unlock()
+	if !ok {
+		r.refuse(byAddr)
+	}
+	return ok
 }
 
 // AllocatePacketConn implements turn.RelayAddressGenerator.
 func (r *relays) AllocatePacketConn(c turn.AllocateListenerConfig) (net.PacketConn, net.Addr, error) {
 	r.mu.Lock()
-	if r.live >= r.total || len(r.byUser[c.UserID]) >= r.perUser {
+	k, checked := r.pending[c.UserID]
+	delete(r.pending, c.UserID)
+	ok, byAddr := r.allowsLocked(c.UserID, k)
+	if !checked || !ok { // never unchecked: pion asks quota first
 		r.mu.Unlock()
-		r.quotaRefused.Add(1)
+		r.refuse(byAddr)
 		return nil, nil, errTURNQuota
 	}
-	rc := &relayConn{relays: r, user: c.UserID, own: newByteBucket(r.rate, time.Now())}
+	rc := &relayConn{relays: r, user: c.UserID, keys: k, own: newByteBucket(r.rate, time.Now())}
 	if r.byUser[c.UserID] == nil {
 		r.byUser[c.UserID] = map[*relayConn]struct{}{}
 	}
 	r.byUser[c.UserID][rc] = struct{}{}
+	r.chargeLocked(k, 1)
 	r.live++
 	r.mu.Unlock()
 	conn, addr, err := r.static.AllocatePacketConn(c)
@@ -84,7 +103,17 @@ func (r *relays) AllocatePacketConn(c turn.AllocateListenerConfig) (net.PacketCo
 		return nil, nil, err
 	}
 	growBuffers(conn)
+	// Set under the lock revoke takes: a revoke that came while the
+	// socket was being opened (rc listed, no socket yet) marked it, and
+	// the allocation ends here instead of outliving its session.
+	r.mu.Lock()
 	rc.PacketConn = conn
+	revoked := rc.revoked
+	r.mu.Unlock()
+	if revoked {
+		rc.Close()
+		return nil, nil, errTURNQuota
+	}
 	return rc, addr, nil
 }
 
@@ -107,14 +136,20 @@ func (r *relays) release(rc *relayConn) {
 	if len(r.byUser[rc.user]) == 0 {
 		delete(r.byUser, rc.user)
 	}
+	r.chargeLocked(rc.keys, -1)
 	r.live--
 }
 
 // revoke closes user's relays (their allocations end).
 func (r *relays) revoke(user string) int {
 	r.mu.Lock()
+	delete(r.pending, user)
 	var conns []*relayConn
 	for rc := range r.byUser[user] {
+		if rc.PacketConn == nil { // still being opened: AllocatePacketConn closes it
+			rc.revoked = true
+			continue
+		}
 		conns = append(conns, rc)
 	}
 	r.mu.Unlock()
@@ -129,8 +164,12 @@ type relayConn struct {
 	net.PacketConn
 	relays *relays
 	user   string
-	own    *byteBucket
-	once   sync.Once
+	keys   allocKeys // the addresses and subnets it is charged to
+	// revoked (under relays.mu): its user's session ended while its
+	// socket was being opened.
+	revoked bool
+	own     *byteBucket
+	once    sync.Once
 }
 
 // pass reports whether n bytes to or from addr may go: an allowed peer,

@@ -27,6 +27,8 @@ type coreNet struct {
 	// after, if not nil, runs once peer i's core has nothing ready (a
 	// scenario driver measures there).
 	after func(i int)
+	// codecs, if not nil, carry models compressed (CoreRun.Codec).
+	codecs *linkCodecs
 }
 
 // tick ticks every core and carries out what each wants done.
@@ -49,12 +51,17 @@ func (c *coreNet) drain(i int) {
 				return
 			}
 			from := c.sim.peers.IDs[i]
-			c.sim.send(i, to, s.Bytes(), s.Params != nil, func() {
-				if err := c.cores[to].Step(from, s.Header, s.Params); err != nil {
+			deliver := func(params []float32) {
+				if err := c.cores[to].Step(from, s.Header, params); err != nil {
 					c.stepErrors++
 				}
 				c.drain(to)
-			})
+			}
+			if c.codecs != nil && s.Params != nil {
+				c.sendModel(i, to, s.Header, s.Params, deliver)
+				continue
+			}
+			c.sim.send(i, to, s.Bytes(), s.Params != nil, func() { deliver(s.Params) })
 		}
 		for _, e := range rd.Evals {
 			c.evaluate(i, e)

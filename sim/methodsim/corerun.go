@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
@@ -35,6 +36,11 @@ type CoreRun struct {
 	// and tick it took): a driver reads the core's state there, at every
 	// change, not only once a tick.
 	AfterPeer func(i int)
+	// Codec, if its Kind is not 0, is how models travel: every directed
+	// link encodes with it (engine/modelcodec), the bytes on the wire
+	// are the encoded ones, and the receiving core gets the decoded
+	// copy, as on real peers.
+	Codec modelcodec.Config
 }
 
 // CoreResult is what a CoreRun did.
@@ -51,6 +57,10 @@ type CoreResult struct {
 	TrainFailures int
 	// Done: every core finished its rounds within Duration.
 	Done bool
+	// CodecRefusals counts compressed models a receiver refused (a
+	// delta against a reference it did not hold) and the link resent
+	// in full.
+	CodecRefusals int
 }
 
 // Run runs the cores.
@@ -65,6 +75,11 @@ func (r CoreRun) Run() (*CoreResult, error) {
 			ErrConfig, len(r.Cores), len(r.Graph), n, r.Tick, r.Duration)
 	}
 	net := &coreNet{sim: sim, cores: r.Cores, evalSamples: r.EvalSamples, after: r.AfterPeer}
+	if r.Codec.Kind != 0 {
+		if net.codecs, err = newLinkCodecs(r.Codec); err != nil {
+			return nil, err
+		}
+	}
 	for i, nb := range r.Graph {
 		view := r.Peers.IDs[:0:0]
 		for _, j := range nb {
@@ -105,6 +120,9 @@ func (r CoreRun) Run() (*CoreResult, error) {
 		return nil, obsErr
 	}
 	res := &CoreResult{Ledger: sim.ledger, Time: sim.now(), StepErrors: net.stepErrors, TrainFailures: sim.failed, Done: finished}
+	if net.codecs != nil {
+		res.CodecRefusals = net.codecs.refused
+	}
 	for _, c := range r.Cores {
 		res.Models = append(res.Models, c.Model())
 		res.Statuses = append(res.Statuses, c.Status())

@@ -152,7 +152,7 @@ func (r SelectionRun) Run() (*SelectionResult, error) {
 		row := make([]int32, n)
 		res.Picks[i] = row
 		cfg := method.PENSConfig{ID: p.Config().ID, Arch: p.ArchTag(), NumParams: p.NumParams(), Policy: pc,
-			Timeout: int((timeout + selectTick - 1) / selectTick), MaxRounds: r.Rounds, Responder: rc,
+			Timeout: int((timeout + selectTick - 1) / selectTick), MaxRounds: r.Rounds + 1, Responder: rc, // round 0 and Rounds communication rounds
 			AnswerBurst: n, Seed: r.Seed ^ (uint64(i)+1)*0x9e3779b97f4a7c15,
 			OnAverage: func(_ int, mixed []ident.Peer, refused int) {
 				for _, id := range mixed {

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
+	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/sim/methodsim"
+	"github.com/peerlearn/peerlearn/sim/scenario"
+)
+
+// The compression scenario: per method and codec, the same task spec on
+// the same peers in virtual time (the real cores, as `sim train -spec`
+// runs them), models carried by the codec on every link; the bytes each
+// peer sent until the mean accuracy reached the target, and the final
+// accuracy, against uncompressed float32.
+
+func init() {
+	scenario.Register(scenario.Scenario{
+		Name:    "compression",
+		Summary: "bytes per peer to a target accuracy and final accuracy, per method and model codec (f16, int8, delta-int8, delta-topk), against float32",
+		Data:    true,
+		Run:     runCompression,
+	})
+}
+
+// compressionCodecs are the codecs compared, the first the reference.
+var compressionCodecs = []string{"f32", "f16", "int8", "delta-int8", "delta-int4", "delta-topk:0.1", "delta-topk:0.25"}
+
+// compressionMethods are the methods with a core (FedLay's MEP runs in
+// dflsim, without one: not covered here yet).
+var compressionMethods = []string{"gossip", "dpsgd", "pens", "plexus"}
+
+// compressionEvalEvery is how often (virtual time) the scenario measures
+// every peer's current model; compressionEvalSamples the own-distribution
+// test samples each is measured on.
+const (
+	compressionEvalEvery   = 2 * time.Second
+	compressionEvalSamples = 300
+	// compressionTargetGap is the target: the float32 run's final mean
+	// accuracy less this many points.
+	compressionTargetGap = 0.02
+)
+
+// compressionCell is one method and codec's run.
+type compressionCell struct {
+	method, codec string
+	seed          uint64
+	// bytes[k] is the mean bytes a peer had sent at the k-th measurement,
+	// acc[k] the mean accuracy then.
+	bytes, acc []float64
+	final      float64
+	refusals   int
+}
+
+// bytesTo returns the bytes a peer had sent when the mean accuracy first
+// reached target, or NaN if it never did.
+func (c compressionCell) bytesTo(target float64) float64 {
+	for k, a := range c.acc {
+		if a >= target {
+			return c.bytes[k]
+		}
+	}
+	return math.NaN()
+}
+
+func runCompression(ctx context.Context, o scenario.Options) (string, error) {
+	ds := o.Dataset
+	if ds == "" {
+		ds = "mnist"
+	}
+	n, rounds, seeds := 8, 16, 3
+	if o.Quick {
+		n, rounds, seeds = 6, 8, 1
+		fmt.Fprintf(o.Stdout, "quick: %d peers, %d rounds, 1 seed (full: 8 peers, 16 rounds, 3 seeds)\n", n, rounds)
+	}
+	if o.N > 0 {
+		n = o.N
+	}
+	train, test, err := data.Load(os.DirFS(o.DataDir), ds)
+	if err != nil {
+		return "", err
+	}
+	var cells []compressionCell
+	for _, m := range compressionMethods {
+		for _, c := range compressionCodecs {
+			for k := range uint64(seeds) {
+				cell, err := compressionRun(ctx, m, c, ds, n, rounds, o.Seed+k, train, test)
+				if err != nil {
+					return "", fmt.Errorf("%s %s seed %d: %w", m, c, o.Seed+k, err)
+				}
+				o.Logf("compression: %s %s seed %d final %.4f, %.2f MB a peer, %d refused deltas", m, c, o.Seed+k, cell.final, last(cell.bytes)/1e6, cell.refusals)
+				cells = append(cells, cell)
+			}
+		}
+	}
+	return compressionReport(o, ds, cells)
+}
+
+func last(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[len(v)-1]
+}
+
+// compressionRun runs method m with codec c on n peers for rounds rounds.
+func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed uint64, train, test *data.Dataset) (compressionCell, error) {
+	cell := compressionCell{method: m, codec: c, seed: seed}
+	cfg, err := modelcodec.Parse(c)
+	if err != nil {
+		return cell, err
+	}
+	spec := liveSpec(m, n, rounds)
+	spec.Dataset = ds
+	spec.Partition.Seed, spec.Init.Seed = seed, seed+6
+	const tick = 100 * time.Millisecond
+	sp, err := specPeers(spec, n, train, test, tick, nil)
+	if err != nil {
+		return cell, err
+	}
+	devs := make([]methodsim.Device, n)
+	for i := range devs {
+		// A fixed speed, not this machine's: the same seed gives the same
+		// run anywhere. 10 MB/s links: a volunteer's uplink, so bytes are
+		// time too.
+		devs[i] = methodsim.Device{Speed: 2000, Bandwidth: 10e6}
+	}
+	links, err := methodsim.NewLinks(devs, 20*time.Millisecond, 60*time.Millisecond, seed)
+	if err != nil {
+		return cell, err
+	}
+	ev, err := learn.NewEvaluator(sp.peers.Peers[0].Config().Arch)
+	if err != nil {
+		return cell, err
+	}
+	meanAcc := func() (float64, error) {
+		var sum float64
+		for i, core := range sp.cores {
+			model := core.Model()
+			if model == nil {
+				continue // before its first round: counts as 0
+			}
+			t := sp.tests[i]
+			k := min(t.Len(), compressionEvalSamples)
+			mt, err := ev.Evaluate(model, t.X[:k*t.Features()], t.Y[:k])
+			if err != nil {
+				return 0, err
+			}
+			sum += mt.Accuracy
+		}
+		return sum / float64(n), nil
+	}
+	pool := methodsim.NewPool(0)
+	defer pool.Close()
+	next := time.Duration(0)
+	observe := func(now time.Duration, l *methodsim.Ledger) (bool, error) {
+		if now < next {
+			return false, nil
+		}
+		next = now + compressionEvalEvery
+		a, err := meanAcc()
+		if err != nil {
+			return true, err
+		}
+		var sent int64
+		for i := range n {
+			sent += l.Peer(i).BytesSent
+		}
+		cell.bytes = append(cell.bytes, float64(sent)/float64(n))
+		cell.acc = append(cell.acc, a)
+		return false, nil
+	}
+	res, err := methodsim.CoreRun{Peers: sp.peers, Devices: devs, Links: links, Cores: sp.cores, Graph: sp.graph,
+		Tick: tick, Duration: time.Hour, EvalSamples: 256, Pool: pool, Ctx: ctx, Observe: observe, Codec: cfg}.Run()
+	if err != nil {
+		return cell, err
+	}
+	if !res.Done {
+		return cell, fmt.Errorf("not every peer finished its %d rounds in %v of virtual time", rounds, res.Time)
+	}
+	if cell.final, err = meanAcc(); err != nil {
+		return cell, err
+	}
+	var sent int64
+	for i := range n {
+		sent += res.Ledger.Peer(i).BytesSent
+	}
+	cell.bytes = append(cell.bytes, float64(sent)/float64(n))
+	cell.acc = append(cell.acc, cell.final)
+	cell.refusals = res.CodecRefusals
+	return cell, nil
+}
+
+// compressionReport prints the table, writes CSV and PNG, and returns
+// the summary line: the best codec is the one whose worst method's bytes
+// ratio is highest among those whose every method keeps its final
+// accuracy within 0.5 points of float32 (if none does, the one with the
+// smallest gap).
+func compressionReport(o scenario.Options, ds string, cells []compressionCell) (string, error) {
+	type key struct {
+		method string
+		seed   uint64
+	}
+	ref := map[key]compressionCell{}
+	for _, c := range cells {
+		if c.codec == compressionCodecs[0] {
+			ref[key{c.method, c.seed}] = c
+		}
+	}
+	// Per method and codec, over the seeds: mean final accuracy, mean
+	// bytes to the target (each seed's target from its float32 run), and
+	// whether every seed reached it.
+	type mean struct {
+		final, refFinal, bytes, refBytes, sent float64
+		seeds, missed, refusals                int
+	}
+	type mc struct{ method, codec string }
+	agg := map[mc]*mean{}
+	var rows [][]any
+	for _, c := range cells {
+		r := ref[key{c.method, c.seed}]
+		target := r.final - compressionTargetGap
+		b, rb := c.bytesTo(target), r.bytesTo(target)
+		a := agg[mc{c.method, c.codec}]
+		if a == nil {
+			a = &mean{}
+			agg[mc{c.method, c.codec}] = a
+		}
+		a.seeds++
+		a.final += c.final
+		a.refFinal += r.final
+		a.sent += last(c.bytes)
+		a.refusals += c.refusals
+		if math.IsNaN(b) {
+			a.missed++
+		} else {
+			a.bytes += b
+			a.refBytes += rb
+		}
+		rows = append(rows, []any{c.method, c.codec, c.seed, c.final, last(c.bytes), b, 100 * (r.final - c.final), c.refusals})
+	}
+	if err := report.WriteCSV(filepath.Join(o.OutDir, "compression.csv"),
+		[]string{"method", "codec", "seed", "final_acc", "bytes_per_peer", "bytes_to_target", "acc_gap_points", "refused_deltas"}, rows); err != nil {
+		return "", err
+	}
+	type codecScore struct{ ratio, gap float64 }
+	score := map[string]*codecScore{}
+	fmt.Fprintf(o.Stdout, "%-8s %-16s %8s %10s %10s %7s %8s\n", "method", "codec", "final", "MB/peer", "MB to tgt", "ratio", "gap pts")
+	for _, m := range compressionMethods {
+		for _, c := range compressionCodecs {
+			a := agg[mc{m, c}]
+			k := float64(a.seeds)
+			ratio, gap := a.refBytes/a.bytes, 100*(a.refFinal-a.final)/k
+			if a.missed > 0 {
+				ratio = 0 // some seed never reached the target
+			}
+			s := score[c]
+			if s == nil {
+				s = &codecScore{ratio: math.Inf(1), gap: math.Inf(-1)}
+				score[c] = s
+			}
+			s.ratio, s.gap = min(s.ratio, ratio), max(s.gap, gap)
+			tgt := "missed"
+			if a.missed == 0 {
+				tgt = fmt.Sprintf("%.3f", a.bytes/k/1e6)
+			}
+			fmt.Fprintf(o.Stdout, "%-8s %-16s %8.4f %10.3f %10s %7.2f %8.2f\n", m, c, a.final/k, a.sent/k/1e6, tgt, ratio, gap)
+		}
+	}
+	for _, m := range compressionMethods {
+		p := report.LinePlot{Title: fmt.Sprintf("%s on %s, seed %d: accuracy against bytes a peer sent", m, ds, o.Seed), XLabel: "MB sent per peer", YLabel: "mean accuracy", LogX: true}
+		for _, c := range cells {
+			if c.method != m || c.seed != o.Seed {
+				continue
+			}
+			var x, y []float64
+			for k := range c.bytes {
+				if c.bytes[k] > 0 {
+					x, y = append(x, c.bytes[k]/1e6), append(y, c.acc[k])
+				}
+			}
+			p.Add(c.codec, x, y)
+		}
+		if err := p.Save(filepath.Join(o.OutDir, "compression-"+m+".png")); err != nil {
+			return "", err
+		}
+	}
+	best, bestOK := "", false
+	for _, name := range compressionCodecs[1:] {
+		s := score[name]
+		ok := s.gap <= 0.5
+		switch {
+		case best == "":
+			best, bestOK = name, ok
+		case ok && (!bestOK || s.ratio > score[best].ratio):
+			best, bestOK = name, true
+		case !ok && !bestOK && s.gap < score[best].gap:
+			best = name
+		}
+	}
+	s := score[best]
+	return fmt.Sprintf("scenario=compression dataset=%s best=%s bytes_ratio=%.2f acc_gap=%.2f methods=%s",
+		ds, best, s.ratio, s.gap, strings.Join(compressionMethods, ",")), nil
+}
