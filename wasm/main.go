@@ -5,12 +5,19 @@ package main
 import (
 	"syscall/js"
 
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/internal/version"
 )
 
 func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("version", version.String)
+	// Which kernels train here: "simd128" (WebAssembly SIMD) or "go"
+	// (the pure-Go fallback, with kernelsNote saying why).
+	api.Set("kernels", f32.Kernels())
+	if err := f32.AccelError(); err != nil {
+		api.Set("kernelsNote", err.Error())
+	}
 	api.Set("newPeer", jsFunc("newPeer", nil, func(_ js.Value, args []js.Value) any {
 		var o js.Value
 		if len(args) > 0 {

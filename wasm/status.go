@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
@@ -27,6 +28,7 @@ type pageStatus struct {
 	Error    string    `json:"error,omitempty"`
 	Waiting  string    `json:"waiting,omitempty"` // why the peer waits for the server (it retries by itself)
 	UptimeS  float64   `json:"uptime_s"`
+	Kernels  string    `json:"kernels"` // f32's kernels: "simd128" or "go"
 	Spaces   int       `json:"spaces"`
 	Coords   []float64 `json:"coords"` // this peer's ring coordinates in [0,1)
 	// Neighbors are the overlay neighbours, with their coordinates and
@@ -173,7 +175,7 @@ func (b *browserPeer) status() pageStatus {
 	ps := pageStatus{
 		ID: b.identity.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
 		State: state, Error: b.lastErr, Spaces: spaces, Coords: coords(b.id, spaces),
-		Neighbors: []neighborView{},
+		Neighbors: []neighborView{}, Kernels: f32.Kernels(),
 	}
 	if !b.started.IsZero() {
 		ps.UptimeS = time.Since(b.started).Seconds()

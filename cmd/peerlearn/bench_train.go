@@ -27,7 +27,10 @@ func init() {
 // batches and prints one machine-readable line, the counterpart of
 // scripts/bench_torch.py:
 //
-//	go arch=mlp threads=1 accel=true batch=64 sps=12345.6 goarch=amd64
+//	go arch=mlp threads=1 accel=true kernels=avx2+fma batch=64 sps=12345.6 goarch=amd64
+//
+// With -vs-go it times the pure-Go kernels too, interleaved, and adds
+// go_sps and accel_ratio (sps over go_sps) before goarch.
 func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("bench train")
 	arch := fs.String("arch", "mlp", fmt.Sprintf("architecture, one of %v", nn.ArchNames()))
@@ -37,11 +40,15 @@ func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf fu
 	batch := fs.Int("batch", 64, "samples per step")
 	accel := fs.Bool("accel", true, "use the architecture-specific kernels where the CPU has them")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed loop to this file (not under wasm)")
+	vsGo := fs.Bool("vs-go", false, "also time the pure-Go kernels, interleaved with the accelerated ones in short slices (same load for both), and print go_sps and accel_ratio")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *batch < 1 || !(*seconds > 0) || !(*warmup >= 0) {
 		return fmt.Errorf("%w: -batch must be positive, -seconds positive, -warmup not negative", errUsage)
+	}
+	if *vsGo && !*accel {
+		return fmt.Errorf("%w: -vs-go compares the accelerated kernels with pure Go: it needs -accel", errUsage)
 	}
 	a, err := nn.NewArch(*arch)
 	if err != nil {
@@ -106,6 +113,14 @@ func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if _, _, err := loop(time.Duration(*warmup*float64(time.Second)), 2); err != nil {
 		return err
 	}
+	if *vsGo { // warm up the pure-Go path too (under wasm, V8 compiles in tiers)
+		f32.SetAccelerated(false)
+		_, _, err := loop(time.Duration(*warmup*float64(time.Second)), 2)
+		f32.SetAccelerated(true)
+		if err != nil {
+			return err
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -117,16 +132,59 @@ func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf fu
 		}
 		defer pprof.StopCPUProfile()
 	}
-	steps, elapsed, err := loop(time.Duration(*seconds*float64(time.Second)), 1)
-	if err != nil {
+	if !*vsGo {
+		steps, elapsed, err := loop(time.Duration(*seconds*float64(time.Second)), 1)
+		if err != nil {
+			return err
+		}
+		if err := finite(loss, steps); err != nil {
+			return err
+		}
+		sps := float64(steps**batch) / elapsed.Seconds()
+		logf("bench train: %s: %d steps of %d in %v, last loss %.4f", a.Name, steps, *batch, elapsed.Round(time.Millisecond), loss)
+		_, err = fmt.Fprintf(stdout, "go arch=%s threads=%d accel=%v kernels=%s batch=%d sps=%.1f goarch=%s\n",
+			a.Name, f32.Threads(), f32.Accelerated(), f32.Kernels(), *batch, sps, runtime.GOARCH)
 		return err
 	}
+	// Interleaved A/B: on a shared machine the load changes from second
+	// to second, so both kernels run in alternating slices of the same
+	// loop (same model, data and process) and each gets the same total.
+	if !f32.Accelerated() {
+		return fmt.Errorf("-vs-go: no accelerated kernels here: %v", f32.AccelError())
+	}
+	kernels := f32.Kernels()
+	const slice = 250 * time.Millisecond
+	var steps [2]int
+	var elapsed [2]time.Duration
+	for total := time.Duration(0); total < time.Duration(*seconds*float64(time.Second)); total += slice {
+		for i, on := range []bool{true, false} {
+			f32.SetAccelerated(on)
+			n, d, err := loop(slice, 1)
+			if err != nil {
+				return err
+			}
+			steps[i] += n
+			elapsed[i] += d
+		}
+	}
+	f32.SetAccelerated(true)
+	if err := finite(loss, steps[0]+steps[1]); err != nil {
+		return err
+	}
+	sps := float64(steps[0]**batch) / elapsed[0].Seconds()
+	goSps := float64(steps[1]**batch) / elapsed[1].Seconds()
+	logf("bench train: %s: %s %d steps in %v, go %d steps in %v, last loss %.4f", a.Name, kernels, steps[0], elapsed[0].Round(time.Millisecond),
+		steps[1], elapsed[1].Round(time.Millisecond), loss)
+	_, err = fmt.Fprintf(stdout, "go arch=%s threads=%d accel=true kernels=%s batch=%d sps=%.1f go_sps=%.1f accel_ratio=%.2f goarch=%s\n",
+		a.Name, f32.Threads(), kernels, *batch, sps, goSps, sps/goSps, runtime.GOARCH)
+	return err
+}
+
+// finite fails a benchmark whose loss diverged (its timing would mean
+// nothing: NaNs take other paths).
+func finite(loss float32, steps int) error {
 	if math.IsNaN(float64(loss)) || math.IsInf(float64(loss), 0) {
 		return fmt.Errorf("loss is %v after %d steps", loss, steps)
 	}
-	sps := float64(steps**batch) / elapsed.Seconds()
-	logf("bench train: %s: %d steps of %d in %v, last loss %.4f", a.Name, steps, *batch, elapsed.Round(time.Millisecond), loss)
-	_, err = fmt.Fprintf(stdout, "go arch=%s threads=%d accel=%v batch=%d sps=%.1f goarch=%s\n",
-		a.Name, f32.Threads(), f32.Accelerated(), *batch, sps, runtime.GOARCH)
-	return err
+	return nil
 }

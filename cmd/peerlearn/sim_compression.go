@@ -13,8 +13,12 @@ import (
 	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/sim/methodsim"
 	"github.com/peerlearn/peerlearn/sim/scenario"
+	"github.com/peerlearn/peerlearn/sim/simnet"
+	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 // The compression scenario: per method and codec, the same task spec on
@@ -35,9 +39,9 @@ func init() {
 // compressionCodecs are the codecs compared, the first the reference.
 var compressionCodecs = []string{"f32", "f16", "int8", "delta-int8", "delta-int4", "delta-topk:0.1", "delta-topk:0.25"}
 
-// compressionMethods are the methods with a core (FedLay's MEP runs in
-// dflsim, without one: not covered here yet).
-var compressionMethods = []string{"gossip", "dpsgd", "pens", "plexus"}
+// compressionMethods are the methods compared: FedLay's MEP (in dflsim,
+// which drives learn.Peer's MEP) and those with a core (methodsim).
+var compressionMethods = []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"}
 
 // compressionEvalEvery is how often (virtual time) the scenario measures
 // every peer's current model; compressionEvalSamples the own-distribution
@@ -122,6 +126,12 @@ func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed ui
 	spec := liveSpec(m, n, rounds)
 	spec.Dataset = ds
 	spec.Partition.Seed, spec.Init.Seed = seed, seed+6
+	if c != "f32" {
+		spec.Codec = c // the peers' MEP takes lossy copies (LearnerConfig)
+	}
+	if m == "fedlay" {
+		return compressionRunFedLay(ctx, cell, cfg, spec, n, rounds, seed, train, test)
+	}
 	const tick = 100 * time.Millisecond
 	sp, err := specPeers(spec, n, train, test, tick, nil)
 	if err != nil {
@@ -310,4 +320,51 @@ func compressionReport(o scenario.Options, ds string, cells []compressionCell) (
 	s := score[best]
 	return fmt.Sprintf("scenario=compression dataset=%s best=%s bytes_ratio=%.2f acc_gap=%.2f methods=%s",
 		ds, best, s.ratio, s.gap, strings.Join(compressionMethods, ",")), nil
+}
+
+// compressionRunFedLay runs FedLay's MEP (learn.Peer's own, in dflsim's
+// AsyncRun) on the overlay's neighbour sets for rounds rounds: the same
+// devices and links as the methods' runs. Its accuracy is every peer's
+// published model on the first compressionEvalSamples*n test samples
+// (dflsim measures on one test set), the curve's last point its final.
+func compressionRunFedLay(ctx context.Context, cell compressionCell, cfg modelcodec.Config, spec task.Spec, n, rounds int, seed uint64, train, test *data.Dataset) (compressionCell, error) {
+	const tick = 100 * time.Millisecond
+	spec.Aggregator = "fedlay"
+	sp, err := specPeers(spec, n, train, test, tick, nil)
+	if err != nil {
+		return cell, err
+	}
+	g, err := topology.NewGraph(n)
+	if err != nil {
+		return cell, err
+	}
+	for i, nb := range sp.graph {
+		for _, j := range nb {
+			if _, err := g.AddEdge(i, j); err != nil {
+				return cell, err
+			}
+		}
+	}
+	period := time.Duration(spec.PeriodMS) * time.Millisecond
+	samples := spec.Batch * spec.LocalSteps
+	pool := dflsim.NewPool(0)
+	defer pool.Close()
+	res, err := dflsim.AsyncRun{
+		Peers: sp.peers.Peers, Tick: tick,
+		TrainTime: time.Duration(float64(samples) / 2000 * float64(time.Second)), // the methods' 2,000 samples/s
+		Duration:  time.Duration(rounds+2) * period,
+		Latency:   simnet.Uniform{Min: 20 * time.Millisecond, Max: 60 * time.Millisecond},
+		Graph:     g,
+		Eval:      dflsim.Eval{Test: test, Samples: compressionEvalSamples * n, Model: dflsim.Trained},
+		EvalEvery: compressionEvalEvery, RoundUnit: period, Seed: seed, Pool: pool, Ctx: ctx, Codec: cfg,
+	}.Run()
+	if err != nil {
+		return cell, err
+	}
+	for _, pt := range res.Points {
+		cell.bytes = append(cell.bytes, pt.WireBytes)
+		cell.acc = append(cell.acc, pt.Acc.Mean)
+	}
+	cell.final = last(cell.acc)
+	return cell, nil
 }

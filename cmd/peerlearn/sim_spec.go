@@ -175,7 +175,8 @@ func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotat
 }
 
 // specSetup is a spec's n peers as its real peers are built: learning
-// peers on shards k of n, method cores (netpeer.NewCore), each peer's
+// peers on shards k of n, method cores (netpeer.NewCore; none for
+// FedLay, whose MEP the learning peer runs), each peer's
 // own-distribution test set, and the overlay's neighbour sets.
 type specSetup struct {
 	peers *methodsim.Peers
@@ -200,15 +201,17 @@ func specPeers(spec task.Spec, n int, train, test *data.Dataset, tick time.Durat
 		if err != nil {
 			return sp, err
 		}
-		core, err := netpeer.NewCore(spec, lp)
-		if err != nil {
-			return sp, err
+		if spec.MethodOf() != "fedlay" { // FedLay's MEP is learn.Peer's own
+			core, err := netpeer.NewCore(spec, lp)
+			if err != nil {
+				return sp, err
+			}
+			sp.cores = append(sp.cores, core)
 		}
 		peers.Peers = append(peers.Peers, lp)
 		peers.Local = append(peers.Local, lp.Local())
 		peers.IDs = append(peers.IDs, pid)
 		peers.Index[pid] = i
-		sp.cores = append(sp.cores, core)
 		sp.tests = append(sp.tests, own)
 	}
 	if place == nil {

@@ -1,9 +1,8 @@
 package nn
 
 import (
-	"math"
-
 	"github.com/peerlearn/peerlearn/internal/detmath"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 // relu is max(x, 0). Its derivative at 0 is taken as 0 (as in PyTorch), so
@@ -17,31 +16,17 @@ func (r *relu) reserve(n int) { r.y = grow(r.y, n*r.size); r.dx = grow(r.dx, n*r
 
 func (r *relu) forward(x []float32, n int) []float32 {
 	y := r.y[:n*r.size]
-	for i, v := range x[:n*r.size] {
-		// Not the builtin max: under wasm it is a runtime call (fmax32),
-		// 9% of a CNN step. NaN passes through, as with max, so a
-		// diverged model still shows a NaN loss.
-		if !(v > 0) && v == v {
-			v = 0
-		}
-		y[i] = v
-	}
+	// NaN passes through, as with max, so a diverged model still shows
+	// a NaN loss.
+	f32.ReLU(x[:n*r.size], y)
 	return y
 }
 
 func (r *relu) backward(dy []float32, n int, _ bool) []float32 {
 	dx := r.dx[:n*r.size]
-	dy = dy[:len(dx)]
-	for i, v := range r.y[:len(dx)] {
-		// y ≥ 0 (max(x, 0) returns +0, never -0), so y > 0 exactly when
-		// its bits are not 0: a mask instead of a branch, which random
-		// signs would mispredict half the time.
-		var keep uint32
-		if math.Float32bits(v) != 0 {
-			keep = ^uint32(0)
-		}
-		dx[i] = math.Float32frombits(math.Float32bits(dy[i]) & keep)
-	}
+	// y ≥ 0 (ReLU returns +0, never -0), so y > 0 exactly when its bits
+	// are not 0.
+	f32.ReLUGrad(r.y[:len(dx)], dy, dx)
 	return dx
 }
 

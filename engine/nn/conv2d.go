@@ -62,8 +62,9 @@ func (c *conv2d) forward(x []float32, n int) []float32 {
 	for o, bo := range c.b {
 		row := outT[o*np : (o+1)*np]
 		for i := range n {
-			dst := y[(i*c.out.C+o)*p : (i*c.out.C+o+1)*p]
-			for j, v := range row[i*p : (i+1)*p] {
+			src := row[i*p : (i+1)*p]
+			dst := y[(i*c.out.C+o)*p:][:len(src)] // same length: no bounds checks
+			for j, v := range src {
 				dst[j] = v + bo
 			}
 		}
@@ -88,7 +89,7 @@ func (c *conv2d) backward(dy []float32, n int, sq bool) []float32 {
 	} else {
 		f32.Gemm(false, true, c.out.C, kk, np, 1, dyT, np, cols, np, 1, c.dw, kk)
 		for o := range c.out.C {
-			c.db[o] += sum(dyT[o*np : (o+1)*np])
+			c.db[o] += f32.Sum(dyT[o*np : (o+1)*np])
 		}
 	}
 	if c.noDx {
@@ -113,7 +114,7 @@ func (c *conv2d) addSquaredGrads(dyT, cols []float32, n int) {
 			c.dw[j] += v * v
 		}
 		for o := range c.out.C {
-			g := sum(dyT[o*np+i*p : o*np+(i+1)*p])
+			g := f32.Sum(dyT[o*np+i*p : o*np+(i+1)*p])
 			c.db[o] += g * g
 		}
 	}
@@ -131,6 +132,14 @@ func (c *conv2d) im2col(x []float32, n int) {
 			for kj := range c.k {
 				row := c.cols[((ch*c.k+ki)*c.k+kj)*np:][:np]
 				lo, hi := c.validCols(kj)
+				if c.s == 1 {
+					// One strided copy of every sample's valid block.
+					clear(row)
+					if y0, y1 := c.validRows(ki); lo < hi && y0 < y1 {
+						f32.CopyStrided(row[y0*ow+lo:], x[ch*H*W+(y0+ki-c.p)*W+lo+kj-c.p:], n, p, insz, y1-y0, ow, W, hi-lo)
+					}
+					continue
+				}
 				for i := range n {
 					img := x[i*insz+ch*H*W : i*insz+(ch+1)*H*W]
 					dst := row[i*p : (i+1)*p]
@@ -172,6 +181,14 @@ func (c *conv2d) validCols(kj int) (lo, hi int) {
 	return lo, max(hi, lo)
 }
 
+// validRows returns, for stride 1, the output rows [y0, y1) whose kernel
+// row ki falls inside the input (ih = y + ki - pad in [0, H)).
+func (c *conv2d) validRows(ki int) (y0, y1 int) {
+	y0 = max(c.p-ki, 0)
+	y1 = min(c.out.H, c.in.H-ki+c.p)
+	return y0, max(y1, y0)
+}
+
 // col2im scatters dL/dcols back onto the input positions (summing where
 // windows overlap) and returns dL/dx.
 func (c *conv2d) col2im(dcols []float32, n int) []float32 {
@@ -191,6 +208,14 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 					continue
 				}
 				off := kj - c.p
+				if c.s == 1 {
+					// One strided add of every sample's valid block: each
+					// input still gets its windows' terms in (ki, kj) order.
+					if y0, y1 := c.validRows(ki); y0 < y1 {
+						f32.AddStrided(dx[ch*H*W+(y0+ki-c.p)*W+lo+off:], row[y0*ow+lo:], n, insz, p, y1-y0, W, ow, hi-lo)
+					}
+					continue
+				}
 				for i := range n {
 					img := dx[i*insz+ch*H*W : i*insz+(ch+1)*H*W]
 					src := row[i*p : (i+1)*p]
@@ -202,7 +227,7 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 						d := img[ih*W : (ih+1)*W]
 						s := src[y*ow+lo : y*ow+hi]
 						if c.s == 1 {
-							d = d[lo+off : hi+off]
+							d = d[lo+off:][:len(s)] // same length: no bounds checks
 							for j, v := range s {
 								d[j] += v
 							}
@@ -217,13 +242,4 @@ func (c *conv2d) col2im(dcols []float32, n int) []float32 {
 		}
 	}
 	return dx
-}
-
-// sum adds the values in order (a fixed order keeps results reproducible).
-func sum(x []float32) float32 {
-	var s float32
-	for _, v := range x {
-		s += v
-	}
-	return s
 }

@@ -1,5 +1,7 @@
 package nn
 
+import "github.com/peerlearn/peerlearn/internal/f32"
+
 // SGD is stochastic gradient descent with optional momentum, Nesterov
 // momentum and L2 weight decay, with PyTorch's torch.optim.SGD semantics
 // (dampening 0):
@@ -41,24 +43,13 @@ func (s *SGD) Step(params, grads []float32) error {
 	if err := checkStep(params, grads, state...); err != nil {
 		return err
 	}
-	lr, mu, wd := s.LR, s.Momentum, s.WeightDecay
-	if mu == 0 {
-		for i, g := range grads {
-			g += wd * params[i]
-			params[i] -= lr * g
-		}
-		return nil
+	var vel []float32
+	if s.Momentum != 0 {
+		vel = s.vel
 	}
-	v := s.vel
-	for i, g := range grads {
-		g += wd * params[i]
-		v[i] = mu*v[i] + g
-		d := v[i]
-		if s.Nesterov {
-			d = g + mu*v[i]
-		}
-		params[i] -= lr * d
-	}
+	// The update itself is f32's (the same float32 operations on every
+	// kernel, vectorised in the browser).
+	f32.SGDUpdate(params, grads, vel, s.LR, s.Momentum, s.WeightDecay, s.Nesterov)
 	return nil
 }
 

@@ -1,11 +1,27 @@
 package f32
 
-import "golang.org/x/sys/cpu"
+import (
+	"errors"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasAccel reports whether this CPU runs the AVX2+FMA kernels (the
 // operating system's support for the YMM state included: x/sys/cpu checks
 // it).
 var hasAccel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// accelName names the accelerated kernels.
+const accelName = "avx2+fma"
+
+// AccelError says why the accelerated kernels are not available on this
+// CPU (nil when they are).
+func AccelError() error {
+	if !hasAccel {
+		return errors.New("f32: this CPU lacks AVX2 or FMA")
+	}
+	return nil
+}
 
 // Assembly kernels (kernel_amd64.s, vec_amd64.s).
 
@@ -58,3 +74,16 @@ func scaleAccel(alpha float32, x []float32) {
 	}
 	scaleAVX2(alpha, &x[0], len(x))
 }
+
+// No vector kernels beyond Dot, Axpy and Scale here: the pure-Go loops
+// do every element.
+
+func reluAccel(x, y []float32) int          { return 0 }
+func reluGradAccel(y, dy, dx []float32) int { return 0 }
+func sumAccel(x []float32) (float32, int)   { return 0, 0 }
+func nonFiniteAccel(x []float32) int        { return 0 }
+func stridedAccel(add bool, dst, src []float32, n, dn, sn, rows, dr, sr, width int) bool {
+	return false
+}
+
+func sgdAccel(params, grads, vel []float32, lr, mu, wd float32, nesterov bool) int { return 0 }

@@ -40,6 +40,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 		checkMatrix("B", k, n, b, ldb)
 	}
 	if accelerated.Load() && useAccel(m, n, k) {
+		accelCalls.Add(1)
 		gemmAccel(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}

@@ -2,7 +2,10 @@ package dflsim
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -53,6 +56,21 @@ type AsyncRun struct {
 	Label    string
 	// Logf, if not nil, receives the first few harness errors.
 	Logf func(format string, args ...any)
+	// Codec, if its Kind is not 0, is how models travel (a task's
+	// codec, engine/modelcodec): a sender and receiver end per directed
+	// link, the network carries and counts the encoded payload, and the
+	// receiving peer steps the decoded copy. Acknowledgements and resets
+	// reach the sender when the model arrives (their 33 bytes are not
+	// counted). A lossy codec needs every peer's MEP to take lossy copies
+	// (mep.Config.LossyWire, as netpeer.LearnerConfig sets it).
+	Codec modelcodec.Config
+}
+
+// wireMsg is an MEP message on the simulated network: with a codec, its
+// parameters travel as payload (and Params is nil until decoded).
+type wireMsg struct {
+	m       mep.Message
+	payload []byte
 }
 
 // OverlayConfig configures the FedLay overlay of an AsyncRun.
@@ -99,7 +117,8 @@ type asyncSim struct {
 	r       AsyncRun
 	sched   *simnet.Scheduler
 	cluster *overlaynet.Cluster
-	net     *simnet.Network[ident.Peer, mep.Message]
+	net     *simnet.Network[ident.Peer, wireMsg]
+	codecs  *modelcodec.Links[int]
 	index   map[ident.Peer]int
 	started []bool
 	active  []*learn.Peer
@@ -127,6 +146,13 @@ func (r AsyncRun) validate() error {
 			return fmt.Errorf("%w: join %+v", ErrConfig, j)
 		}
 	}
+	if k := r.Codec.Kind; k != 0 && k != modelcodec.F32 {
+		for i, p := range r.Peers {
+			if !p.Config().MEP.LossyWire {
+				return fmt.Errorf("%w: codec %v but peer %d's MEP checks fingerprints of exact copies (mep.Config.LossyWire)", ErrConfig, r.Codec, i)
+			}
+		}
+	}
 	return r.Eval.validate()
 }
 
@@ -147,6 +173,12 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 	for i, p := range r.Peers {
 		s.index[p.Config().ID] = i
 	}
+	if r.Codec.Kind != 0 {
+		var err error
+		if s.codecs, err = modelcodec.NewLinks[int](r.Codec); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
 	late := map[int]bool{}
 	for _, j := range r.Joins {
 		late[j.Peer] = true
@@ -160,9 +192,15 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 	if err := s.build(initial); err != nil {
 		return nil, err
 	}
-	net, err := simnet.New[ident.Peer](s.sched, rand.New(rand.NewPCG(r.Seed, 0x6d6570)), simnet.Config[mep.Message]{
+	net, err := simnet.New[ident.Peer](s.sched, rand.New(rand.NewPCG(r.Seed, 0x6d6570)), simnet.Config[wireMsg]{
 		Latency: r.Latency, FIFO: true,
-		Size: func(m mep.Message) int { c, p := learn.WireSize(m); return int(c + p) },
+		Size: func(w wireMsg) int {
+			c, p := learn.WireSize(w.m)
+			if w.payload != nil {
+				p = int64(len(w.payload)) + 4*int64(len(w.m.Hessian))
+			}
+			return int(c + p)
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -187,7 +225,7 @@ func (r AsyncRun) Run() (*AsyncResult, error) {
 		}
 		s.sched.RunUntil(t0 + at)
 		probes = append(probes, measure(r.Pool, s.active, r.Eval, Point{
-			Time: at.Seconds(), Round: float64(at) / float64(r.RoundUnit),
+			Time: at.Seconds(), Round: float64(at) / float64(r.RoundUnit), WireBytes: s.wireBytes(),
 		}))
 		bar.Add(1)
 	}
@@ -241,7 +279,12 @@ func (s *asyncSim) build(initial []int) error {
 // start attaches peer i to the MEP network and starts its ticks.
 func (s *asyncSim) start(i int) error {
 	p := s.r.Peers[i]
-	_, err := s.net.Attach(p.Config().ID, simnet.HandlerFunc[ident.Peer, mep.Message](func(_ ident.Peer, m mep.Message) {
+	_, err := s.net.Attach(p.Config().ID, simnet.HandlerFunc[ident.Peer, wireMsg](func(from ident.Peer, w wireMsg) {
+		m, ok := s.decode(from, i, w)
+		if !ok {
+			s.res.StepErrors++
+			return
+		}
 		if err := p.Step(m); err != nil {
 			s.res.StepErrors++
 		}
@@ -349,7 +392,11 @@ func (s *asyncSim) flush(i int) {
 	}
 	rd := p.Ready()
 	for _, m := range rd.Messages {
-		if err := s.net.Send(p.Config().ID, m.To, m); err != nil {
+		w, err := s.encode(i, m)
+		if err == nil {
+			err = s.net.Send(p.Config().ID, m.To, w)
+		}
+		if err != nil {
 			s.fail(err)
 		}
 	}
@@ -373,4 +420,70 @@ func (s *asyncSim) fail(err error) {
 	if s.errs <= 5 && s.r.Logf != nil {
 		s.r.Logf("dflsim: %v", err)
 	}
+}
+
+// encode puts peer i's message on the wire: with a codec, a model's
+// parameters as the link's payload.
+func (s *asyncSim) encode(i int, m mep.Message) (wireMsg, error) {
+	if s.codecs == nil || m.Type != mep.MsgModel {
+		return wireMsg{m: m}, nil
+	}
+	j, ok := s.index[m.To]
+	if !ok {
+		return wireMsg{}, fmt.Errorf("%w: a model to an unknown peer %v", ErrRun, m.To)
+	}
+	payload, _, err := s.codecs.Sender(i, j).Encode(m.Params)
+	if err != nil {
+		return wireMsg{}, err
+	}
+	m.Params = nil
+	return wireMsg{m: m, payload: payload}, nil
+}
+
+// decode takes a message off the wire at peer i: a payload is decoded by
+// the link's receiver, and the sender hears the ack (or, for a delta
+// against a copy the receiver does not hold, the reset) at once. false:
+// the model was refused.
+func (s *asyncSim) decode(from ident.Peer, i int, w wireMsg) (mep.Message, bool) {
+	m := w.m
+	if w.payload == nil {
+		return m, true
+	}
+	f, ok := s.index[from]
+	if !ok {
+		return m, false
+	}
+	params, ack, err := s.codecs.Receiver(f, i).Decode(w.payload, int(m.Model.NumParams))
+	sender := s.codecs.Sender(f, i)
+	if err != nil {
+		if errors.Is(err, modelcodec.ErrUnknownReference) {
+			sender.Reset()
+		}
+		return m, false
+	}
+	if ack != (nn.Digest{}) {
+		sender.Ack(ack)
+	}
+	m.Params = params
+	return m, true
+}
+
+// wireBytes is the mean bytes a peer has sent on the MEP network so far
+// (control messages and payloads, as encoded).
+func (s *asyncSim) wireBytes() float64 {
+	if s.net == nil {
+		return 0
+	}
+	var sum float64
+	live := 0
+	for i, p := range s.r.Peers {
+		if s.started[i] {
+			sum += float64(s.net.Counters(p.Config().ID).BytesSent)
+			live++
+		}
+	}
+	if live == 0 {
+		return 0
+	}
+	return sum / float64(live)
 }

@@ -103,7 +103,11 @@ type Point struct {
 	// those received. Samples is the mean number of samples trained per
 	// peer so far.
 	ModelBytes, ControlBytes, Samples float64
-	ModelBytesIn, ControlBytesIn      float64
+	// WireBytes is the mean bytes a peer has sent on the simulated
+	// network so far, as encoded on the wire (an AsyncRun's codec shrinks
+	// it; ModelBytes counts the parameters as float32 whatever the codec).
+	WireBytes                    float64
+	ModelBytesIn, ControlBytesIn float64
 }
 
 // probe is a Point whose evaluations are under way.

@@ -10,18 +10,24 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/internal/f32"
 )
 
 func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("train", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		if len(args) < 5 {
-			return reject("train(arch, images, labels, batch, ms)")
+			return reject("train(arch, images, labels, batch, ms[, accel])")
 		}
 		arch, batch, ms := args[0].String(), args[3].Int(), args[4].Int()
+		// An optional sixth argument false trains with the pure-Go
+		// kernels instead of the SIMD128 module (bench-browser measures
+		// both); the result's "kernels" says which ran.
+		accel := len(args) < 6 || args[5].Truthy()
 		x := floats(args[1])
 		y := ints(args[2])
 		return promise(func() (map[string]any, error) {
+			defer f32.SetAccelerated(f32.SetAccelerated(accel))
 			return train(arch, x, y, batch, time.Duration(ms)*time.Millisecond)
 		})
 	}))
@@ -140,5 +146,6 @@ func train(arch string, x []float32, y []int32, batch int, d time.Duration) (map
 	return map[string]any{
 		"sps": float64(steps*batch) / el.Seconds(), "steps": steps, "samples": steps * batch,
 		"loss": float64(loss), "ms": float64(el.Microseconds()) / 1000, "params": m.NumParams(),
+		"kernels": f32.Kernels(),
 	}, nil
 }
