@@ -16,6 +16,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/crypto v0.48.0
+	golang.org/x/image v0.30.0
 	golang.org/x/sys v0.44.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
@@ -50,7 +51,6 @@ require (
 	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/wlynxg/anet v0.0.5 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/net v0.50.0 // indirect
 	golang.org/x/term v0.40.0 // indirect
 	golang.org/x/text v0.34.0 // indirect

@@ -2,7 +2,11 @@
 
 package gpu
 
-import "github.com/peerlearn/peerlearn/engine/nn"
+import (
+	"math/rand/v2"
+
+	"github.com/peerlearn/peerlearn/engine/nn"
+)
 
 // Backend is the libtorch backend. This build has no libtorch (built
 // without -tags torch): New returns ErrNotBuilt and every method fails.
@@ -60,3 +64,6 @@ func (b *Backend) ResetOptimizer() {}
 
 // SetYield does nothing.
 func (b *Backend) SetYield(func()) {}
+
+// SetDropoutSource does nothing: there is no model.
+func (b *Backend) SetDropoutSource(*rand.Rand) {}

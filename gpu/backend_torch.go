@@ -12,6 +12,7 @@ import "C"
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"unsafe"
@@ -42,6 +43,7 @@ type Backend struct {
 	device    string
 	yield     func()
 	pred      []int32
+	drop      dropout
 }
 
 var _ nn.Backend = (*Backend)(nil)
@@ -116,6 +118,13 @@ func New(arch nn.Arch, opt nn.Optimizer, cfg Config) (*Backend, error) {
 	}
 	if b.evalBatch == 0 {
 		b.evalBatch = DefaultEvalBatch
+	}
+	if b.drop, err = newDropout(arch); err != nil {
+		C.pl_destroy(p)
+		return nil, err
+	}
+	if len(b.drop.layers) > 0 {
+		b.drop.rng = rand.New(rand.NewPCG(cfg.DropoutSeed, dropoutStream))
 	}
 	b.cleanup = runtime.AddCleanup(b, func(h *handle) {
 		if h.p != nil {
@@ -258,10 +267,18 @@ func (b *Backend) TrainBatch(x []float32, y []int32) (float32, error) {
 	if s.nesterov {
 		o.nesterov = 1
 	}
+	masks, err := b.drop.masks(len(y))
+	if err != nil {
+		return 0, err
+	}
+	var mp *C.float
+	if len(masks) > 0 {
+		mp = (*C.float)(unsafe.Pointer(&masks[0]))
+	}
 	var loss C.float
 	var errbuf [errLen]C.char
 	rc := C.pl_train_step(p, (*C.float)(unsafe.Pointer(&x[0])), (*C.int32_t)(unsafe.Pointer(&y[0])),
-		C.int32_t(len(y)), &o, &loss, &errbuf[0], errLen)
+		C.int32_t(len(y)), &o, mp, &loss, &errbuf[0], errLen)
 	runtime.KeepAlive(b)
 	if rc != C.PL_OK {
 		return 0, codeErr(rc, &errbuf[0], "train step")
@@ -375,3 +392,10 @@ func (b *Backend) checkLarge(x []float32, y []int32) error {
 
 // Threads returns libtorch's intra-op thread count.
 func Threads() int { return int(C.pl_get_threads()) }
+
+// SetDropoutSource sets the generator the model's Dropout layers draw
+// their training masks from (as nn.Model.SetDropoutSource: the same
+// generator state gives the same masks there and here), replacing the one
+// New seeded from Config.DropoutSeed. nil leaves a model with Dropout
+// unable to train (ErrConfig).
+func (b *Backend) SetDropoutSource(rng *rand.Rand) { b.drop.rng = rng }

@@ -21,6 +21,10 @@ type Config struct {
 	// EvalBatch is the batch size of Evaluate and HessianDiag (0:
 	// DefaultEvalBatch). Larger batches are faster and use more memory.
 	EvalBatch int
+	// DropoutSeed seeds the generator of a model's Dropout masks (a
+	// PCG; Backend.SetDropoutSource replaces it). Give each peer its own
+	// (e.g. from its ID), or peers sharing it draw the same masks.
+	DropoutSeed uint64
 }
 
 // DefaultEvalBatch is the batch size of Evaluate and HessianDiag when

@@ -19,7 +19,9 @@
 // tensors, with Adam's bias corrections computed in Go exactly as nn does,
 // so from the same parameters and batches both engines agree to float32
 // rounding (the tests ask for 1e-4 on losses and 1e-5 on parameters after
-// five steps). HessianDiag is nn's estimate, the mean over samples of each
+// five steps). Dropout's masks are drawn in Go as nn draws them (from
+// Config.DropoutSeed or SetDropoutSource) and libtorch multiplies by them,
+// so with generators in the same state both engines drop the same values. HessianDiag is nn's estimate, the mean over samples of each
 // sample's own gradient squared, computed in closed form per layer (Dense:
 // (dy∘dy)ᵀ(x∘x); Conv2D: per-sample im2col products).
 //

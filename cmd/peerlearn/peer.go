@@ -21,6 +21,7 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -65,7 +66,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	every := fs.Duration("every", 2*time.Second, "progress line period (0: none)")
 	verbose := fs.Bool("v", false, "log connections, neighbour changes and refusals to stderr")
 	learnOn := fs.Bool("learn", true, "train and exchange models (false: overlay only)")
-	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data` (default $PEERLEARN_DATA, else .data)")
+	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data` (default $PEERLEARN_DATA, else .data), or, for a task with its own data set, the folder of its manifest.json (`peerlearn task manifest`)")
 	partition := fs.String("partition", "", "partition of the train set (default: the task's), e.g. dirichlet:0.5, iid, shards:2")
 	shard := fs.String("shard", "", "K/N: train on shard K (0-based) of N (default: a shard of the task's partition drawn from the peer ID)")
 	evalEvery := fs.Duration("eval-every", 5*time.Second, "evaluate the current model on the test set this often (0: never)")
@@ -178,7 +179,9 @@ func parseShard(s string) (k, n int, err error) {
 // set (partition, or the task's) into n shards (or the task's parts), and
 // builds the learning peer on shard k (or one drawn from the peer ID).
 func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
-	train, test, err := data.Load(os.DirFS(dir), spec.Dataset)
+	// A task with its own data set (spec.Data) reads dir's manifest.json
+	// and the files it lists, each checked by sha256 (taskarch.LoadData).
+	train, test, err := taskarch.LoadData(os.DirFS(dir), spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-data %s: %w", dir, err)
 	}

@@ -8,8 +8,10 @@
 //     "0.bias", ...; see Sequential). ReadSafetensors loads such a file as
 //     the parameters of a given architecture, with strict checks of names,
 //     shapes, dtype, offsets and values; Decode parses any safetensors file.
-//   - ONNX (opset 13): a graph of Conv, MaxPool, Relu, Tanh, Flatten,
-//     Reshape and Gemm nodes with the parameters as initializers, input
+//   - ONNX (opset 13): a graph of Conv, MaxPool, AveragePool,
+//     GlobalAveragePool, Relu, Tanh, Flatten, Reshape, Gemm and Identity
+//     (Dropout, which does nothing at inference) nodes with the
+//     parameters as initializers, input
 //     "input" (float32, NCHW, batch dimension "N") and output "logits"
 //     ([N, classes]). The protobuf is written by hand with protowire.
 //

@@ -16,6 +16,16 @@ func oddArch() nn.Arch {
 	}}
 }
 
+// pooledArch has the layers added for declared models: AvgPool2D (also
+// on a flat vector, so after an Unflatten), Dropout on a map and on a
+// vector, GlobalAvgPool on a map and on a flat vector, three channels.
+func pooledArch() nn.Arch {
+	return nn.Arch{Name: "pooled", Input: [3]int{10, 8, 3}, Classes: 4, Layers: []nn.LayerSpec{
+		nn.Conv2D(5, 3, 1), nn.ReLU(), nn.AvgPool2D(2), nn.Dropout(0.25), nn.Conv2D(6, 3, 1), nn.Tanh(),
+		nn.GlobalAvgPool(), nn.Dropout(0.5), nn.Dense(8), nn.AvgPool2D(1), nn.GlobalAvgPool(), nn.Dense(4),
+	}}
+}
+
 // tinyArch is small enough for fuzzing: 2 features, 2 classes.
 func tinyArch() nn.Arch {
 	return nn.Arch{Name: "tiny", Input: [3]int{1, 2, 1}, Classes: 2, Layers: []nn.LayerSpec{nn.Dense(2)}}
@@ -32,7 +42,7 @@ func testArchs(t testing.TB) []nn.Arch {
 		}
 		as = append(as, a)
 	}
-	return append(as, oddArch(), tinyArch())
+	return append(as, oddArch(), pooledArch(), tinyArch())
 }
 
 // randomParams fills a's parameters from a seeded generator.

@@ -22,7 +22,10 @@ const (
 
 // ONNX encodes params, the flat parameters of a, as an ONNX model: one
 // node per module of Sequential(a) (Linear as Gemm with transB, Conv2d as
-// Conv, MaxPool2d as MaxPool, Flatten with axis 1, Unflatten as Reshape),
+// Conv, MaxPool2d as MaxPool, AvgPool2d as AveragePool,
+// AdaptiveAvgPool2d as GlobalAveragePool, Dropout as Identity (an
+// exported model is for inference, where dropout does nothing), Flatten
+// with axis 1, Unflatten as Reshape),
 // the parameters as initializers under their state_dict names, input
 // "input" [N, C, H, W] and output "logits" [N, classes], float32.
 func ONNX(a nn.Arch, params []float32) ([]byte, error) {
@@ -61,6 +64,13 @@ func ONNX(a nn.Arch, params []float32) ([]byte, error) {
 		case "MaxPool2d":
 			k, s := int64(m.Kernel), int64(m.Stride)
 			n = node(name, "MaxPool", []string{x}, out, attrIntList("kernel_shape", k, k), attrIntList("strides", s, s))
+		case "AvgPool2d":
+			k, s := int64(m.Kernel), int64(m.Stride)
+			n = node(name, "AveragePool", []string{x}, out, attrIntList("kernel_shape", k, k), attrIntList("strides", s, s))
+		case "AdaptiveAvgPool2d":
+			n = node(name, "GlobalAveragePool", []string{x}, out)
+		case "Dropout":
+			n = node(name, "Identity", []string{x}, out)
 		case "ReLU":
 			n = node(name, "Relu", []string{x}, out)
 		case "Tanh":

@@ -80,6 +80,7 @@ func TestONNXStructure(t *testing.T) {
 		{"small-cnn", "Conv Relu MaxPool Conv Relu MaxPool Flatten Gemm", []string{"N", "1", "28", "28"}},
 		{"mlp", "Flatten Gemm Relu Gemm", []string{"N", "1", "28", "28"}},
 		{"odd", "Conv Tanh MaxPool Flatten Gemm Relu Reshape Conv MaxPool Conv Flatten", []string{"N", "3", "9", "7"}},
+		{"pooled", "Conv Relu AveragePool Identity Conv Tanh GlobalAveragePool Flatten Identity Gemm Reshape AveragePool GlobalAveragePool Flatten Gemm", []string{"N", "3", "10", "8"}},
 	} {
 		var a = oddArch()
 		for _, x := range testArchs(t) {

@@ -10,16 +10,19 @@ import (
 
 // Module is one module of the torch.nn.Sequential equivalent to an
 // architecture. Type is the torch class: Linear (In, Out), Conv2d (In,
-// Out, Kernel, Stride, Padding), MaxPool2d (Kernel, Stride), ReLU, Tanh,
-// Flatten, or Unflatten (Shape: the C, H, W the flat features become).
+// Out, Kernel, Stride, Padding), MaxPool2d and AvgPool2d (Kernel, Stride),
+// AdaptiveAvgPool2d (output size 1: the engine's GlobalAvgPool, always
+// followed by a Flatten), Dropout (P), ReLU, Tanh, Flatten, or Unflatten
+// (Shape: the C, H, W the flat features become).
 type Module struct {
-	Type    string `json:"type"`
-	In      int    `json:"in,omitempty"`
-	Out     int    `json:"out,omitempty"`
-	Kernel  int    `json:"kernel,omitempty"`
-	Stride  int    `json:"stride,omitempty"`
-	Padding int    `json:"padding,omitempty"`
-	Shape   []int  `json:"shape,omitempty"`
+	Type    string  `json:"type"`
+	In      int     `json:"in,omitempty"`
+	Out     int     `json:"out,omitempty"`
+	Kernel  int     `json:"kernel,omitempty"`
+	Stride  int     `json:"stride,omitempty"`
+	Padding int     `json:"padding,omitempty"`
+	P       float64 `json:"p,omitempty"`
+	Shape   []int   `json:"shape,omitempty"`
 	// Layer is the index in Arch.Layers the module computes, -1 for a
 	// Flatten or Unflatten added to fix the tensor's rank.
 	Layer int `json:"layer"`
@@ -34,6 +37,12 @@ func (m Module) String() string {
 		return fmt.Sprintf("Conv2d(%d, %d, kernel_size=%d, stride=%d, padding=%d)", m.In, m.Out, m.Kernel, m.Stride, m.Padding)
 	case "MaxPool2d":
 		return fmt.Sprintf("MaxPool2d(kernel_size=%d, stride=%d)", m.Kernel, m.Stride)
+	case "AvgPool2d":
+		return fmt.Sprintf("AvgPool2d(kernel_size=%d, stride=%d)", m.Kernel, m.Stride)
+	case "AdaptiveAvgPool2d":
+		return "AdaptiveAvgPool2d(output_size=1)"
+	case "Dropout":
+		return fmt.Sprintf("Dropout(p=%g)", m.P)
 	case "Unflatten":
 		return fmt.Sprintf("Unflatten(dim=1, unflattened_size=%v)", m.Shape)
 	}
@@ -112,6 +121,23 @@ func newPlan(a nn.Arch) (*plan, error) {
 			add(Module{Type: "MaxPool2d", Kernel: l.Kernel, Stride: l.Stride, Layer: i})
 			cur = chw{cur.C, cur.H / l.Kernel, cur.W / l.Kernel}
 			flat = false
+		case nn.KindAvgPool2D:
+			if flat {
+				add(Module{Type: "Unflatten", Shape: []int{cur.C, cur.H, cur.W}, Layer: -1})
+			}
+			add(Module{Type: "AvgPool2d", Kernel: l.Kernel, Stride: l.Stride, Layer: i})
+			cur = chw{cur.C, cur.H / l.Kernel, cur.W / l.Kernel}
+			flat = false
+		case nn.KindGlobalAvgPool:
+			if flat {
+				add(Module{Type: "Unflatten", Shape: []int{cur.C, cur.H, cur.W}, Layer: -1})
+			}
+			// The engine's result is a C-vector: (N, C, 1, 1) flattened.
+			add(Module{Type: "AdaptiveAvgPool2d", Layer: i})
+			add(Module{Type: "Flatten", Layer: -1})
+			cur, flat = chw{cur.C, 1, 1}, true
+		case nn.KindDropout:
+			add(Module{Type: "Dropout", P: l.Rate, Layer: i})
 		case nn.KindReLU:
 			add(Module{Type: "ReLU", Layer: i})
 		case nn.KindTanh:

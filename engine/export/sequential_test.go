@@ -22,6 +22,10 @@ func TestSequentialPresets(t *testing.T) {
 		// the conv (6), and a Flatten at the end (10).
 		"odd": {"Conv2d Tanh MaxPool2d Flatten Linear ReLU Unflatten Conv2d MaxPool2d Conv2d Flatten",
 			"0.weight[4 3 3 3] 0.bias[4] 4.weight[12 48] 4.bias[12] 7.weight[6 12 1 1] 7.bias[6] 9.weight[5 6 1 1] 9.bias[5]"},
+		// GlobalAvgPool is AdaptiveAvgPool2d then Flatten (7, 8 and 13,
+		// 14); the AvgPool2D on the flat Dense output needs an Unflatten (11).
+		"pooled": {"Conv2d ReLU AvgPool2d Dropout Conv2d Tanh AdaptiveAvgPool2d Flatten Dropout Linear Unflatten AvgPool2d AdaptiveAvgPool2d Flatten Linear",
+			"0.weight[5 3 3 3] 0.bias[5] 4.weight[6 5 3 3] 4.bias[6] 9.weight[8 6] 9.bias[8] 14.weight[4 8] 14.bias[4]"},
 	}
 	for _, a := range testArchs(t) {
 		w, ok := want[a.Name]

@@ -21,6 +21,9 @@ func accelArchs() []Arch {
 			Flatten(), Dense(10)}},
 		{Name: "hwc", Input: [3]int{10, 10, 3}, Classes: 10, Layers: []LayerSpec{
 			Conv2D(6, 3, 0), ReLU(), MaxPool2D(2), Flatten(), Dense(10)}},
+		{Name: "avgpool-dropout", Input: [3]int{12, 12, 2}, Classes: 10, Layers: []LayerSpec{
+			Conv2D(8, 3, 1), ReLU(), AvgPool2D(2), Dropout(0.25), Conv2D(12, 3, 1), Tanh(), GlobalAvgPool(),
+			Dense(64), Dropout(0.5), Dense(10)}},
 	}
 	for _, name := range ArchNames() {
 		a, err := NewArch(name)
@@ -54,6 +57,8 @@ func TestAcceleratedLayersMatchPureGo(t *testing.T) {
 			}
 			run := func(accel bool) result {
 				defer f32.SetAccelerated(f32.SetAccelerated(accel))
+				// Both runs draw the same Dropout masks.
+				m.SetDropoutSource(rand.New(rand.NewPCG(3, 3)))
 				var r result
 				logits, err := m.Forward(x, n)
 				if err != nil {

@@ -42,7 +42,8 @@ func Gains(g ...float32) Gain {
 // Init draws fresh weights from rng and sets biases to 0. Weights are
 // drawn layer by layer in flat layout order, so the same seed, scheme and
 // gains give the same parameters on every platform (normals come from a
-// polar method on rng's uniforms, see detmath.Normal).
+// polar method on rng's uniforms, see detmath.Normal). A model with
+// Dropout layers then draws the seed of its dropout source from rng.
 func (m *Model) Init(rng *rand.Rand, scheme InitScheme, gain Gain) error {
 	if rng == nil {
 		return fmt.Errorf("%w: nil random source", ErrConfig)
@@ -83,6 +84,11 @@ func (m *Model) Init(rng *rand.Rand, scheme InitScheme, gain Gain) error {
 				w[j] = float32(bound * (2*rng.Float64() - 1))
 			}
 		}
+	}
+	// Only a model with Dropout draws its mask seed, after the weights, so
+	// the stream (and every result) of a model without is unchanged.
+	if len(m.drops) > 0 {
+		m.dropRNG = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	}
 	return nil
 }

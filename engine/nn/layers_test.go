@@ -27,6 +27,16 @@ func gradArchs() []Arch {
 			Conv2D(3, 3, 1), MaxPool2D(2), ReLU(), Conv2D(2, 2, 0), MaxPool2D(3), Flatten(), Dense(3)}},
 		{Name: "hwc", Input: [3]int{4, 5, 3}, Classes: 3, Layers: []LayerSpec{
 			Conv2D(2, 3, 1), Tanh(), Flatten(), Dense(3)}},
+		{Name: "avgpool", Input: [3]int{8, 9, 2}, Classes: 3, Layers: []LayerSpec{
+			Conv2D(3, 3, 1), AvgPool2D(2), Tanh(), Conv2D(2, 2, 0), AvgPool2D(3), Flatten(), Dense(3)}},
+		{Name: "globalavgpool", Input: [3]int{6, 5, 1}, Classes: 3, Layers: []LayerSpec{
+			Conv2D(4, 3, 1), ReLU(), GlobalAvgPool(), Dense(3)}},
+		{Name: "globalavgpool-logits", Input: [3]int{5, 5, 1}, Classes: 3, Layers: []LayerSpec{
+			Conv2D(4, 3, 0), Tanh(), Conv2D(3, 1, 0), GlobalAvgPool()}},
+		// Dropout is the identity outside LossGrad, and the gradient tests
+		// below train with rate 0 here (TestDropoutGradients covers masks).
+		{Name: "dropout-eval", Input: [3]int{1, 6, 1}, Classes: 3, Layers: []LayerSpec{
+			Dense(7), Tanh(), Dropout(0), Dense(3)}},
 	}
 }
 

@@ -128,6 +128,18 @@ func (a Arch) plan() (in []dims, out dims, tensors []Tensor, err error) {
 				return nil, dims{}, nil, bad("window %d stride %d on %dx%d", l.Kernel, l.Stride, cur.H, cur.W)
 			}
 			cur = dims{C: cur.C, H: cur.H / l.Kernel, W: cur.W / l.Kernel}
+		case KindAvgPool2D:
+			if l.Kernel < 1 || l.Stride != l.Kernel || cur.H < l.Kernel || cur.W < l.Kernel {
+				return nil, dims{}, nil, bad("window %d stride %d on %dx%d", l.Kernel, l.Stride, cur.H, cur.W)
+			}
+			cur = dims{C: cur.C, H: cur.H / l.Kernel, W: cur.W / l.Kernel}
+		case KindGlobalAvgPool:
+			cur = dims{C: cur.C, H: 1, W: 1}
+		case KindDropout:
+			// !(>= 0) also refuses NaN.
+			if !(l.Rate >= 0) || l.Rate >= 1 {
+				return nil, dims{}, nil, bad("rate %v, want 0 <= rate < 1", l.Rate)
+			}
 		case KindReLU, KindTanh:
 		case KindFlatten:
 			cur = dims{C: cur.size(), H: 1, W: 1}

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/internal/f32"
@@ -31,6 +32,8 @@ type Model struct {
 	classes int
 	batch   int       // batch capacity of the buffers
 	dlogits []float32 // dL/dlogits
+	drops   []*dropout
+	dropRNG *rand.Rand // the Dropout layers' mask source (see SetDropoutSource)
 }
 
 // NewModel builds a model for the architecture with all parameters zero:
@@ -70,6 +73,14 @@ func NewModel(a Arch) (*Model, error) {
 			ly = &tanh{size: in.size()}
 		case KindFlatten:
 			ly = flatten{}
+		case KindAvgPool2D:
+			ly = newAvgPool2D(in, l.Kernel)
+		case KindGlobalAvgPool:
+			ly = &globalAvgPool{in: in}
+		case KindDropout:
+			d := newDropout(in.size(), l.Rate, &m.dropRNG)
+			m.drops = append(m.drops, d)
+			ly = d
 		}
 		if pl, ok := ly.(paramLayer); ok {
 			// plan lists each parameterised layer's weight then bias.
@@ -199,6 +210,10 @@ func (m *Model) LossGrad(x []float32, y []int32) (float32, error) {
 	if err := m.checkBatch(x, n, y); err != nil {
 		return 0, err
 	}
+	if err := m.setTraining(true); err != nil {
+		return 0, err
+	}
+	defer m.setTraining(false)
 	logits := m.forward(x, n)
 	total, err := softmaxCE(logits, y, m.classes, m.dlogits, 1/float32(n))
 	if err != nil {

@@ -25,7 +25,7 @@ func refLogits(a Arch, p []float64, x []float32, n int) [][]float64 {
 		}
 		C, H, W := c, h, w
 		off := 0
-		for _, l := range a.Layers {
+		for li, l := range a.Layers {
 			switch l.Kind {
 			case KindDense:
 				in := C * H * W
@@ -85,6 +85,40 @@ func refLogits(a Arch, p []float64, x []float32, n int) [][]float64 {
 					}
 				}
 				act, H, W = next, oh, ow
+			case KindAvgPool2D:
+				k := l.Kernel
+				oh, ow := H/k, W/k
+				next := make([]float64, C*oh*ow)
+				for ch := range C {
+					for y := range oh {
+						for xx := range ow {
+							var sum float64
+							for ki := range k {
+								for kj := range k {
+									sum += act[(ch*H+y*k+ki)*W+xx*k+kj]
+								}
+							}
+							next[(ch*oh+y)*ow+xx] = sum / float64(k*k)
+						}
+					}
+				}
+				act, H, W = next, oh, ow
+			case KindGlobalAvgPool:
+				next := make([]float64, C)
+				for ch := range C {
+					for _, v := range act[ch*H*W : (ch+1)*H*W] {
+						next[ch] += v
+					}
+					next[ch] /= float64(H * W)
+				}
+				act, H, W = next, 1, 1
+			case KindDropout:
+				// Identity unless a test set the masks of a training step.
+				if mask := refDropMasks[li]; mask != nil {
+					for i := range act {
+						act[i] *= float64(mask[s*len(act)+i])
+					}
+				}
 			case KindReLU:
 				for i, v := range act {
 					act[i] = math.Max(v, 0)
@@ -101,6 +135,11 @@ func refLogits(a Arch, p []float64, x []float32, n int) [][]float64 {
 	}
 	return out
 }
+
+// refDropMasks, when a test sets it, holds for each Dropout layer (by
+// index in Arch.Layers) the masks of a batch, [sample][value]; refLogits
+// multiplies by them. nil: Dropout is the identity (evaluation).
+var refDropMasks map[int][]float32
 
 // refLoss is the mean cross-entropy of refLogits, in float64.
 func refLoss(a Arch, p []float64, x []float32, y []int32) float64 {

@@ -17,11 +17,25 @@ const (
 	KindReLU
 	KindTanh
 	KindFlatten
+	KindAvgPool2D
+	KindGlobalAvgPool
+	KindDropout
 )
 
 var kindNames = map[LayerKind]string{
 	KindDense: "dense", KindConv2D: "conv2d", KindMaxPool2D: "maxpool2d",
 	KindReLU: "relu", KindTanh: "tanh", KindFlatten: "flatten",
+	KindAvgPool2D: "avgpool2d", KindGlobalAvgPool: "globalavgpool", KindDropout: "dropout",
+}
+
+// KindByName returns the layer kind with the given String name.
+func KindByName(name string) (LayerKind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 func (k LayerKind) String() string {
@@ -38,9 +52,11 @@ type LayerSpec struct {
 	// Units is the output width of a Dense layer or the filter count of a Conv2D.
 	Units int
 	// Kernel, Stride and Pad are the square window size, its step and the
-	// zero padding on every side (Conv2D); MaxPool2D uses Kernel as both
-	// window and stride.
+	// zero padding on every side (Conv2D); MaxPool2D and AvgPool2D use
+	// Kernel as both window and stride.
 	Kernel, Stride, Pad int
+	// Rate is a Dropout layer's drop probability, in [0, 1).
+	Rate float64
 }
 
 // Dense is a fully connected layer with units outputs. It reads its input
@@ -56,6 +72,18 @@ func Conv2D(filters, kernel, pad int) LayerSpec {
 // MaxPool2D takes the maximum over non-overlapping size×size windows; rows
 // and columns that do not fill a window are dropped (floor, as in PyTorch).
 func MaxPool2D(size int) LayerSpec { return LayerSpec{Kind: KindMaxPool2D, Kernel: size, Stride: size} }
+
+// AvgPool2D averages non-overlapping size×size windows; rows and columns
+// that do not fill a window are dropped (floor, as in PyTorch).
+func AvgPool2D(size int) LayerSpec { return LayerSpec{Kind: KindAvgPool2D, Kernel: size, Stride: size} }
+
+// GlobalAvgPool averages each channel over its whole H×W map: C×H×W
+// becomes a vector of C values.
+func GlobalAvgPool() LayerSpec { return LayerSpec{Kind: KindGlobalAvgPool} }
+
+// Dropout zeroes each value with probability rate while training and
+// scales the rest by 1/(1-rate); it is the identity when evaluating.
+func Dropout(rate float64) LayerSpec { return LayerSpec{Kind: KindDropout, Rate: rate} }
 
 // ReLU is max(x, 0), elementwise.
 func ReLU() LayerSpec { return LayerSpec{Kind: KindReLU} }
@@ -75,6 +103,10 @@ func (s LayerSpec) String() string {
 		return fmt.Sprintf("conv2d(%d,k%d,s%d,p%d)", s.Units, s.Kernel, s.Stride, s.Pad)
 	case KindMaxPool2D:
 		return fmt.Sprintf("maxpool2d(%d)", s.Kernel)
+	case KindAvgPool2D:
+		return fmt.Sprintf("avgpool2d(%d)", s.Kernel)
+	case KindDropout:
+		return fmt.Sprintf("dropout(%g)", s.Rate)
 	}
 	return s.Kind.String()
 }

@@ -24,6 +24,9 @@ func (s Spec) Normalized() (Spec, error) {
 		return Spec{}, invalid("partition.spec: %w", err)
 	}
 	s.Partition.Spec = p
+	if s.Model != nil {
+		s.Model = s.Model.normalized()
+	}
 	if s.Method == "fedlay" {
 		s.Method = "" // the default, absent from the encoding: older specs keep their IDs
 	}

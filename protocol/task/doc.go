@@ -1,5 +1,8 @@
-// Package task describes a PeerLearn training task: the data set and its
-// partition, the model architecture, the aggregation rule, the neighbour
+// Package task describes a PeerLearn training task: the data set (a
+// built-in one, or the task's own named by its manifest: Data) and its
+// partition, the model architecture (a built-in one, or one the spec
+// declares: Model; protocol/task/taskarch builds it for the engine), the
+// aggregation rule, the neighbour
 // selection policy, the initialisation, the local training and timing
 // parameters, the target accuracy and the peer limit.
 //

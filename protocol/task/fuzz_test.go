@@ -11,6 +11,7 @@ import (
 // `go test -fuzz FuzzParse ./task/`.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(goldenCanonical))
+	f.Add([]byte(declaredCanonical))
 	f.Add([]byte(`{"version":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse(b)

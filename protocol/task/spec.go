@@ -36,7 +36,8 @@ type Spec struct {
 	// Aggregator names the aggregation rule (AggregatorNames: the
 	// engine's without "fedavg", which is a server's rule).
 	Aggregator string `json:"aggregator"`
-	// Arch names the model architecture (ArchNames).
+	// Arch names the model architecture (ArchNames); empty when Model
+	// declares the model.
 	Arch string `json:"arch"`
 	// Batch is the minibatch size of local training.
 	Batch int `json:"batch"`
@@ -46,7 +47,10 @@ type Spec struct {
 	// they are, and every spec written before the field keeps its
 	// canonical form and ID.
 	Codec string `json:"codec,omitempty"`
-	// Dataset names the data set (DatasetNames).
+	// Data, if not nil, names the task's own data set by its manifest
+	// (see Data) and Dataset is empty. Absent from the encoding when nil.
+	Data *Data `json:"data,omitempty"`
+	// Dataset names the data set (DatasetNames); empty with Data.
 	Dataset string `json:"dataset"`
 	// Init is how peers draw their initial models.
 	Init Init `json:"init"`
@@ -76,6 +80,10 @@ type Spec struct {
 	// "fedlay": every spec written before the field keeps its canonical
 	// form and ID (Normalized writes "fedlay" as absent).
 	Method string `json:"method,omitempty"`
+	// Model, if not nil, declares the model (input shape, classes,
+	// layers, initial weights; see Model) and Arch is empty. Absent from
+	// the encoding when nil, so older specs keep their IDs.
+	Model *Model `json:"model,omitempty"`
 	// Name is a short human label ([a-z0-9._-], 1 to MaxNameLen bytes).
 	// It is part of the ID.
 	Name string `json:"name"`
