@@ -20,7 +20,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke bench-abuse bench-netlab netlab bench-live clean
+        bench-smoke bench-abuse bench-netlab netlab bench-live flake-report clean
 
 all: build
 
@@ -71,6 +71,13 @@ test-native:
 	# fails when one method's accuracies are more than 3 points apart. Alone too.
 	scripts/live-agree_test.sh
 	GO=$(GO) BENCH_SMOKE=1 scripts/bench-live.sh
+
+# The heavy packages N times (default 3; PKGS=... narrows them), one
+# package at a time as above: each test's passes out of its runs and its
+# median time; fails when any test failed in any run.
+N ?= 3
+flake-report: deps data
+	GO=$(GO) scripts/flake-report.sh $(N) $(or $(PKGS),$(HEAVY_PKGS))
 
 # node runs the core packages' tests through go_js_wasm_exec. cmd/peerlearn
 # is vetted as js too: bench-train runs `peerlearn bench train` under node.
