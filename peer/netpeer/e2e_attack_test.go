@@ -119,9 +119,7 @@ func (r attackRun) honestStatuses() []*Status {
 }
 
 func (r attackRun) stop(t *testing.T) {
-	for _, p := range append(slices.Clone(r.honest), r.attacker) {
-		p.Stop(t)
-	}
+	stopAll(t, append(slices.Clone(r.honest), r.attacker))
 }
 
 // TestE2EAttackClippedAndDropped runs five honest `peerlearn peer`

@@ -52,7 +52,5 @@ func TestE2EInitGainEstimate(t *testing.T) {
 		return true, ""
 	})
 	t.Logf("%d peers: estimates %v, all training, after %v", n, ests, took.Round(time.Millisecond))
-	for _, p := range peers {
-		p.Stop(t)
-	}
+	stopAll(t, peers)
 }

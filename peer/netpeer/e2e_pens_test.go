@@ -116,9 +116,7 @@ func runSelection(t *testing.T, dir, policy string, n, rounds int) selectionOutc
 		return true, ""
 	})
 	out.took = time.Since(t0)
-	for _, p := range peers {
-		p.Stop(t)
-	}
+	stopAll(t, peers)
 	srv.Stop(t)
 	return out
 }

@@ -174,11 +174,7 @@ func TestE2EPlexus(t *testing.T) {
 		}
 	}
 	t.Logf("%d rounds aggregated (%d..%d), %d by a fallback aggregator; not seen in a report: %v", len(rounds), rounds[0], rounds[len(rounds)-1], fallbacks, unseen)
-	for i, p := range peers {
-		if i != victim {
-			p.Stop(t)
-		}
-	}
+	stopAll(t, slices.Delete(slices.Clone(peers), victim, victim+1))
 }
 
 // stopAggregatorAhead kills the aggregator of round k, a round not begun

@@ -217,9 +217,7 @@ func trainE2E(t *testing.T, spec, m string, n int) {
 	if mean < learnedFloor {
 		t.Errorf("%s: mean accuracy %.3f after %d rounds, want %.2f or more: the peers do not learn (accuracies %.3f)", m, mean, trainRounds, learnedFloor, accs)
 	}
-	for _, p := range peers {
-		p.Stop(t)
-	}
+	stopAll(t, peers)
 }
 
 // victimNeedingNewLinks picks a peer whose failure makes two others

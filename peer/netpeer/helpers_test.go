@@ -165,3 +165,19 @@ func writeSpec(t *testing.T, spec string) string {
 	}
 	return f
 }
+
+// stopAll sends every peer SIGTERM at once and waits until all left
+// (each must leave on it, proctest.Proc.Stop): one at a time, a swarm's
+// graceful leaves took a second or more each.
+func stopAll(t *testing.T, peers []*proc) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, p := range peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.Stop(t)
+		}()
+	}
+	wg.Wait()
+}
