@@ -3,6 +3,7 @@ package netpeer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -32,7 +33,6 @@ func TestPeersFormCorrectOverlay(t *testing.T) {
 				t.Errorf("peer %d: %v", i, err)
 			}
 		}()
-		time.Sleep(150 * time.Millisecond)
 	}
 	defer func() {
 		cancel()
@@ -49,22 +49,15 @@ func TestPeersFormCorrectOverlay(t *testing.T) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		sts := statuses()
 		diff := checkOverlay(sts, DefaultConfig().Overlay.Spaces)
 		conns := true
 		for _, s := range sts {
 			conns = conns && slices.Equal(s.Connections, s.Neighbors)
 		}
-		if diff == "" && conns {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("overlay not correct after 30 s: %s (connections match neighbours: %v)", diff, conns)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return diff == "" && conns, fmt.Sprintf("overlay not correct: %s (connections match neighbours: %v)", diff, conns)
+	})
 	t.Logf("%d peers correct in %v", n, time.Since(start).Round(time.Millisecond))
 	for _, s := range statuses() {
 		// Honest peers never send forged, unknown or oversized frames. A
