@@ -105,6 +105,34 @@ func waitCorrect(t *testing.T, peers []*proc, spaces int, bound time.Duration) [
 	return sts
 }
 
+// waitLinked polls until the peers' neighbour sets are the correct ones
+// for exactly these peers and each has an open connection to every
+// neighbour. Other connections are let be: a peer that registered
+// again opened some to contacts that are not its neighbours, closed
+// after rtc's 10 s grace (waitCorrect waits for that too).
+func waitLinked(t *testing.T, peers []*proc, spaces int, bound time.Duration) []Status {
+	t.Helper()
+	var sts []Status
+	pollUntil(t, bound, 250*time.Millisecond, func() (bool, string) {
+		var err error
+		if sts, err = statuses(peers); err != nil {
+			return false, err.Error()
+		}
+		if why := checkOverlay(sts, spaces); why != "" {
+			return false, "overlay not correct: " + why
+		}
+		for _, s := range sts {
+			for _, nb := range s.Neighbors {
+				if !slices.Contains(s.Connections, nb) {
+					return false, fmt.Sprintf("%s: no connection to its neighbour %s", s.ID[:8], nb[:8])
+				}
+			}
+		}
+		return true, ""
+	})
+	return sts
+}
+
 // startPeers starts n `peerlearn peer` processes named prefix0, prefix1,
 // ..., peer i with args(i) after the common ones.
 func startPeers(t *testing.T, bin, prefix, url string, n int, args func(i int) []string) []*proc {
