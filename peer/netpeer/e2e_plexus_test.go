@@ -21,8 +21,9 @@ import (
 //   - every peer's view reaches all 8 members, and every round's sample
 //     and aggregator a peer reports with a full view are those
 //     hash(ID, round) gives over the 8 IDs, recomputed here;
-//   - every round is aggregated by its aggregator so recomputed, except
-//     where that peer is dead;
+//   - every round is aggregated by its aggregator so recomputed, or by
+//     one of the two fallback ranks after a timeout (where that peer is
+//     dead, or on a loaded machine slow);
 //   - the aggregator of a round not begun yet, SIGKILLed before it
 //     begins, is replaced through the timeout path: the round is
 //     aggregated by a fallback rank of its sample, and the rounds after
@@ -138,16 +139,23 @@ func TestE2EPlexus(t *testing.T) {
 		rounds = append(rounds, k)
 	}
 	slices.Sort(rounds)
-	fallbacks := 0
+	// A live aggregator too slow for a member's AggTimeout on a loaded
+	// machine is passed over the same way (the timeout path cannot tell
+	// slow from dead; a run beside other helpers: round 4 by rank 2):
+	// logged, not a failure.
+	fallbacks, slow := 0, 0
 	for _, k := range rounds {
 		r := ranking(k)
 		for _, i := range aggregatedBy[k] {
 			switch {
 			case ids[i] == r[0]:
-			case ids[victim] == r[0] && (ids[i] == r[1] || ids[i] == r[2]):
+			case ids[i] != r[1] && ids[i] != r[2]:
+				t.Errorf("round %d aggregated by %s (%v), not one of its first three ranks %v", k, peers[i].Name, ids[i], r[:3])
+			case ids[victim] == r[0]:
 				fallbacks++
 			default:
-				t.Errorf("round %d aggregated by %s (%v), ranking %v", k, peers[i].Name, ids[i], r[:3])
+				slow++
+				t.Logf("round %d aggregated by %s (%v), a fallback rank, its rank 0 %v alive", k, peers[i].Name, ids[i], r[0])
 			}
 		}
 	}
@@ -173,7 +181,8 @@ func TestE2EPlexus(t *testing.T) {
 			unseen = append(unseen, k)
 		}
 	}
-	t.Logf("%d rounds aggregated (%d..%d), %d by a fallback aggregator; not seen in a report: %v", len(rounds), rounds[0], rounds[len(rounds)-1], fallbacks, unseen)
+	t.Logf("%d rounds aggregated (%d..%d), %d by a fallback aggregator for the killed one, %d for a slow one; not seen in a report: %v",
+		len(rounds), rounds[0], rounds[len(rounds)-1], fallbacks, slow, unseen)
 	stopAll(t, slices.Delete(slices.Clone(peers), victim, victim+1))
 }
 
