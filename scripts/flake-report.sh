@@ -40,7 +40,7 @@ results=$(cat "$dir"/run-*.json | grep -E '"Action":"(pass|fail|skip)"' |
 awk -v runs="$n" '
 function flush() {
 	if (key == "") return
-	printf "%-64s %3d/%-3d %6s %9.1f\n", key, pass, c, (skip ? skip " skip" : ""), t[int((c + 1) / 2)]
+	printf "%-64s %3d/%-3d %6s %9.1f\n", key, pass, c, (skip ? skip " skip" : ""), (c % 2 ? t[(c + 1) / 2] : (t[c / 2] + t[c / 2 + 1]) / 2)
 	if (fail) failed++
 }
 $1 != key { flush(); key = $1; pass = fail = skip = c = 0 }

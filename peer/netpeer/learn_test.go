@@ -176,7 +176,8 @@ func learnTogether(t *testing.T, method string) {
 			var why []string
 			for _, p := range peers {
 				if s := p.Status(); s.Learn != nil && s.Learn.Method != nil {
-					why = append(why, fmt.Sprintf("%s: rounds %d, %+v", s.ID[:8], s.Learn.Rounds, *s.Learn.Method))
+					why = append(why, fmt.Sprintf("%s: rounds %d, accuracy %.3f of round %d (%d evaluations), %+v",
+						s.ID[:8], s.Learn.Rounds, s.Learn.Accuracy, s.Learn.EvalRound, s.Learn.Evals, *s.Learn.Method))
 				}
 			}
 			return false, fmt.Sprintf("%s: accuracies %.3f; %v", method, accs, why)
