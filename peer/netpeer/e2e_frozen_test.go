@@ -3,12 +3,9 @@
 package netpeer
 
 import (
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/peerlearn/peerlearn/internal/proctest"
 )
 
 // TestE2EFrozenPeerComesBack: a peer process is frozen (SIGSTOP: a laptop
@@ -21,31 +18,30 @@ func TestE2EFrozenPeerComesBack(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const n, spaces = 6, 2
 	tf := taskFile(t, "e2e-frozen", spaces)
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
-	url := "ws://" + addr + "/signal"
-	var peers []*proc
-	for i := range n {
-		peers = append(peers, startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-task", tf))
-		time.Sleep(100 * time.Millisecond)
-	}
-	waitCorrect(t, peers, spaces, 40*time.Second)
+	_, url := startServer(t, sigBin, "signalserver", tf)
+	peers := startPeers(t, peerBin, "peer", url, n, func(int) []string { return []string{"-task", tf} })
+	waitCorrect(t, peers, spaces, 60*time.Second)
 
 	frozen := peers[n-1]
 	if err := frozen.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	waitCorrect(t, peers[:n-1], spaces, 40*time.Second)
-	time.Sleep(12 * time.Second) // past rtc's 10 s grace: the others close their links to it
+	t0 := time.Now()
+	// The others drop it (their overlay is correct without it, which
+	// waitCorrect checks connections included: they closed its links,
+	// after rtc's 10 s grace).
+	waitCorrect(t, peers[:n-1], spaces, 60*time.Second)
+	t.Logf("%s frozen: the others repaired and closed its links in %v", frozen.ID[:8], time.Since(t0).Round(time.Millisecond))
 	if err := frozen.Cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Now()
-	sts := waitCorrect(t, peers, spaces, 40*time.Second)
-	// That includes RebootstrapAfter (5 s) and the others' 10 s grace
-	// before they close the stray connections the rejoin opened.
-	t.Logf("%s thawed: the overlay of %d is correct again, connections included, in %v", frozen.ID[:8], n, time.Since(t0).Round(time.Millisecond))
+	t1 := time.Now()
+	sts := waitLinked(t, peers, spaces, 60*time.Second)
+	// That includes RebootstrapAfter (5 s). (Not the others' 10 s grace
+	// before they close the stray connections the rejoin opened: the
+	// grace is TestE2EKillQuarter's, whose overlay is correct with
+	// connections = neighbours.)
+	t.Logf("%s thawed: the overlay of %d is correct again, every neighbour connected, in %v", frozen.ID[:8], n, time.Since(t1).Round(time.Millisecond))
 	if r := sts[n-1].Rebootstraps; r != 1 {
 		t.Errorf("the thawed peer registered again %d times, want 1", r)
 	}

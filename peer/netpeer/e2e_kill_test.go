@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,26 +11,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// TestE2EKillQuarter runs the signalling server and 12 `peerlearn peer`
-// processes (overlay only); once their overlay is correct the server is
-// stopped and a quarter of the peers (3, drawn from a seeded generator)
-// are SIGKILLed at once. The 9 survivors must return to the correct
-// overlay for their IDs (neighbour sets = overlay.ExpectedTables,
-// connections = neighbours) within a bound, with every new connection
-// signalled through the overlay itself. Peer keys come from the same
+// TestE2EKillQuarter runs the signalling server and 8 `peerlearn peer`
+// processes (overlay only): (a) they bootstrap through the server into
+// the correct overlay (neighbour sets = overlay.ExpectedTables of their
+// IDs, connections = neighbours); (b) the server is stopped and a
+// quarter of the peers (2, drawn from a seeded generator) are SIGKILLed
+// at once: the survivors return to the correct overlay, every new
+// connection signalled through the overlay itself; (c) a survivor leaves
+// on SIGTERM and the rest is correct again. Peer keys come from the same
 // seed, so a failure replays with the same IDs and victims;
-// PEERLEARN_KILL_SEED=N runs another draw.
+// PEERLEARN_KILL_SEED=N runs another draw. (It was two tests, this and
+// TestE2EOverlayBootstrapKillAndLeave, which bootstrapped 10 more peers
+// for (a), one kill and (c).) The overlay's repair at scale is on
+// virtual time: sim/overlaynet's TestClusterGrowFailRepair (10 of 40
+// crashed), sim/overlaysim's TestFailuresSmall.
 func TestE2EKillQuarter(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const (
-		n, killed, spaces = 12, 3, 3
-		bootstrapBound    = 45 * time.Second
-		repairBound       = 60 * time.Second
+		n, killed, spaces = 8, 2, 3
+		bound             = 60 * time.Second
 	)
 	seed := uint64(20250601)
 	if v := os.Getenv("PEERLEARN_KILL_SEED"); v != "" {
@@ -44,23 +46,9 @@ func TestE2EKillQuarter(t *testing.T) {
 	keyDir := t.TempDir()
 
 	tf := taskFile(t, "e2e-kill", spaces)
-	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	url := "ws://" + addr + "/signal"
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("signalling server not listening on %s: %v", addr, err)
-		}
-	}
-
+	srv, url := startServer(t, sigBin, "signalserver", tf)
 	t0 := time.Now()
-	peers := make([]*proc, n)
-	for i := range peers {
+	peers := startPeers(t, peerBin, "peer", url, n, func(i int) []string {
 		key := make([]byte, 32)
 		for j := range key {
 			key[j] = byte(rng.Uint32())
@@ -69,11 +57,10 @@ func TestE2EKillQuarter(t *testing.T) {
 		if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		peers[i] = startPeer(t, peerBin, fmt.Sprintf("peer%d", i), url, "-task", tf, "-key", keyFile)
-		time.Sleep(100 * time.Millisecond)
-	}
-	sts := waitCorrect(t, peers, spaces, bootstrapBound)
-	t.Logf("%d peers bootstrapped into a correct overlay in %v", n, time.Since(t0).Round(time.Millisecond))
+		return []string{"-task", tf, "-key", keyFile}
+	})
+	sts := waitCorrect(t, peers, spaces, bound)
+	t.Logf("(a) %d peers bootstrapped into a correct overlay in %v", n, time.Since(t0).Round(time.Millisecond))
 
 	// Without the server every repair connection is signalled through
 	// the overlay.
@@ -108,7 +95,7 @@ func TestE2EKillQuarter(t *testing.T) {
 	for _, k := range victims {
 		peers[k].Kill() // waits for its exit
 	}
-	sts = waitCorrect(t, rest, spaces, repairBound)
+	sts = waitCorrect(t, rest, spaces, bound)
 	repair := time.Since(t1)
 
 	var routed uint64
@@ -124,12 +111,18 @@ func TestE2EKillQuarter(t *testing.T) {
 	for i, k := range victims {
 		names[i] = peers[k].Name + "=" + peers[k].ID[:8]
 	}
-	t.Logf("seed %d: server stopped, %d of %d peers SIGKILLed (%v): %d survivors correct again in %v (bound %v); "+
+	t.Logf("(b) seed %d: server stopped, %d of %d peers SIGKILLed (%v): %d survivors correct again in %v (bound %v); "+
 		"%d new neighbour pairs, %d sessions delivered through the overlay since",
-		seed, killed, n, names, len(rest), repair.Round(time.Millisecond), repairBound, fresh, routed)
+		seed, killed, n, names, len(rest), repair.Round(time.Millisecond), bound, fresh, routed)
 	if routed == 0 {
 		t.Errorf("no connection was signalled through the overlay after the kill")
 	}
+
+	leaver := rest[0]
+	t2 := time.Now()
+	leaver.Stop(t)
+	waitCorrect(t, rest[1:], spaces, bound)
+	t.Logf("(c) %s left gracefully: correct again in %v", leaver.ID[:8], time.Since(t2).Round(time.Millisecond))
 }
 
 // newLinks counts the neighbour pairs of the correct overlay without the

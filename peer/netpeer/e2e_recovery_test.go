@@ -3,6 +3,7 @@ package netpeer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"testing"
@@ -64,6 +65,8 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 	}
 	p := startPeer(t, peerBin, "stranded", url, "-task", tf)
+	// "Goes nowhere" is a claim about time passing: 3 s, past the
+	// contacts' connection attempts, it is still joining, unconnected.
 	time.Sleep(3 * time.Second)
 	if st, err := fetchStatus(p.Status); err != nil || st.State != "joining" || len(st.Connections) != 0 {
 		t.Fatalf("stranded peer: %+v, %v (want joining, no connections)", st, err)
@@ -73,7 +76,10 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 	proctest.Start(t, "signalserver2", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addr)
 	live := []*proc{startPeer(t, peerBin, "live0", url, "-task", tf)}
-	time.Sleep(300 * time.Millisecond)
+	pollUntil(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) { // the first live peer is the overlay
+		st, err := fetchStatus(live[0].Status)
+		return err == nil && st.State == "member", fmt.Sprintf("live0: %s, %v", st.State, err)
+	})
 	live = append(live, startPeer(t, peerBin, "live1", url, "-task", tf))
 	waitCorrect(t, live, 2, 20*time.Second)
 	t0 := time.Now()
@@ -105,29 +111,19 @@ func TestE2EBusyServerIsRetried(t *testing.T) {
 	t.Cleanup(func() { ln.Close() })
 	p := startPeer(t, peerBin, "patient", "ws://"+ln.Addr().String()+"/signal", "-task", tf)
 	var st Status
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	pollUntil(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
 		st, err = fetchStatus(p.Status)
-		if err == nil && st.Waiting != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no waiting reason on the status: %+v, %v", st, err)
-		}
-	}
+		return err == nil && st.Waiting != "", fmt.Sprintf("no waiting reason on the status: %+v, %v", st, err)
+	})
 	t.Logf("waiting: %q", st.Waiting)
 	if want := "The coordination server is busy"; len(st.Waiting) < len(want) || st.Waiting[:len(want)] != want {
 		t.Errorf("waiting %q, want it to start %q", st.Waiting, want)
 	}
 	close(busy)
-	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		st, err = fetchStatus(p.Status)
-		if err == nil && st.State == "member" && st.Waiting == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not running after the server freed up: %+v, %v", st, err)
-		}
-	}
+		return err == nil && st.State == "member" && st.Waiting == "", fmt.Sprintf("not running after the server freed up: %+v, %v", st, err)
+	})
 }
 
 // serveBusyFront answers every HTTP request on ln with 503 until busy is

@@ -16,36 +16,31 @@ import (
 // half through server B (they list only B), so the halves start as two
 // separate overlays. The A peers move to B now and then (the bridge,
 // servers.go) and join through B's contacts: the overlays merge into one
-// correct overlay of all peers. Then server A is killed and a newcomer
-// that lists A first still joins, through B.
+// correct overlay of all peers, every neighbour connected (waitLinked:
+// a move leaves connections to contacts, closed after rtc's grace,
+// which TestE2EKillQuarter checks). Then server A is killed and a
+// newcomer that lists A first still joins, through B.
 func TestE2ETwoSignalServers(t *testing.T) {
 	peerBin, sigBin := binaries(t)
 	const half, spaces = 4, 2
 	const bridgeEvery = "20s" // first move 10-30 s after joining: after group B formed
 	tf := taskFile(t, "e2e-two-servers", spaces)
-	addrA, addrB := proctest.FreeAddr(t), proctest.FreeAddr(t)
-	urlA, urlB := "ws://"+addrA+"/signal", "ws://"+addrB+"/signal"
-	srvA := proctest.Start(t, "signalserverA", sigBin, []string{"-addr", addrA, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addrA)
+	// B's address is taken now, its server started later.
+	addrB := proctest.FreeAddr(t)
+	urlB := "ws://" + addrB + "/signal"
+	srvA, urlA := startServer(t, sigBin, "signalserverA", tf)
 
-	var groupA, groupB []*proc
-	for i := range half {
-		groupA = append(groupA, startPeer(t, peerBin, fmt.Sprintf("a%d", i), urlA+","+urlB, "-task", tf, "-bridge-every", bridgeEvery))
-		time.Sleep(100 * time.Millisecond)
-	}
-	waitCorrect(t, groupA, spaces, 40*time.Second)
+	groupA := startPeers(t, peerBin, "a", urlA+","+urlB, half, func(int) []string { return []string{"-task", tf, "-bridge-every", bridgeEvery} })
+	waitCorrect(t, groupA, spaces, 60*time.Second)
 
 	proctest.Start(t, "signalserverB", sigBin, []string{"-addr", addrB, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	proctest.WaitTCP(t, addrB)
 	t0 := time.Now()
-	for i := range half {
-		groupB = append(groupB, startPeer(t, peerBin, fmt.Sprintf("b%d", i), urlB, "-task", tf, "-bridge-every", bridgeEvery))
-		time.Sleep(100 * time.Millisecond)
-	}
+	groupB := startPeers(t, peerBin, "b", urlB, half, func(int) []string { return []string{"-task", tf, "-bridge-every", bridgeEvery} })
 	// Every B peer is a member through B. (Their overlay alone is not
 	// checked: an A peer whose first move comes early, on a loaded
 	// machine, may already have joined it.)
-	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		members := 0
 		for _, p := range groupB {
 			if s, err := fetchStatus(p.Status); err == nil && s.State == "member" {
@@ -55,17 +50,12 @@ func TestE2ETwoSignalServers(t *testing.T) {
 				members++
 			}
 		}
-		if members == half {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d B peers members after 40s", members, half)
-		}
-	}
+		return members == half, fmt.Sprintf("%d of %d B peers members", members, half)
+	})
 	t.Logf("%d peers through A, %d through B (members in %v)", half, half, time.Since(t0).Round(time.Millisecond))
 
 	all := append(append([]*proc(nil), groupA...), groupB...)
-	sts := waitCorrect(t, all, spaces, 90*time.Second)
+	sts := waitLinked(t, all, spaces, 90*time.Second)
 	bridges, onB := 0, 0
 	for _, s := range sts {
 		bridges += s.Bridges
@@ -83,7 +73,7 @@ func TestE2ETwoSignalServers(t *testing.T) {
 	t1 := time.Now()
 	newcomer := startPeer(t, peerBin, "newcomer", urlA+","+urlB, "-task", tf, "-bridge-every", bridgeEvery)
 	all = append(all, newcomer)
-	sts = waitCorrect(t, all, spaces, 40*time.Second)
+	sts = waitLinked(t, all, spaces, 60*time.Second)
 	if s := sts[len(sts)-1]; s.Server != urlB {
 		t.Errorf("the newcomer registered with %q, want B", s.Server)
 	}

@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,7 +37,6 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 				t.Errorf("peer %d: %v", i, err)
 			}
 		}()
-		time.Sleep(150 * time.Millisecond)
 	}
 	defer func() {
 		cancel()
@@ -45,7 +45,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 			log.dump(t)
 		}
 	}()
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		sts := make([]Status, n)
 		tables := true
 		for i, p := range peers {
@@ -53,14 +53,8 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 			tables = tables && len(sts[i].Table) == spaces
 		}
 		diff := checkOverlay(sts, spaces)
-		if tables && diff == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 30 s: tables of %d spaces: %v; overlay for L = %d: %s", spaces, tables, spaces, diff)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return tables && diff == "", fmt.Sprintf("tables of %d spaces: %v; overlay for L = %d: %s", spaces, tables, spaces, diff)
+	})
 }
 
 // taskFile writes a task spec whose overlay has L = spaces, for the
