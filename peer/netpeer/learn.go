@@ -18,6 +18,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -67,14 +68,14 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	if !slices.Contains(RealMethods(), s.MethodOf()) {
 		return fmt.Errorf("%w: method %q (a real peer runs %v)", ErrSimulatorOnly, s.MethodOf(), RealMethods())
 	}
-	if !slices.Contains(data.Names(), s.Dataset) {
+	if s.Data == nil && !slices.Contains(data.Names(), s.Dataset) {
 		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
 	}
 	if _, err := aggregate.New(s.Aggregator); err != nil {
 		return err
 	}
-	if _, err := nn.ArchFor(s.Arch, nn.MNISTInput, 10); err != nil {
-		return fmt.Errorf("arch %q on %s: %w", s.Arch, s.Dataset, err)
+	if err := (taskarch.Engine{}).CheckSpec(s); err != nil { // a declared model, a task's own data
+		return err
 	}
 	if _, err := modelcodec.Parse(s.Codec); err != nil {
 		return fmt.Errorf("codec %q: %w", s.Codec, err)
@@ -101,7 +102,7 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 	if err != nil {
 		return learn.Config{}, err
 	}
-	arch, err := nn.ArchFor(spec.Arch, train.Shape, train.Classes)
+	arch, err := taskarch.For(spec, train.Shape, train.Classes)
 	if err != nil {
 		return learn.Config{}, err
 	}
