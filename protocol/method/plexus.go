@@ -382,7 +382,7 @@ func (c *Plexus) Status() Status {
 	s := Status{Method: "plexus", Round: int(k), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
 		ModelsSent:     st.Sent[plexus.MsgTrain].Msgs + st.Sent[plexus.MsgTrained].Msgs,
 		ModelsReceived: st.Received[plexus.MsgTrain].Msgs + st.Received[plexus.MsgTrained].Msgs,
-		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations,
+		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations + st.ResumeTimeouts,
 		Stale: st.ModelsLate + st.TrainedLate, Aggregated: slices.Clone(c.aggd)}
 	s.Missed = v.MissedMembers()
 	if k > 0 {

@@ -1,0 +1,95 @@
+package plexus
+
+import (
+	"slices"
+
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// resume is a member of S^k+1 waiting for train(k+1) after learning that
+// round k was aggregated. Round k's aggregator may have died while
+// sending: its short announcements arrived, its train requests (the
+// model) did not, so nobody holds round k's model and nobody would start
+// round k+1. The members of S^k+1 that know wait T_agg for their train
+// request (it left with the announcement), then give the ranks of S^k+1
+// one T_round each, in Ranking's order, to restart the round
+// (resumeTimeout); a rank whose turn comes is told round k is over, so
+// it waits T_agg and restarts within its turn (T_round > T_agg).
+type resume struct {
+	round    uint64       // k+1
+	turns    []ident.Peer // the ranks whose turn came, in order; the last one's is running
+	deadline int64
+}
+
+// await starts waiting for train(k+1) after learning that round k is
+// over, if this peer is in S^k+1 by its view and k+1 has not begun here.
+// One wait at a time: a newer round replaces it, an older one is ignored.
+func (p *Peer) await(k uint64) {
+	n := k + 1
+	switch {
+	case p.cfg.Rounds > 0 && k >= p.cfg.Rounds, n <= p.newest, p.done[n] > 0, p.colls[n] != nil,
+		p.resume != nil && p.resume.round >= n,
+		!slices.Contains(p.view.Sample(n, p.cfg.SampleSize), p.cfg.ID):
+		return
+	}
+	p.resume = &resume{round: n, deadline: p.now + int64(p.cfg.AggTimeout)}
+}
+
+// settled ends a wait for round k or an older one: round k began here
+// (a train request, a model to aggregate) or is over.
+func (p *Peer) settled(k uint64) {
+	if p.resume != nil && p.resume.round <= k {
+		p.resume = nil
+	}
+}
+
+// resumeTimeout runs when a wait passed with no sign of its round: the
+// rank whose turn it was missed it (ranked last, View.Missed), and the
+// turn goes to the best-ranked member of S^k+1 that has not had one,
+// which is told that round k is over (MsgAggregated). If that is this
+// peer, it restarts the round: it pushes train(k+1, θ) to S^k+1, θ the
+// newest global model it holds (round k's is lost; at worst an older
+// one), and trains it itself. Each rank gets one turn, so a wait ends
+// within T_agg + |S^k+1| T_round, and costs one short message per turn.
+func (p *Peer) resumeTimeout(r *resume) {
+	p.stats.ResumeTimeouts++
+	if n := len(r.turns); n > 0 && r.turns[n-1] != p.cfg.ID {
+		p.view.Missed(r.turns[n-1])
+	}
+	ranks := p.view.Ranking(r.round, p.cfg.SampleSize)
+	i := slices.IndexFunc(ranks, func(id ident.Peer) bool { return !slices.Contains(r.turns, id) })
+	if i < 0 {
+		p.resume = nil // every rank had its turn (the view changed under the wait)
+		return
+	}
+	next := ranks[i]
+	r.turns = append(r.turns, next)
+	r.deadline = p.now + int64(p.cfg.RoundTimeout)
+	if next != p.cfg.ID {
+		p.send(Message{Type: MsgAggregated, To: next, Round: r.round - 1, Count: max(p.done[r.round-1], 1)})
+		return
+	}
+	if p.globalP == nil { // without a model it lets the next rank restart
+		return
+	}
+	p.resume = nil
+	p.stats.Resumes++
+	for _, id := range p.view.Sample(r.round, p.cfg.SampleSize) {
+		if id != p.cfg.ID {
+			p.send(Message{Type: MsgTrain, To: id, Round: r.round, Model: p.header(MsgTrain), Params: p.globalP})
+		}
+	}
+	p.acceptTrain(r.round, p.globalP)
+}
+
+// lateModel handles a trained model m for a round known to be complete:
+// dropped, and if its sender escalated (it waited T_round and heard
+// nothing of the round's end) it is told the round is over, so that it
+// stops escalating and, if it is in the next sample, waits for its train
+// request (await). One short answer per model received.
+func (p *Peer) lateModel(m Message) {
+	p.stats.ModelsLate++
+	if m.Attempt > 0 {
+		p.send(Message{Type: MsgAggregated, To: m.From, Round: m.Round, Count: p.done[m.Round]})
+	}
+}
