@@ -65,7 +65,7 @@ func (p *Peer) aggregate(k uint64, c *coll) {
 
 // ReportAggregated hands back the average of round k (the peer keeps
 // params and shares it with the transport). It completes the round: the
-// members of S^k that are not in S^k+1 are told (MsgAggregated), and the
+// other members of S^k and S^k+1 are told (MsgAggregated), then the
 // members of S^k+1 get train(k+1, params) (Algorithm 2, lines 15-17),
 // unless k is the last round.
 func (p *Peer) ReportAggregated(k uint64, params []float32) error {
@@ -93,13 +93,13 @@ func (p *Peer) ReportAggregated(k uint64, params []float32) error {
 	// any train request: the short announcement reaches a member of
 	// S^k+1 that the model may not (this peer dying while sending), and
 	// that member then waits for its train request (await).
-	for _, id := range p.view.Sample(k, p.cfg.SampleSize) {
-		if id != p.cfg.ID && !slices.Contains(next, id) {
+	for _, id := range next {
+		if id != p.cfg.ID {
 			p.send(Message{Type: MsgAggregated, To: id, Round: k, Count: n})
 		}
 	}
-	for _, id := range next {
-		if id != p.cfg.ID {
+	for _, id := range p.view.Sample(k, p.cfg.SampleSize) {
+		if id != p.cfg.ID && !slices.Contains(next, id) {
 			p.send(Message{Type: MsgAggregated, To: id, Round: k, Count: n})
 		}
 	}

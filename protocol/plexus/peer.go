@@ -211,6 +211,9 @@ func (p *Peer) Step(m Message) error {
 		p.aggregatedBy(k, m.From)
 		p.markDone(k, m.Count)
 		p.await(k)
+	case MsgOver:
+		p.markDone(k, m.Count)
+		p.await(k)
 	}
 	return nil
 }
@@ -247,7 +250,7 @@ func (p *Peer) check(m *Message) error {
 	if p.newest > Window && m.Round <= p.newest-Window {
 		return fmt.Errorf("%w: round %d, newest %d", ErrStale, m.Round, p.newest)
 	}
-	if m.Type == MsgAggregated {
+	if !m.Type.carriesModel() {
 		return nil
 	}
 	if m.Model.Arch != p.cfg.Arch || int(m.Model.NumParams) != p.cfg.NumParams {

@@ -46,7 +46,7 @@ func (p *Peer) settled(k uint64) {
 // resumeTimeout runs when a wait passed with no sign of its round: the
 // rank whose turn it was missed it (ranked last, View.Missed), and the
 // turn goes to the best-ranked member of S^k+1 that has not had one,
-// which is told that round k is over (MsgAggregated). If that is this
+// which is told that round k is over (MsgOver). If that is this
 // peer, it restarts the round: it pushes train(k+1, θ) to S^k+1, θ the
 // newest global model it holds (round k's is lost; at worst an older
 // one), and trains it itself. Each rank gets one turn, so a wait ends
@@ -66,7 +66,7 @@ func (p *Peer) resumeTimeout(r *resume) {
 	r.turns = append(r.turns, next)
 	r.deadline = p.now + int64(p.cfg.RoundTimeout)
 	if next != p.cfg.ID {
-		p.send(Message{Type: MsgAggregated, To: next, Round: r.round - 1, Count: max(p.done[r.round-1], 1)})
+		p.send(p.over(next, r.round-1))
 		return
 	}
 	if p.globalP == nil { // without a model it lets the next rank restart
@@ -74,7 +74,17 @@ func (p *Peer) resumeTimeout(r *resume) {
 	}
 	p.resume = nil
 	p.stats.Resumes++
-	for _, id := range p.view.Sample(r.round, p.cfg.SampleSize) {
+	// Round k is over before round k+1 begins: a member that missed the
+	// announcement then reads the train request as a restart, not as
+	// round k aggregated by this peer (aggregatedBy would rank the
+	// members of S^k ahead of it last).
+	sample := p.view.Sample(r.round, p.cfg.SampleSize)
+	for _, id := range sample {
+		if id != p.cfg.ID {
+			p.send(p.over(id, r.round-1))
+		}
+	}
+	for _, id := range sample {
 		if id != p.cfg.ID {
 			p.send(Message{Type: MsgTrain, To: id, Round: r.round, Model: p.header(MsgTrain), Params: p.globalP})
 		}
@@ -90,6 +100,11 @@ func (p *Peer) resumeTimeout(r *resume) {
 func (p *Peer) lateModel(m Message) {
 	p.stats.ModelsLate++
 	if m.Attempt > 0 {
-		p.send(Message{Type: MsgAggregated, To: m.From, Round: m.Round, Count: p.done[m.Round]})
+		p.send(p.over(m.From, m.Round))
 	}
+}
+
+// over is MsgOver(k) to peer to.
+func (p *Peer) over(to ident.Peer, k uint64) Message {
+	return Message{Type: MsgOver, To: to, Round: k, Count: max(p.done[k], 1)}
 }
