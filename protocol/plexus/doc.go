@@ -74,15 +74,16 @@
 // crashed; with none, round k's model is lost and nobody would start
 // round k+1 (a real peer SIGKILLed so stopped training for good). So a
 // member of S^k+1 that hears round k is over (MsgAggregated, or MsgOver
-// below) and gets no train(k+1) within T_agg gives the ranks of S^k+1,
-// in Ranking's order, one T_round each to restart it: the rank whose
-// turn comes is told round k is over (MsgOver) and, after its own T_agg,
-// pushes train(k+1, θ) to S^k+1, θ the newest global model it holds
+// below) and gets no train(k+1) within T_round (T_agg after a MsgOver)
+// gives the ranks of S^k+1, in Ranking's order, one T_round each to
+// restart it: the rank whose turn comes is told round k is over
+// (MsgOver) and, after its own T_agg, pushes MsgOver(k) and then
+// train(k+1, θ) to S^k+1, θ the newest global model it holds
 // (Stats.Resumes), and a rank whose turn passes silently is ranked last
 // (View.Missed). Any sign of round k+1 (its train request, a model of
 // it, its end) stops the wait; one wait at a time, each rank one turn,
-// so the restart costs at most T_agg plus one T_round per rank ahead of
-// the first live one that knows. A member of S^k that escalates its
+// so the restart costs T_round, one T_round per rank ahead of the first
+// live one that knows, and T_agg. A member of S^k that escalates its
 // model to a peer that knows round k is over is answered MsgOver (one
 // header per model received), so it stops escalating and, if it is in
 // S^k+1, waits as above: the news reaches S^k+1 through S^k ∩ S^k+1

@@ -233,7 +233,7 @@ func TestHarnessTwentyPeers(t *testing.T) {
 		trainings += st.Trainings
 		units += st.TrainUnits
 		late += st.ModelsLate
-		if st.Escalations+st.AggTimeouts+st.GaveUp+st.Rejected != 0 {
+		if st.Escalations+st.AggTimeouts+st.GaveUp+st.Rejected+st.ResumeTimeouts+st.Resumes != 0 {
 			t.Fatalf("failure handling without failures: %+v", st)
 		}
 		if p.Finished() {

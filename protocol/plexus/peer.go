@@ -210,10 +210,10 @@ func (p *Peer) Step(m Message) error {
 	case MsgAggregated:
 		p.aggregatedBy(k, m.From)
 		p.markDone(k, m.Count)
-		p.await(k)
+		p.await(k, p.cfg.RoundTimeout)
 	case MsgOver:
 		p.markDone(k, m.Count)
-		p.await(k)
+		p.await(k, p.cfg.AggTimeout)
 	}
 	return nil
 }

@@ -10,21 +10,25 @@ import (
 // round k was aggregated. Round k's aggregator may have died while
 // sending: its short announcements arrived, its train requests (the
 // model) did not, so nobody holds round k's model and nobody would start
-// round k+1. The members of S^k+1 that know wait T_agg for their train
-// request (it left with the announcement), then give the ranks of S^k+1
-// one T_round each, in Ranking's order, to restart the round
-// (resumeTimeout); a rank whose turn comes is told round k is over, so
-// it waits T_agg and restarts within its turn (T_round > T_agg).
+// round k+1. The members of S^k+1 that know wait T_round for their train
+// request (it left with the announcement: T_round covers the transfers
+// of s models), then give the ranks of S^k+1 one T_round each, in
+// Ranking's order, to restart the round (resumeTimeout); a rank whose
+// turn comes is told round k is over (MsgOver), so it waits T_agg only
+// and restarts within its turn (T_round > T_agg).
 type resume struct {
 	round    uint64       // k+1
 	turns    []ident.Peer // the ranks whose turn came, in order; the last one's is running
 	deadline int64
 }
 
-// await starts waiting for train(k+1) after learning that round k is
-// over, if this peer is in S^k+1 by its view and k+1 has not begun here.
-// One wait at a time: a newer round replaces it, an older one is ignored.
-func (p *Peer) await(k uint64) {
+// await starts waiting ticks for train(k+1) after learning that round k
+// is over, if this peer is in S^k+1 by its view and k+1 has not begun
+// here: T_round after round k's aggregator said so, T_agg after a peer
+// that did not aggregate it did (MsgOver: the T_round has passed
+// there). One wait at a time: a newer round replaces it, an older one
+// is ignored.
+func (p *Peer) await(k uint64, ticks int) {
 	n := k + 1
 	switch {
 	case p.cfg.Rounds > 0 && k >= p.cfg.Rounds, n <= p.newest, p.done[n] > 0, p.colls[n] != nil,
@@ -32,7 +36,7 @@ func (p *Peer) await(k uint64) {
 		!slices.Contains(p.view.Sample(n, p.cfg.SampleSize), p.cfg.ID):
 		return
 	}
-	p.resume = &resume{round: n, deadline: p.now + int64(p.cfg.AggTimeout)}
+	p.resume = &resume{round: n, deadline: p.now + int64(ticks)}
 }
 
 // settled ends a wait for round k or an older one: round k began here
@@ -50,7 +54,7 @@ func (p *Peer) settled(k uint64) {
 // peer, it restarts the round: it pushes train(k+1, θ) to S^k+1, θ the
 // newest global model it holds (round k's is lost; at worst an older
 // one), and trains it itself. Each rank gets one turn, so a wait ends
-// within T_agg + |S^k+1| T_round, and costs one short message per turn.
+// within (|S^k+1| + 1) T_round, and costs one short message per turn.
 func (p *Peer) resumeTimeout(r *resume) {
 	p.stats.ResumeTimeouts++
 	if n := len(r.turns); n > 0 && r.turns[n-1] != p.cfg.ID {

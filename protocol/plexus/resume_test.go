@@ -104,13 +104,13 @@ func TestHarnessAggregatorDiesWhileSending(t *testing.T) {
 
 // maxResumeTicks bounds the ticks from round k's aggregation to round
 // k+1's when round k's aggregator died while sending: a member of S^k+1
-// that was not told escalates round k for T_round and is told; it waits
-// T_agg for its train request, then gives the dead aggregator (ranked
-// first at most) a T_round turn and the next rank, told by it, restarts
-// within its turn; round k+1 then runs: training, T_round for a member
-// that still sends to the dead aggregator, T_agg at the new one; 10
-// ticks of transfers and training.
-const maxResumeTicks = 30 + 20 + 2*30 + 30 + 20 + 10
+// waits T_round for its train request after the announcement (or, not
+// told, escalates round k for T_round and is answered MsgOver, then
+// waits T_agg), gives the dead aggregator (ranked first at most) a
+// T_round turn, and the next rank, told by it, restarts after T_agg;
+// round k+1 then runs: T_round for a member that still sends to the dead
+// aggregator, T_agg at the new one; 10 ticks of transfers and training.
+const maxResumeTicks = 30 + 30 + 20 + 30 + 20 + 10
 
 func runDiesWhileSending(t *testing.T, name string, n, s int, equal bool, seed, k uint64, rounds int, lm lossMode) int64 {
 	t.Helper()
@@ -169,7 +169,7 @@ func runDiesWhileSending(t *testing.T, name string, n, s int, equal bool, seed, 
 }
 
 // A member of S^2 that hears round 1 is over and gets no train request
-// waits T_agg, gives rank 0 of S^2 its turn (telling it, MsgOver), and
+// waits T_round, gives rank 0 of S^2 its turn (telling it, MsgOver), and
 // when that passes silently for T_round ranks it last and restarts round
 // 2 itself: MsgOver then train(2, its newest model) to the rest of S^2,
 // and a TrainTask for itself. A train request that arrives in time
@@ -190,11 +190,11 @@ func TestResumeTurns(t *testing.T) {
 	if err := m.Step(ann); err != nil {
 		t.Fatal(err)
 	}
-	for range 19 { // T_agg 20
+	for range 29 { // T_round 30 after its aggregator's announcement
 		m.Tick()
 	}
 	if m.HasReady() {
-		t.Fatalf("acted before T_agg: %+v", m.Ready())
+		t.Fatalf("acted before T_round: %+v", m.Ready())
 	}
 	m.Tick()
 	rd := m.Ready()
@@ -231,7 +231,7 @@ func TestResumeTurns(t *testing.T) {
 		t.Fatalf("stats %+v, missed %v", st, m.View().MissedMembers())
 	}
 
-	// The train request arrives within T_agg: no wait.
+	// The train request arrives in time: no wait.
 	m2 := newPeer(t, ms, mi, nil)
 	m2.Start([]float32{0, 0}) //nolint:errcheck
 	m2.Ready()
