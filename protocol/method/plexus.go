@@ -48,6 +48,13 @@ import (
 //     T_round, not one per round that samples it.
 //     A member view that forgets the dead would need the views to agree
 //     on when, which this design does not attempt.
+//   - An aggregator that dies after averaging a round, while sending,
+//     may leave the next sample without the model (its announcements
+//     are short and arrive, its train requests may not): the members of
+//     that sample that heard the round was over restart the next one
+//     from the newest model they hold, one rank at a time (package
+//     plexus, "Failures"), so training resumes after a few T_round
+//     instead of stopping for good.
 //   - Models go to whichever peer the protocol names (a sample's
 //     aggregator, the next sample's members), neighbour or not: the
 //     runtime connects on demand (rtc routes the signalling over the
@@ -382,7 +389,7 @@ func (c *Plexus) Status() Status {
 	s := Status{Method: "plexus", Round: int(k), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
 		ModelsSent:     st.Sent[plexus.MsgTrain].Msgs + st.Sent[plexus.MsgTrained].Msgs,
 		ModelsReceived: st.Received[plexus.MsgTrain].Msgs + st.Received[plexus.MsgTrained].Msgs,
-		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations,
+		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations + st.ResumeTimeouts,
 		Stale: st.ModelsLate + st.TrainedLate, Aggregated: slices.Clone(c.aggd)}
 	s.Missed = v.MissedMembers()
 	if k > 0 {

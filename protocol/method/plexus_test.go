@@ -27,6 +27,12 @@ type plexusNet struct {
 	// was asked to train.
 	digests int
 	trains  map[int][]uint64
+	// at[k] is the tick round k was first aggregated.
+	at map[uint64]int
+	// dying, if set, is asked after each aggregation by core i which of
+	// the sends it produced with it arrive; a non-nil answer kills i
+	// after them (it died while sending).
+	dying func(i int, aggregated []uint64) func(Send) bool
 }
 
 type netMsg struct {
@@ -43,7 +49,7 @@ type netJob struct {
 const plexusSample = 4
 
 func newPlexusNet(t *testing.T, n int, rounds uint64) *plexusNet {
-	w := &plexusNet{t: t, dead: map[int]bool{}, by: map[uint64][]int{}, trains: map[int][]uint64{}}
+	w := &plexusNet{t: t, dead: map[int]bool{}, by: map[uint64][]int{}, trains: map[int][]uint64{}, at: map[uint64]int{}}
 	for i := range n {
 		w.ids = append(w.ids, ident.PeerFromPublicKey([]byte{byte(i), 0x5e}))
 	}
@@ -95,14 +101,10 @@ func (w *plexusNet) run(ticks int, now *int) {
 			}
 			c.Tick()
 			before := len(c.aggd)
+			var sends []Send
 			for c.HasReady() {
 				rd := c.Ready()
-				for _, s := range rd.Sends {
-					if plexus.IsDigest(s.Header) {
-						w.digests++
-					}
-					w.msgs = append(w.msgs, netMsg{i, w.index(s.To), s})
-				}
+				sends = append(sends, rd.Sends...)
 				if rd.Train != nil {
 					w.trains[i] = append(w.trains[i], c.cur)
 					p := rd.Train.Params
@@ -112,8 +114,26 @@ func (w *plexusNet) run(ticks int, now *int) {
 					w.jobs = append(w.jobs, netJob{*now + 3, i, p})
 				}
 			}
+			keep := func(Send) bool { return true }
+			if w.dying != nil && len(c.aggd) > before {
+				if f := w.dying(i, c.aggd[before:]); f != nil {
+					keep = f
+					w.dead[i] = true
+				}
+			}
+			for _, s := range sends {
+				if plexus.IsDigest(s.Header) {
+					w.digests++
+				}
+				if keep(s) {
+					w.msgs = append(w.msgs, netMsg{i, w.index(s.To), s})
+				}
+			}
 			for _, k := range c.aggd[before:] {
 				w.by[k] = append(w.by[k], i)
+				if _, ok := w.at[k]; !ok {
+					w.at[k] = *now
+				}
 			}
 		}
 	}
@@ -313,5 +333,64 @@ func TestPlexusCoreLateJoiner(t *testing.T) {
 		if st := cc.Status(); st.Members != 10 {
 			t.Errorf("core %d knows %d members", i, st.Members)
 		}
+	}
+}
+
+// TestPlexusCoreAggregatorDiesWhileSending: the aggregator of round k
+// averages it and dies while sending: its short announcements arrive,
+// its train requests for round k+1 (the model) do not, as when
+// TestE2EPlexus12's SIGKILLed aggregator stopped training for good at
+// round 3 (before the fix, nobody held round k's model and nobody waited
+// for round k+1). Twelve cores on a ring, for each kill round from 3 to
+// 14: the members of S^k+1 that heard round k was over restart round
+// k+1 from the newest model they hold, within T_round plus a T_round
+// per rank of S^k+1 ahead of the first one alive plus T_agg, and the
+// rounds go on.
+func TestPlexusCoreAggregatorDiesWhileSending(t *testing.T) {
+	const T_agg, T_round = 20, 30 // newPlexusNet's
+	for k := uint64(3); k <= 14; k++ {
+		w := newPlexusNet(t, 12, 0)
+		victim := -1
+		w.dying = func(i int, aggregated []uint64) func(Send) bool {
+			if victim >= 0 || !slices.Contains(aggregated, k) {
+				return nil
+			}
+			victim = i
+			return func(s Send) bool {
+				m, err := plexus.Decode(s.Header)
+				return err != nil || m.Type != plexus.MsgTrain // digests and announcements arrive
+			}
+		}
+		now := 0
+		w.run(600, &now)
+		if victim < 0 {
+			t.Fatalf("round %d: never aggregated", k)
+		}
+		var newest uint64
+		for r := range w.by {
+			newest = max(newest, r)
+		}
+		if newest < k+5 {
+			t.Fatalf("round %d's aggregator %d died while sending: rounds stopped at %d", k, victim, newest)
+		}
+		// T_round for the train request, the dead core's turn (it is
+		// ranked first in S^k+1 at most), T_agg at the rank it told;
+		// round k+1: T_round for a member that sends its model to the
+		// dead core, T_agg; 10 ticks of training and transfers.
+		took := w.at[k+1] - w.at[k]
+		if took > T_round+T_round+T_agg+T_round+T_agg+10 {
+			t.Errorf("round %d: round %d aggregated %d ticks after it", k, k+1, took)
+		}
+		var resumes, waits uint64
+		for i, c := range w.cores {
+			if i != victim {
+				resumes += c.Peer().Stats().Resumes
+				waits += c.Peer().Stats().ResumeTimeouts
+			}
+		}
+		if resumes == 0 {
+			t.Errorf("round %d: round %d began without a restart (%d waits)", k, k+1, waits)
+		}
+		t.Logf("round %d's aggregator died while sending: round %d aggregated %d ticks later, %d restarts, %d waits; newest round %d", k, k+1, took, resumes, waits, newest)
 	}
 }

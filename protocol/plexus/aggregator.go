@@ -27,10 +27,11 @@ func (p *Peer) coll(k uint64) *coll {
 // aggregator of round k even if its own view ranks it lower: the
 // sender's view decided. Its own trained model joins at once if ready.
 func (p *Peer) addModel(k uint64, m aggregate.Contribution) {
-	if p.done[k] {
+	if p.done[k] > 0 {
 		p.stats.ModelsLate++
 		return
 	}
+	p.settled(k)
 	c := p.coll(k)
 	if c.aggregating {
 		p.stats.ModelsLate++
@@ -64,7 +65,7 @@ func (p *Peer) aggregate(k uint64, c *coll) {
 
 // ReportAggregated hands back the average of round k (the peer keeps
 // params and shares it with the transport). It completes the round: the
-// members of S^k that are not in S^k+1 are told (MsgAggregated), and the
+// other members of S^k and S^k+1 are told (MsgAggregated), then the
 // members of S^k+1 get train(k+1, params) (Algorithm 2, lines 15-17),
 // unless k is the last round.
 func (p *Peer) ReportAggregated(k uint64, params []float32) error {
@@ -78,7 +79,7 @@ func (p *Peer) ReportAggregated(k uint64, params []float32) error {
 	n := uint32(len(c.models))
 	delete(p.colls, k)
 	p.aggregatedBy(k, p.cfg.ID) // a fallback rank: the ranks ahead of it were silent
-	p.markDone(k)
+	p.markDone(k, n)
 	p.advance(k)
 	if k >= p.global {
 		p.global, p.globalP = k, params
@@ -87,6 +88,15 @@ func (p *Peer) ReportAggregated(k uint64, params []float32) error {
 	var next []ident.Peer
 	if !last {
 		next = p.view.Sample(k+1, p.cfg.SampleSize)
+	}
+	// Every member of S^k and S^k+1 hears that round k is over, before
+	// any train request: the short announcement reaches a member of
+	// S^k+1 that the model may not (this peer dying while sending), and
+	// that member then waits for its train request (await).
+	for _, id := range next {
+		if id != p.cfg.ID {
+			p.send(Message{Type: MsgAggregated, To: id, Round: k, Count: n})
+		}
 	}
 	for _, id := range p.view.Sample(k, p.cfg.SampleSize) {
 		if id != p.cfg.ID && !slices.Contains(next, id) {

@@ -21,6 +21,7 @@ import (
 //	MsgTrained     attempt u8, archlen u8, arch, nparams u32,
 //	               datasize u64 (1..MaxDataSize)
 //	MsgAggregated  count u32 (>= 1)
+//	MsgOver        count u32 (>= 1)
 //
 // Decode accepts exactly what Encode produces: any other input is an
 // error, so decoding then encoding returns the input.
@@ -74,7 +75,7 @@ func AppendEncode(b []byte, m Message) ([]byte, error) {
 		if m.Type == MsgTrained {
 			w.U64(m.Model.DataSize)
 		}
-	case MsgAggregated:
+	case MsgAggregated, MsgOver:
 		w.U32(m.Count)
 	}
 	return w.B, nil
@@ -111,7 +112,7 @@ func Decode(b []byte) (Message, error) {
 		if m.Type == MsgTrained {
 			m.Model.DataSize = r.U64()
 		}
-	case MsgAggregated:
+	case MsgAggregated, MsgOver:
 		m.Count = r.U32()
 	}
 	if err := codec.End(&r, len(b)); err != nil {
@@ -136,7 +137,7 @@ func checkFields(m *Message) error {
 	}
 	h := &m.Model
 	switch m.Type {
-	case MsgAggregated:
+	case MsgAggregated, MsgOver:
 		if m.Count == 0 {
 			return fmt.Errorf("%w: count 0", ErrField)
 		}

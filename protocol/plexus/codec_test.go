@@ -14,6 +14,7 @@ func sampleMessages() []Message {
 		{Type: MsgTrain, From: pid(1), Round: 7, Bandwidth: 1 << 20, Model: ModelHeader{Arch: "cnn", NumParams: 89834}},
 		{Type: MsgTrained, From: pid(2), Round: 7, Bandwidth: 3, Attempt: 2, Model: ModelHeader{Arch: "cnn", NumParams: 89834, DataSize: 50}},
 		{Type: MsgAggregated, From: pid(3), Round: MaxRound, Bandwidth: 1, Count: 10},
+		{Type: MsgOver, From: pid(4), Round: 9, Bandwidth: 2, Count: 1},
 	}
 }
 
@@ -47,6 +48,7 @@ func TestDecodeRejects(t *testing.T) {
 	train, _ := Encode(sampleMessages()[0])
 	trained, _ := Encode(sampleMessages()[1])
 	agg, _ := Encode(sampleMessages()[2])
+	over, _ := Encode(sampleMessages()[3])
 	mut := func(good []byte, f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
 	const body = baseSize
 	cases := []struct {
@@ -58,7 +60,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"version 0", mut(train, func(b []byte) []byte { b[0] = 0; return b }), ErrCodecVersion},
 		{"version 2", mut(train, func(b []byte) []byte { b[0] = 2; return b }), ErrCodecVersion},
 		{"type 0", mut(train, func(b []byte) []byte { b[1] = 0; return b }), ErrUnknownType},
-		{"type 4", mut(train, func(b []byte) []byte { b[1] = 4; return b }), ErrUnknownType},
+		{"type 5", mut(train, func(b []byte) []byte { b[1] = 5; return b }), ErrUnknownType},
 		{"trailing", append(bytes.Clone(agg), 0), ErrTrailing},
 		{"oversized", make([]byte, MaxMessageSize+1), ErrOversized},
 		{"round 0", mut(train, func(b []byte) []byte { clear(b[34:42]); return b }), ErrField},
@@ -71,13 +73,14 @@ func TestDecodeRejects(t *testing.T) {
 		{"data size 0", mut(trained, func(b []byte) []byte { clear(b[len(b)-8:]); return b }), ErrField},
 		{"data size huge", mut(trained, func(b []byte) []byte { b[len(b)-8] = 1; return b }), ErrField},
 		{"count 0", mut(agg, func(b []byte) []byte { clear(b[body:]); return b }), ErrField},
+		{"over count 0", mut(over, func(b []byte) []byte { clear(b[body:]); return b }), ErrField},
 	}
 	for _, c := range cases {
 		if _, err := Decode(c.in); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
-	for _, good := range [][]byte{train, trained, agg} {
+	for _, good := range [][]byte{train, trained, agg, over} {
 		wiretest.Truncated(t, good, Decode, ErrTruncated)
 	}
 	bad := sampleMessages()[0]

@@ -26,10 +26,10 @@
 // The aggregator collects the models of round k (its own included); once
 // it holds floor(min(s, |S^k|) * sf) of them (at least 1) it averages
 // them (AggregateTask/ReportAggregated; AggregateTask.FedAvg is the
-// server's weighted mean), pushes train(k+1, θ_agg) to the members of
-// S^k+1 and tells the other members of S^k that round k is over
-// (MsgAggregated, a header without payload). Models that arrive later
-// are dropped.
+// server's weighted mean), tells every other member of S^k and S^k+1
+// that round k is over (MsgAggregated, a header without payload) and
+// then pushes train(k+1, θ_agg) to the members of S^k+1. Models that
+// arrive later are dropped.
 //
 // # Failures (not specified by the paper; decided here)
 //
@@ -45,8 +45,8 @@
 //     none it keeps waiting and averages the first model that arrives.
 //   - T_round (Config.RoundTimeout > T_agg), at each member: after
 //     sending its trained model to the aggregator of rank r it waits
-//     T_round for evidence that round k completed (MsgAggregated(k), or
-//     train(k') for k' > k). Without it, it re-sends the model to the
+//     T_round for evidence that round k completed (MsgAggregated(k) or
+//     MsgOver(k), or train(k') for k' > k). Without it, it re-sends the model to the
 //     aggregator of rank r+1: ranks are S^k ordered by bandwidth,
 //     largest first, ties to the smaller ID, the same order at every
 //     member with the same view, so all surviving members converge on
@@ -67,6 +67,29 @@
 // only the first pays T_round (a peer that has not heard yet costs its
 // round T_agg at the fallback aggregator at most). A message from a
 // missed member clears it (View.Heard).
+//
+// An aggregator can also die after averaging round k, while sending:
+// its short announcements arrive, its train requests (the model) reach
+// part of S^k+1 or none of it. Part is absorbed like a member that
+// crashed; with none, round k's model is lost and nobody would start
+// round k+1 (a real peer SIGKILLed so stopped training for good). So a
+// member of S^k+1 that hears round k is over (MsgAggregated, or MsgOver
+// below) and gets no train(k+1) within T_round (T_agg after a MsgOver)
+// gives the ranks of S^k+1, in Ranking's order, one T_round each to
+// restart it: the rank whose turn comes is told round k is over
+// (MsgOver) and, after its own T_agg, pushes MsgOver(k) and then
+// train(k+1, θ) to S^k+1, θ the newest global model it holds
+// (Stats.Resumes), and a rank whose turn passes silently is ranked last
+// (View.Missed). Any sign of round k+1 (its train request, a model of
+// it, its end) stops the wait; one wait at a time, each rank one turn,
+// so the restart costs T_round, one T_round per rank ahead of the first
+// live one that knows, and T_agg. A member of S^k that escalates its
+// model to a peer that knows round k is over is answered MsgOver (one
+// header per model received), so it stops escalating and, if it is in
+// S^k+1, waits as above: the news reaches S^k+1 through S^k ∩ S^k+1
+// even if no announcement to S^k+1 arrived. Not covered: no live member
+// of S^k+1 hears of round k's end (no announcement to it arrived and
+// S^k ∩ S^k+1 holds no live member but the aggregator).
 //
 // If the primary aggregator was only slow, round k may be aggregated
 // twice and S^k+1 receive two train requests: each member trains on the

@@ -12,10 +12,11 @@ import (
 // later ones (from a fallback aggregator, or duplicates) are counted and
 // ignored.
 func (p *Peer) acceptTrain(k uint64, params []float32) {
-	if p.accepted[k] || p.done[k] {
+	if p.accepted[k] || p.done[k] > 0 {
 		p.stats.DuplicateTrains++
 		return
 	}
+	p.settled(k)
 	p.accepted[k] = true
 	p.advance(k)
 	if k-1 >= p.global {
@@ -47,7 +48,7 @@ func (p *Peer) ReportTrained(k uint64, params []float32, units uint64) error {
 	}
 	p.stats.Trainings++
 	p.stats.TrainUnits += units
-	if p.done[k] {
+	if p.done[k] > 0 {
 		p.stats.TrainedLate++
 		delete(p.parts, k)
 		return nil
@@ -93,10 +94,23 @@ func (p *Peer) keepOwn(k uint64, own aggregate.Contribution) {
 	p.addModel(k, own)
 }
 
-// markDone records that round k is complete: a member stops waiting and a
-// fallback collection that did not start averaging is abandoned.
-func (p *Peer) markDone(k uint64) {
-	p.done[k] = true
+// markDone records that round k is complete, averaging n models (1 if
+// not known: at least one): a member stops waiting and a fallback
+// collection that did not start averaging is abandoned.
+func (p *Peer) markDone(k uint64, n uint32) {
+	p.settled(k)
+	p.done[k] = max(p.done[k], n, 1)
+	if len(p.done) > 2*Window {
+		// Rounds claimed ahead of the newest one are not pruned by
+		// advance: a flood of claims evicts its own, not the rounds
+		// that ran.
+		ks := sortedKeys(p.done)
+		if top := ks[len(ks)-1]; top != k {
+			delete(p.done, top)
+		} else {
+			delete(p.done, ks[len(ks)-2])
+		}
+	}
 	if pt := p.parts[k]; pt != nil && pt.trained != nil {
 		delete(p.parts, k) // a training in progress stays until reported
 	}

@@ -11,7 +11,7 @@ type Message struct {
 	// To is the receiver (not encoded; zero after Decode).
 	To ident.Peer
 	// Round is k >= 1: the round to train (MsgTrain), trained in
-	// (MsgTrained) or aggregated (MsgAggregated).
+	// (MsgTrained) or aggregated (MsgAggregated, MsgOver).
 	Round uint64
 	// Bandwidth is the sender's advertised bandwidth (>= 1): every
 	// message refreshes the receiver's view of the sender.
@@ -21,7 +21,8 @@ type Message struct {
 	Attempt uint8
 	// Model is the header of MsgTrain and MsgTrained.
 	Model ModelHeader
-	// Count is the number of models a MsgAggregated round averaged.
+	// Count is the number of models a MsgAggregated or MsgOver round
+	// averaged.
 	Count uint32
 	// Params is the payload of MsgTrain and MsgTrained. The sender's
 	// slice is shared, not copied: nobody may modify it.
@@ -40,9 +41,9 @@ type ModelHeader struct {
 }
 
 // PayloadBytes is the size of the payload after the header: 4 bytes per
-// parameter for MsgTrain and MsgTrained, 0 for MsgAggregated.
+// parameter for MsgTrain and MsgTrained, 0 for MsgAggregated and MsgOver.
 func (m Message) PayloadBytes() int64 {
-	if m.Type == MsgAggregated {
+	if !m.Type.carriesModel() {
 		return 0
 	}
 	return 4 * int64(m.Model.NumParams)

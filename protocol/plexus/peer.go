@@ -32,12 +32,13 @@ type Peer struct {
 	finished bool
 	newest   uint64 // newest round accepted or aggregated here
 
-	accepted map[uint64]bool  // rounds whose train request was accepted
-	done     map[uint64]bool  // rounds known to be complete
-	parts    map[uint64]*part // member state per round
-	colls    map[uint64]*coll // aggregator state per round
-	global   uint64           // round of the newest global model known
-	globalP  []float32        // that model (round 0: the initial model)
+	accepted map[uint64]bool   // rounds whose train request was accepted
+	done     map[uint64]uint32 // rounds known to be complete: the models averaged, as far as known (>= 1)
+	parts    map[uint64]*part  // member state per round
+	colls    map[uint64]*coll  // aggregator state per round
+	global   uint64            // round of the newest global model known
+	globalP  []float32         // that model (round 0: the initial model)
+	resume   *resume           // waiting for the train request of the round after one known complete
 
 	msgs  []Message
 	train []TrainTask
@@ -87,7 +88,7 @@ func New(cfg Config, view ...Member) (*Peer, error) {
 	}
 	return &Peer{
 		cfg: cfg, view: v,
-		accepted: map[uint64]bool{}, done: map[uint64]bool{},
+		accepted: map[uint64]bool{}, done: map[uint64]uint32{},
 		parts: map[uint64]*part{}, colls: map[uint64]*coll{},
 	}, nil
 }
@@ -114,7 +115,7 @@ func (p *Peer) Global() (uint64, []float32) { return p.global, p.globalP }
 // Wanted reports whether this peer's training for round k is still
 // useful: the round is not known to be complete. A caller may skip a
 // TrainTask whose round is no longer wanted and report nothing for it.
-func (p *Peer) Wanted(k uint64) bool { return !p.done[k] && p.parts[k] != nil }
+func (p *Peer) Wanted(k uint64) bool { return p.done[k] == 0 && p.parts[k] != nil }
 
 // HasReady reports whether Ready has anything to hand out.
 func (p *Peer) HasReady() bool { return len(p.msgs)+len(p.train)+len(p.aggs) > 0 }
@@ -165,6 +166,9 @@ func (p *Peer) Tick() {
 			p.deliver(k, pt)
 		}
 	}
+	if r := p.resume; r != nil && p.now >= r.deadline {
+		p.resumeTimeout(r)
+	}
 	for _, k := range sortedKeys(p.colls) {
 		c := p.colls[k]
 		if !c.aggregating && c.deadline > 0 && p.now >= c.deadline && len(c.models) > 0 {
@@ -190,10 +194,14 @@ func (p *Peer) Step(m Message) error {
 	case MsgTrain:
 		if k > 1 {
 			p.aggregatedBy(k-1, m.From)
-			p.markDone(k - 1)
+			p.markDone(k-1, 1)
 		}
 		p.acceptTrain(k, m.Params)
 	case MsgTrained:
+		if p.done[k] > 0 {
+			p.lateModel(m)
+			return nil
+		}
 		if p.colls[k] == nil && len(p.colls) >= MaxOpenRounds {
 			p.stats.Rejected++
 			return fmt.Errorf("%w: round %d, %d open", ErrBudget, k, len(p.colls))
@@ -201,7 +209,11 @@ func (p *Peer) Step(m Message) error {
 		p.addModel(k, aggregate.Contribution{From: m.From, Arch: m.Model.Arch, Params: m.Params, DataSize: int(m.Model.DataSize)})
 	case MsgAggregated:
 		p.aggregatedBy(k, m.From)
-		p.markDone(k)
+		p.markDone(k, m.Count)
+		p.await(k, p.cfg.RoundTimeout)
+	case MsgOver:
+		p.markDone(k, m.Count)
+		p.await(k, p.cfg.AggTimeout)
 	}
 	return nil
 }
@@ -215,7 +227,7 @@ func (p *Peer) Step(m Message) error {
 // duplicate aggregation by a slow aggregator) says nothing more: that
 // aggregator's message has cleared its Missed (Step, View.Heard).
 func (p *Peer) aggregatedBy(k uint64, a ident.Peer) {
-	if p.done[k] {
+	if p.done[k] > 0 {
 		return
 	}
 	r := p.view.Ranking(k, p.cfg.SampleSize)
@@ -238,7 +250,7 @@ func (p *Peer) check(m *Message) error {
 	if p.newest > Window && m.Round <= p.newest-Window {
 		return fmt.Errorf("%w: round %d, newest %d", ErrStale, m.Round, p.newest)
 	}
-	if m.Type == MsgAggregated {
+	if !m.Type.carriesModel() {
 		return nil
 	}
 	if m.Model.Arch != p.cfg.Arch || int(m.Model.NumParams) != p.cfg.NumParams {
@@ -290,11 +302,14 @@ func (p *Peer) advance(k uint64) {
 		return
 	}
 	old := k - Window
-	for _, m := range []map[uint64]bool{p.accepted, p.done} {
-		for r := range m {
-			if r <= old {
-				delete(m, r)
-			}
+	for r := range p.accepted {
+		if r <= old {
+			delete(p.accepted, r)
+		}
+	}
+	for r := range p.done {
+		if r <= old {
+			delete(p.done, r)
 		}
 	}
 	for r := range p.parts {

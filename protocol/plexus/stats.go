@@ -18,6 +18,10 @@ type Stats struct {
 	// Escalations counts trained models re-sent to the next aggregator
 	// after T_round; GaveUp the rounds abandoned after MaxAttempts.
 	Escalations, GaveUp uint64
+	// ResumeTimeouts counts T_round waits for a train request that did
+	// not come after the previous round was announced over; Resumes the
+	// rounds this peer restarted after them (resumeTimeout).
+	ResumeTimeouts, Resumes uint64
 	// DuplicateTrains: train requests for a round already accepted.
 	DuplicateTrains uint64
 	// ModelsLate: trained models for a round this peer already averaged
