@@ -54,7 +54,20 @@ func TestPeersLearnTogether(t *testing.T) {
 		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
 	}
 	for _, m := range RealMethods() {
-		t.Run(m, func(t *testing.T) { learnTogether(t, m) })
+		t.Run(m, func(t *testing.T) { learnTogether(t, m, "") })
+	}
+}
+
+// TestPeersLearnTogetherCompressed: the same with models in a codec
+// (FedLay's MEP with the demo's 4-bit deltas, a method core with 8-bit
+// ones): the peers still learn from each other's decoded copies, and
+// what they put on the wire is a fraction of the float32 models.
+func TestPeersLearnTogetherCompressed(t *testing.T) {
+	if raceEnabled {
+		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
+	}
+	for m, codec := range map[string]string{"fedlay": "delta-int4", "dpsgd": "delta-int8"} {
+		t.Run(m+"/"+codec, func(t *testing.T) { learnTogether(t, m, codec) })
 	}
 }
 
@@ -62,9 +75,10 @@ func TestPeersLearnTogether(t *testing.T) {
 // three reaches only with its neighbours' models.
 const togetherFloor = 0.6
 
-func learnTogether(t *testing.T, method string) {
+func learnTogether(t *testing.T, method, codec string) {
 	url, tid := startSignal(t, "netpeer-learn-"+method, func(s *task.Spec) {
 		s.PeriodMS, s.LocalEpochs, s.LocalSteps = 500, 0, 20
+		s.Codec = codec
 		if method != "fedlay" {
 			s.Method, s.Aggregator, s.Init = method, "mean", task.Init{Mode: "common", Seed: 5}
 		} else {
@@ -195,6 +209,11 @@ func learnTogether(t *testing.T, method string) {
 		}
 		if s.Learn.Refused != 0 {
 			t.Logf("%s: %d MEP messages dropped (from non-neighbours)", s.ID[:8], s.Learn.Refused)
+		}
+		// With a codec, the models went out encoded: 8-bit deltas are
+		// about a quarter of float32, 4-bit ones about an eighth.
+		if codec != "" && (s.Learn.Codec != codec || s.Learn.ModelBytesWire == 0 || 3*s.Learn.ModelBytesWire > s.Learn.ModelBytesRaw) {
+			t.Errorf("%s: codec %q, model bytes %d as float32, %d on the wire", s.ID[:8], s.Learn.Codec, s.Learn.ModelBytesRaw, s.Learn.ModelBytesWire)
 		}
 	}
 }
