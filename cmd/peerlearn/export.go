@@ -72,13 +72,19 @@ func runExport(ctx context.Context, args []string, stdout io.Writer, logf func(s
 		return fmt.Errorf("-model %s: %w: layout checksum %016x, %s has %016x: give the -input and -classes it was built for",
 			*model, nn.ErrMismatch, h.ShapeChecksum, a, sum)
 	}
+	return writeExport(stdout, *format, *out, a, params, encode)
+}
+
+// writeExport writes params of architecture a in the chosen format to out
+// and prints the command's result line.
+func writeExport(stdout io.Writer, format, out string, a nn.Arch, params []float32, encode func(nn.Arch, []float32) ([]byte, error)) error {
 	enc, err := encode(a, params)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, enc, 0o644); err != nil {
+	if err := os.WriteFile(out, enc, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "export format=%s arch=%s params=%d bytes=%d out=%s\n", *format, a.Name, len(params), len(enc), *out)
+	fmt.Fprintf(stdout, "export format=%s arch=%s params=%d bytes=%d out=%s\n", format, a.Name, len(params), len(enc), out)
 	return nil
 }

@@ -64,13 +64,5 @@ func runTaskExport(ctx context.Context, args []string, stdout io.Writer, logf fu
 		return fmt.Errorf("-model %s: %w: it is %s (layout %016x), the spec's model is %s (layout %016x)",
 			*model, nn.ErrMismatch, h.Arch, h.ShapeChecksum, a.Name, sum)
 	}
-	enc, err := encode(a, params)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(*out, enc, 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "export format=%s arch=%s params=%d bytes=%d out=%s\n", *format, a.Name, len(params), len(enc), *out)
-	return nil
+	return writeExport(stdout, *format, *out, a, params, encode)
 }
