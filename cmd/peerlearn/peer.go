@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/x509"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -205,7 +204,7 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	}
 	if n == 0 {
 		n = spec.Partition.Parts
-		k = int(binary.BigEndian.Uint64(id[:8]) % uint64(n))
+		k = int(id.Seed() % uint64(n))
 	}
 	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
 	if err != nil {

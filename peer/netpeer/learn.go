@@ -108,7 +108,7 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 	}
 	c := learn.DefaultConfig()
 	c.ID, c.Arch, c.Task = id, arch, tid
-	c.Seed = binary.BigEndian.Uint64(id[:8])
+	c.Seed = id.Seed()
 	c.Batch, c.LocalEpochs, c.LocalSteps = spec.Batch, spec.LocalEpochs, spec.LocalSteps
 	c.Aggregator = spec.Aggregator
 	c.Optimizer = learn.OptimizerConfig{

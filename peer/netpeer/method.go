@@ -65,7 +65,7 @@ func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	period := max(1, c.MEP.Period)
 	switch m := spec.MethodOf(); m {
 	case "gossip":
-		rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(c.ID[:8]), 0x676f73736970))
+		rng := rand.New(rand.NewPCG(c.ID.Seed(), 0x676f73736970))
 		return method.NewGossip(gossip.Config{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Period: period}, rng, initial, spec.MaxRounds)
 	case "dpsgd":
 		return method.NewDPSGD(gossip.RoundConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(),
@@ -82,7 +82,7 @@ func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 		// 1 ranked the two or three peers of a forming overlay (#18).
 		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
 			Timeout: period, RoundTicks: period, Settle: 2 * period, SettleBound: 10 * period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
-			Seed: binary.BigEndian.Uint64(c.ID[:8])}, initial)
+			Seed: c.ID.Seed()}, initial)
 	case "plexus":
 		return method.NewPlexus(PlexusConfig(spec, lp, period), initial)
 	default:

@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -123,7 +122,7 @@ func New(cfg Config) (*Peer, error) {
 	}
 	id := cfg.Identity.ID()
 	if cfg.Overlay.Rand == nil {
-		cfg.Overlay.Rand = rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), uint64(time.Now().UnixNano())))
+		cfg.Overlay.Rand = rand.New(rand.NewPCG(id.Seed(), uint64(time.Now().UnixNano())))
 	}
 	node, err := overlay.NewNode(id, cfg.Overlay)
 	if err != nil {

@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -55,7 +54,7 @@ func (p *Peer) dialServer(ctx context.Context) (*signal.Client, string, error) {
 
 // rng returns a generator seeded from the peer's ID and the time.
 func (p *Peer) rng() *rand.Rand {
-	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(p.id[:8]), uint64(time.Now().UnixNano())))
+	return rand.New(rand.NewPCG(p.id.Seed(), uint64(time.Now().UnixNano())))
 }
 
 // waitingText says why the peer waits, for a volunteer.

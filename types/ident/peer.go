@@ -1,6 +1,7 @@
 package ident
 
 import (
+	"encoding/binary"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,13 @@ func PeerFromPublicKey(pub []byte) Peer { return sha256.Sum256(pub) }
 
 // IsZero reports whether p is the zero ID.
 func (p Peer) IsZero() bool { return p == Peer{} }
+
+// Seed is the number a peer's seeded choices start from: its ID's first
+// 8 bytes, big-endian (IDs are hashes: the bits are uniform). The peer's
+// shard when the spec assigns none, its training's and its method core's
+// generators: every place that derives randomness from an ID uses this,
+// so a simulator and the real peer draw alike.
+func (p Peer) Seed() uint64 { return binary.BigEndian.Uint64(p[:8]) }
 
 // String returns the first 8 hex digits, enough to tell peers apart in logs.
 func (p Peer) String() string { return hex.EncodeToString(p[:4]) }
