@@ -1,9 +1,9 @@
 package ident
 
 import (
-	"encoding/binary"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 )
