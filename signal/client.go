@@ -95,7 +95,7 @@ func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.T
 	if m.Type != MsgChallenge {
 		return nil, fmt.Errorf("%w: got %v, want challenge", ErrProtocol, m.Type)
 	}
-	hello := id.Hello(m.Challenge.Nonce, t)
+	hello := SignHello(id, m.Challenge.Nonce, t)
 	hello.Token = cfg.Token
 	if hello.PoW, err = solvePoW(ctx, t, id.PublicKey(), m.Challenge.PoWBits); err != nil {
 		return nil, err

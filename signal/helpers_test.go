@@ -51,7 +51,7 @@ func sampleMessages(t testing.TB) []*Message {
 	tok := issued.Marshal()
 	return []*Message{
 		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce}},
-		{Type: MsgHello, Hello: a.Hello(nonce, tid)},
+		{Type: MsgHello, Hello: SignHello(a, nonce, tid)},
 		{Type: MsgWelcome, Welcome: &Welcome{
 			Contacts: []ident.Peer{b.ID()},
 			ICEServers: []ICEServer{{URLs: []string{"stun:127.0.0.1:3478"}},
@@ -66,7 +66,7 @@ func sampleMessages(t testing.TB) []*Message {
 		{Type: MsgPong},
 		// Admission (admission.go).
 		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce, PoWBits: 12}},
-		{Type: MsgHello, Hello: func() *Hello { h := a.Hello(nonce, tid); h.PoW, h.Token = 77, tok; return h }()},
+		{Type: MsgHello, Hello: func() *Hello { h := SignHello(a, nonce, tid); h.PoW, h.Token = 77, tok; return h }()},
 		{Type: MsgWelcome, Welcome: &Welcome{Task: spec, BootstrapMS: 30000, Token: tok, AdmissionKey: key.Public().(ed25519.PublicKey)}},
 	}
 }

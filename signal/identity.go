@@ -2,11 +2,11 @@ package signal
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"io"
 
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 // NonceSize is the length of a challenge nonce in bytes.
@@ -15,48 +15,21 @@ const NonceSize = 32
 // helloDomain separates hello signatures from any other use of the key.
 const helloDomain = "peerlearn/signal hello v1\x00"
 
-// Identity is a peer's ed25519 key pair. Its ID is the SHA-256 of the
-// public key. Safe for concurrent use (read-only after creation).
-type Identity struct {
-	priv ed25519.PrivateKey
-}
+// Identity is a peer's key pair (types/key): its ID is the SHA-256 of
+// the public key.
+type Identity = key.Pair
 
 // NewIdentity draws a fresh key pair from r (crypto/rand when nil).
-func NewIdentity(r io.Reader) (Identity, error) {
-	if r == nil {
-		r = rand.Reader
-	}
-	_, priv, err := ed25519.GenerateKey(r)
-	if err != nil {
-		return Identity{}, fmt.Errorf("signal: generate key: %w", err)
-	}
-	return Identity{priv: priv}, nil
-}
+func NewIdentity(r io.Reader) (Identity, error) { return key.New(r) }
 
 // IdentityFromSeed rebuilds a key pair from its 32-byte seed (Seed).
 func IdentityFromSeed(seed []byte) (Identity, error) {
-	if len(seed) != ed25519.SeedSize {
-		return Identity{}, fmt.Errorf("%w: seed of %d bytes, want %d", ErrConfig, len(seed), ed25519.SeedSize)
+	id, err := key.FromSeed(seed)
+	if err != nil {
+		return Identity{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return Identity{priv: ed25519.NewKeyFromSeed(seed)}, nil
+	return id, nil
 }
-
-// Valid reports whether the identity holds a key.
-func (id Identity) Valid() bool { return len(id.priv) == ed25519.PrivateKeySize }
-
-// Seed returns the private seed (keep it secret).
-func (id Identity) Seed() []byte { return id.priv.Seed() }
-
-// PublicKey returns the public key.
-func (id Identity) PublicKey() ed25519.PublicKey {
-	return id.priv.Public().(ed25519.PublicKey)
-}
-
-// ID returns the peer ID, SHA-256 of the public key.
-func (id Identity) ID() ident.Peer { return ident.PeerFromPublicKey(id.PublicKey()) }
-
-// Sign signs msg (for protocols above this one that need the key).
-func (id Identity) Sign(msg []byte) []byte { return ed25519.Sign(id.priv, msg) }
 
 // HelloMessage is the byte string a hello signs: a domain tag, the
 // server's nonce, the task ID and the peer ID.
@@ -68,14 +41,15 @@ func HelloMessage(nonce []byte, t ident.Task, peer ident.Peer) []byte {
 	return append(b, peer[:]...)
 }
 
-// Hello returns the signed hello answering a challenge nonce for task t.
-func (id Identity) Hello(nonce []byte, t ident.Task) *Hello {
+// SignHello returns id's signed hello answering a challenge nonce for
+// task t.
+func SignHello(id Identity, nonce []byte, t ident.Task) *Hello {
 	pid := id.ID()
 	return &Hello{
 		ID:        pid,
 		PublicKey: id.PublicKey(),
 		Task:      t,
-		Signature: ed25519.Sign(id.priv, HelloMessage(nonce, t, pid)),
+		Signature: id.Sign(HelloMessage(nonce, t, pid)),
 	}
 }
 

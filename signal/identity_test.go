@@ -12,35 +12,35 @@ func TestHelloSignature(t *testing.T) {
 	_, tid := testSpec(t)
 	a, b := testIdentity(t, 1), testIdentity(t, 2)
 	nonce := bytes.Repeat([]byte{7}, NonceSize)
-	h := a.Hello(nonce, tid)
+	h := SignHello(a, nonce, tid)
 	if err := VerifyHello(h, nonce); err != nil {
 		t.Fatal(err)
 	}
 	other := bytes.Repeat([]byte{8}, NonceSize)
 	bad := map[string]func() (*Hello, []byte){
-		"other nonce": func() (*Hello, []byte) { return a.Hello(nonce, tid), other },
+		"other nonce": func() (*Hello, []byte) { return SignHello(a, nonce, tid), other },
 		"other task": func() (*Hello, []byte) {
-			h := a.Hello(nonce, tid)
+			h := SignHello(a, nonce, tid)
 			h.Task = ident.Task{1}
 			return h, nonce
 		},
 		"key of another peer": func() (*Hello, []byte) {
-			h := a.Hello(nonce, tid)
+			h := SignHello(a, nonce, tid)
 			h.PublicKey = b.PublicKey()
 			return h, nonce
 		},
 		"ID and key of another peer": func() (*Hello, []byte) {
-			h := a.Hello(nonce, tid)
+			h := SignHello(a, nonce, tid)
 			h.PublicKey, h.ID = b.PublicKey(), b.ID()
 			return h, nonce
 		},
 		"flipped signature": func() (*Hello, []byte) {
-			h := a.Hello(nonce, tid)
+			h := SignHello(a, nonce, tid)
 			h.Signature[0] ^= 1
 			return h, nonce
 		},
 		"short signature": func() (*Hello, []byte) {
-			h := a.Hello(nonce, tid)
+			h := SignHello(a, nonce, tid)
 			h.Signature = h.Signature[:10]
 			return h, nonce
 		},

@@ -637,7 +637,7 @@ func fakeRegistration(ctx context.Context, url string, tid ident.Task, opts *web
 	if ch == nil || ch.Type != signal.MsgChallenge || err != nil {
 		return c, false
 	}
-	b, err := signal.Encode(&signal.Message{Type: signal.MsgHello, Hello: id.Hello(ch.Challenge.Nonce, tid)})
+	b, err := signal.Encode(&signal.Message{Type: signal.MsgHello, Hello: signal.SignHello(id, ch.Challenge.Nonce, tid)})
 	if err != nil || c.Write(ctx, websocket.MessageText, b) != nil {
 		return c, false
 	}

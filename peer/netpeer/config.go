@@ -9,6 +9,7 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 // Config parameterises a Peer.
@@ -23,7 +24,7 @@ type Config struct {
 	// Task is the task to join (its ID, as the server hosts it).
 	Task ident.Task
 	// Identity is the peer's key pair; its ID is the overlay ID. Required.
-	Identity signal.Identity
+	Identity key.Pair
 	// Tick is the overlay's tick period; the overlay's timers count ticks.
 	Tick time.Duration
 	// MaxCatchUpTicks: when the peer's timer fires late (a browser wakes
@@ -90,7 +91,7 @@ func DefaultConfig() Config {
 	return Config{
 		SignalURL:        "",                           // required
 		Task:             ident.Task{},                 // required
-		Identity:         signal.Identity{},            // required
+		Identity:         key.Pair{},                   // required
 		Tick:             100 * time.Millisecond,       // overlay.DefaultConfig assumes 100 ms ticks
 		MaxCatchUpTicks:  30,                           // 3 s: a throttled tab's 1 s wake-ups, with room
 		Overlay:          overlay.DefaultConfig(),      // heartbeat 500 ms, failure after 1.5 s; L: the task's

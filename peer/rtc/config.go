@@ -7,13 +7,14 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 // Config parameterises a Manager.
 type Config struct {
 	// Identity is this peer's ed25519 key pair; its ID is the overlay ID.
 	// Required.
-	Identity signal.Identity
+	Identity key.Pair
 	// Spaces is the overlay's L: routed signalling scores a peer by its
 	// closest coordinate to the target over these ring spaces.
 	Spaces int
@@ -130,7 +131,7 @@ type Config struct {
 // LoopbackOnly as the deployment needs).
 func DefaultConfig() Config {
 	return Config{
-		Identity:               signal.Identity{},              // required: set by the caller
+		Identity:               key.Pair{},                     // required: set by the caller
 		Spaces:                 overlay.DefaultConfig().Spaces, // L = 5, as the overlay
 		Task:                   ident.Task{},                   // accept any task
 		ICEServers:             nil,                            // host candidates only

@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 // Frames are the data channel messages between two peers. Every frame
@@ -103,7 +103,7 @@ type Chunk struct {
 
 // AppendControl appends the signed control frame (kind, seq, payload) from
 // id to the peer to.
-func AppendControl(dst []byte, id signal.Identity, to ident.Peer, kind Kind, seq uint64, payload []byte) ([]byte, error) {
+func AppendControl(dst []byte, id key.Pair, to ident.Peer, kind Kind, seq uint64, payload []byte) ([]byte, error) {
 	if !kind.Valid() {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownKind, kind)
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 // A Session is a signed SDP offer or answer. It travels through the
@@ -52,7 +52,7 @@ type Session struct {
 }
 
 // EncodeSession signs s with id (From and PublicKey are taken from id).
-func EncodeSession(s Session, id signal.Identity) ([]byte, error) {
+func EncodeSession(s Session, id key.Pair) ([]byte, error) {
 	if s.Kind != SessionOffer && s.Kind != SessionAnswer {
 		return nil, fmt.Errorf("%w: session kind %d", ErrUnknownKind, s.Kind)
 	}

@@ -171,7 +171,7 @@ func TestPeersPerIPSmallTask(t *testing.T) {
 func (r *raw) hello(tid ident.Task, b byte) *signal.Message {
 	r.t.Helper()
 	ch := r.mustRead(signal.MsgChallenge)
-	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: identity(r.t, b).Hello(ch.Challenge.Nonce, tid)}); err != nil {
+	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: signal.SignHello(identity(r.t, b), ch.Challenge.Nonce, tid)}); err != nil {
 		r.t.Fatal(err)
 	}
 	return r.mustReadAny()
@@ -243,7 +243,7 @@ func TestSubnetLimits(t *testing.T) {
 		s.handshakes++
 		s.pending.add(sess.addr, 1)
 		s.mu.Unlock()
-		h := identity(t, b).Hello(make([]byte, signal.NonceSize), tid)
+		h := signal.SignHello(identity(t, b), make([]byte, signal.NonceSize), tid)
 		_, code, _ := s.register(sess, h)
 		return code
 	}

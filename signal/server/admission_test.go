@@ -77,7 +77,7 @@ func TestProofOfWork(t *testing.T) {
 		t.Fatalf("challenge asks for %d bits", ch.Challenge.PoWBits)
 	}
 	id := identity(t, 1)
-	h := id.Hello(ch.Challenge.Nonce, ts.tid)
+	h := signal.SignHello(id, ch.Challenge.Nonce, ts.tid)
 	for admission.CheckPoW(ts.tid, id.PublicKey(), h.PoW, bits) {
 		h.PoW++ // a nonce below the difficulty
 	}

@@ -205,7 +205,7 @@ func (r *raw) send(m *signal.Message) error {
 func (r *raw) register(tid ident.Task, b byte) *signal.Welcome {
 	r.t.Helper()
 	ch := r.mustRead(signal.MsgChallenge)
-	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: identity(r.t, b).Hello(ch.Challenge.Nonce, tid)}); err != nil {
+	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: signal.SignHello(identity(r.t, b), ch.Challenge.Nonce, tid)}); err != nil {
 		r.t.Fatal(err)
 	}
 	return r.mustRead(signal.MsgWelcome).Welcome

@@ -194,13 +194,13 @@ func TestBadSignatures(t *testing.T) {
 	other := identity(t, 9)
 	cases := map[string]func(h *signal.Hello, nonce []byte){
 		"signature over another nonce": func(h *signal.Hello, nonce []byte) {
-			*h = *identity(t, 1).Hello(make([]byte, signal.NonceSize), ts.tid)
+			*h = *signal.SignHello(identity(t, 1), make([]byte, signal.NonceSize), ts.tid)
 		},
 		"flipped signature bit": func(h *signal.Hello, nonce []byte) { h.Signature[5] ^= 0x10 },
 		"another peer's key":    func(h *signal.Hello, nonce []byte) { h.PublicKey = other.PublicKey() },
 		"claims another ID":     func(h *signal.Hello, nonce []byte) { h.ID = other.ID() },
 		"signed for another task": func(h *signal.Hello, nonce []byte) {
-			*h = *identity(t, 1).Hello(nonce, ident.Task{1, 2, 3})
+			*h = *signal.SignHello(identity(t, 1), nonce, ident.Task{1, 2, 3})
 			h.Task = ts.tid
 		},
 	}
@@ -210,7 +210,7 @@ func TestBadSignatures(t *testing.T) {
 			t.Fatal(err)
 		}
 		nonce := r.mustRead(signal.MsgChallenge).Challenge.Nonce
-		h := identity(t, 1).Hello(nonce, ts.tid)
+		h := signal.SignHello(identity(t, 1), nonce, ts.tid)
 		mutate(h, nonce)
 		if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: h}); err != nil {
 			t.Fatal(err)

@@ -104,7 +104,7 @@ func tryRegister(r *raw, ts *testServer, id signal.Identity) signal.Code {
 	if err != nil || ch.Type != signal.MsgChallenge {
 		return signal.CodeUnexpected
 	}
-	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: id.Hello(ch.Challenge.Nonce, ts.tid)}); err != nil {
+	if err := r.send(&signal.Message{Type: signal.MsgHello, Hello: signal.SignHello(id, ch.Challenge.Nonce, ts.tid)}); err != nil {
 		return signal.CodeUnexpected
 	}
 	m, err := r.read()

@@ -113,7 +113,7 @@ func TestServeTLSSelfSigned(t *testing.T) {
 	for id := range s.Tasks() {
 		tid = id
 	}
-	hello, _ := signal.Encode(&signal.Message{Type: signal.MsgHello, Hello: identity(t, 1).Hello(m.Challenge.Nonce, tid)})
+	hello, _ := signal.Encode(&signal.Message{Type: signal.MsgHello, Hello: signal.SignHello(identity(t, 1), m.Challenge.Nonce, tid)})
 	if err := conn.Write(ctx, websocket.MessageText, hello); err != nil {
 		t.Fatal(err)
 	}
