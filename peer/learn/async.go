@@ -3,7 +3,6 @@ package learn
 import (
 	"fmt"
 
-	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 )
 
@@ -85,7 +84,7 @@ func (p *Peer) Ready() Ready {
 		case mep.RoundAggregate:
 			w.kind, w.self, w.others = workAggregate, r.Self, r.Models
 		case mep.RoundAdopt:
-			if aggregate.IsRobustName(p.cfg.Aggregator) && len(r.Models) < RobustAdoptMin {
+			if p.rule.Robust() && len(r.Models) < RobustAdoptMin {
 				break // too few to outvote a liar: start from our own initial model
 			}
 			w.kind = workAdopt

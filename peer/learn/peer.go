@@ -41,6 +41,7 @@ type Peer struct {
 	opt     nn.Optimizer
 	agg     aggregate.Aggregator
 	adopt   aggregate.Aggregator // agg, or Median for a robust agg (see adoptAggregator)
+	rule    aggregate.Rule       // cfg.Aggregator, parsed once
 	dechw   *aggregate.DecHW     // agg's DecHW state, when it runs on one
 	batches *data.Batches
 	bx      []float32
@@ -93,11 +94,14 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 	}
 	tr.SetYield(cfg.Yield)
 	p := &Peer{cfg: cfg, tag: tag, local: local, model: model, tr: tr, ext: cfg.NewBackend != nil, opt: opt}
+	if p.rule, err = aggregate.ParseRule(cfg.Aggregator); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if p.agg, err = newAggregator(cfg); err != nil {
 		return nil, err
 	}
 	p.dechw = aggregate.DecHWOf(p.agg)
-	p.adopt = adoptAggregator(cfg.Aggregator, p.agg)
+	p.adopt = adoptAggregator(p.rule, p.agg)
 	if p.reputation, err = aggregate.NewReputation(cfg.Reputation); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -136,8 +140,8 @@ func newAggregator(cfg Config) (aggregate.Aggregator, error) {
 // every other model is clipped towards. The coordinate-wise median treats
 // all the models alike, so under a robust rule a joiner adopts their
 // median instead.
-func adoptAggregator(name string, agg aggregate.Aggregator) aggregate.Aggregator {
-	if aggregate.IsRobustName(name) {
+func adoptAggregator(rule aggregate.Rule, agg aggregate.Aggregator) aggregate.Aggregator {
+	if rule.Robust() {
 		return aggregate.Median{}
 	}
 	return agg
@@ -177,6 +181,10 @@ func (p *Peer) mepConfig() mep.Config {
 
 // Config returns the peer's configuration.
 func (p *Peer) Config() Config { return p.cfg }
+
+// Rule returns the peer's aggregation rule, parsed from its Config's
+// Aggregator.
+func (p *Peer) Rule() aggregate.Rule { return p.rule }
 
 // Backend names the engine local training runs on: "go" for the pure-Go
 // trainer, else what Config.NewBackend's backend says of itself through
@@ -276,7 +284,7 @@ func (p *Peer) setMode(m mode) error {
 		if err != nil {
 			return err
 		}
-		p.agg, p.dechw, p.adopt = agg, aggregate.DecHWOf(agg), adoptAggregator(cfg.Aggregator, agg)
+		p.agg, p.dechw, p.adopt = agg, aggregate.DecHWOf(agg), adoptAggregator(p.rule, agg)
 	}
 	p.mode = m
 	return nil

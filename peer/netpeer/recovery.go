@@ -75,7 +75,7 @@ func capitalise(s string) string {
 // budgets are multiples of it.
 func transferLimit(lp *learn.Peer) int64 {
 	n := 4 * int64(lp.NumParams())
-	if strings.Contains(lp.Config().Aggregator, "dechw") {
+	if lp.Rule().Hessian() {
 		n *= 2
 	}
 	return n
