@@ -85,6 +85,12 @@ async function loadWasm() {
   }
   go.run(inst).then(() => showError("The Go runtime exited."), (e) => showError("The Go runtime crashed: " + e));
   if (!window.PeerLearn) throw new Error("peer.wasm did not export PeerLearn");
+  // Which kernels train here: the WebAssembly SIMD module, or pure Go
+  // (with the reason the SIMD module did not start).
+  const k = PeerLearn.kernels;
+  $("kernels").textContent = k === "simd128" ? "WebAssembly SIMD (simd128)" :
+    "pure Go" + (PeerLearn.kernelsNote ? " (" + PeerLearn.kernelsNote + ")" : "");
+  $("kernels").dataset.kernels = k;
 }
 
 // ---- own images: decoded to 28x28 grey levels, MNIST-style white on black ----
