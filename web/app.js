@@ -297,6 +297,24 @@ function renderInitGain(g) {
     `converged ${g.converged}, family ${g.family}; shares sent ${g.sent}, received ${g.received}, refused ${g.refused}`;
 }
 const pct = (v) => (100 * v).toFixed(1) + "%";
+// downloadedText says what this tab downloaded, as the browser's
+// resource timing counts it (bytes on the wire, headers included; 0 for
+// what came from the cache): in all, peer.wasm, and the data (the light
+// shard and test subset, or the whole dataset where the server has no
+// light files).
+function downloadedText(d) {
+  let total = 0, wasm = 0, data = 0;
+  for (const e of [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]) {
+    const n = e.transferSize || 0;
+    total += n;
+    if (e.name.includes("/wasm/data/")) data += n;
+    else if (e.name.endsWith(".wasm")) wasm += n;
+  }
+  $("data-summary").dataset.downloaded = total;
+  return `Downloaded ${bytes(total)} in all: peer.wasm ${bytes(wasm)}, data ${bytes(data)} ` +
+    (d.source === "own" ? "(a test set)." : d.light ? "(this tab's shard and a test subset only)." : "(the whole dataset: the server has no light shard for this task).");
+}
+
 function bytes(n) {
   const u = ["B", "kB", "MB", "GB"];
   let i = 0;
@@ -337,7 +355,8 @@ function render(s) {
   }
   if (s.data) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
-      `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples.`;
+      `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples. ` +
+      downloadedText(s.data);
   }
   renderInitGain(s.init_gain);
   renderNeighbors(s);

@@ -325,6 +325,14 @@ func openTab(t *testing.T, bin, name, origin, url string) *tab {
 // if throttle.
 func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool) *tab {
 	t.Helper()
+	return openTabHooked(t, bin, name, origin, url, throttle, nil)
+}
+
+// openTabHooked is openTabThrottled calling before (if not nil) with the
+// tab's context (it lives as long as the tab) once the browser has
+// started, before the page loads: to listen to its network events, say.
+func openTabHooked(t *testing.T, bin, name, origin, url string, throttle bool, before func(ctx context.Context) error) *tab {
+	t.Helper()
 	profile := t.TempDir()
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, profile, throttle)...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -377,6 +385,11 @@ func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool
 			cmu.Unlock()
 		}
 	}()
+	if before != nil {
+		if err := before(ctx); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
 	if err := chromedp.Do(start, chromedp.Navigate(url), chromedp.WaitEnabled("#join")); err != nil {
 		t.Fatalf("%s: load %s: %v", name, url, err)
 	}

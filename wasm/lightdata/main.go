@@ -8,9 +8,10 @@
 // (data.Partition, then Dataset.Client), so a tab trains on exactly what
 // it would have cut from the whole set.
 //
-//	go run ./wasm/lightdata -data .data -task demo.json -task other.json
+//	go run ./wasm/lightdata -data .data -task a.json -task b.json
+//	go run ./wasm/lightdata -data .data -parts 8   # make demo's partition
 //
-// Without -task it writes the signalling server's default task
+// Without -task or -parts it writes the signalling server's default task
 // (mnist-fedlay). The signalling server serves the files as they are,
 // with the rest of the data directory, at /wasm/data/; a tab falls back
 // to the whole dataset where they are missing. Files that exist are
@@ -39,6 +40,10 @@ func main() {
 		tasks = append(tasks, s)
 		return nil
 	})
+	dataset := flag.String("dataset", "mnist", "with -parts: the dataset")
+	partition := flag.String("partition", "dirichlet:0.5", "with -parts: the partition spec")
+	seed := flag.Uint64("seed", 1, "with -parts: the partition seed")
+	parts := flag.Int("parts", 0, "write this partition too (-dataset, -partition, -seed), with this many parts: `make demo`'s is 8 parts of dirichlet:0.5, seed 1")
 	flag.Parse()
 	if *out == "" {
 		*out = *dataDir
@@ -53,6 +58,11 @@ func main() {
 		if err != nil {
 			fatal(fmt.Errorf("%s: %w", f, err))
 		}
+		specs = append(specs, spec)
+	}
+	if *parts > 0 {
+		spec := task.DefaultSpec()
+		spec.Dataset, spec.Partition = *dataset, task.Partition{Parts: *parts, Seed: *seed, Spec: *partition}
 		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
@@ -172,6 +182,9 @@ func writeFile(p string, b []byte) error {
 		return err
 	}
 	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Chmod(0o644) // CreateTemp makes 0600; the server may run as another user
+	}
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(f.Name())
