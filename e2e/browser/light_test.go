@@ -74,6 +74,15 @@ func (n *netCount) sum(part string) (all, matched float64, urls []string) {
 func TestLightTab(t *testing.T) {
 	bin := chromium(t)
 	dataSrc := dataDir(t)
+	all, wasm, data := lightTab(t, bin, dataSrc)
+	t.Logf("light tab downloaded %.2f MB in all: peer.wasm %.2f MB, data %.2f MB", all/1e6, wasm/1e6, data/1e6)
+}
+
+// lightTab runs TestLightTab's checks and returns the bytes the tab
+// received in all, for peer.wasm and for its data (bench-browser's
+// tab_mb is the first).
+func lightTab(t *testing.T, bin, dataSrc string) (all, wasmBytes, dataBytes float64) {
+	t.Helper()
 	_, sigBin, builtWasm := build(t, dataSrc)
 
 	// A wasm directory of its own whose data link holds the light files
@@ -154,9 +163,8 @@ func TestLightTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, dataBytes, dataURLs := net.sum("/wasm/data/")
-	_, wasmBytes, _ := net.sum("/wasm/peer.wasm")
-	t.Logf("light tab downloaded %.2f MB in all: peer.wasm %.2f MB, data %.2f MB (%d files, %.2f MB on disk); page: %q",
-		all/1e6, wasmBytes/1e6, dataBytes/1e6, len(dataURLs), float64(lightBytes)/1e6, pd.Text)
+	_, wasmBytes, _ = net.sum("/wasm/peer.wasm")
+	t.Logf("light tab: data %d files, %.2f MB on disk; page: %q", len(dataURLs), float64(lightBytes)/1e6, pd.Text)
 	if !pd.Light || pd.Fetched != lightBytes {
 		t.Errorf("tab's data: light %v, %d bytes fetched; want the light files' %d bytes", pd.Light, pd.Fetched, lightBytes)
 	}
@@ -179,4 +187,5 @@ func TestLightTab(t *testing.T) {
 	if shown < 0.9*all || shown > 1.1*all {
 		t.Errorf("the page shows %.0f bytes downloaded, the network carried %.0f", shown, all)
 	}
+	return all, wasmBytes, dataBytes
 }
