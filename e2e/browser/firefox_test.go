@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -29,23 +30,59 @@ type firefoxTab struct {
 	done    chan struct{}
 }
 
-// firefox returns firefox-esr's path and makes sure the driver's
-// puppeteer-core is installed (npm ci from its lockfile; it downloads no
-// browser).
+var (
+	firefoxOnce sync.Once
+	firefoxBin  string
+	firefoxErr  error
+)
+
+// findFirefox returns firefox-esr's (or firefox's) path on PATH, or "".
+func findFirefox() string {
+	if p := os.Getenv("PEERLEARN_FIREFOX"); p != "" {
+		return p
+	}
+	for _, name := range []string{"firefox-esr", "firefox"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// firefox returns firefox-esr's path, installing Debian's package when
+// the test runs as root with apt-get and none is on PATH (as chromium
+// does), and makes sure the driver's puppeteer-core is installed (npm ci
+// from its lockfile; it downloads no browser).
 func firefox(t *testing.T) (exe, driver string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test (-short)")
 	}
-	for _, name := range []string{"firefox-esr", "firefox"} {
-		if p, err := exec.LookPath(name); err == nil {
-			exe = p
-			break
+	firefoxOnce.Do(func() {
+		if firefoxBin = findFirefox(); firefoxBin != "" {
+			return
 		}
+		apt, err := exec.LookPath("apt-get")
+		if err != nil || os.Geteuid() != 0 {
+			firefoxErr = fmt.Errorf("no firefox-esr on PATH and cannot install it (need root and apt-get): run `apt-get install -y --no-install-recommends firefox-esr` or set PEERLEARN_FIREFOX")
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, apt, "install", "-y", "--no-install-recommends", "firefox-esr")
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			firefoxErr = fmt.Errorf("apt-get install firefox-esr: %v\n%s", err, tail(out))
+			return
+		}
+		if firefoxBin = findFirefox(); firefoxBin == "" {
+			firefoxErr = fmt.Errorf("apt-get installed firefox-esr but it is not on PATH")
+		}
+	})
+	if firefoxErr != nil {
+		need(t, "%v", firefoxErr)
 	}
-	if exe == "" {
-		need(t, "no firefox-esr on PATH: run `apt-get install -y --no-install-recommends firefox-esr`")
-	}
+	exe = firefoxBin
 	if _, err := exec.LookPath("node"); err != nil {
 		need(t, "no node on PATH (scripts/deps.sh test installs it)")
 	}
