@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Training throughput in headless Chromium (Debian's chromium): PeerLearn's
-# Go-wasm engine (package nn, built from wasm/bench) against TensorFlow.js
-# 4.22 (@tensorflow/tfjs + @tensorflow/tfjs-backend-wasm, installed with
-# `npm ci` from web/bench/package-lock.json), batch 64, SGD with momentum,
-# on real MNIST batches (the first 4096 training images, cycled):
+# Go-wasm engine (package nn, built from wasm/bench) with pure-Go kernels
+# (go-wasm) and with internal/f32's WebAssembly SIMD128 module (go-simd),
+# against TensorFlow.js 4.22 (@tensorflow/tfjs + @tensorflow/tfjs-backend-wasm,
+# installed with `npm ci` from web/bench/package-lock.json), batch 64, SGD
+# with momentum, on real MNIST batches (the first 4096 training images,
+# cycled), and the native engine on one thread (`peerlearn bench train
+# -threads 1`, random batches, as scripts/bench-train.sh runs it) right
+# after each page run, under the same machine load:
 #
-#   MLP 784-128-10   go-wasm, tfjs wasm (SIMD; its threads are capped at half
-#                    the cores), tfjs webgl (SwiftShader), tfjs cpu
+#   MLP 784-128-10   go-wasm, go-simd, tfjs wasm (SIMD; its threads are
+#                    capped at half the cores), tfjs webgl (SwiftShader),
+#                    tfjs cpu, native
 #   small CNN        the same engines; TF.js's wasm backend cannot train it
 #                    (Conv2DBackpropFilter is not registered for 'wasm'), so
 #                    it is compared with TF.js's best working backend
 #
 # The page checks tf.getBackend() after every setBackend (a failed backend
-# silently falls back). Each configuration runs BENCH_REPEAT times for
-# BENCH_MS milliseconds and keeps its best run (2 of 3000 ms; BENCH_SMOKE=1:
-# one of 200 ms, the same code paths in seconds, for `make bench-smoke`; its
-# numbers mean little). The driver is e2e/browser TestBenchBrowser
-# (chromedp).
+# silently falls back) and which kernels the Go engine ran (f32.Kernels()).
+# Each configuration runs BENCH_REPEAT times for BENCH_MS milliseconds and
+# keeps its best run (2 of 3000 ms; BENCH_SMOKE=1: one of 200 ms, the same
+# code paths in seconds, for `make bench-smoke`; its numbers mean little).
+# The driver is e2e/browser TestBenchBrowser (chromedp).
 #
 # The page also measures the eclipse grinder's key generations per second
 # as Go-wasm (sim/eclipse.KeyRate, L = 5: an ed25519 key, its ID and its 5
@@ -25,9 +30,16 @@
 #
 #   bench-browser keygen spaces=5 go_wasm_keys_per_s=K native_keys_per_s=N wasm_vs_native=K/N
 #
-# The last line is machine-readable:
+# The last two lines are the small CNN's and the MLP's (machine-readable):
 #
-#   bench-browser go_wasm_sps=X tfjs_wasm_sps=Y ratio=R keygen_wasm_per_s=K keygen_wasm_vs_native=K/N     (R = X/Y)
+#   bench-browser cnn go_wasm_sps=X go_simd_sps=S tfjs_best=B tfjs_best_sps=Y ratio=X/Y simd_ratio=S/X wasm_vs_native=S/N
+#   bench-browser go_wasm_sps=X go_simd_sps=S tfjs_wasm_sps=Y ratio=X/Y simd_ratio=S/X wasm_vs_native=S/N tab_mb=M keygen_wasm_per_s=K keygen_wasm_vs_native=K/N
+#
+# (N: the native engine's samples/s on one thread; M: the MB a demo tab
+# downloads until it trains, e2e/browser TestLightTab's measure: `make
+# demo`'s partition served as light files, shard 1 of 8, 6818 samples,
+# the closest to the mean). Issue #25's frame_gap_ms and resume_s are
+# not measured yet and so absent.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,8 @@ type dataSet struct {
 	dataset string        // the dataset name the set was loaded for
 	rotated bool          // a rotated cluster's shard (and test set)
 	key     string        // what it was cut for (dataKey): a join with another reloads
+	light   bool          // the server's light files (shard and test subset only)
+	fetched int64         // bytes of data files fetched (bodies as received)
 }
 
 // dataKey names what a tab's data depends on: the dataset, the task's
@@ -114,9 +117,27 @@ func dataKey(spec task.Spec, id ident.Peer, k, n int) string {
 // shard a native `peerlearn peer` with this ID would train on: shard
 // (k, n) if n > 0, else the task's partition with the shard drawn from
 // the ID (cmd/peerlearn's buildLearner does the same).
+//
+// It first looks for the light files wasm/lightdata writes (the shard
+// alone and a test subset, gzipped bytes: about a tenth of the whole
+// set); where the server has none for this partition it fetches the
+// whole dataset and cuts the shard itself.
 func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress func(string)) (*dataSet, error) {
-	progress(fmt.Sprintf("fetching %s from %s", spec.Dataset, base))
+	if n == 0 {
+		n = spec.Partition.Parts
+		k = int(binary.BigEndian.Uint64(id[:8]) % uint64(n))
+	}
+	ds, err := lightShard(base, spec, k, n, progress)
+	if err == nil {
+		return ds, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	progress(fmt.Sprintf("no light shard on the server (%v): fetching the whole %s from %s", err, spec.Dataset, base))
+	var fetched int64
 	fsys := httpFS{base: base, progress: func(name string, size int) {
+		fetched += int64(size)
 		progress(fmt.Sprintf("fetched %s (%.1f MB)", name, float64(size)/1e6))
 	}}
 	t0 := time.Now()
@@ -125,10 +146,6 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 		return nil, err
 	}
 	partition := spec.Partition.Spec
-	if n == 0 {
-		n = spec.Partition.Parts
-		k = int(binary.BigEndian.Uint64(id[:8]) % uint64(n))
-	}
 	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
 	if err != nil {
 		return nil, err
@@ -152,7 +169,70 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	debug.FreeOSMemory()
 	return &dataSet{
 		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: shards[k].Rotated,
-		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local),
+		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local), fetched: fetched,
+	}, nil
+}
+
+// lightShard fetches shard k of n of spec's partition and the test subset
+// as wasm/lightdata wrote them (engine/data's LightDir); an error wrapping
+// fs.ErrNotExist if the server has no manifest for this partition.
+func lightShard(base string, spec task.Spec, k, n int, progress func(string)) (*dataSet, error) {
+	p := spec.Partition
+	dir, err := data.LightDir(spec.Dataset, p.Spec, n, p.Seed)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	mb, err := fetchBytes(base + dir + "/manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	var m data.LightManifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return nil, fmt.Errorf("light manifest %s: %w", dir, err)
+	}
+	if m.Dataset != spec.Dataset || m.Parts != n || m.Seed != p.Seed || len(m.Samples) != n || len(m.Rotated) != n || k < 0 || k >= n {
+		return nil, fmt.Errorf("light manifest %s: %s, %d parts, seed %d, %d sizes: not shard %d of %s's %d parts, seed %d",
+			dir, m.Dataset, m.Parts, m.Seed, len(m.Samples), k, spec.Dataset, n, p.Seed)
+	}
+	fetched := int64(len(mb))
+	get := func(images, labels string) (*data.Dataset, error) {
+		img, err := fetchBytes(base + images)
+		if err != nil {
+			return nil, err
+		}
+		lbl, err := fetchBytes(base + labels)
+		if err != nil {
+			return nil, err
+		}
+		fetched += int64(len(img) + len(lbl))
+		progress(fmt.Sprintf("fetched %s (%.2f MB)", images, float64(len(img)+len(lbl))/1e6))
+		return data.ReadIDXClasses(img, lbl, 10)
+	}
+	fi, fl := data.LightShardFiles(k)
+	local, err := get(dir+"/"+fi, dir+"/"+fl)
+	if err != nil {
+		return nil, fmt.Errorf("light shard %d/%d: %w", k, n, err)
+	}
+	if local.Len() != m.Samples[k] {
+		return nil, fmt.Errorf("light shard %d/%d: %d samples, the manifest says %d", k, n, local.Len(), m.Samples[k])
+	}
+	local.Name = spec.Dataset + "/train"
+	test, err := get(data.LightTestFiles(spec.Dataset))
+	if err != nil {
+		return nil, fmt.Errorf("light test subset: %w", err)
+	}
+	test.Name = spec.Dataset + "/test"
+	partition := p.Spec
+	if m.Rotated[k] {
+		test.Rotate180() // the shard's images are rotated already
+		partition += " (rotated)"
+	}
+	progress(fmt.Sprintf("shard %d/%d of %s %s: %d samples, %d test samples, %.2f MB (light, %v)",
+		k, n, spec.Dataset, partition, local.Len(), test.Len(), float64(fetched)/1e6, time.Since(t0).Round(time.Millisecond)))
+	return &dataSet{
+		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: m.Rotated[k],
+		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local), light: true, fetched: fetched,
 	}, nil
 }
 
@@ -199,9 +279,23 @@ func ownData(x []float32, y []int32, shape [3]int, classes int, base, dataset st
 	return ds, nil
 }
 
-// loadTest fetches only the test split of a dataset laid out as
-// scripts/fetch-data.sh lays it out (raw or .gz).
+// loadTest fetches only the test split of a dataset: the light test
+// subset where the server has one (wasm/lightdata), else the whole test
+// set laid out as scripts/fetch-data.sh lays it out (raw or .gz).
 func loadTest(base, dataset string) (*data.Dataset, error) {
+	if _, ok := map[string]bool{"mnist": true, "fashion-mnist": true}[dataset]; ok {
+		li, ll := data.LightTestFiles(dataset)
+		img, err := fetchBytes(base + li)
+		if err == nil {
+			var lbl []byte
+			if lbl, err = fetchBytes(base + ll); err == nil {
+				return data.ReadIDXClasses(img, lbl, 10)
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
 	dir := map[string]string{"mnist": "mnist/t10k-", "fashion-mnist": "fashion-mnist/t10k-"}[dataset]
 	if dir == "" {
 		return nil, fmt.Errorf("unknown dataset %q", dataset)

@@ -22,7 +22,9 @@ import (
 //	task         the task's 64-hex-digit ID, or its spec as JSON; "" = the
 //	             signalling server's default task (mnist-fedlay)
 //	dataURL      absolute URL of the data directory laid out as `make data`
-//	             lays out .data (mnist/train-images-idx3-ubyte, ...)
+//	             lays out .data (mnist/train-images-idx3-ubyte, ...); where
+//	             it holds wasm/lightdata's light files for the task's
+//	             partition the tab fetches its shard and a test subset only
 //	shard        "K/N": train on shard K of N (default: the task's partition,
 //	             the shard drawn from the peer ID, as native peers do)
 //	images       Float32Array of the volunteer's own images (n*784 grey

@@ -72,6 +72,11 @@ type dataView struct {
 	Samples int   `json:"samples"`
 	Test    int   `json:"test_samples"`
 	Hist    []int `json:"labels"`
+	// Light: the server's light files (the shard and a test subset);
+	// else the whole dataset was fetched and cut here. Fetched: the data
+	// bytes received (bodies; the page adds what the wire carried).
+	Light   bool  `json:"light"`
+	Fetched int64 `json:"fetched_bytes"`
 }
 
 type learnView struct {
@@ -190,7 +195,8 @@ func (b *browserPeer) status() pageStatus {
 		ps.TaskName = spec.Name
 	}
 	if ds != nil {
-		ps.Data = &dataView{Source: ds.source, Dataset: ds.dataset, Shard: ds.shard, Rotated: ds.rotated, Samples: ds.local.Len(), Hist: ds.hist}
+		ps.Data = &dataView{Source: ds.source, Dataset: ds.dataset, Shard: ds.shard, Rotated: ds.rotated, Samples: ds.local.Len(), Hist: ds.hist,
+			Light: ds.light, Fetched: ds.fetched}
 		if ds.test != nil {
 			ps.Data.Test = ds.test.Len()
 		}

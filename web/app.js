@@ -71,6 +71,14 @@ function setState(s) {
 }
 
 // ---- loading the Go-wasm peer ----
+// Firefox's RTCIceTransport has no getSelectedCandidatePair (Chromium's
+// extension); pion's wasm build calls it for the links' candidate types
+// and a missing method panics in Go. Null is pion's "no pair known": the
+// link view then shows no candidate types.
+if (window.RTCIceTransport && !RTCIceTransport.prototype.getSelectedCandidatePair) {
+  RTCIceTransport.prototype.getSelectedCandidatePair = function () { return null; };
+}
+
 async function loadWasm() {
   if (typeof Go !== "function") throw new Error("wasm_exec.js did not load from /wasm/ (is the signalling server run with -wasm?)");
   const go = new Go();
@@ -85,6 +93,12 @@ async function loadWasm() {
   }
   go.run(inst).then(() => showError("The Go runtime exited."), (e) => showError("The Go runtime crashed: " + e));
   if (!window.PeerLearn) throw new Error("peer.wasm did not export PeerLearn");
+  // Which kernels train here: the WebAssembly SIMD module, or pure Go
+  // (with the reason the SIMD module did not start).
+  const k = PeerLearn.kernels;
+  $("kernels").textContent = k === "simd128" ? "WebAssembly SIMD (simd128)" :
+    "pure Go" + (PeerLearn.kernelsNote ? " (" + PeerLearn.kernelsNote + ")" : "");
+  $("kernels").dataset.kernels = k;
 }
 
 // ---- own images: decoded to 28x28 grey levels, MNIST-style white on black ----
@@ -291,6 +305,24 @@ function renderInitGain(g) {
     `converged ${g.converged}, family ${g.family}; shares sent ${g.sent}, received ${g.received}, refused ${g.refused}`;
 }
 const pct = (v) => (100 * v).toFixed(1) + "%";
+// downloadedText says what this tab downloaded, as the browser's
+// resource timing counts it (bytes on the wire, headers included; 0 for
+// what came from the cache): in all, peer.wasm, and the data (the light
+// shard and test subset, or the whole dataset where the server has no
+// light files).
+function downloadedText(d) {
+  let total = 0, wasm = 0, data = 0;
+  for (const e of [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]) {
+    const n = e.transferSize || 0;
+    total += n;
+    if (e.name.includes("/wasm/data/")) data += n;
+    else if (e.name.endsWith(".wasm")) wasm += n;
+  }
+  $("data-summary").dataset.downloaded = total;
+  return `Downloaded ${bytes(total)} in all: peer.wasm ${bytes(wasm)}, data ${bytes(data)} ` +
+    (d.source === "own" ? "(a test set)." : d.light ? "(this tab's shard and a test subset only)." : "(the whole dataset: the server has no light shard for this task).");
+}
+
 function bytes(n) {
   const u = ["B", "kB", "MB", "GB"];
   let i = 0;
@@ -331,7 +363,8 @@ function render(s) {
   }
   if (s.data) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
-      `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples.`;
+      `${s.data.samples} training samples (labels ${(s.data.labels || []).join(" ")}), ${s.data.test_samples} test samples. ` +
+      downloadedText(s.data);
   }
   renderInitGain(s.init_gain);
   renderNeighbors(s);

@@ -11,6 +11,14 @@
 // saying so. They need the MNIST files of `make data` ($PEERLEARN_DATA or
 // the checkout's .data) under the same rule.
 //
+// TestFirefoxJoins also runs Debian's firefox-esr (installed the same
+// way, or PEERLEARN_FIREFOX), driven over WebDriver BiDi by
+// firefox/tab.mjs with puppeteer-core (npm ci from firefox/'s lockfile,
+// run by the test when node_modules is missing; it downloads no browser).
+// TestSIMDKernelsInChromium runs internal/f32's and engine/nn's
+// SIMD-versus-pure-Go tests, built GOOS=js, in Chromium; TestLightTab
+// counts the bytes a tab downloads from Chromium's network events.
+//
 // Artifacts (screenshots) go to $PEERLEARN_ARTIFACTS, else the checkout's
 // out/browsertest; the tests log their paths.
 package browser

@@ -325,6 +325,14 @@ func openTab(t *testing.T, bin, name, origin, url string) *tab {
 // if throttle.
 func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool) *tab {
 	t.Helper()
+	return openTabHooked(t, bin, name, origin, url, throttle, nil)
+}
+
+// openTabHooked is openTabThrottled calling before (if not nil) with the
+// tab's context (it lives as long as the tab) once the browser has
+// started, before the page loads: to listen to its network events, say.
+func openTabHooked(t *testing.T, bin, name, origin, url string, throttle bool, before func(ctx context.Context) error) *tab {
+	t.Helper()
 	profile := t.TempDir()
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), chromeFlags(bin, profile, throttle)...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -377,6 +385,11 @@ func openTabThrottled(t *testing.T, bin, name, origin, url string, throttle bool
 			cmu.Unlock()
 		}
 	}()
+	if before != nil {
+		if err := before(ctx); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
 	if err := chromedp.Do(start, chromedp.Navigate(url), chromedp.WaitEnabled("#join")); err != nil {
 		t.Fatalf("%s: load %s: %v", name, url, err)
 	}
@@ -399,6 +412,20 @@ func evalJS[T any](tb *tab, expr string) (T, error) {
 
 // browserView reads the page's peer status.
 func browserView(tb *tab) (peerView, error) {
+	b, err := evalJS[[]byte](tb, `window.peerlearnPeer ? JSON.stringify(window.peerlearnPeer.status()) : "null"`)
+	if err != nil {
+		return peerView{}, err
+	}
+	var js string
+	if err := json.Unmarshal(b, &js); err != nil {
+		return peerView{}, err
+	}
+	return pageView(tb.name, js)
+}
+
+// pageView parses a page peer's status() as JSON ("null": no peer yet),
+// from Chromium or any other browser.
+func pageView(name, js string) (peerView, error) {
 	var s struct {
 		ID        string `json:"id"`
 		State     string `json:"state"`
@@ -416,21 +443,13 @@ func browserView(tb *tab) (peerView, error) {
 			Evals    int     `json:"evals"`
 		} `json:"learn"`
 	}
-	b, err := evalJS[[]byte](tb, `window.peerlearnPeer ? JSON.stringify(window.peerlearnPeer.status()) : "null"`)
-	if err != nil {
-		return peerView{}, err
-	}
-	var js string
-	if err := json.Unmarshal(b, &js); err != nil {
-		return peerView{}, err
-	}
 	if js == "null" {
-		return peerView{}, fmt.Errorf("%s: no peer yet", tb.name)
+		return peerView{}, fmt.Errorf("%s: no peer yet", name)
 	}
 	if err := json.Unmarshal([]byte(js), &s); err != nil {
 		return peerView{}, err
 	}
-	v := peerView{Name: tb.name, ID: s.ID, State: s.State, BytesIn: s.BytesIn, BytesOut: s.BytesOut, Coords: s.Coords}
+	v := peerView{Name: name, ID: s.ID, State: s.State, BytesIn: s.BytesIn, BytesOut: s.BytesOut, Coords: s.Coords}
 	for _, n := range s.Neighbors {
 		v.Neighbors = append(v.Neighbors, n.ID)
 		if n.Connected {
@@ -442,7 +461,7 @@ func browserView(tb *tab) (peerView, error) {
 		v.Rounds, v.Accuracy, v.Evals = s.Learn.Rounds, s.Learn.Accuracy, s.Learn.Evals
 	}
 	if s.State == "failed" {
-		return v, fmt.Errorf("%s failed: %s", tb.name, s.Error)
+		return v, fmt.Errorf("%s failed: %s", name, s.Error)
 	}
 	return v, nil
 }

@@ -1,5 +1,6 @@
 // Training throughput: PeerLearn's Go-wasm engine (/wasm/bench.wasm,
-// package nn) vs TensorFlow.js 4.22 (wasm, webgl, cpu backends), same
+// package nn; pure-Go kernels as "go-wasm", f32's SIMD128 module as
+// "go-simd") vs TensorFlow.js 4.22 (wasm, webgl, cpu backends), same
 // architectures, SGD lr 0.05 momentum 0.9, same real MNIST batches.
 // URL parameters: ms (per measurement, default 3000), batch (default 64),
 // n (MNIST samples to cycle through, default 4096), data (the directory of
@@ -77,9 +78,12 @@ async function tfTrain(backend, arch, data) {
   }
 }
 
-async function goTrain(arch, data) {
-  const r = await PeerLearnBench.train(arch, data.x, data.y, BATCH, MS);
-  return { sps: r.sps, steps: r.steps, loss: r.loss, ms: r.ms, backend: "go-wasm" };
+// goTrain trains with the Go-wasm engine: with f32's SIMD128 module if
+// simd, else with the pure-Go kernels; backend is the kernels that ran
+// (f32.Kernels(): "simd128" or "go").
+async function goTrain(arch, data, simd) {
+  const r = await PeerLearnBench.train(arch, data.x, data.y, BATCH, MS, simd);
+  return { sps: r.sps, steps: r.steps, loss: r.loss, ms: r.ms, backend: r.kernels };
 }
 
 (async () => {
@@ -97,7 +101,7 @@ async function goTrain(arch, data) {
     const data = await mnist();
     log(`MNIST: ${N} samples, batch ${BATCH}, ${MS} ms a run`);
     for (const arch of ["mlp", "small-cnn"]) {
-      const runs = [["go-wasm", () => goTrain(arch, data)]];
+      const runs = [["go-wasm", () => goTrain(arch, data, false)], ["go-simd", () => goTrain(arch, data, true)]];
       for (const b of ["wasm", "webgl", "cpu"]) runs.push(["tfjs-" + b, () => tfTrain(b, arch, data)]);
       for (const [engine, fn] of runs) {
         let r;
