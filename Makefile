@@ -39,11 +39,16 @@ build:
 # The browser peer: peer.wasm and wasm_exec.js, served by the signalling
 # server under /wasm/ (with the datasets under /wasm/data/).
 WEB_OUT := $(BIN)/web
+# Light tabs: each tab fetches its own shard and a test subset, cut by
+# wasm/lightdata as the peer would cut them (make demo's 8 parts, and the
+# server's default task).
 wasm:
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(GO) build -o $(WEB_OUT)/peer.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(WEB_OUT)/
 	ln -sfn $(DATA_DIR) $(WEB_OUT)/data
+	$(GO) run ./wasm/lightdata -data $(DATA_DIR) -parts 8
+	$(GO) run ./wasm/lightdata -data $(DATA_DIR)
 	@ls -l $(WEB_OUT)/peer.wasm | awk '{printf "wasm: peer.wasm %.1f MB\n", $$5/1e6}'
 
 # A signalling server with the page, for trying the browser peer by hand

