@@ -71,14 +71,6 @@ function setState(s) {
 }
 
 // ---- loading the Go-wasm peer ----
-// Firefox's RTCIceTransport has no getSelectedCandidatePair (Chromium's
-// extension); pion's wasm build calls it for the links' candidate types
-// and a missing method panics in Go. Null is pion's "no pair known": the
-// link view then shows no candidate types.
-if (window.RTCIceTransport && !RTCIceTransport.prototype.getSelectedCandidatePair) {
-  RTCIceTransport.prototype.getSelectedCandidatePair = function () { return null; };
-}
-
 async function loadWasm() {
   if (typeof Go !== "function") throw new Error("wasm_exec.js did not load from /wasm/ (is the signalling server run with -wasm?)");
   const go = new Go();

@@ -89,8 +89,17 @@ func (m *Manager) Links() []Link {
 	return out
 }
 
-// selectedPair returns the candidate types of pc's selected ICE pair.
+// selectedPair returns the candidate types of pc's selected ICE pair, or
+// "" where they cannot be known. In a browser pion calls the page's
+// RTCIceTransport.getSelectedCandidatePair, which only Chromium has:
+// elsewhere (Firefox) the call panics in syscall/js, and a link's
+// candidate types are not worth a peer.
 func selectedPair(pc *webrtc.PeerConnection) (local, remote string) {
+	defer func() {
+		if recover() != nil {
+			local, remote = "", ""
+		}
+	}()
 	sctp := pc.SCTP()
 	if sctp == nil {
 		return "", ""
