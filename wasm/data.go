@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,7 +124,7 @@ func dataKey(spec task.Spec, id ident.Peer, k, n int) string {
 func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress func(string)) (*dataSet, error) {
 	if n == 0 {
 		n = spec.Partition.Parts
-		k = int(binary.BigEndian.Uint64(id[:8]) % uint64(n))
+		k = int(id.Seed() % uint64(n))
 	}
 	ds, err := lightShard(base, spec, k, n, progress)
 	if err == nil {
