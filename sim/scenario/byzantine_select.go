@@ -60,12 +60,24 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.onlySeeds = only
 		case "attacks":
+			all := append(append(dflsim.Attacks(), dflsim.AdaptiveAttacks()...), dflsim.AttackBackdoor)
+			p.attacks, p.adaptive = nil, nil
 			for _, a := range vals {
-				if !slices.Contains(dflsim.Attacks(), a) {
-					return fmt.Errorf("%w: %s: unknown attack %q (want %v)", errSelect, byzSelectEnv, a, dflsim.Attacks())
+				if !slices.Contains(all, a) {
+					return fmt.Errorf("%w: %s: unknown attack %q (want %v)", errSelect, byzSelectEnv, a, all)
+				}
+				switch {
+				case slices.Contains(dflsim.AdaptiveAttacks(), a):
+					p.adaptive = append(p.adaptive, a)
+				case a != dflsim.AttackBackdoor:
+					p.attacks = append(p.attacks, a)
 				}
 			}
-			p.attacks = vals
+			if !slices.Contains(vals, dflsim.AttackBackdoor) {
+				p.backdoorF = 0
+			} else if p.backdoorF == 0 {
+				p.backdoorF = byzBackdoorF
+			}
 		case "rules":
 			p.rules = vals
 		case "orders":
