@@ -103,8 +103,8 @@ type byzKey struct {
 type byzStudy struct {
 	p           byzParams
 	train, test *data.Dataset
-	triggered   *data.Dataset          // the backdoor's test set (dflsim.Triggered)
-	asr         map[byzKey]float64     // the backdoor's success rate on the honest peers
+	triggered   *data.Dataset      // the backdoor's test set (dflsim.Triggered)
+	asr         map[byzKey]float64 // the backdoor's success rate on the honest peers
 	arch        nn.Arch
 	acc         map[byzKey]float64     // honest peers' mean test accuracy at the end
 	exposure    map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
