@@ -16,19 +16,26 @@ const SafeDefault = "clipped-fedlay"
 // clippedPrefix marks a weighted rule wrapped in Robust.
 const clippedPrefix = "clipped-"
 
+// winsorisedPrefix marks a weighted rule wrapped in Robust with
+// coordinate-wise winsorising on (ClipConfig.Winsorise = 1 unless
+// Options.Clip sets it): against backdoors, at a cost without attack
+// (issue #26; docs/SECURITY.md).
+const winsorisedPrefix = "winsorised-"
+
 // Names lists the names New accepts.
 func Names() []string {
 	return []string{
 		"mean", "decavg", "fedavg", "fedlay", "dechw",
 		"median", "trimmed-mean",
 		"clipped-mean", "clipped-decavg", "clipped-fedlay", "clipped-dechw",
+		"winsorised-fedlay",
 	}
 }
 
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || name == "median" || name == "trimmed-mean"
+	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || name == "median" || name == "trimmed-mean"
 }
 
 // Options configure the aggregators New builds; the zero value is not
@@ -59,9 +66,14 @@ func DefaultOptions() Options {
 func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions()) }
 
 // NewWith returns the named aggregator configured by o. A name
-// "clipped-X" is Robust{o.Bounds, o.Clip, X}.
+// "clipped-X" is Robust{o.Bounds, o.Clip, X}; "winsorised-X" the same
+// with o.Clip.Winsorise at least 1.
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
+	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
+		inner, clipped = w, true
+		o.Clip.Winsorise = max(o.Clip.Winsorise, 1)
+	}
 	if !clipped {
 		return newPlain(name, o)
 	}

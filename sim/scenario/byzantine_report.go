@@ -65,7 +65,7 @@ func (s *byzStudy) best(o Options, f float64) (rule string, gap float64) {
 		if !aggregate.IsRobustName(r) {
 			continue
 		}
-		if g, _ := s.worstGap(o, f, r); g < gap {
+		if g, _ := s.worstGap(o, f, r); !math.IsInf(g, -1) && g < gap { // -Inf: not run under attack
 			rule, gap = r, g
 		}
 	}
