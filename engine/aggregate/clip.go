@@ -110,7 +110,7 @@ type ClipConfig struct {
 	// model sits behind for its age alone, and on real peers honest
 	// neighbours were unlinked for it, so peer/learn turns it off in
 	// asynchronous mode.
-Behind float64
+	Behind float64
 	// StepFloor, when positive, bounds the reference distance from
 	// below by StepFloor times our own last step, |self - Origin|
 	// (issue #26, reference collapse): the reference is a low quantile of
