@@ -63,6 +63,7 @@ type byzParams struct {
 	attacks     []string
 	adaptive    []string // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
 	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
+	victims     bool     // also run victim placement (byzantine_victim.go)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -79,7 +80,7 @@ func byzScale(quick bool) byzParams {
 		peers: 30, spaces: 4, partition: "dirichlet:1", trainSubset: 4500, hidden: 32,
 		lr: 0.1, momentum: 0.9, batch: 16, epochs: 2, rounds: 20, evalTest: 2000,
 		fractions: []float64{0, 0.2, 0.3, 0.1}, seeds: 3, orders: 3, attacks: dflsim.Attacks(), rules: byzRules,
-		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF,
+		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF, victims: true,
 	}
 	if quick {
 		p.peers, p.spaces, p.trainSubset, p.rounds, p.evalTest = 20, 3, 3000, 20, 1000
@@ -101,18 +102,20 @@ type byzKey struct {
 
 // byzStudy is the scenario's run (see study).
 type byzStudy struct {
-	p           byzParams
-	train, test *data.Dataset
-	triggered   *data.Dataset      // the backdoor's test set (dflsim.Triggered)
-	asr         map[byzKey]float64 // the backdoor's success rate on the honest peers
-	arch        nn.Arch
-	acc         map[byzKey]float64     // honest peers' mean test accuracy at the end
-	exposure    map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
-	wall        time.Duration
+	p            byzParams
+	train, test  *data.Dataset
+	triggered    *data.Dataset      // the backdoor's test set (dflsim.Triggered)
+	asr          map[byzKey]float64 // the backdoor's success rate on the honest peers
+	victimAcc    map[byzKey]float64 // the victim's accuracy under victim placement
+	victimDegree map[uint64][2]int  // per seed: the victim's hostile neighbours, its degree
+	arch         nn.Arch
+	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
+	exposure     map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
+	wall         time.Duration
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -175,7 +178,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 				s.exposure[byzKey{f: f, seed: seed}] = exposureOf(graphs[seed], byz)
 				for _, attack := range s.attacksAt(f) {
 					for _, rule := range s.p.rulesAt(f) {
-						res, orders, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, attack, rule)
+						res, orders, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, -1, attack, rule)
 						if err != nil {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
@@ -193,7 +196,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 				}
 			}
 		}
-		return nil
+		return s.runVictims(ctx, o, pool, graphs, orders)
 	})
 }
 
@@ -208,24 +211,26 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 // attackers, common initial model, the attack's own randomness) and
 // reseeds only the peers' training (sample order): the spread between
 // orders is the cell's own noise, and their mean a steadier yardstick.
-func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, attack, rule string) (byzResult, []float64, error) {
+func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string) (byzResult, []float64, error) {
 	accs := make([]float64, 0, s.p.orders)
 	var mean byzResult
 	for order := range s.p.orders {
-		r, err := s.runOrder(ctx, o, pool, g, seed, byz, attack, rule, order)
+		r, err := s.runOrder(ctx, o, pool, g, seed, byz, victim, attack, rule, order)
 		if err != nil {
 			return byzResult{}, nil, err
 		}
 		accs = append(accs, r.acc)
 		mean.acc += r.acc / float64(s.p.orders)
 		mean.asr += r.asr / float64(s.p.orders)
+		mean.victim += r.victim / float64(s.p.orders)
 	}
 	return mean, accs, nil
 }
 
 // byzResult is one run's outcome on the honest peers: their mean test
-// accuracy and, under the backdoor, its mean success rate (else 0).
-type byzResult struct{ acc, asr float64 }
+// accuracy, under the backdoor its mean success rate (else 0), and with
+// a victim (victim placement) the victim's accuracy (else 0).
+type byzResult struct{ acc, asr, victim float64 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
 const orderSalt = 0x6f72646572
@@ -247,7 +252,7 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 
 // runOrder runs one rule under one attack with training order r and
 // returns the honest peers' mean test accuracy at the end.
-func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, attack, rule string, r int) (byzResult, error) {
+func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, rule
@@ -263,6 +268,9 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	}
 	ev := dflsim.Eval{Test: s.test, Samples: p.evalTest, Peers: 1, Model: dflsim.Trained}
 	label := fmt.Sprintf("byzantine f=%g seed=%d %s %s", frac(byz), seed, attack, rule)
+	if victim >= 0 {
+		label += " victim placement"
+	}
 	if p.orders > 1 {
 		label += fmt.Sprintf(" order %d/%d", r+1, p.orders)
 	}
@@ -282,6 +290,12 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		return byzResult{}, err
 	}
 	res := byzResult{acc: pt.Acc.Mean}
+	if victim >= 0 {
+		if pt, err = dflsim.Measure(pool, b.Peers[victim:victim+1], ev); err != nil {
+			return byzResult{}, err
+		}
+		res.victim = pt.Acc.Mean
+	}
 	if attack == dflsim.AttackBackdoor {
 		trig := dflsim.Eval{Test: s.triggered, Model: dflsim.Trained}
 		if pt, err = dflsim.Measure(pool, honest, trig); err != nil {

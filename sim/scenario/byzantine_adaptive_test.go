@@ -18,7 +18,7 @@ import (
 // It does not check the backdoor's goal (20%), which the default rule
 // does not meet (docs/SECURITY.md).
 func TestByzantineAdaptiveQuick(t *testing.T) {
-	t.Setenv(byzSelectEnv, "rules=clipped-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor")
+	t.Setenv(byzSelectEnv, "rules=clipped-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
 	line, out, _ := runQuick(t, "byzantine")
 	v := floats(t, `^scenario=byzantine f=0\.2 worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=(-?\d+\.\d+) backdoor_asr=(\d+\.\d+) best=NA$`, line)
 	if v[0] > 5 {

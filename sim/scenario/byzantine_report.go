@@ -177,6 +177,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	}
 	s.reportAdaptive(o, out, attacked)
 	s.reportBackdoor(o, out)
+	s.reportVictims(o, out)
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
 		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points", "backdoor_asr"}, rows); err != nil {

@@ -20,7 +20,8 @@ import (
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
 // without attack: it is every gap's reference), orders (training orders
-// averaged per cell). The subset is printed
+// averaged per cell), victims (0 or 1: the victim-placement runs). The
+// subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
 
@@ -80,6 +81,11 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 		case "rules":
 			p.rules = vals
+		case "victims":
+			if v != "0" && v != "1" {
+				return fmt.Errorf("%w: %s: victims %q: want 0 or 1", errSelect, byzSelectEnv, v)
+			}
+			p.victims = v == "1"
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -87,7 +93,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec
