@@ -85,9 +85,10 @@ func byzScale(quick bool) byzParams {
 	if quick {
 		p.peers, p.spaces, p.trainSubset, p.rounds, p.evalTest = 20, 3, 3000, 20, 1000
 		p.fractions, p.seeds, p.orders = []float64{0, 0.2}, 1, 1
+		p.victims = false // PEERLEARN_BYZ_SELECT victims=1 runs them; make test's time stays the lab's
 		p.attacks = []string{dflsim.AttackSignFlip, dflsim.AttackScale, dflsim.AttackALIE, dflsim.AttackLieSize}
 		p.rules = []string{"fedlay", aggregate.SafeDefault, "median"}
-		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size, the adaptive ones and the backdoor at f = 0.1; rules fedlay, clipped-fedlay, median; 1,000 test images"
+		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size, the adaptive ones and the backdoor at f = 0.1, no victim placement; rules fedlay, clipped-fedlay, median; 1,000 test images"
 	}
 	return p
 }
