@@ -22,7 +22,6 @@ import (
 // and f stayed linked.
 func TestClipBehind(t *testing.T) {
 	clip := DefaultClipConfig()
-	clip.StepFloor = 0 // the reference distance as computed above (our step of 1 would floor it at 3)
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, 0.2, 2), contrib(3, 1, 0, 2), contrib(4, 1, 0.1, -2),
 		contrib(5, 1, -0.1, -2), contrib(6, 1, -0.6, 2)}

@@ -18,9 +18,15 @@ const clippedPrefix = "clipped-"
 
 // winsorisedPrefix marks a weighted rule wrapped in Robust with
 // coordinate-wise winsorising on (ClipConfig.Winsorise = 1 unless
-// Options.Clip sets it): against backdoors, at a cost without attack
+// Options.Clip sets it) and the step floor (winsorisedStepFloor):
+// against backdoors and reference collapse, at a cost without attack
 // (issue #26; docs/SECURITY.md).
 const winsorisedPrefix = "winsorised-"
+
+// winsorisedStepFloor is the winsorised- rules' ClipConfig.StepFloor
+// unless Options.Clip sets one: near-copies of our model cannot shrink
+// their reference distance (reference collapse).
+const winsorisedStepFloor = 3
 
 // Names lists the names New accepts.
 func Names() []string {
@@ -67,12 +73,16 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 
 // NewWith returns the named aggregator configured by o. A name
 // "clipped-X" is Robust{o.Bounds, o.Clip, X}; "winsorised-X" the same
-// with o.Clip.Winsorise at least 1.
+// with o.Clip.Winsorise at least 1 and StepFloor winsorisedStepFloor
+// where o.Clip has none.
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
 	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
 		inner, clipped = w, true
 		o.Clip.Winsorise = max(o.Clip.Winsorise, 1)
+		if o.Clip.StepFloor == 0 {
+			o.Clip.StepFloor = winsorisedStepFloor
+		}
 	}
 	if !clipped {
 		return newPlain(name, o)

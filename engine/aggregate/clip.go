@@ -222,7 +222,9 @@ func DefaultClipConfig() ClipConfig {
 		MinCosine:          -0.3, // honest neighbours point across our step (cosine near 0), these back against it
 		DirectionWitnesses: 4,    // with 3 or fewer, all may lack our classes and point back
 		Behind:             0.4,  // charged from 0.2 reference distances behind the neighbours' median (honest: under 1% of rounds)
-		StepFloor:          3,    // honest neighbours sit a few of our steps away; near-copies of us cannot shrink it
+		// StepFloor off: at 3 it ended reference collapse in the lab but let
+		// sign-flipped models in within the looser radius (f = 0.3: worst
+		// gap 2.46 -> 5.58, seeds 1-3, one order); winsorised-fedlay has it.
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 // liars send near-copies of our model (0.001 away). Of 7 neighbours the
 // reference is the 3rd closest, a liar's 0.001, so without the floor the
 // radius is 0.0025 and every honest neighbour is left out (and charged:
-// severity 1 - 0.0015/2 > 0.99). With the default floor, 3 times our
-// step of 1, the reference is 3, tau 4.5: all used whole, none reported.
+// severity 1 - 0.0015/2 > 0.99). With winsorised-fedlay's floor, 3
+// times our step of 1, the reference is 3, tau 4.5: all used whole, none
+// reported.
 func TestStepFloorResistsCollapse(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, 1, 2), contrib(3, 1, 1, -2), contrib(4, 1, 1, 2.5), contrib(5, 1, 1, -2.5),
@@ -21,7 +22,7 @@ func TestStepFloorResistsCollapse(t *testing.T) {
 	for _, tc := range []struct {
 		floor   float64
 		leftOut int
-	}{{0, 4}, {DefaultClipConfig().StepFloor, 0}} {
+	}{{0, 4}, {winsorisedStepFloor, 0}} {
 		clip := DefaultClipConfig()
 		clip.StepFloor = tc.floor
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
