@@ -17,7 +17,7 @@ import (
 //     is not met: 5.49 here, 4.67 on the full lab, docs/SECURITY.md);
 //   - its cost without attack at most 1 point (goal 0.5);
 //   - winsorised-fedlay's backdoor success rate at most 20% (the goal;
-//     the default rule's is 76% here) with its clean accuracy under the
+//     the default rule's is 81% here) with its clean accuracy under the
 //     backdoor within 1 point of its own without attack (the goal).
 func TestByzantineAdaptiveQuick(t *testing.T) {
 	t.Setenv(byzSelectEnv, "rules=clipped-fedlay,winsorised-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
