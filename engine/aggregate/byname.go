@@ -20,7 +20,10 @@ const clippedPrefix = "clipped-"
 // coordinate-wise winsorising on (ClipConfig.Winsorise = 1 unless
 // Options.Clip sets it) and the step floor (winsorisedStepFloor):
 // against backdoors and reference collapse, at a cost without attack
-// (issue #26; docs/SECURITY.md).
+// (issue #26; docs/SECURITY.md). New accepts "winsorised-X" for the
+// weighted X, but Names does not list it: it is the attack lab's, and a
+// task spec cannot name it yet (protocol/task.AggregatorNames must list
+// what Names lists, peer/netpeer's TestAggregatorNames).
 const winsorisedPrefix = "winsorised-"
 
 // winsorisedStepFloor is the winsorised- rules' ClipConfig.StepFloor
@@ -34,7 +37,6 @@ func Names() []string {
 		"mean", "decavg", "fedavg", "fedlay", "dechw",
 		"median", "trimmed-mean",
 		"clipped-mean", "clipped-decavg", "clipped-fedlay", "clipped-dechw",
-		"winsorised-fedlay",
 	}
 }
 
