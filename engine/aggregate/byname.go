@@ -23,7 +23,7 @@ const clippedPrefix = "clipped-"
 // (issue #26; docs/SECURITY.md). New accepts "winsorised-X" for the
 // weighted X, but Names does not list it: it is the attack lab's, and a
 // task spec cannot name it yet (protocol/task.AggregatorNames must list
-// what Names lists, peer/netpeer's TestAggregatorNames).
+// what Names lists, peer/netpeer's TestTaskNamesMatchEngine).
 const winsorisedPrefix = "winsorised-"
 
 // winsorisedStepFloor is the winsorised- rules' ClipConfig.StepFloor
