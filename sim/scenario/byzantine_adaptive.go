@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -32,6 +33,9 @@ func (s *byzStudy) reportAdaptive(o Options, out io.Writer, attacked []float64) 
 		}
 	}
 	tw.Flush()
+	if !slices.Contains(s.p.rules, aggregate.SafeDefault) {
+		return // a subset without the default rule
+	}
 	for _, f := range attacked {
 		var cells []string
 		for _, seed := range s.seedsOf(o) {
