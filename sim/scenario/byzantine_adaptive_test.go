@@ -18,7 +18,10 @@ import (
 //   - its cost without attack at most 1 point (goal 0.5);
 //   - winsorised-fedlay's backdoor success rate at most 20% (the goal;
 //     the default rule's is 81% here) with its clean accuracy under the
-//     backdoor within 1 point of its own without attack (the goal).
+//     backdoor within 1 point of its own without attack (the goal). At
+//     full size it does not hold (ASR 10-57%, docs/RESULTS.md): this
+//     checks that the lab measures the backdoor and that winsorising
+//     acts on it, not that the goal is met.
 func TestByzantineAdaptiveQuick(t *testing.T) {
 	t.Setenv(byzSelectEnv, "rules=clipped-fedlay,winsorised-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
 	line, out, _ := runQuick(t, "byzantine")
