@@ -16,6 +16,21 @@ const SafeDefault = "clipped-fedlay"
 // clippedPrefix marks a weighted rule wrapped in Robust.
 const clippedPrefix = "clipped-"
 
+// winsorisedPrefix marks a weighted rule wrapped in Robust with
+// coordinate-wise winsorising on (ClipConfig.Winsorise = 1 unless
+// Options.Clip sets it) and the step floor (winsorisedStepFloor):
+// against backdoors and reference collapse, at a cost without attack
+// (issue #26; docs/SECURITY.md). New accepts "winsorised-X" for the
+// weighted X, but Names does not list it: it is the attack lab's, and a
+// task spec cannot name it yet (protocol/task.AggregatorNames must list
+// what Names lists, peer/netpeer's TestTaskNamesMatchEngine).
+const winsorisedPrefix = "winsorised-"
+
+// winsorisedStepFloor is the winsorised- rules' ClipConfig.StepFloor
+// unless Options.Clip sets one: near-copies of our model cannot shrink
+// their reference distance (reference collapse).
+const winsorisedStepFloor = 3
+
 // Names lists the names New accepts.
 func Names() []string {
 	return []string{
@@ -28,7 +43,7 @@ func Names() []string {
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || name == "median" || name == "trimmed-mean"
+	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || name == "median" || name == "trimmed-mean"
 }
 
 // Options configure the aggregators New builds; the zero value is not
@@ -59,9 +74,18 @@ func DefaultOptions() Options {
 func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions()) }
 
 // NewWith returns the named aggregator configured by o. A name
-// "clipped-X" is Robust{o.Bounds, o.Clip, X}.
+// "clipped-X" is Robust{o.Bounds, o.Clip, X}; "winsorised-X" the same
+// with o.Clip.Winsorise at least 1 and StepFloor winsorisedStepFloor
+// where o.Clip has none.
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
+	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
+		inner, clipped = w, true
+		o.Clip.Winsorise = max(o.Clip.Winsorise, 1)
+		if o.Clip.StepFloor == 0 {
+			o.Clip.StepFloor = winsorisedStepFloor
+		}
+	}
 	if !clipped {
 		return newPlain(name, o)
 	}

@@ -39,6 +39,11 @@ func (r Robust) Aggregate(self Contribution, others []Contribution, out []float3
 	var clipped Report
 	rejected := r.Clip.clip(self, work, idx, &clipped)
 	kept, orig := withoutRejected(work, rejected)
+	wins := r.Clip.winsorise(self, kept)
+	for i := range wins {
+		wins[i].Index = orig[wins[i].Index]
+	}
+	clipped.Outliers = mergeOutliers(clipped.Outliers, wins)
 	rep, err := r.Inner.Aggregate(self, kept, out)
 	if err != nil {
 		return rep, err

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -260,7 +261,7 @@ func TestByName(t *testing.T) {
 		}
 	}
 	for _, n := range Names() {
-		if want := n == "median" || n == "trimmed-mean" || len(n) > 8 && n[:8] == "clipped-"; IsRobustName(n) != want {
+		if want := n == "median" || n == "trimmed-mean" || strings.HasPrefix(n, "clipped-") || strings.HasPrefix(n, "winsorised-"); IsRobustName(n) != want {
 			t.Errorf("IsRobustName(%s) = %v", n, !want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/nn"
@@ -71,8 +72,12 @@ type Adversary struct {
 	// IPMEps (AttackIPM, 0: 0.5) tune the attacks.
 	ScaleFactor, NoiseStd, IPMEps float64
 
-	rng *rand.Rand
+	rng      *rand.Rand
+	noiseDir []float32 // AttackCollapse's direction, drawn once
 }
+
+// newRand is the attack's random source, from Seed.
+func (a *Adversary) newRand() *rand.Rand { return rand.New(rand.NewPCG(a.Seed, 0x62797a)) }
 
 // Validate checks the attack's name and that Byzantine covers n peers.
 func (a *Adversary) Validate(n int) error {
@@ -80,6 +85,7 @@ func (a *Adversary) Validate(n int) error {
 	for _, k := range Attacks() {
 		known = known || k == a.Attack
 	}
+	known = known || slices.Contains(AdaptiveAttacks(), a.Attack) || a.Attack == AttackBackdoor
 	if !known || len(a.Byzantine) != n {
 		return fmt.Errorf("%w: attack %q on %d of %d peers", ErrConfig, a.Attack, len(a.Byzantine), n)
 	}
@@ -98,9 +104,17 @@ func (a *Adversary) Count() int {
 }
 
 // Edit is a Population.Edit that gives label-flip attackers a training
-// backend that flips every label (other attacks train honestly).
+// backend that flips every label, and backdoor attackers one that stamps
+// the trigger (other attacks train honestly).
 func (a *Adversary) Edit(i int, c *learn.Config) {
-	if a.Attack != AttackLabelFlip || i >= len(a.Byzantine) || !a.Byzantine[i] {
+	if i >= len(a.Byzantine) || !a.Byzantine[i] {
+		return
+	}
+	if a.Attack == AttackBackdoor {
+		c.NewBackend = backdoorBackend
+		return
+	}
+	if a.Attack != AttackLabelFlip {
 		return
 	}
 	c.NewBackend = func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error) {
@@ -145,7 +159,7 @@ func (a *Adversary) rewrite(peers []*learn.Peer, receiver int, idx []int, nb []a
 		return nb
 	}
 	if a.rng == nil {
-		a.rng = rand.New(rand.NewPCG(a.Seed, 0x62797a))
+		a.rng = a.newRand()
 	}
 	var honest []int // the receiver's honest closed neighbourhood
 	if self, ok := peers[receiver].Contribution(); ok && self.Params != nil {
@@ -155,6 +169,10 @@ func (a *Adversary) rewrite(peers []*learn.Peer, receiver int, idx []int, nb []a
 		if !a.Byzantine[j] {
 			honest = append(honest, j)
 		}
+	}
+	if isAdaptive(a.Attack) || a.Attack == AttackCollapse {
+		a.adapt(peers, receiver, idx, honest, nb)
+		return nb
 	}
 	for k, j := range idx {
 		if a.Byzantine[j] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,11 +29,18 @@ import (
 // with that rule under the attack, in points: it charges a defence both
 // for what the attack still takes and for what the defence itself costs
 // without attack. The worst gap is over the attacks and the seeds.
+//
+// Issue #26 added attackers that know the rule (dflsim.AdaptiveAttacks:
+// the AGR-tailored search with and without the honest neighbours'
+// models, reference collapse), a trigger backdoor at backdoorF measured
+// by its attack success rate beside the clean accuracy, and victim
+// placement (byzantine_victim.go); they are reported in tables of their
+// own and in the summary's worst_gap_adaptive and backdoor_asr.
 func init() {
 	Register(Scenario{
 		Data:    true,
 		Name:    "byzantine",
-		Summary: "attack lab: 11 Byzantine attacks x plain and robust rules x 0-30% attackers on a FedLay overlay, honest peers' MNIST accuracy",
+		Summary: "attack lab: 11 Byzantine attacks, 3 adaptive ones and a backdoor x plain and robust rules x 0-30% attackers on a FedLay overlay, honest peers' MNIST accuracy and backdoor success",
 		Run: func(ctx context.Context, o Options) (string, error) {
 			p := byzScale(o.Quick)
 			if err := p.byzSelected(); err != nil {
@@ -60,6 +68,9 @@ type byzParams struct {
 	seeds       int       // seeds o.Seed .. o.Seed+seeds-1
 	orders      int       // training orders averaged per cell (>= 1)
 	attacks     []string
+	adaptive    []string // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
+	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
+	victims     bool     // also run victim placement (byzantine_victim.go)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -68,21 +79,24 @@ type byzParams struct {
 
 // byzRules are the compared rules: the papers' plain FedLay and DecHW
 // (DecHW is the rule that reads Hessians, so the Hessian lie's relevant
-// plain baseline) and the robust ones.
-var byzRules = []string{"fedlay", aggregate.SafeDefault, "median", "trimmed-mean", "dechw", "clipped-dechw"}
+// plain baseline) and the robust ones (winsorised-fedlay: the backdoor
+// and reference-collapse guards of issue #26).
+var byzRules = []string{"fedlay", aggregate.SafeDefault, "median", "trimmed-mean", "dechw", "clipped-dechw", "winsorised-fedlay"}
 
 func byzScale(quick bool) byzParams {
 	p := byzParams{
 		peers: 30, spaces: 4, partition: "dirichlet:1", trainSubset: 4500, hidden: 32,
 		lr: 0.1, momentum: 0.9, batch: 16, epochs: 2, rounds: 20, evalTest: 2000,
 		fractions: []float64{0, 0.2, 0.3, 0.1}, seeds: 3, orders: 3, attacks: dflsim.Attacks(), rules: byzRules,
+		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF, victims: true,
 	}
 	if quick {
 		p.peers, p.spaces, p.trainSubset, p.rounds, p.evalTest = 20, 3, 3000, 20, 1000
 		p.fractions, p.seeds, p.orders = []float64{0, 0.2}, 1, 1
+		p.victims = false // PEERLEARN_BYZ_SELECT victims=1 runs them; make test's time stays the lab's
 		p.attacks = []string{dflsim.AttackSignFlip, dflsim.AttackScale, dflsim.AttackALIE, dflsim.AttackLieSize}
 		p.rules = []string{"fedlay", aggregate.SafeDefault, "median"}
-		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size; rules fedlay, clipped-fedlay, median; 1,000 test images"
+		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size, the adaptive ones and the backdoor at f = 0.1, no victim placement; rules fedlay, clipped-fedlay, median; 1,000 test images"
 	}
 	return p
 }
@@ -97,16 +111,20 @@ type byzKey struct {
 
 // byzStudy is the scenario's run (see study).
 type byzStudy struct {
-	p           byzParams
-	train, test *data.Dataset
-	arch        nn.Arch
-	acc         map[byzKey]float64     // honest peers' mean test accuracy at the end
-	exposure    map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
-	wall        time.Duration
+	p            byzParams
+	train, test  *data.Dataset
+	triggered    *data.Dataset      // the backdoor's test set (dflsim.Triggered)
+	asr          map[byzKey]float64 // the backdoor's success rate on the honest peers
+	victimAcc    map[byzKey]float64 // the victim's accuracy under victim placement
+	victimDegree map[uint64][2]int  // per seed: the victim's hostile neighbours, its degree
+	arch         nn.Arch
+	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
+	exposure     map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
+	wall         time.Duration
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -121,11 +139,16 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	if s.arch, err = byzArch(p.hidden); err != nil {
 		return err
 	}
+	s.triggered = dflsim.Triggered(s.test, p.evalTest)
 	fmt.Fprintf(out, "byzantine: %d peers on a FedLay overlay (L = %d), %s (%d training images, %s), %s (%d params), SGD lr %g momentum %g batch %d, %d local epochs, %d synchronous rounds, a common initial model\n",
 		p.peers, p.spaces, o.dataset(), s.train.Len(), p.partition, s.arch, mustParams(s.arch), p.lr, p.momentum, p.batch, p.epochs, p.rounds)
 	fmt.Fprintf(out, "  attackers: fractions %v placed at random (nested: the first of one random order per seed), seeds %d..%d\n",
 		p.fractions, o.Seed, o.Seed+uint64(p.seeds)-1)
-	fmt.Fprintf(out, "  attacks %v; rules %v\n", p.attacks, p.rules)
+	fmt.Fprintf(out, "  attacks %v; adaptive attacks %v (they know the rule and its parameters); rules %v\n", p.attacks, p.adaptive, p.rules)
+	if p.backdoorF > 0 {
+		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square in the bottom-right corner relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
+			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, dflsim.BackdoorTarget, s.triggered.Len())
+	}
 	fmt.Fprintf(out, "  each cell: the mean of %d training order(s), the same partition, overlay, attackers and initial model, the peers' sample order reseeded\n", p.orders)
 	fmt.Fprintf(out, "  ALIE and IPM are omniscient: they read the receiver's honest neighbours' models (the simulator grants it)\n")
 	if p.scale != "" {
@@ -155,7 +178,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 		}
 		// Fractions outermost, in the order given, so that a long run's
 		// log (o.Logf, one line per run) holds whole fractions early.
-		for _, f := range s.p.fractions {
+		for _, f := range s.p.allFractions() {
 			for _, seed := range s.p.seedList(o.Seed) {
 				byz := make([]bool, s.p.peers)
 				for _, i := range orders[seed][:int(f*float64(s.p.peers)+0.5)] {
@@ -164,19 +187,25 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 				s.exposure[byzKey{f: f, seed: seed}] = exposureOf(graphs[seed], byz)
 				for _, attack := range s.attacksAt(f) {
 					for _, rule := range s.p.rulesAt(f) {
-						acc, orders, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, attack, rule)
+						res, orders, err := s.runOne(ctx, o, pool, graphs[seed], seed, byz, -1, attack, rule)
 						if err != nil {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
-						s.acc[byzKey{f, seed, rule, attack}] = acc
+						k := byzKey{f, seed, rule, attack}
+						s.acc[k] = res.acc
+						asr := ""
+						if attack == dflsim.AttackBackdoor {
+							s.asr[k] = res.asr
+							asr = fmt.Sprintf(" asr=%.4f", res.asr)
+						}
 						if o.Logf != nil {
-							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f orders=%s", f, seed, attack, rule, acc, fmtAccs(orders))
+							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s orders=%s", f, seed, attack, rule, res.acc, asr, fmtAccs(orders))
 						}
 					}
 				}
 			}
 		}
-		return nil
+		return s.runVictims(ctx, o, pool, graphs, orders)
 	})
 }
 
@@ -191,21 +220,26 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 // attackers, common initial model, the attack's own randomness) and
 // reseeds only the peers' training (sample order): the spread between
 // orders is the cell's own noise, and their mean a steadier yardstick.
-func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, attack, rule string) (float64, []float64, error) {
+func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string) (byzResult, []float64, error) {
 	accs := make([]float64, 0, s.p.orders)
+	var mean byzResult
 	for order := range s.p.orders {
-		acc, err := s.runOrder(ctx, o, pool, g, seed, byz, attack, rule, order)
+		r, err := s.runOrder(ctx, o, pool, g, seed, byz, victim, attack, rule, order)
 		if err != nil {
-			return 0, nil, err
+			return byzResult{}, nil, err
 		}
-		accs = append(accs, acc)
+		accs = append(accs, r.acc)
+		mean.acc += r.acc / float64(s.p.orders)
+		mean.asr += r.asr / float64(s.p.orders)
+		mean.victim += r.victim / float64(s.p.orders)
 	}
-	var sum float64
-	for _, a := range accs {
-		sum += a
-	}
-	return sum / float64(len(accs)), accs, nil
+	return mean, accs, nil
 }
+
+// byzResult is one run's outcome on the honest peers: their mean test
+// accuracy, under the backdoor its mean success rate (else 0), and with
+// a victim (victim placement) the victim's accuracy (else 0).
+type byzResult struct{ acc, asr, victim float64 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
 const orderSalt = 0x6f72646572
@@ -227,7 +261,7 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 
 // runOrder runs one rule under one attack with training order r and
 // returns the honest peers' mean test accuracy at the end.
-func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, attack, rule string, r int) (float64, error) {
+func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, rule
@@ -239,16 +273,19 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	adv := &dflsim.Adversary{Attack: attack, Byzantine: byz, Seed: seed}
 	b, err := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}.Build()
 	if err != nil {
-		return 0, err
+		return byzResult{}, err
 	}
 	ev := dflsim.Eval{Test: s.test, Samples: p.evalTest, Peers: 1, Model: dflsim.Trained}
 	label := fmt.Sprintf("byzantine f=%g seed=%d %s %s", frac(byz), seed, attack, rule)
+	if victim >= 0 {
+		label += " victim placement"
+	}
 	if p.orders > 1 {
 		label += fmt.Sprintf(" order %d/%d", r+1, p.orders)
 	}
 	if _, err := (dflsim.SyncRun{Peers: b.Peers, Graph: g, Rounds: p.rounds, EvalEvery: p.rounds, Pool: pool, Ctx: ctx,
 		Eval: ev, Adversary: adv, Unlink: true, Progress: o.Progress, Label: label}).Run(); err != nil {
-		return 0, err
+		return byzResult{}, err
 	}
 	var honest []*learn.Peer
 	for i, peer := range b.Peers {
@@ -259,18 +296,54 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	ev.Peers = 0
 	pt, err := dflsim.Measure(pool, honest, ev)
 	if err != nil {
-		return 0, err
+		return byzResult{}, err
 	}
-	return pt.Acc.Mean, nil
+	res := byzResult{acc: pt.Acc.Mean}
+	if victim >= 0 {
+		if pt, err = dflsim.Measure(pool, b.Peers[victim:victim+1], ev); err != nil {
+			return byzResult{}, err
+		}
+		res.victim = pt.Acc.Mean
+	}
+	if attack == dflsim.AttackBackdoor {
+		trig := dflsim.Eval{Test: s.triggered, Model: dflsim.Trained}
+		if pt, err = dflsim.Measure(pool, honest, trig); err != nil {
+			return byzResult{}, err
+		}
+		res.asr = pt.Acc.Mean
+	}
+	return res, nil
 }
 
 // attacksAt lists the runs at fraction f: the no-attack run at 0, else
-// the absent reference and the attacks.
+// the absent reference, the attacks and the adaptive ones at the lab's
+// fractions, and the backdoor at its own.
 func (s *byzStudy) attacksAt(f float64) []string {
 	if f == 0 {
 		return []string{dflsim.AttackNone}
 	}
-	return append([]string{dflsim.AttackAbsent}, s.p.attacks...)
+	var out []string
+	if slices.Contains(s.p.fractions, f) {
+		out = append([]string{dflsim.AttackAbsent}, s.p.attacks...)
+		out = append(out, s.p.adaptive...)
+	}
+	if f == s.p.backdoorF {
+		out = append(out, dflsim.AttackBackdoor)
+	}
+	return out
+}
+
+// byzBackdoorF is the backdoor's attacker fraction (the issue's goal:
+// success at most 20% at f = 0.1).
+const byzBackdoorF = 0.1
+
+// allFractions is the lab's fractions and the backdoor's, if not among
+// them.
+func (p *byzParams) allFractions() []float64 {
+	if p.backdoorF > 0 && !slices.Contains(p.fractions, p.backdoorF) {
+		return append(slices.Clone(p.fractions), p.backdoorF)
+	}
+	return p.fractions
 }
 
 // byzArch is the lab's model: a 784-hidden-10 MLP, narrow so that the

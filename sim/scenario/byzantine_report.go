@@ -25,11 +25,17 @@ func (s *byzStudy) gap(f float64, seed uint64, rule, attack string) float64 {
 	return 100 * (s.acc[byzKey{0, seed, "fedlay", dflsim.AttackNone}] - s.acc[byzKey{f, seed, rule, attack}])
 }
 
-// worstGap is rule's largest gap at f over the attacks and the seeds
-// (-Inf when a subset did not run the rule at f).
+// worstGap is rule's largest gap at f over the (non-adaptive) attacks
+// and the seeds (-Inf when a subset did not run the rule at f).
 func (s *byzStudy) worstGap(o Options, f float64, rule string) (gap float64, attack string) {
+	return s.worstGapOver(o, f, rule, s.p.attacks)
+}
+
+// worstGapOver is rule's largest gap at f over attacks and the seeds
+// (-Inf when none ran).
+func (s *byzStudy) worstGapOver(o Options, f float64, rule string, attacks []string) (gap float64, attack string) {
 	gap = math.Inf(-1)
-	for _, a := range s.p.attacks {
+	for _, a := range attacks {
 		for _, seed := range s.seedsOf(o) {
 			if _, ran := s.acc[byzKey{f, seed, rule, a}]; !ran {
 				continue
@@ -59,7 +65,7 @@ func (s *byzStudy) best(o Options, f float64) (rule string, gap float64) {
 		if !aggregate.IsRobustName(r) {
 			continue
 		}
-		if g, _ := s.worstGap(o, f, r); g < gap {
+		if g, _ := s.worstGap(o, f, r); !math.IsInf(g, -1) && g < gap { // -Inf: not run under attack
 			rule, gap = r, g
 		}
 	}
@@ -93,16 +99,23 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 			g, ga := s.worstGap(o, f, rule)
 			cells = append(cells, fmt.Sprintf("%.2f", g), ga)
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
-			xs, ys = append(xs, 100*f), append(ys, worstAcc)
+			if !math.IsInf(worstAcc, 1) { // a subset without the attacks
+				xs, ys = append(xs, 100*f), append(ys, worstAcc)
+			}
 		}
 		plot.Add(rule, xs, ys)
 	}
 	tw.Flush()
 	for _, seed := range s.seedsOf(o) {
-		for _, f := range s.p.fractions {
+		for _, f := range s.p.allFractions() {
 			for _, a := range s.attacksAt(f) {
 				for _, rule := range s.p.rulesAt(f) {
-					rows = append(rows, []any{f, seed, rule, a, s.acc[byzKey{f, seed, rule, a}], s.gap(f, seed, rule, a)})
+					k := byzKey{f, seed, rule, a}
+					asr := ""
+					if v, ok := s.asr[k]; ok {
+						asr = fmt.Sprintf("%.4f", v)
+					}
+					rows = append(rows, []any{f, seed, rule, a, s.acc[k], s.gap(f, seed, rule, a), asr})
 				}
 			}
 		}
@@ -162,9 +175,12 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 		}
 		fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	}
+	s.reportAdaptive(o, out, attacked)
+	s.reportBackdoor(o, out)
+	s.reportVictims(o, out)
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
-		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points"}, rows); err != nil {
+		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points", "backdoor_asr"}, rows); err != nil {
 		return "", "", err
 	}
 	if err := plot.Save(filepath.Join(o.OutDir, "byzantine_worst.png")); err != nil {
@@ -182,7 +198,13 @@ func (s *byzStudy) summary(o Options) string {
 	if b == "" {
 		b = "NA"
 	}
-	return fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%s worst_gap_best=%s best=%s", byzSummaryF, gapOrNA(g0), gapOrNA(g1), b)
+	ga, _ := s.worstGapOver(o, byzSummaryF, aggregate.SafeDefault, s.p.adaptive)
+	asr := "NA"
+	if w, ok := s.worstASR(o, aggregate.SafeDefault); ok {
+		asr = fmt.Sprintf("%.2f", 100*w)
+	}
+	return fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%s worst_gap_best=%s worst_gap_adaptive=%s backdoor_asr=%s best=%s",
+		byzSummaryF, gapOrNA(g0), gapOrNA(g1), gapOrNA(ga), asr, b)
 }
 
 // gapOrNA formats a worst gap, NA when no run gave one (+-Inf).

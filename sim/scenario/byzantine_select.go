@@ -20,7 +20,8 @@ import (
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
 // without attack: it is every gap's reference), orders (training orders
-// averaged per cell). The subset is printed
+// averaged per cell), victims (0 or 1: the victim-placement runs). The
+// subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
 
@@ -60,14 +61,31 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.onlySeeds = only
 		case "attacks":
+			all := append(append(dflsim.Attacks(), dflsim.AdaptiveAttacks()...), dflsim.AttackBackdoor)
+			p.attacks, p.adaptive = nil, nil
 			for _, a := range vals {
-				if !slices.Contains(dflsim.Attacks(), a) {
-					return fmt.Errorf("%w: %s: unknown attack %q (want %v)", errSelect, byzSelectEnv, a, dflsim.Attacks())
+				if !slices.Contains(all, a) {
+					return fmt.Errorf("%w: %s: unknown attack %q (want %v)", errSelect, byzSelectEnv, a, all)
+				}
+				switch {
+				case slices.Contains(dflsim.AdaptiveAttacks(), a):
+					p.adaptive = append(p.adaptive, a)
+				case a != dflsim.AttackBackdoor:
+					p.attacks = append(p.attacks, a)
 				}
 			}
-			p.attacks = vals
+			if !slices.Contains(vals, dflsim.AttackBackdoor) {
+				p.backdoorF = 0
+			} else if p.backdoorF == 0 {
+				p.backdoorF = byzBackdoorF
+			}
 		case "rules":
 			p.rules = vals
+		case "victims":
+			if v != "0" && v != "1" {
+				return fmt.Errorf("%w: %s: victims %q: want 0 or 1", errSelect, byzSelectEnv, v)
+			}
+			p.victims = v == "1"
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -75,7 +93,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec

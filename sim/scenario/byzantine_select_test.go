@@ -36,7 +36,20 @@ func TestByzantineSelect(t *testing.T) {
 	if err := full.applySelect(""); err != nil || !slices.Equal(full.seedList(1), []uint64{1, 2, 3}) || full.selected != "" {
 		t.Errorf("empty spec: %v, seeds %v", err, full.seedList(1))
 	}
-	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17"} {
+	if len(p.adaptive) != 0 || p.backdoorF != 0 || len(newByzStudy(p).attacksAt(0.3)) != 3 {
+		t.Errorf("attacks=ipm,label-flip: adaptive %v, backdoor at %v, runs at 0.3 %v", p.adaptive, p.backdoorF, newByzStudy(p).attacksAt(0.3))
+	}
+	mixed := byzScale(true)
+	if err := mixed.applySelect("attacks=sign-flip,collapse,backdoor victims=1"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(mixed.attacks, []string{"sign-flip"}) || !slices.Equal(mixed.adaptive, []string{"collapse"}) ||
+		mixed.backdoorF != byzBackdoorF || !mixed.victims || !slices.Equal(mixed.allFractions(), []float64{0, 0.2, byzBackdoorF}) ||
+		!slices.Equal(newByzStudy(mixed).attacksAt(byzBackdoorF), []string{dflsim.AttackBackdoor}) {
+		t.Errorf("attacks=sign-flip,collapse,backdoor: attacks %v adaptive %v backdoor at %v victims %v fractions %v",
+			mixed.attacks, mixed.adaptive, mixed.backdoorF, mixed.victims, mixed.allFractions())
+	}
+	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%q: %v, want errSelect", bad, err)

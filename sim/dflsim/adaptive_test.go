@@ -1,0 +1,64 @@
+package dflsim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// TestAdaptiveSearch: we sit at 0 with four honest neighbours at
+// distance 1 and one attacker slot searching along (1, 0). Under
+// clipped-fedlay without our Origin (no direction check, no step floor)
+// the reference is 1 (the 2nd closest of 5), tau 1.5, and a model is
+// left out beyond 2.5: the attacker's strongest accepted model is at
+// 2.5 (its severity there, 1 - 1.5/2.5 = 0.4, is under reputation's
+// 0.5). Under plain fedlay nothing is refused: the search's bound.
+func TestAdaptiveSearch(t *testing.T) {
+	c := func(b byte, x, y float32) aggregate.Contribution {
+		return aggregate.Contribution{From: ident.Peer{b}, Arch: "t", Params: []float32{x, y}, DataSize: 10, Period: 1, DataConf: 0.5}
+	}
+	self := c(1, 0, 0)
+	nb := []aggregate.Contribution{c(2, 1, 0), c(3, 0, 1), c(4, -1, 0), c(5, 0, -1), c(6, 0, 0)}
+	for _, tc := range []struct {
+		rule string
+		want float64
+	}{{aggregate.SafeDefault, 2.5}, {"fedlay", adaptiveMaxGamma}} {
+		cfg := learn.DefaultConfig()
+		cfg.Aggregator = tc.rule
+		a := &Adversary{Attack: AttackAdaptive}
+		m := a.search(cfg, self, nb, []int{4}, adaptiveMaxGamma,
+			func(int) []float32 { return []float32{0, 0} }, func(int) []float32 { return []float32{1, 0} })
+		if got := float64(m[4][0]); math.Abs(got-tc.want) > 0.01 || m[4][1] != 0 {
+			t.Errorf("%s: strongest accepted model %v, want (%v, 0)", tc.rule, m[4], tc.want)
+		}
+		if nb[4].Params[0] != 0 {
+			t.Fatalf("search changed its input: %v", nb[4].Params)
+		}
+	}
+}
+
+// TestTriggered: the triggered test set keeps only the other classes,
+// all labelled BackdoorTarget, with the 3x3 patch one pixel in from the
+// bottom-right corner.
+func TestTriggered(t *testing.T) {
+	d := &data.Dataset{Shape: [3]int{6, 6, 1}, Classes: 3, Y: []int32{0, 1, 2, 0}, X: make([]float32, 4*36)}
+	tr := Triggered(d, 0)
+	want := 0
+	for _, y := range d.Y {
+		if y != BackdoorTarget {
+			want++
+		}
+	}
+	if tr.Len() != want || want != 2 || d.X[(6-2)*6+6-2] != 0 {
+		t.Fatalf("%d triggered images, want %d", tr.Len(), want)
+	}
+	x, y := tr.Sample(0)
+	rows, cols := d.Shape[0], d.Shape[1]
+	if y != BackdoorTarget || x[(rows-2)*cols+cols-2] != 1 || x[(rows-4)*cols+cols-4] != 1 || x[(rows-1)*cols+cols-1] != 0 || x[(rows-5)*cols+cols-5] != 0 {
+		t.Fatalf("triggered sample: label %d, patch wrong", y)
+	}
+}
