@@ -7,26 +7,36 @@ import (
 )
 
 // Rule is an aggregator's name parsed once: the weighted rule underneath
-// and whether it is wrapped in Robust ("clipped-"). What a peer decides
-// from its task's aggregator (is it robust, does a model travel with its
-// Hessian) reads these fields, not the string.
+// and whether it is wrapped in Robust ("clipped-", or the attack lab's
+// "winsorised-"). What a peer decides from its task's aggregator (is it
+// robust, does a model travel with its Hessian) reads these fields, not
+// the string.
 type Rule struct {
-	// Name is the rule as the spec names it (Names).
+	// Name is the rule as named (Names, or a lab's "winsorised-X").
 	Name string
-	// Base is the rule without "clipped-": "mean", "decavg", "fedlay",
+	// Base is the rule without its wrapper: "mean", "decavg", "fedlay",
 	// "dechw", "fedavg", "median" or "trimmed-mean".
 	Base string
 	// Clipped says the rule is Base inside Robust.
 	Clipped bool
 }
 
-// ParseRule parses an aggregator's name; an unknown one is ErrUnknown.
+// ParseRule parses a name New accepts; any other is ErrUnknown.
 func ParseRule(name string) (Rule, error) {
-	if !slices.Contains(Names(), name) {
+	r := Rule{Name: name, Base: name}
+	for _, prefix := range []string{clippedPrefix, winsorisedPrefix} {
+		if base, ok := strings.CutPrefix(name, prefix); ok {
+			r.Base, r.Clipped = base, true
+		}
+	}
+	known := slices.Contains(Names(), name)
+	if r.Clipped {
+		known = slices.Contains([]string{"mean", "decavg", "fedlay", "dechw"}, r.Base) // the weighted peer rules
+	}
+	if !known {
 		return Rule{}, fmt.Errorf("%w: %q (want one of %v)", ErrUnknown, name, Names())
 	}
-	base, clipped := strings.CutPrefix(name, clippedPrefix)
-	return Rule{Name: name, Base: base, Clipped: clipped}, nil
+	return r, nil
 }
 
 // Robust reports whether the rule is meant for untrusted neighbours

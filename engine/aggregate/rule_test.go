@@ -23,6 +23,9 @@ func TestParseRule(t *testing.T) {
 	if r, _ := ParseRule("fedlay"); r.Hessian() || r.Robust() {
 		t.Errorf("fedlay: %+v", r)
 	}
+	if r, err := ParseRule("winsorised-fedlay"); err != nil || !r.Clipped || r.Base != "fedlay" || !r.Robust() {
+		t.Errorf("winsorised-fedlay: %+v, %v", r, err)
+	}
 	if _, err := ParseRule("clipped-median"); !errors.Is(err, ErrUnknown) {
 		t.Errorf("clipped-median: %v", err)
 	}
