@@ -3,6 +3,8 @@ package dflsim
 import (
 	"context"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"io"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -42,6 +44,12 @@ type SyncRun struct {
 	Ctx      context.Context
 	Progress io.Writer
 	Label    string
+	// Codec, if its Kind is not 0, is how models travel (a task's codec,
+	// engine/modelcodec): every link's model, an attacker's included, is
+	// encoded by the sender's end and decoded by the receiver's, which
+	// acknowledges at once (a round's models all arrive), and the
+	// receiver's rule sees the decoded copy, as on real peers.
+	Codec modelcodec.Config
 }
 
 // Run runs the rounds and returns the measurements.
@@ -55,6 +63,13 @@ func (r SyncRun) Run() ([]Point, error) {
 	if r.Adversary != nil {
 		if err := r.Adversary.Validate(len(r.Peers)); err != nil {
 			return nil, err
+		}
+	}
+	var links *modelcodec.Links[int]
+	if r.Codec.Kind != 0 {
+		var err error
+		if links, err = modelcodec.NewLinks[int](r.Codec); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
 	every := max(r.EvalEvery, 1)
@@ -71,7 +86,7 @@ func (r SyncRun) Run() ([]Point, error) {
 					return nil, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
 				}
 			}
-		} else if err := r.round(); err != nil {
+		} else if err := r.round(links); err != nil {
 			return points, fmt.Errorf("round %d: %w", round, err)
 		}
 		bar.Add(1)
@@ -92,7 +107,7 @@ func (r SyncRun) Run() ([]Point, error) {
 
 // round runs one round on every peer: works are built from the models of
 // the previous round, run on the pool, and finished in peer order.
-func (r SyncRun) round() error {
+func (r SyncRun) round(links *modelcodec.Links[int]) error {
 	works := make([]*learn.Work, len(r.Peers))
 	for i, p := range r.Peers {
 		var nb []aggregate.Contribution
@@ -108,6 +123,11 @@ func (r SyncRun) round() error {
 		}
 		if r.Adversary != nil {
 			nb = r.Adversary.rewrite(r.Peers, i, idx, nb)
+		}
+		if links != nil {
+			if err := carry(links, i, idx, nb); err != nil {
+				return err
+			}
 		}
 		w, err := p.SyncWork(nb)
 		if err != nil {
@@ -138,4 +158,25 @@ func ctxErr(ctx context.Context) error {
 		return nil
 	}
 	return ctx.Err()
+}
+
+// carry puts the models peer i receives through the codec links from
+// their senders idx: nb's parameters become the decoded copies.
+func carry(links *modelcodec.Links[int], i int, idx []int, nb []aggregate.Contribution) error {
+	for k := range nb {
+		s := links.Sender(idx[k], i)
+		payload, _, err := s.Encode(nb[k].Params)
+		if err != nil {
+			return fmt.Errorf("%w: peer %d's model to %d: %w", ErrRun, idx[k], i, err)
+		}
+		params, ack, err := links.Receiver(idx[k], i).Decode(payload, len(nb[k].Params))
+		if err != nil {
+			return fmt.Errorf("%w: peer %d's model at %d: %w", ErrRun, idx[k], i, err)
+		}
+		if ack != (nn.Digest{}) {
+			s.Ack(ack)
+		}
+		nb[k].Params = params
+	}
+	return nil
 }

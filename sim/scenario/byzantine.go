@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -71,6 +72,7 @@ type byzParams struct {
 	adaptive    []string // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
 	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
 	victims     bool     // also run victim placement (byzantine_victim.go)
+	codec       string   // how models travel ("": float32 as they are)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -283,8 +285,15 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if p.orders > 1 {
 		label += fmt.Sprintf(" order %d/%d", r+1, p.orders)
 	}
+	codec, err := modelcodec.Parse(p.codec)
+	if err != nil {
+		return byzResult{}, err
+	}
+	if p.codec == "" {
+		codec = modelcodec.Config{} // float32 as it is: no codec at all
+	}
 	if _, err := (dflsim.SyncRun{Peers: b.Peers, Graph: g, Rounds: p.rounds, EvalEvery: p.rounds, Pool: pool, Ctx: ctx,
-		Eval: ev, Adversary: adv, Unlink: true, Progress: o.Progress, Label: label}).Run(); err != nil {
+		Eval: ev, Adversary: adv, Unlink: true, Progress: o.Progress, Label: label, Codec: codec}).Run(); err != nil {
 		return byzResult{}, err
 	}
 	var honest []*learn.Peer

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"os"
 	"slices"
 	"strconv"
@@ -20,7 +21,9 @@ import (
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
 // without attack: it is every gap's reference), orders (training orders
-// averaged per cell), victims (0 or 1: the victim-placement runs). The
+// averaged per cell), victims (0 or 1: the victim-placement runs), codec
+// (models travel in that codec, engine/modelcodec: the lab with
+// compression on). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -86,6 +89,11 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: victims %q: want 0 or 1", errSelect, byzSelectEnv, v)
 			}
 			p.victims = v == "1"
+		case "codec":
+			if _, err := modelcodec.Parse(v); err != nil {
+				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
+			}
+			p.codec = v
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -93,7 +101,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec

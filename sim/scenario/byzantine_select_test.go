@@ -19,11 +19,11 @@ func TestByzantineSelect(t *testing.T) {
 	if p.orders != 3 {
 		t.Errorf("full lab: %d training orders per cell, want 3", p.orders)
 	}
-	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2"); err != nil {
+	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2 codec=delta-int4"); err != nil {
 		t.Fatal(err)
 	}
-	if p.orders != 2 {
-		t.Errorf("orders=2: %d orders", p.orders)
+	if p.orders != 2 || p.codec != "delta-int4" {
+		t.Errorf("orders=2 codec=delta-int4: %d orders, codec %q", p.orders, p.codec)
 	}
 	if !slices.Equal(p.fractions, []float64{0, 0.3}) || !slices.Equal(p.seedList(5), []uint64{6, 7}) ||
 		!slices.Equal(p.attacks, []string{"ipm", "label-flip"}) {
@@ -49,7 +49,7 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=sign-flip,collapse,backdoor: attacks %v adaptive %v backdoor at %v victims %v fractions %v",
 			mixed.attacks, mixed.adaptive, mixed.backdoorF, mixed.victims, mixed.allFractions())
 	}
-	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2"} {
+	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%q: %v, want errSelect", bad, err)
