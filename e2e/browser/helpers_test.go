@@ -570,29 +570,8 @@ func waitRegistered(t *testing.T, tb *tab) {
 	})
 }
 
-// waitUntil calls check every `every` until it returns "" and returns
-// how long that took; after timeout it fails the test with what and
-// check's last answer. Bounded condition polling: the tests wait for
-// what they assert, never a fixed time.
-func waitUntil(t *testing.T, what string, timeout, every time.Duration, check func() (why string)) time.Duration {
-	t.Helper()
-	t0 := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		why := check()
-		if why == "" {
-			return time.Since(t0)
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("%s: not after %v: %s", what, timeout, why)
-		case <-tick.C:
-		}
-	}
-}
+// waitUntil is proctest.WaitUntil: bounded condition polling.
+var waitUntil = proctest.WaitUntil
 
 // trainedAcc is the test accuracy at which the tests take a peer to
 // have trained: far above MNIST's chance (0.1), reached in a few rounds

@@ -1,31 +1,6 @@
 package netlab
 
-import (
-	"testing"
-	"time"
-)
+import "github.com/peerlearn/peerlearn/internal/proctest"
 
-// waitUntil calls check every `every` until it returns "" and returns
-// how long that took; after timeout it fails the test with what and
-// check's last answer. Bounded condition polling: a test waits for what
-// it asserts, never a fixed time. (e2e/browser has the same helper: the
-// two test packages share no test code.)
-func waitUntil(t *testing.T, what string, timeout, every time.Duration, check func() (why string)) time.Duration {
-	t.Helper()
-	t0 := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		why := check()
-		if why == "" {
-			return time.Since(t0)
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("%s: not after %v: %s", what, timeout, why)
-		case <-tick.C:
-		}
-	}
-}
+// waitUntil is proctest.WaitUntil: bounded condition polling.
+var waitUntil = proctest.WaitUntil
