@@ -86,6 +86,8 @@ func TestSelfSignedTLSAndMetricsAddr(t *testing.T) {
 	}
 	var code int
 	var body string
+	// Polls until the server answers (bounded): a separate process gives
+	// no other sign that it listens.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if code, body, err = fetch(pinned, "https://"+addr+"/"); err == nil || time.Now().After(deadline) {
 			break
@@ -139,6 +141,7 @@ func TestTLSCertFiles(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	pin, _ := server.PinnedTLSConfig(server.Fingerprint(cert.Certificate[0]))
 	c := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{TLSClientConfig: pin}}
+	// Polls until the process answers (bounded): nothing else says it is up.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		resp, err := c.Get("https://" + addr + "/healthz")
 		if err == nil {

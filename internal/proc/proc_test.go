@@ -24,6 +24,7 @@ func TestFirstLineFieldsLinesAndChannel(t *testing.T) {
 	if l := <-lines; l != first {
 		t.Fatalf("channel line %q", l)
 	}
+	// Polls (bounded): the child's second line arrives when the OS delivers it.
 	for deadline := time.Now().Add(10 * time.Second); len(p.Lines()) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("Lines = %q", p.Lines())

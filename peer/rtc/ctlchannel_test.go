@@ -33,7 +33,7 @@ func TestOverlayFramesTakeTheUnorderedChannel(t *testing.T) {
 		if a.Stats().FramesOutUnordered > 0 && b.Stats().FramesOutUnordered > 0 {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // until the unordered channel opens (bounded above): no event says when
 	}
 	waitFor(t, 5*time.Second, "every overlay frame to arrive", func() bool {
 		return len(a.messages(b.ID())) == int(b.Stats().FramesOut) && len(b.messages(a.ID())) == int(a.Stats().FramesOut)

@@ -24,7 +24,7 @@ func openCtl(t *testing.T, p, q *testPeer) {
 		if p.Stats().FramesOutUnordered > 0 && q.Stats().FramesOutUnordered > 0 {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // until the unordered channel opens (bounded above): no event says when
 	}
 }
 

@@ -125,9 +125,7 @@ func (r SyncRun) round(links *modelcodec.Links[int]) error {
 			nb = r.Adversary.rewrite(r.Peers, i, idx, nb)
 		}
 		if links != nil {
-			if err := carry(links, i, idx, nb); err != nil {
-				return err
-			}
+			nb = carry(links, i, idx, nb)
 		}
 		w, err := p.SyncWork(nb)
 		if err != nil {
@@ -161,22 +159,27 @@ func ctxErr(ctx context.Context) error {
 }
 
 // carry puts the models peer i receives through the codec links from
-// their senders idx: nb's parameters become the decoded copies.
-func carry(links *modelcodec.Links[int], i int, idx []int, nb []aggregate.Contribution) error {
-	for k := range nb {
+// their senders idx and returns what arrives: the decoded copies. A model
+// the codec cannot carry (a value beyond modelcodec.MaxAbs, which only an
+// attacker's scaled model has) is refused, as a real receiver refuses
+// its payload, and left out.
+func carry(links *modelcodec.Links[int], i int, idx []int, nb []aggregate.Contribution) []aggregate.Contribution {
+	out := nb[:0]
+	for k, c := range nb {
 		s := links.Sender(idx[k], i)
-		payload, _, err := s.Encode(nb[k].Params)
+		payload, _, err := s.Encode(c.Params)
 		if err != nil {
-			return fmt.Errorf("%w: peer %d's model to %d: %w", ErrRun, idx[k], i, err)
+			continue
 		}
-		params, ack, err := links.Receiver(idx[k], i).Decode(payload, len(nb[k].Params))
+		params, ack, err := links.Receiver(idx[k], i).Decode(payload, len(c.Params))
 		if err != nil {
-			return fmt.Errorf("%w: peer %d's model at %d: %w", ErrRun, idx[k], i, err)
+			continue
 		}
 		if ack != (nn.Digest{}) {
 			s.Ack(ack)
 		}
-		nb[k].Params = params
+		c.Params = params
+		out = append(out, c)
 	}
-	return nil
+	return out
 }
