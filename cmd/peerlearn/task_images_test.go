@@ -2,23 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
-	"github.com/peerlearn/peerlearn/sim/dflsim"
-	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 // fashionClasses names Fashion-MNIST's labels as folder names.
@@ -125,52 +119,8 @@ func TestFashionFolderDeclaredModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const epochs, peers = 40, 4
-	opt := learn.OptimizerConfig{Name: "sgd", LR: 0.05, Momentum: 0.9}
-	model, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := model.Init(rand.New(rand.NewPCG(1, 1)), nn.HeNormal, nil); err != nil {
-		t.Fatal(err)
-	}
-	o, err := opt.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := nn.NewTrainer(model, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shuffle := rand.New(rand.NewPCG(2, 2))
-	for range epochs {
-		if _, err := tr.TrainEpoch(context.Background(), ftrain.X, ftrain.Y, nn.EpochConfig{Batch: 32, Shuffle: shuffle}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	central, err := tr.Evaluate(ftest.X, ftest.Y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator, cfg.Optimizer = a, 32, 1, "mean", opt
-	b, err := dflsim.Population{Train: ftrain, Partition: "iid", N: peers, Seed: 3, Config: cfg}.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topology.Complete(peers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := dflsim.NewPool(2)
-	defer pool.Close()
-	pts, err := dflsim.SyncRun{Peers: b.Peers, Graph: g, Rounds: epochs, EvalEvery: epochs, Pool: pool,
-		Eval: dflsim.Eval{Test: ftest, Model: dflsim.Trained}}.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	swarm := pts[len(pts)-1].Acc
-	t.Logf("%v: central %.4f, %d peers %.4f (min %.4f), %d epochs/rounds", a, central.Accuracy, peers, swarm.Mean, swarm.Min, epochs)
+	central, swarm := centralVsSwarm(t, a, ftrain, ftest)
+	t.Logf("%v: central %.4f, %d peers %.4f (min %.4f), %d epochs/rounds", a, central.Accuracy, declaredPeers, swarm.Mean, swarm.Min, declaredRounds)
 	if central.Accuracy < 0.75 || swarm.Mean < 0.75 {
 		t.Fatalf("central %.4f, swarm %.4f: the model did not learn", central.Accuracy, swarm.Mean)
 	}

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
-	"github.com/peerlearn/peerlearn/sim/dflsim"
-	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
 // TestLettersDeclaredMLP is the tabular example: the letter-recognition
@@ -66,56 +60,8 @@ func TestLettersDeclaredMLP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const epochs, peers = 40, 4
-	opt := learn.OptimizerConfig{Name: "sgd", LR: 0.05, Momentum: 0.9}
-
-	// Central: one model on the pooled train set.
-	model, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := model.Init(rand.New(rand.NewPCG(1, 1)), nn.HeNormal, nil); err != nil {
-		t.Fatal(err)
-	}
-	o, err := opt.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := nn.NewTrainer(model, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shuffle := rand.New(rand.NewPCG(2, 2))
-	for range epochs {
-		if _, err := tr.TrainEpoch(context.Background(), train.X, train.Y, nn.EpochConfig{Batch: 32, Shuffle: shuffle}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	central, err := tr.Evaluate(test.X, test.Y)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// Decentralised: the same layers on 4 simulated peers.
-	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator, cfg.Optimizer = a, 32, 1, "mean", opt
-	b, err := dflsim.Population{Train: train, Partition: "iid", N: peers, Seed: 3, Config: cfg}.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topology.Complete(peers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := dflsim.NewPool(2)
-	defer pool.Close()
-	pts, err := dflsim.SyncRun{Peers: b.Peers, Graph: g, Rounds: epochs, EvalEvery: epochs, Pool: pool,
-		Eval: dflsim.Eval{Test: test, Model: dflsim.Trained}}.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	swarm := pts[len(pts)-1].Acc
-	t.Logf("%v: central %.4f after %d epochs; %d peers %.4f (min %.4f) after %d rounds", a, central.Accuracy, epochs, peers, swarm.Mean, swarm.Min, epochs)
+	central, swarm := centralVsSwarm(t, a, train, test)
+	t.Logf("%v: central %.4f after %d epochs; %d peers %.4f (min %.4f) after %d rounds", a, central.Accuracy, declaredRounds, declaredPeers, swarm.Mean, swarm.Min, declaredRounds)
 	if central.Accuracy < 0.85 || swarm.Mean < 0.85 {
 		t.Fatalf("central %.4f, swarm %.4f: the MLP did not learn the letters", central.Accuracy, swarm.Mean)
 	}
