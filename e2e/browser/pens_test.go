@@ -196,8 +196,11 @@ func TestBrowserPENS(t *testing.T) {
 	if tab.Accuracy < trainedAcc {
 		t.Errorf("the tab's accuracy on its rotated test set %.3f, want >= %.2f: it did not train", tab.Accuracy, trainedAcc)
 	}
-	if !roles["training"] || maxCandidates == 0 {
-		t.Errorf("the tab was never seen training (%v) or with candidates (%d)", roles, maxCandidates)
+	// The tab's trainings are counted, not sampled: with the SIMD
+	// kernels a training takes a fraction of the 1 s poll, which saw the
+	// role "training" in some runs and not in others.
+	if tab.Rounds < rounds || maxCandidates == 0 {
+		t.Errorf("the tab trained %d times (want %d; roles seen %v), at most %d candidates a round", tab.Rounds, rounds, roles, maxCandidates)
 	}
 	if text, err := pageMethodText(tb); err != nil || !strings.HasPrefix(text, "pens") || !strings.Contains(text, "done") || !strings.Contains(text, "neighbours") {
 		t.Errorf("the page shows the method as %q (%v)", text, err)
