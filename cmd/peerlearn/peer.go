@@ -44,6 +44,7 @@ func init() {
 //
 //	peer id=<64 hex> task=<64 hex> status=http://127.0.0.1:PORT/status
 //	peer t=3.0s state=member neighbors=10 connections=10 refused=0 backend=go rounds=4 acc=0.8812 models_in=31 models_out=30
+//	peer saved=DIR/NAME.plnn round=R   (with -save, when a new round is written)
 //	peer left id=<64 hex>
 func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("peer")
@@ -73,8 +74,23 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	threads := fs.Int("threads", 1, "cores the training kernels may use (0: all)")
 	backend := fs.String("backend", "go", "training engine: go, or torch (the GPU companion; needs a binary built with `make companion`)")
 	device := fs.String("device", "auto", "libtorch device for -backend torch: auto (CUDA if present, else CPU), cpu, cuda or cuda:N")
+	saveDir := fs.String("save", "", "folder to keep the peer's current model in (TASKNAME-PEERID.plnn, the engine's encoding: `peerlearn export` turns it into ONNX or safetensors); written every -save-every and when the peer stops")
+	saveEvery := fs.Duration("save-every", defaultSaveEvery, "with -save: how often to write the model (only when a new round trained it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := saveEveryFlag(*saveDir, *saveEvery); err != nil {
+		return err
+	}
+	var saver *modelSaver
+	if *saveDir != "" {
+		if !*learnOn {
+			return fmt.Errorf("%w: -save with -learn=false: the peer trains no model", errUsage)
+		}
+		var err error
+		if saver, err = newModelSaver(*saveDir); err != nil {
+			return err
+		}
 	}
 	newBackend, err := backendFlag(*backend, *device, *threads)
 	if err != nil {
@@ -109,7 +125,11 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				return buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, newBackend, logf)
+				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, newBackend, logf)
+				if err == nil && saver != nil {
+					saver.describe(lp.Config().Arch, spec.Name, pid.Hex())
+				}
+				return lp, test, err
 			},
 			EvalEvery: *evalEvery, EvalSamples: *evalSamples,
 		}
@@ -124,15 +144,34 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	fmt.Fprintf(stdout, "peer id=%s task=%s status=%s\n", id.ID().Hex(), tid.Hex(), p.StatusURL())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
-	var tc <-chan time.Time
+	var tc, sc <-chan time.Time
 	if *every > 0 {
 		t := time.NewTicker(*every)
 		defer t.Stop()
 		tc = t.C
 	}
+	save := func() {
+		if l := p.Status().Learn; l != nil {
+			if path, err := saver.save(l.Model, l.ModelRound); err != nil {
+				logf("peer: -save: %v", err)
+			} else if path != "" {
+				fmt.Fprintf(stdout, "peer saved=%s round=%d\n", path, l.ModelRound)
+			}
+		}
+	}
+	if saver != nil {
+		t := time.NewTicker(*saveEvery)
+		defer t.Stop()
+		sc = t.C
+	}
 	for {
 		select {
+		case <-sc:
+			save()
 		case err := <-done:
+			if saver != nil {
+				save() // the last model, whatever ended the run
+			}
 			if err != nil {
 				return err
 			}
