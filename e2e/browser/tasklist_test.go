@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 
 	"github.com/peerlearn/peerlearn/internal/proctest"
@@ -26,33 +28,7 @@ import (
 func TestBrowserTaskList(t *testing.T) {
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
-
-	var specs []task.Spec
-	var ids []ident.Task
-	for _, name := range []string{"list-alpha", "list-beta"} {
-		spec, err := task.Parse([]byte(e2eSpec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec.Name = name
-		id, err := spec.ID()
-		if err != nil {
-			t.Fatal(err)
-		}
-		specs, ids = append(specs, spec), append(ids, id)
-	}
-	b, err := json.Marshal(specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	taskFile := filepath.Join(t.TempDir(), "tasks.json")
-	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, nil)
-	proctest.WaitTCP(t, addr)
-	origin := "http://" + addr
+	origin, ids := startTwoTasks(t, sigBin, wasmDir)
 
 	tb := openTab(t, bin, "tab", origin, origin+"/")
 	type listView struct {
@@ -108,28 +84,7 @@ func TestBrowserTaskList(t *testing.T) {
 	if v, err := readList(); err != nil || v.Field != beta {
 		t.Fatalf("after picking list-beta the field holds %q (%v), want %s", v.Field, err, beta)
 	}
-	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
-	err = chromedp.Do(ctx, chromedp.Click("#join"))
-	cancel()
-	if err != nil {
-		t.Fatalf("click Join: %v", err)
-	}
-	waitRegistered(t, tb)
-	waitUntil(t, "the tab's status names list-beta", 15*time.Second, 100*time.Millisecond, func() string {
-		s, err := evalJS[string](tb, `JSON.stringify([window.peerlearnPeer.status().task, document.getElementById("task-id").textContent,
-			document.getElementById("task-name").textContent])`)
-		if err != nil {
-			return err.Error()
-		}
-		var got []string
-		if err := json.Unmarshal([]byte(s), &got); err != nil || len(got) != 3 {
-			return s
-		}
-		if got[0] != beta || got[1] != beta || got[2] != "list-beta" {
-			return fmt.Sprintf("status task %q, page shows %q %q; want %s list-beta", got[0], got[1], got[2], beta)
-		}
-		return ""
-	})
+	joinAndWaitTask(t, tb, beta, "list-beta")
 	// The server counts the tab in list-beta: the list, fetched again,
 	// says so.
 	waitUntil(t, "GET /tasks counts the tab in list-beta", 10*time.Second, 100*time.Millisecond, func() string {
@@ -142,4 +97,119 @@ func TestBrowserTaskList(t *testing.T) {
 		}
 		return ""
 	})
+
+	// ?task= wins over the list's first entry.
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/?task="+beta), chromedp.WaitEnabled("#join")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "?task= selects list-beta", 15*time.Second, 100*time.Millisecond, func() string {
+		v, err := readList()
+		if err != nil || !v.Shown || v.Selected != beta || v.Field != beta {
+			return fmt.Sprintf("%+v %v", v, err)
+		}
+		return ""
+	})
+}
+
+// joinAndWaitTask clicks Join and waits until the tab's peer has
+// registered in the task hexID named name, as its status and the page's
+// overlay card say.
+func joinAndWaitTask(t *testing.T, tb *tab, hexID, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+	err := chromedp.Do(ctx, chromedp.Click("#join"))
+	cancel()
+	if err != nil {
+		t.Fatalf("click Join: %v", err)
+	}
+	waitRegistered(t, tb)
+	waitUntil(t, "the tab's status names "+name, 15*time.Second, 100*time.Millisecond, func() string {
+		s, err := evalJS[string](tb, `JSON.stringify([window.peerlearnPeer.status().task, document.getElementById("task-id").textContent,
+			document.getElementById("task-name").textContent])`)
+		if err != nil {
+			return err.Error()
+		}
+		var got []string
+		if err := json.Unmarshal([]byte(s), &got); err != nil || len(got) != 3 {
+			return s
+		}
+		if got[0] != hexID || got[1] != hexID || got[2] != name {
+			return fmt.Sprintf("status task %q, page shows %q %q; want %s %s", got[0], got[1], got[2], hexID, name)
+		}
+		return ""
+	})
+}
+
+// TestBrowserTaskListMissing: against a server without GET /tasks (an
+// older one; here Chromium answers the page's request with a 404), the
+// page shows no list and the Task ID field, open, holding ?task=; Join
+// joins that task as before.
+func TestBrowserTaskListMissing(t *testing.T) {
+	bin := chromium(t)
+	_, sigBin, wasmDir := build(t, dataDir(t))
+	origin, ids := startTwoTasks(t, sigBin, wasmDir)
+	var refused atomic.Int32
+	refuseTasks := func(ctx context.Context) error {
+		paused := chromedp.Events(ctx, fetch.RequestPaused)
+		go func() {
+			for ev, err := range paused {
+				if err != nil {
+					return
+				}
+				refused.Add(1)
+				chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 404,
+					Body: []byte("404 page not found\n")})
+			}
+		}()
+		_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/tasks"}}})
+		return err
+	}
+	beta := ids[1].Hex()
+	tb := openTabHooked(t, bin, "tab", origin, origin+"/?task="+beta, false, refuseTasks)
+	waitUntil(t, "the page gives up on /tasks", 15*time.Second, 100*time.Millisecond, func() string {
+		s, err := evalJS[string](tb, `JSON.stringify([document.getElementById("task-pick").hidden, document.getElementById("task-advanced").open,
+			document.getElementById("task").value])`)
+		if err != nil {
+			return err.Error()
+		}
+		if want := fmt.Sprintf(`[true,true,%q]`, beta); s != want || refused.Load() == 0 {
+			return fmt.Sprintf("[list hidden, field open, field] = %s, want %s; %d /tasks requests refused", s, want, refused.Load())
+		}
+		return ""
+	})
+	joinAndWaitTask(t, tb, beta, "list-beta")
+}
+
+// startTwoTasks serves e2eSpec as two tasks, list-alpha and list-beta,
+// and returns the server's origin and the tasks' IDs.
+func startTwoTasks(t *testing.T, sigBin, wasmDir string) (string, []ident.Task) {
+	t.Helper()
+	var specs []task.Spec
+	var ids []ident.Task
+	for _, name := range []string{"list-alpha", "list-beta"} {
+		spec, err := task.Parse([]byte(e2eSpec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Name = name
+		id, err := spec.ID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs, ids = append(specs, spec), append(ids, id)
+	}
+	b, err := json.Marshal(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskFile := filepath.Join(t.TempDir(), "tasks.json")
+	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := proctest.FreeAddr(t)
+	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, nil)
+	proctest.WaitTCP(t, addr)
+	return "http://" + addr, ids
 }
