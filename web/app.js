@@ -4,7 +4,8 @@
 // URL parameters (all optional): task, shard (K/N), signal (ws URL), data
 // (data directory URL), tick, evalEvery (ms), evalSamples, maxRoundMS,
 // autojoin=1. The overlay's ring count L is the task's ("spaces" in the
-// task spec): the peer reads it from the welcome.
+// task spec): the peer reads it from the welcome. The tasks to pick from
+// are the server's GET /tasks (see "the task list" below).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
