@@ -4,7 +4,8 @@
 // URL parameters (all optional): task, shard (K/N), signal (ws URL), data
 // (data directory URL), tick, evalEvery (ms), evalSamples, maxRoundMS,
 // autojoin=1. The overlay's ring count L is the task's ("spaces" in the
-// task spec): the peer reads it from the welcome.
+// task spec): the peer reads it from the welcome. The tasks to pick from
+// are the server's GET /tasks (see "the task list" below).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -594,15 +595,100 @@ function drawRings(s) {
 }
 window.addEventListener("resize", () => page.status && render(page.status));
 
+// ---- the task list: the server's GET /tasks ----
+// The list fills the Task ID field, which stays as the advanced fallback:
+// for a task the list does not show, an older server without /tasks, or
+// a ?signal= server of another origin (whose list this page does not
+// fetch: only this origin's server is asked). ?task= wins over the list.
+const taskList = { tasks: [], fetchedAt: 0 };
+const hexTaskID = /^[0-9a-f]{64}$/;
+
+function taskOptionText(t) {
+  const peers = `${t.peers}/${t.max_peers} peers`;
+  return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}`;
+}
+
+async function fetchTaskList() {
+  const resp = await fetch("/tasks", { cache: "no-store", headers: { Accept: "application/json" } });
+  if (!resp.ok) throw new Error(`GET /tasks: ${resp.status}`);
+  const body = await resp.json();
+  if (!body || !Array.isArray(body.tasks)) throw new Error("GET /tasks: no task list");
+  taskList.fetchedAt = Date.now();
+  return body.tasks.slice(0, 100).filter((t) => t && typeof t.id === "string" && hexTaskID.test(t.id));
+}
+
+// renderTaskList fills the select, keeping the field's task selected
+// (the last option, "other", stands for an ID typed in the field).
+function renderTaskList() {
+  const sel = $("task-list");
+  const opts = taskList.tasks.map((t) => {
+    const o = document.createElement("option");
+    o.value = t.id;
+    o.textContent = taskOptionText(t);
+    o.title = t.id;
+    return o;
+  });
+  const other = document.createElement("option");
+  other.value = "";
+  other.textContent = "another task (its ID below)";
+  sel.replaceChildren(...opts, other);
+  syncTaskPick();
+}
+
+// syncTaskPick selects the field's task in the list, or "another task"
+// (with the field shown) when the list lacks it.
+function syncTaskPick() {
+  const id = $("task").value.trim().toLowerCase();
+  const known = taskList.tasks.some((t) => t.id === id);
+  $("task-list").value = known ? id : "";
+  if (!known && id !== "") $("task-advanced").open = true;
+}
+
+async function loadTaskList() {
+  if (params.get("signal")) { $("task-advanced").open = true; return; } // another server's tasks: not listed here
+  try {
+    taskList.tasks = await fetchTaskList();
+  } catch (e) {
+    // An older server (404) or none reachable: the field, as before.
+    $("task-advanced").open = true;
+    appendLog(["task list unavailable (" + e.message + "); enter a task ID"]);
+    return;
+  }
+  if (taskList.tasks.length === 0) { $("task-advanced").open = true; return; }
+  if ($("task").value.trim() === "") $("task").value = taskList.tasks[0].id; // no ?task=: the first listed
+  renderTaskList();
+  $("task-pick").hidden = false;
+  $("task-advanced-note").textContent = "(advanced)";
+}
+
+$("task-list").addEventListener("change", () => {
+  const id = $("task-list").value;
+  if (id) {
+    $("task").value = id;
+  } else {
+    $("task").value = "";
+    $("task-advanced").open = true;
+    $("task").focus();
+  }
+});
+$("task").addEventListener("input", () => { if (taskList.tasks.length) syncTaskPick(); });
+// Peers come and go: the counts are fetched again when the list is
+// focused, at most every 5 s.
+$("task-list").addEventListener("focus", async () => {
+  if (Date.now() - taskList.fetchedAt < 5000) return;
+  try { taskList.tasks = await fetchTaskList(); renderTaskList(); } catch (_) { /* keep the old counts */ }
+});
+
 // ---- start ----
 (async () => {
   if (params.get("task")) $("task").value = params.get("task");
+  const listed = loadTaskList(); // in parallel with the wasm; never throws, never blocks Join
   setState("loading");
   try {
     await loadWasm();
     page.ready = true;
     setState("idle");
-    if (params.get("autojoin") === "1") join();
+    if (params.get("autojoin") === "1") { await listed; join(); }
   } catch (e) {
     showError(e.message);
     setState("failed");

@@ -6,7 +6,8 @@
 // until the new peer reports its first connection or its bootstrap window
 // times out. Every later connection is signalled through the overlay.
 //
-// Endpoints of Handler: /signal (the websocket), /healthz, /metrics
+// Endpoints of Handler: /signal (the websocket), /healthz, /tasks (the
+// hosted tasks and their peers now, JSON, for the page), /metrics
 // (Prometheus; on MetricsHandler instead with Config.MetricsSeparate),
 // /wasm/data/, /wasm/ (the browser peer build, optional) and / (the
 // static web page, optional), each directory through an os.Root without

@@ -84,6 +84,7 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /signal", s.serveWebsocket)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.HandleFunc("GET /tasks", s.serveTasks)
 	s.metrics = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
 	if !cfg.MetricsSeparate {
 		mux.Handle("GET /metrics", s.metrics)
