@@ -185,6 +185,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
 	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
+	p.bridge.welcomed = len(w.Contacts)
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
 	}

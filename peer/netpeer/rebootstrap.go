@@ -136,6 +136,7 @@ func (p *Peer) registered(r registration) {
 	rb.count++
 	p.checkToken(r.client)
 	w := r.client.Welcome()
+	p.bridge.welcomed = len(w.Contacts)
 	if len(w.Contacts) == 0 {
 		p.logf("registered again: no other peer is registered for the task")
 		return

@@ -92,6 +92,9 @@ type bridge struct {
 	misses     int // moves since then
 	remembered uint64
 	neighbours uint64
+	// welcomed is how many contacts the latest registration's welcome
+	// listed: peers of the task the server knew besides this one.
+	welcomed int
 }
 
 // moved is the outcome of one move.
@@ -173,10 +176,24 @@ func (p *Peer) bridgesWhenSplit() bool {
 
 // splitSuspected reports whether the overlay remembers failed neighbours
 // that are not back and that no connection has reached since, which may
-// be alive across a healed cut.
+// be alive across a healed cut, or whether the peer sits on an islet.
 func (p *Peer) splitSuspected(now time.Time) bool {
-	return p.bridge.suspectSplit(p.node.Stats().Remembered, p.node.Remembering(), neighbourDigest(p.node.Neighbors()), now)
+	nbrs := p.node.Neighbors()
+	notBack := p.node.Remembering()
+	if islet(len(nbrs), p.bridge.welcomed) {
+		notBack++
+	}
+	return p.bridge.suspectSplit(p.node.Stats().Remembered, notBack, neighbourDigest(nbrs), now)
 }
+
+// islet reports whether a peer with this many neighbours sits on an
+// overlay of two while its welcome named at least two other peers: on
+// FedLay's rings three or more peers give every one at least two
+// distinct neighbours, so a single neighbour means the pair formed apart
+// (two newcomers whose contacts did not answer, under load, joined each
+// other) and nothing else tells them, since no neighbour of theirs ever
+// failed. A registration's fresh contacts join it to the rest.
+func islet(neighbours, welcomed int) bool { return neighbours == 1 && welcomed >= 2 }
 
 // neighbourDigest is an order-independent digest of a neighbour set.
 func neighbourDigest(ids []ident.Peer) uint64 {
@@ -235,6 +252,7 @@ func (p *Peer) bridged(m moved) {
 	}
 	p.checkToken(m.client) // a renewal (admission.go) counts even if the peer stays
 	w := m.client.Welcome()
+	p.bridge.welcomed = len(w.Contacts)
 	if len(w.Contacts) == 0 || p.node.Left() {
 		go m.client.Close() // Close may wait seconds for the server
 		p.logf("signalling server %s has no other peer of the task: staying with %s", m.url, p.server)

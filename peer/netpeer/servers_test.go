@@ -163,3 +163,20 @@ func TestTokenDueForRenewal(t *testing.T) {
 		t.Fatal("a token close to (or past) its end is not due")
 	}
 }
+
+// An islet: a peer with one neighbour whose welcome named two or more
+// others is on an overlay of two formed apart, and registers again like a
+// peer that remembers a failed neighbour; one with one neighbour of a
+// task of two, or with two or more neighbours, is not.
+func TestIsletSuspectsSplit(t *testing.T) {
+	for _, tc := range []struct {
+		neighbours, welcomed int
+		want                 bool
+	}{
+		{1, 2, true}, {1, 7, true}, {1, 1, false}, {1, 0, false}, {2, 7, false}, {0, 7, false},
+	} {
+		if got := islet(tc.neighbours, tc.welcomed); got != tc.want {
+			t.Errorf("islet(%d neighbours, welcome of %d) = %v", tc.neighbours, tc.welcomed, got)
+		}
+	}
+}
