@@ -69,7 +69,11 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: new peer connection: %w", ErrUnreachable, err)
 	}
+	offered := offerOfServers(ice)
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateFailed {
+			m.failureCause(c, pc, offered)
+		}
 		if s == webrtc.PeerConnectionStateFailed || s == webrtc.PeerConnectionStateClosed {
 			m.fail(c, "peer connection "+s.String())
 		}
