@@ -168,7 +168,7 @@ func (m *Manager) localSDP(pc *webrtc.PeerConnection, offer bool) (string, error
 	if ld == nil {
 		return "", fmt.Errorf("no local description")
 	}
-	return ld.SDP, nil
+	return m.hookSDP(ld.SDP), nil
 }
 
 // dial runs the offering side of c.
