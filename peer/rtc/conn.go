@@ -28,6 +28,8 @@ type conn struct {
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant
 	ctl       *webrtc.DataChannel // the unordered channel for overlay frames, once open (under sendMu)
 	pub       ed25519.PublicKey   // the peer's key, from its verified session
+	offered   ICEOffer            // the ICE servers pc was given (set with pc)
+	diagnosed bool                // its failure was diagnosed (failure.go)
 
 	queue     [][]byte                   // control frames waiting for the channel
 	transfers []*outTransfer             // outgoing transfers waiting their turn
@@ -89,7 +91,7 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 		_ = pc.Close()
 		return nil, fmt.Errorf("%w: abandoned", ErrUnreachable)
 	}
-	c.pc = pc
+	c.pc, c.offered = pc, offered
 	m.mu.Unlock()
 	return pc, nil
 }

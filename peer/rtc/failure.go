@@ -7,8 +7,17 @@ import (
 // failureCause diagnoses c's failed connection from pc's descriptions
 // (non-trickle: each SDP carries every candidate its side gathered),
 // counts it under its cause and logs the cause when it differs from the
-// last one (a peer retrying the same dead end says so once).
+// last one (a peer retrying the same dead end says so once). A
+// connection is diagnosed once, whichever of its ICE failure and its
+// ConnectTimeout comes first.
 func (m *Manager) failureCause(c *conn, pc *webrtc.PeerConnection, offered ICEOffer) {
+	m.mu.Lock()
+	again := c.diagnosed
+	c.diagnosed = true
+	m.mu.Unlock()
+	if again {
+		return
+	}
 	f := FailedConnection{Offered: offered}
 	if ld := pc.LocalDescription(); ld != nil {
 		f.Local, f.Mappings = sdpCandidates(ld.SDP)
@@ -25,6 +34,21 @@ func (m *Manager) failureCause(c *conn, pc *webrtc.PeerConnection, offered ICEOf
 	if changed {
 		m.logf("connection to %v failed (%s): %s", c.peer, d.Cause, d.Why)
 	}
+}
+
+// timedOutCause diagnoses a connection abandoned at ConnectTimeout
+// whose ICE had both sides' candidates and found no path: a browser
+// reports ICE "failed" only after about 30 s, past the timeout, so
+// without this a tab would never say why.
+func (m *Manager) timedOutCause(c *conn, pc *webrtc.PeerConnection, offered ICEOffer) {
+	if pc == nil || pc.RemoteDescription() == nil {
+		return // the other side never answered: nothing for ICE to try
+	}
+	switch pc.ICEConnectionState() {
+	case webrtc.ICEConnectionStateConnected, webrtc.ICEConnectionStateCompleted:
+		return // ICE found a path; what failed came after it
+	}
+	m.failureCause(c, pc, offered)
 }
 
 // offerOfServers summarises the ICE servers a peer connection is given.

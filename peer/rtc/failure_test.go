@@ -26,11 +26,13 @@ func TestFailedConnectionIsDiagnosed(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		servers []signal.ICEServer
+		timeout bool // ConnectTimeout comes before ICE's failure, as in a browser
 		want    string
 		count   func(FailureCounts) uint64
 	}{
-		{"no ICE servers", nil, CauseNoICEServers, func(f FailureCounts) uint64 { return f.NoICEServers }},
-		{"STUN unanswered", []signal.ICEServer{{URLs: []string{deafURL}}}, CauseSTUNUnanswered, func(f FailureCounts) uint64 { return f.STUNUnanswered }},
+		{"no ICE servers", nil, false, CauseNoICEServers, func(f FailureCounts) uint64 { return f.NoICEServers }},
+		{"STUN unanswered", []signal.ICEServer{{URLs: []string{deafURL}}}, false, CauseSTUNUnanswered, func(f FailureCounts) uint64 { return f.STUNUnanswered }},
+		{"abandoned before ICE fails", nil, true, CauseNoICEServers, func(f FailureCounts) uint64 { return f.NoICEServers }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sig := startSignal(t)
@@ -38,6 +40,9 @@ func TestFailedConnectionIsDiagnosed(t *testing.T) {
 				c.ICEServers = tc.servers
 				c.GatherTimeout = time.Second // the deaf STUN server is given up on
 				c.ICEDisconnectedTimeout, c.ICEFailedTimeout, c.ICEKeepalive = 300*time.Millisecond, time.Second, 100*time.Millisecond
+				if tc.timeout {
+					c.ICEFailedTimeout, c.ConnectTimeout = time.Minute, 3*time.Second
+				}
 			}
 			a := newTestPeer(t, sig, 1, mutate)
 			b := newTestPeer(t, sig, 2, mutate)
@@ -55,6 +60,9 @@ func TestFailedConnectionIsDiagnosed(t *testing.T) {
 				s := p.Stats()
 				if s.LastFailure.Cause != tc.want || tc.count(s.FailureCauses) == 0 || s.LastFailure.Why == "" {
 					t.Errorf("diagnosed %+v, counts %+v; want %s", s.LastFailure, s.FailureCauses, tc.want)
+				}
+				if sum := s.FailureCauses.NoICEServers + s.FailureCauses.STUNUnanswered; sum != 1 {
+					t.Errorf("%d failures diagnosed, want 1 (one connection)", sum)
 				}
 				if s.ConnectsOpened != 0 {
 					t.Errorf("connected anyway: %+v", s)
