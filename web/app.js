@@ -394,6 +394,10 @@ function renderDefences(s) {
   const r = s.rtc || {};
   const parts = [];
   if (s.waiting) parts.push(s.waiting + ".");
+  // Why connecting to other peers fails, from what ICE told this tab
+  // (rtc.Diagnose): shown until the peer is a member (issue #27).
+  const f = r.LastFailure;
+  if (f && f.cause && s.state !== "member") parts.push(`Cannot connect to other peers: ${f.why}.`);
   const refused = (r.BadSignature || 0) + (r.Replayed || 0) + (r.BadVersion || 0) + (r.Oversized || 0) + (r.UnknownKind || 0) + (r.Malformed || 0);
   if (refused) parts.push(`Refused ${refused} bad messages from other peers.`);
   if (r.Bans) parts.push(`Blocked ${r.Bans} misbehaving peer${r.Bans === 1 ? "" : "s"} for a while.`);

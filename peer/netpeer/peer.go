@@ -98,6 +98,10 @@ type Status struct {
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).
 	Waiting string `json:"waiting,omitempty"`
+	// ConnectFailure is the diagnosed cause of the latest failed
+	// connection, with a sentence for a volunteer (rtc.Diagnose: the
+	// missing relay or STUN, a symmetric NAT); absent before any failed.
+	ConnectFailure *rtc.Diagnosis `json:"connect_failure,omitempty"`
 	// Resources is what the transport's resource manager holds (incoming
 	// transfer memory) and its limits.
 	Resources rtc.ResourceUsage `json:"resources"`
@@ -431,6 +435,9 @@ func (p *Peer) publish() {
 	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
 	st.RecordsRefused = ns.BadRecords + ns.NoRecord
 	st.RTC = p.mgr.Stats()
+	if d := st.RTC.LastFailure; d.Cause != "" {
+		st.ConnectFailure = &d
+	}
 	st.Resources = p.mgr.Resources()
 	st.Rebootstraps = p.reboot.count
 	st.Server, st.Bridges, st.NeighborsRemoved = p.server, p.bridge.count, p.removed

@@ -28,6 +28,8 @@ type conn struct {
 	dc        *webrtc.DataChannel // set when the policy opened the link; then constant
 	ctl       *webrtc.DataChannel // the unordered channel for overlay frames, once open (under sendMu)
 	pub       ed25519.PublicKey   // the peer's key, from its verified session
+	offered   ICEOffer            // the ICE servers pc was given (set with pc)
+	diagnosed bool                // its failure was diagnosed (failure.go)
 
 	queue     [][]byte                   // control frames waiting for the channel
 	transfers []*outTransfer             // outgoing transfers waiting their turn
@@ -69,7 +71,11 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: new peer connection: %w", ErrUnreachable, err)
 	}
+	offered := offerOfServers(ice)
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateFailed {
+			m.failureCause(c, pc, offered)
+		}
 		if s == webrtc.PeerConnectionStateFailed || s == webrtc.PeerConnectionStateClosed {
 			m.fail(c, "peer connection "+s.String())
 		}
@@ -85,7 +91,7 @@ func (m *Manager) newPC(c *conn) (*webrtc.PeerConnection, error) {
 		_ = pc.Close()
 		return nil, fmt.Errorf("%w: abandoned", ErrUnreachable)
 	}
-	c.pc = pc
+	c.pc, c.offered = pc, offered
 	m.mu.Unlock()
 	return pc, nil
 }
@@ -164,7 +170,7 @@ func (m *Manager) localSDP(pc *webrtc.PeerConnection, offer bool) (string, error
 	if ld == nil {
 		return "", fmt.Errorf("no local description")
 	}
-	return ld.SDP, nil
+	return m.hookSDP(ld.SDP), nil
 }
 
 // dial runs the offering side of c.

@@ -49,6 +49,11 @@
 // back the same way. Frames queue (bounded) until the channel opens. When
 // two peers offer to each other at once, the smaller ID's offer wins. A
 // failed attempt backs off (RetryBackoff doubling to MaxRetryBackoff).
+// Why an attempt failed is diagnosed from what ICE had (diagnose.go: the
+// ICE servers offered, each side's candidates, the STUN mappings) when
+// ICE fails or ConnectTimeout abandons it: counted per cause
+// (Stats.FailureCauses), the latest in Stats.LastFailure, logged when
+// the cause changes.
 // Connections to peers that are not overlay neighbours (SetNeighbors) are
 // closed after Grace. Native peers take loopback-only settings from
 // Config.LoopbackOnly (settings_other.go); under GOOS=js the browser's

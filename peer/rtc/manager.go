@@ -69,6 +69,20 @@ type testHooks struct {
 	// chunk may replace a chunk's bytes (corrupt) or stop the transfer
 	// mid-way (the sender then stops sending and the attempt times out).
 	chunk func(transfer, offset uint64, data []byte) (out []byte, stop bool)
+	// sdp may rewrite an offer or answer before it is sent (make this
+	// side's candidates unreachable). Set and read under mu.
+	sdp func(string) string
+}
+
+// hookSDP applies the sdp test hook, if any.
+func (m *Manager) hookSDP(sdp string) string {
+	m.mu.Lock()
+	h := m.hooks.sdp
+	m.mu.Unlock()
+	if h == nil {
+		return sdp
+	}
+	return h(sdp)
 }
 
 // maxInflight bounds the data channel message handlers running at once

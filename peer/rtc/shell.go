@@ -104,8 +104,11 @@ func (m *Manager) teardown(a action) *webrtc.PeerConnection {
 		m.release(c.peer, in.a)
 	}
 	clear(c.recv)
-	pc := c.pc
+	pc, offered := c.pc, c.offered
 	m.mu.Unlock()
+	if a.cause == causeTimeout && !a.wasOpen {
+		m.timedOutCause(c, pc, offered)
+	}
 	why := a.cause.String()
 	if a.why != "" {
 		why = a.why

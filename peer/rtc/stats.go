@@ -37,6 +37,10 @@ type Stats struct {
 	// Connections.
 	ConnectsStarted, ConnectsOpened, ConnectsFailed, ConnectsClosed uint64
 	StraysClosed                                                    uint64 // closed after Grace as non-neighbours
+	// FailureCauses counts failed connections by their diagnosed cause
+	// (diagnose.go); LastFailure is the latest diagnosis.
+	FailureCauses FailureCounts
+	LastFailure   Diagnosis
 
 	// Signalling.
 	SessionsAccepted, SessionsRefused                  uint64
