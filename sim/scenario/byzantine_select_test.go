@@ -86,7 +86,8 @@ func TestByzantineExposure(t *testing.T) {
 // TestByzantineSummaryNA: a subset that ran plain fedlay only without
 // attack prints worst_gap_none=NA (it printed -Inf); the best robust
 // rule's gap is plain fedlay's no-attack accuracy minus its worst cell.
-// With no robust rule run at f = 0.2 both gaps are NA.
+// With no robust rule run at f = 0.2 both gaps are NA, and so are the
+// adaptive gap and the backdoor's success where the subset ran neither.
 func TestByzantineSummaryNA(t *testing.T) {
 	p := byzScale(false)
 	if err := p.applySelect("f=0.2 seeds=1 attacks=label-flip rules=clipped-fedlay"); err != nil {
@@ -96,12 +97,12 @@ func TestByzantineSummaryNA(t *testing.T) {
 	o := Options{Seed: 1}
 	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
 	s.acc[byzKey{0.2, 1, "clipped-fedlay", "label-flip"}] = 0.795
-	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=NA worst_gap_best=1.50 best=clipped-fedlay"; got != want {
+	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=NA worst_gap_best=1.50 worst_gap_adaptive=NA backdoor_asr=NA best=clipped-fedlay"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	s.p.rules = []string{"fedlay"}
 	s.acc[byzKey{0.2, 1, "fedlay", "label-flip"}] = 0.78
-	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=3.00 worst_gap_best=NA best=NA"; got != want {
+	if got, want := s.summary(o), "scenario=byzantine f=0.2 worst_gap_none=3.00 worst_gap_best=NA worst_gap_adaptive=NA backdoor_asr=NA best=NA"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 }
