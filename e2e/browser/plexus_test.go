@@ -173,6 +173,16 @@ func TestBrowserPlexus(t *testing.T) {
 		if tabReports < 3 {
 			why = append(why, fmt.Sprintf("%d full reports from the tab", tabReports))
 		}
+		// The ranking is checked on rounds after every view held all
+		// members: wait for one. Rounds are fast (a flake-report run saw
+		// 1,190 before the views filled, and stopped at that very poll).
+		after := false
+		for k := range aggregatedBy {
+			after = after || (converged && k > convergedAt)
+		}
+		if !after {
+			why = append(why, fmt.Sprintf("no round aggregated yet after every view held all %d members (converged %v at round %d)", n, converged, convergedAt))
+		}
 		if len(why) == 0 {
 			t.Logf("after %v: the tab in the recomputed sample of %d of %d rounds seen, trained %d times (round cut: %q), its roles %v in %d full reports, all agreeing; %d full reports from all",
 				time.Since(t0).Round(time.Second), in, len(sampled), last[0].Rounds, last[0].Capped, tabRoles, tabReports, reports)
