@@ -24,21 +24,8 @@ func TestExportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Init(rand.New(rand.NewPCG(5, 5)), nn.HeNormal, nil); err != nil {
-		t.Fatal(err)
-	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	plnn := filepath.Join(dir, "m.plnn")
-	if err := os.WriteFile(plnn, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m, b := savedModel(t, a, 5, plnn)
 	// A .plnn does not list its layers: one of an architecture that is not
 	// built in is refused.
 	unknown, err := nn.AppendEncoded(nil, "my-net", m.ShapeChecksum(), m.Params())
@@ -93,4 +80,25 @@ func TestExportCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, log %q; want exit %d and %q", c.args, rc, log.String(), c.rc, c.msg)
 		}
 	}
+}
+
+// savedModel draws a model of a (He init from seed), writes it to path in
+// the engine's encoding and returns it with its bytes.
+func savedModel(t *testing.T, a nn.Arch, seed uint64, path string) (*nn.Model, []byte) {
+	t.Helper()
+	m, err := nn.NewModel(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Init(rand.New(rand.NewPCG(seed, seed)), nn.HeNormal, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m, b
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/export"
-	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 )
@@ -35,21 +33,8 @@ func TestTaskExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Init(rand.New(rand.NewPCG(4, 4)), nn.HeNormal, nil); err != nil {
-		t.Fatal(err)
-	}
-	enc, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	plnn := filepath.Join(dir, "m.plnn")
-	if err := os.WriteFile(plnn, enc, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m, _ := savedModel(t, a, 4, plnn)
 	st := filepath.Join(dir, "m.safetensors")
 	rc, out, diag := runTask("task", "export", "-spec", spec, "-model", plnn, "-format", "safetensors", "-o", st)
 	if rc != 0 || !strings.HasPrefix(out, "export format=safetensors arch=pooled ") {
