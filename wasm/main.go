@@ -10,6 +10,12 @@ import (
 )
 
 func main() {
+	// In a Web Worker that web/worker.js started as the page's trainer
+	// (trainer.go): no page, no peer, one nn.Trainer.
+	if js.Global().Get("PeerLearnTrainerMode").Truthy() {
+		trainerMain()
+		return
+	}
 	api := js.Global().Get("Object").New()
 	api.Set("version", version.String)
 	// Which kernels train here: "simd128" (WebAssembly SIMD) or "go"

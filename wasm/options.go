@@ -38,6 +38,11 @@ import (
 //	tickMS       overlay tick (default 100)
 //	maxRoundMS   longest local round this tab accepts (default 600): rounds
 //	             run without yielding, so a longer one is cut to fewer steps
+//	trainer      a Worker running peer.wasm as the trainer (web/trainer.js
+//	             starts it): local training runs there (trainer.go);
+//	             absent, on the page's thread
+//	trainerKernels  that worker's f32 kernels ("simd128" or "go")
+//	trainerNote  why there is no trainer worker (shown by status)
 type options struct {
 	SignalURL   string
 	Task        ident.Task
@@ -52,6 +57,9 @@ type options struct {
 	EvalSamples int
 	Tick        time.Duration
 	MaxRound    time.Duration
+	Trainer     js.Value // a Worker, or undefined
+	TrainerKern string
+	TrainerNote string
 }
 
 func parseOptions(o js.Value) (options, error) {
@@ -128,6 +136,13 @@ func parseOptions(o js.Value) (options, error) {
 			opt.Labels[i] = int32(lb.Index(i).Int())
 		}
 	}
+	if w := o.Get("trainer"); w.Truthy() {
+		if !w.InstanceOf(js.Global().Get("Worker")) {
+			return opt, fmt.Errorf("trainer: want the Worker web/trainer.js started")
+		}
+		opt.Trainer, opt.TrainerKern = w, str("trainerKernels")
+	}
+	opt.TrainerNote = str("trainerNote")
 	var err error
 	ms := func(k string, def time.Duration) (time.Duration, error) {
 		v, err := num(k, int(def/time.Millisecond))

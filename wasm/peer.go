@@ -52,7 +52,9 @@ type browserPeer struct {
 	trainSPS float64 // calibrated training speed
 	hist     history
 	lastRnd  int
-	seq      uint64 // joins, to tell runs apart
+	seq      uint64       // joins, to tell runs apart
+	trainer  *trainerConn // the trainer worker, or nil: training on the page's thread
+	noWorker string       // why training runs on the page's thread
 }
 
 func newBrowserPeer(opts options) (*browserPeer, error) {
@@ -68,7 +70,13 @@ func newBrowserPeer(opts options) (*browserPeer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &browserPeer{opts: opts, identity: identity, id: identity.ID(), state: "idle"}, nil
+	b := &browserPeer{opts: opts, identity: identity, id: identity.ID(), state: "idle", noWorker: opts.TrainerNote}
+	if opts.Trainer.Truthy() {
+		if b.trainer, err = trainerFor(opts.Trainer, opts.TrainerKern); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // jsObject is the object newPeer returns.
@@ -285,7 +293,7 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if err != nil {
 		return nil, nil, err
 	}
-	sps, err := calibrate(cfg, ds.local)
+	sps, err := b.calibrateTrainer(&cfg, ds.local)
 	if err != nil {
 		return nil, nil, err
 	}

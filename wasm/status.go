@@ -40,6 +40,7 @@ type pageStatus struct {
 	RTC         rtc.Stats         `json:"rtc"`
 	OverlaySent map[string]uint64 `json:"overlay_sent,omitempty"`
 	OverlayRecv map[string]uint64 `json:"overlay_received,omitempty"`
+	Trainer     *trainerView      `json:"trainer"` // where local training runs (trainerview.go)
 	Data        *dataView         `json:"data,omitempty"`
 	Learn       *learnView        `json:"learn,omitempty"`
 	History     *history          `json:"history,omitempty"`
@@ -171,6 +172,7 @@ func parseID(s string) ident.Peer {
 
 // status builds the page's snapshot.
 func (b *browserPeer) status() pageStatus {
+	tv := b.trainerView()
 	b.mu.Lock()
 	np, lp, ds, spec, state := b.np, b.lp, b.ds, b.spec, b.state
 	spaces := 0 // the task's L, known once the welcome has brought the spec
@@ -180,7 +182,7 @@ func (b *browserPeer) status() pageStatus {
 	ps := pageStatus{
 		ID: b.identity.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
 		State: state, Error: b.lastErr, Spaces: spaces, Coords: coords(b.id, spaces),
-		Neighbors: []neighborView{}, Kernels: f32.Kernels(),
+		Neighbors: []neighborView{}, Kernels: f32.Kernels(), Trainer: &tv,
 	}
 	if !b.started.IsZero() {
 		ps.UptimeS = time.Since(b.started).Seconds()

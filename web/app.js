@@ -76,14 +76,19 @@ async function loadWasm() {
   if (typeof Go !== "function") throw new Error("wasm_exec.js did not load from /wasm/ (is the signalling server run with -wasm?)");
   const go = new Go();
   const url = "/wasm/peer.wasm";
-  let inst;
+  let r;
   try {
-    inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+    r = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
   } catch (e) {
     const resp = await fetch(url);
     if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status} (build it: make wasm)`);
-    inst = (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
+    r = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
   }
+  const inst = r.instance;
+  // Training runs in a Web Worker given this very module (web/trainer.js);
+  // ?trainer=main keeps it on the page's thread.
+  page.trainer = params.get("trainer") === "main" ? Promise.resolve({ note: "the page asked for it (?trainer=main)" })
+    : startTrainer(r.module, "/wasm/wasm_exec.js").catch((e) => ({ note: e.message }));
   go.run(inst).then(() => showError("The Go runtime exited."), (e) => showError("The Go runtime crashed: " + e));
   if (!window.PeerLearn) throw new Error("peer.wasm did not export PeerLearn");
   // Which kernels train here: the WebAssembly SIMD module, or pure Go
@@ -231,8 +236,9 @@ function tabSeed() {
 async function join() {
   setState("starting");
   let peer;
+  const tr = (await page.trainer) || { note: "the page had not loaded peer.wasm" }; // never rejects: {worker, kernels} or {note}
   try {
-    peer = PeerLearn.newPeer(peerOptions());
+    peer = PeerLearn.newPeer(Object.assign(peerOptions(), { trainer: tr.worker, trainerKernels: tr.kernels, trainerNote: tr.note }));
     if (peer instanceof Error) throw peer;
   } catch (e) {
     showError(e.message);
@@ -377,6 +383,8 @@ function render(s) {
       { x: h.t, y: h.loss, color: cssVar("--accent3") },
     ], { ymin: 0, fmt: (v) => v.toFixed(2) });
   }
+  $("trainer-where").textContent = trainerText(s.trainer);
+  $("trainer-where").dataset.where = s.trainer ? s.trainer.where : "";
   const p = perf.snapshot();
   $("frame-max").textContent = p.maxFrameMS.toFixed(0);
   $("frame-slow").textContent = p.over50;

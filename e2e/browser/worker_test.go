@@ -1,0 +1,132 @@
+package browser
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// frameSpec is e2eSpec with longer rounds (100 steps of 32, every
+// second; a tab cuts a round to its maxRoundMS, 600 ms by default): a tab
+// trains most of the time, so what training does to the page's frames
+// shows.
+var frameSpec = strings.Replace(strings.Replace(e2eSpec, `"local_steps":10`, `"local_steps":100`, 1), `"period_ms":2000`, `"period_ms":1000`, 1)
+
+// trainerStatus is peer.status().trainer (wasm/trainerview.go) with the
+// learning counters it is checked against and what the page shows.
+type trainerStatus struct {
+	Where          string  `json:"where"`
+	Kernels        string  `json:"kernels"`
+	Note           string  `json:"note"`
+	WorkerBatches  int64   `json:"worker_batches"`
+	WorkerSamples  int64   `json:"worker_samples"`
+	WorkerBusyMS   float64 `json:"worker_busy_ms"`
+	Rounds         int     `json:"rounds"`
+	SamplesTrained int64   `json:"samples_trained"`
+	TrainSPS       float64 `json:"train_sps"`
+	TrainLoss      float64 `json:"train_loss"`
+	Accuracy       float64 `json:"accuracy"`
+	Evals          int     `json:"evals"`
+	Shown          string  `json:"shown"`
+	ShownWhere     string  `json:"shown_where"`
+}
+
+func tabTrainer(tb *tab) (trainerStatus, error) {
+	return evalJS[trainerStatus](tb, `(() => { const s = window.peerlearnPeer.status(), t = s.trainer || {}, l = s.learn || {}, e = document.getElementById("trainer-where");
+		return Object.assign({}, t, {rounds: l.rounds || 0, samples_trained: l.samples_trained || 0, train_sps: l.train_sps || 0, train_loss: l.train_loss || 0, accuracy: l.accuracy || 0, evals: l.evals || 0, shown: e.textContent, shown_where: e.dataset.where || ""}); })()`)
+}
+
+// trainWatchingFrames joins a tab of srv's task with the URL query, waits
+// for its first round, then measures the page's frames (the page's
+// requestAnimationFrame deltas, peerlearnPerf) over the next `rounds`
+// rounds: the longest gap between two frames while the tab trains. The
+// caller closes the tab.
+func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query string, rounds int) (frameStats, trainerStatus, *tab) {
+	t.Helper()
+	tb := joinTab(t, bin, name, srv, query, nil)
+	var st trainerStatus
+	var err error
+	waitUntil(t, name+" trains a round", 90*time.Second, 200*time.Millisecond, func() string {
+		if st, err = tabTrainer(tb); err == nil && st.Rounds >= 1 {
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", st, err)
+	})
+	if _, err := evalJS[bool](tb, `peerlearnPerf.reset(), true`); err != nil {
+		t.Fatal(err)
+	}
+	r0 := st.Rounds
+	waitUntil(t, fmt.Sprintf("%s trains %d more rounds", name, rounds), 120*time.Second, 200*time.Millisecond, func() string {
+		if st, err = tabTrainer(tb); err == nil && st.Rounds >= r0+rounds {
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", st, err)
+	})
+	fs, err := evalJS[frameStats](tb, `peerlearnPerf.snapshot()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The status the page last drew (it redraws twice a second).
+	waitUntil(t, name+" shows where it trains", 10*time.Second, 100*time.Millisecond, func() string {
+		if st, err = tabTrainer(tb); err == nil && st.ShownWhere != "" {
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", st, err)
+	})
+	t.Logf("%s: training in %s (%s), %d rounds: %d frames, longest gap %.0f ms, p99 %.0f ms, %d over 50 ms; worker %d batches, %d samples, %.0f ms busy; calibrated %.0f samples/s; loss %.3f, accuracy %.3f (%d evaluations)",
+		name, st.Where, st.Shown, st.Rounds, fs.Frames, fs.MaxFrameMS, fs.P99FrameMS, fs.Over50, st.WorkerBatches, st.WorkerSamples, st.WorkerBusyMS, st.TrainSPS, st.TrainLoss, st.Accuracy, st.Evals)
+	return fs, st, tb
+}
+
+// TestTrainerWorker: a tab trains in a Web Worker (wasm/trainer.go): the
+// worker, running the page's own compiled peer.wasm with the SIMD
+// kernels, trained every sample of the tab's published rounds (its count
+// is at least the peer's) into a model that learns (evaluated above
+// trainedAcc), the page says so, and its frames keep coming
+// while it trains; the longest gap is measured and logged
+// (bench-browser's frame_gap_ms is the same measure with the machine
+// loaded). With ?trainer=main the same tab trains on the page's thread
+// and says so, and the worker trained nothing. The frame gaps of both
+// are logged, not compared: on a loaded machine either can stall.
+func TestTrainerWorker(t *testing.T) {
+	bin := chromium(t)
+	data := dataDir(t)
+	_, sigBin, wasmDir := build(t, data)
+	srv := startTaskServer(t, sigBin, wasmDir, frameSpec)
+
+	fs, st, tb := trainWatchingFrames(t, bin, "worker-tab", srv, "shard=0/6", 3)
+	if st.Where != "worker" || st.ShownWhere != "worker" || !strings.Contains(st.Shown, "Web Worker") {
+		t.Errorf("trainer %+v: want the tab training in its worker, and saying so", st)
+	}
+	// The SIMD kernels run in the worker too (TestSIMDKernels checks the
+	// page's thread).
+	if st.Kernels != "simd128" || !strings.Contains(st.Shown, "SIMD") {
+		t.Errorf("the worker's kernels %q (%q): want simd128", st.Kernels, st.Shown)
+	}
+	if st.SamplesTrained == 0 || st.WorkerSamples < st.SamplesTrained || st.WorkerBatches == 0 {
+		t.Errorf("the worker trained %d samples in %d batches, the peer's rounds %d samples: want the worker to have trained every one",
+			st.WorkerSamples, st.WorkerBatches, st.SamplesTrained)
+	}
+	if fs.Frames == 0 {
+		t.Errorf("no frames drawn while the worker trained: %+v", fs)
+	}
+	// What the worker trained is the peer's model: it learns.
+	waitUntil(t, "the worker-trained model is evaluated above chance", 90*time.Second, 300*time.Millisecond, func() string {
+		if st, err := tabTrainer(tb); err != nil || st.Evals == 0 || st.Accuracy < trainedAcc {
+			return fmt.Sprintf("%+v %v", st, err)
+		}
+		return ""
+	})
+	tb.close()
+
+	fm, sm, tm := trainWatchingFrames(t, bin, "main-tab", srv, "shard=0/6&trainer=main", 3)
+	tm.close()
+	if sm.Where != "main" || sm.ShownWhere != "main" || !strings.Contains(sm.Note, "?trainer=main") || !strings.Contains(sm.Shown, "page's thread") {
+		t.Errorf("trainer %+v: want the tab training on the page's thread, saying why", sm)
+	}
+	if sm.WorkerSamples != 0 || sm.SamplesTrained == 0 {
+		t.Errorf("main-thread tab: worker %d samples, peer %d: want the page's thread to train them all", sm.WorkerSamples, sm.SamplesTrained)
+	}
+	t.Logf("longest frame gap while training: worker %.0f ms, page's thread %.0f ms", fs.MaxFrameMS, fm.MaxFrameMS)
+}

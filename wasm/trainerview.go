@@ -1,0 +1,62 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/internal/f32"
+	"github.com/peerlearn/peerlearn/peer/learn"
+)
+
+// trainerView says where this tab trains (peer.status().trainer): "worker"
+// (the trainer worker, with its kernels and what it has done) or "main"
+// (the page's thread, with why).
+type trainerView struct {
+	Where   string `json:"where"`
+	Kernels string `json:"kernels"`
+	Note    string `json:"note,omitempty"`
+	// What the worker reported with its last reply: batches and samples
+	// trained, and its milliseconds training, evaluating, estimating.
+	Batches int64   `json:"worker_batches,omitempty"`
+	Samples int64   `json:"worker_samples,omitempty"`
+	BusyMS  float64 `json:"worker_busy_ms,omitempty"`
+}
+
+// calibrateTrainer measures the speed of whatever will train and, with a
+// trainer worker, makes cfg train there. A worker that fails here (it
+// crashed, or answers nonsense) leaves the tab training on its own
+// thread, and the page says why.
+func (b *browserPeer) calibrateTrainer(cfg *learn.Config, local *data.Dataset) (float64, error) {
+	b.mu.Lock()
+	tc := b.trainer
+	b.mu.Unlock()
+	if tc != nil {
+		sps, err := tc.calibrate(*cfg, local)
+		if err == nil {
+			cfg.NewBackend = tc.newBackend(cfg.Optimizer)
+			return sps, nil
+		}
+		note := fmt.Sprintf("the trainer worker failed (%v): training on the page's thread", err)
+		b.progress(note)
+		b.mu.Lock()
+		b.trainer, b.noWorker = nil, note
+		b.mu.Unlock()
+	}
+	return calibrate(*cfg, local)
+}
+
+func (b *browserPeer) trainerView() trainerView {
+	b.mu.Lock()
+	tc, note := b.trainer, b.noWorker
+	b.mu.Unlock()
+	if tc == nil {
+		if note == "" {
+			note = "no trainer worker given"
+		}
+		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note}
+	}
+	st := tc.Stats()
+	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, BusyMS: st.BusyMS}
+}
