@@ -2,7 +2,10 @@ package browser
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -129,4 +132,56 @@ func TestTrainerWorker(t *testing.T) {
 		t.Errorf("main-thread tab: worker %d samples, peer %d: want the page's thread to train them all", sm.WorkerSamples, sm.SamplesTrained)
 	}
 	t.Logf("longest frame gap while training: worker %.0f ms, page's thread %.0f ms", fs.MaxFrameMS, fm.MaxFrameMS)
+}
+
+// loadCPUs keeps n goroutines computing until the returned stop is
+// called: the machine loaded, as a volunteer's busy laptop is, for
+// bench-browser's frame gap.
+func loadCPUs(n int) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(1)
+			for {
+				select {
+				case <-done:
+					sink.Add(x)
+					return
+				default:
+				}
+				for range 1 << 16 { // a few hundred microseconds between checks
+					x = x*6364136223846793005 + 1442695040888963407
+				}
+			}
+		}()
+	}
+	return func() { close(done); wg.Wait() }
+}
+
+var sink atomic.Uint64 // keeps loadCPUs' arithmetic from being optimised away
+
+// benchFrameGap is bench-browser's frame_gap_ms: the longest gap between
+// the page's frames while a tab trains frameSpec's rounds in its worker,
+// with every CPU of the machine kept busy by a goroutine of this process;
+// and the same with ?trainer=main, for comparison.
+func benchFrameGap(t *testing.T, bin, data string, rounds int) (worker, main frameStats) {
+	t.Helper()
+	_, sigBin, wasmDir := build(t, data)
+	srv := startTaskServer(t, sigBin, wasmDir, frameSpec)
+	stop := loadCPUs(runtime.NumCPU())
+	defer stop()
+	worker, st, tb := trainWatchingFrames(t, bin, "bench-worker-tab", srv, "shard=0/6", rounds)
+	tb.close()
+	if st.Where != "worker" {
+		t.Fatalf("frame gap: the tab trains in %q (%s), not in its worker", st.Where, st.Note)
+	}
+	main, sm, tm := trainWatchingFrames(t, bin, "bench-main-tab", srv, "shard=0/6&trainer=main", rounds)
+	tm.close()
+	if sm.Where != "main" {
+		t.Fatalf("frame gap: the ?trainer=main tab trains in %q", sm.Where)
+	}
+	return worker, main
 }
