@@ -62,13 +62,14 @@ func TestWasmDeps(t *testing.T) {
 	t.Logf("%d packages", len(deps))
 }
 
-// TestWasmBuild builds the browser peer and reports its size.
+// TestWasmBuild builds the browser peer as `make wasm` does (stripped)
+// and reports its size.
 func TestWasmBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the wasm peer (-short)")
 	}
 	dst := filepath.Join(t.TempDir(), "peer.wasm")
-	if out, err := goEnvJS("build", "-o", dst, ".").CombinedOutput(); err != nil {
+	if out, err := goEnvJS("build", "-ldflags=-s -w", "-o", dst, ".").CombinedOutput(); err != nil {
 		t.Fatalf("GOOS=js GOARCH=wasm go build: %v\n%s", err, out)
 	}
 	b, err := os.ReadFile(dst)

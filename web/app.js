@@ -317,6 +317,8 @@ function downloadedText(d) {
     if (e.name.includes("/wasm/data/")) data += n;
     else if (e.name.endsWith(".wasm")) wasm += n;
   }
+  // The trainer worker's own requests (web/trainer.js): the page's timing does not see them.
+  for (const e of window.peerlearnTrainerFetched || []) total += e.bytes;
   $("data-summary").dataset.downloaded = total;
   return `Downloaded ${bytes(total)} in all: peer.wasm ${bytes(wasm)}, data ${bytes(data)} ` +
     (d.source === "own" ? "(a test set)." : d.light ? "(this tab's shard and a test subset only)." : "(the whole dataset: the server has no light shard for this task).");

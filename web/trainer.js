@@ -24,6 +24,7 @@ function startTrainer(module, wasmExecURL, timeoutMS = 20000) {
     worker.onmessage = (e) => {
       const d = e.data || {};
       if (d.type === "failed") return fail("the trainer worker failed: " + d.message);
+      if (d.type === "fetched") { window.peerlearnTrainerFetched = d.entries; return; } // for the page's download count
       if (d.type !== "ready") return;
       clearTimeout(timer);
       worker.onmessage = worker.onerror = null; // the peer's from now on

@@ -11,6 +11,10 @@ self.onmessage = async (e) => {
   if (d.type !== "start") return;
   try {
     importScripts(d.wasmExec);
+    // What this worker downloaded (its script and wasm_exec.js: the
+    // page's resource timing does not see a worker's requests).
+    const got = performance.getEntriesByType("resource").map((e) => ({ name: e.name, bytes: e.transferSize || 0 }));
+    self.postMessage({ type: "fetched", entries: got });
     const go = new Go();
     const inst = await WebAssembly.instantiate(d.module, go.importObject);
     go.run(inst).then(

@@ -170,8 +170,15 @@ func build(t *testing.T, data string) (peerlearn, signalserver, wasmDir string) 
 		if buildErr = run(nil, "build", "-o", buildDir+string(filepath.Separator), "../../cmd/peerlearn", "../../cmd/signalserver"); buildErr != nil {
 			return
 		}
-		if buildErr = run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", filepath.Join(wd, "peer.wasm"), "../../wasm"); buildErr != nil {
+		// Stripped, as `make wasm` builds it.
+		if buildErr = run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-ldflags=-s -w", "-o", filepath.Join(wd, "peer.wasm"), "../../wasm"); buildErr != nil {
 			return
+		}
+		// Precompressed, as `make wasm` writes it (the server serves it
+		// to tabs that accept gzip); without a gzip command the server
+		// compresses peer.wasm itself, a little less.
+		if out, err := exec.Command("gzip", "-9", "-n", "-k", "-f", filepath.Join(wd, "peer.wasm")).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "browser tests: no peer.wasm.gz (%v: %s): the server compresses peer.wasm itself\n", err, out)
 		}
 		st, err := os.Stat(filepath.Join(wd, "peer.wasm"))
 		if err != nil {

@@ -28,7 +28,7 @@ func webBuild(t *testing.T, data string) string {
 		if wasmErr = os.MkdirAll(wasmDir, 0o755); wasmErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(wasmDir, "peer.wasm"), "../../wasm")
+		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(wasmDir, "peer.wasm"), "../../wasm") // as `make wasm`
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			wasmErr = err

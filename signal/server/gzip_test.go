@@ -236,3 +236,49 @@ func TestStaticGzipPathClimb(t *testing.T) {
 		}
 	}
 }
+
+// A precompressed sibling (peer.wasm.gz, as `make wasm` writes it) is
+// served as peer.wasm's gzip encoding, byte for byte, with its own ETag
+// and ranges of it; a client without gzip gets the file; a sibling older
+// than the file is ignored (the file is compressed here instead).
+func TestStaticGzipPrecompressed(t *testing.T) {
+	dir := t.TempDir()
+	raw := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{1, 2, 3, 0, 0, 9}, 20000)...)
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestSpeed) // unlike what the server would make
+	zw.Write(raw)
+	zw.Close()
+	pre := zb.Bytes()
+	if err := os.WriteFile(filepath.Join(dir, "peer.wasm"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "peer.wasm.gz"), pre, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, func(c *Config) { c.WasmDir = dir })
+	url := ts.httpURL() + "/wasm/peer.wasm"
+
+	resp, body := rawGet(t, url, "gzip", "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Content-Type") != "application/wasm" ||
+		!bytes.Equal(body, pre) || !strings.HasSuffix(resp.Header.Get("ETag"), `-gzs"`) {
+		t.Fatalf("with a precompressed copy: %d %v, %d bytes (the copy has %d)", resp.StatusCode, resp.Header, len(body), len(pre))
+	}
+	resp, body = rawGet(t, url, "gzip", "bytes=10-19")
+	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, pre[10:20]) {
+		t.Errorf("range of the precompressed copy: %d, %q", resp.StatusCode, body)
+	}
+	resp, body = rawGet(t, url, "identity", "")
+	if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, raw) {
+		t.Errorf("without gzip: %v, %d bytes", resp.Header, len(body))
+	}
+	// The file rebuilt after its copy: the copy is stale.
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "peer.wasm"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = rawGet(t, url, "gzip", "")
+	if resp.Header.Get("Content-Encoding") != "gzip" || bytes.Equal(body, pre) || !bytes.Equal(gunzip(t, body), raw) ||
+		!strings.HasSuffix(resp.Header.Get("ETag"), `-gz"`) {
+		t.Errorf("stale copy: %v, %d bytes (the stale copy has %d)", resp.Header, len(body), len(pre))
+	}
+}

@@ -1,7 +1,8 @@
 // Command lightdata writes the light data a browser tab downloads
 // instead of a whole dataset (issue #25, "light tabs"): for each task
-// given, every shard of its partition as gzipped IDX files (one byte a
-// pixel) and a manifest, and the dataset's test subset (its first
+// given, every shard of its partition as light files (engine/data's
+// EncodeLight: the images as a pixel code, the labels as gzipped IDX)
+// and a manifest, and the dataset's test subset (its first
 // data.LightTestSamples samples), under the output directory at the
 // paths engine/data's LightDir, LightShardFiles and LightTestFiles name.
 // The shards are cut by the code every peer cuts its own with
@@ -121,7 +122,7 @@ func write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 		if err != nil {
 			return written, err
 		}
-		img, lbl, err := data.EncodeIDX(local)
+		img, lbl, err := data.EncodeLight(local)
 		if err != nil {
 			return written, fmt.Errorf("shard %d: %w", k, err)
 		}
@@ -144,7 +145,7 @@ func write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 	if err != nil {
 		return written, err
 	}
-	img, lbl, err := data.EncodeIDX(sub)
+	img, lbl, err := data.EncodeLight(sub)
 	if err != nil {
 		return written, fmt.Errorf("test subset: %w", err)
 	}

@@ -66,6 +66,19 @@ func TestLightShardsAreThePeersShards(t *testing.T) {
 		if got.Shape != want.Shape || !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
 			t.Errorf("shard %d: light %d samples, peer's %d: not equal", k, got.Len(), want.Len())
 		}
+		// The pixel code is what makes the files light: smaller than
+		// the same images as gzipped IDX.
+		gz, _, err := data.EncodeIDX(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(filepath.Join(out, ld, fi))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() >= int64(len(gz)) {
+			t.Errorf("shard %d: pixel code %d bytes, gzipped IDX %d: want it smaller", k, st.Size(), len(gz))
+		}
 		if m.Samples[k] != want.Len() || m.Rotated[k] != s.Rotated {
 			t.Errorf("shard %d: manifest says %d samples rotated %v, the shard has %d rotated %v", k, m.Samples[k], m.Rotated[k], want.Len(), s.Rotated)
 		}
@@ -94,7 +107,7 @@ func readIDX(t *testing.T, images, labels string) *data.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := data.ReadIDXClasses(img, lbl, 10)
+	d, err := data.ReadLight(img, lbl, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
