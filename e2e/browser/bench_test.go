@@ -161,7 +161,7 @@ func TestBenchBrowser(t *testing.T) {
 	if ms < 1000 { // BENCH_SMOKE
 		gapRounds = 2
 	}
-	gapWorker, gapMain := benchFrameGap(t, bin, data, gapRounds)
+	gapWorker, gapMain, gapIdle := benchFrameGap(t, bin, data, gapRounds)
 	get := func(arch, engine string) benchRun {
 		for _, r := range res.Runs {
 			if r.Arch == arch && r.Engine == engine {
@@ -216,8 +216,9 @@ func TestBenchBrowser(t *testing.T) {
 	if goMLP.Error != "" || simdMLP.Error != "" || tfMLP.Error != "" || nativeSPS["mlp"] <= 0 {
 		t.Fatalf("MLP: go-wasm %q, go-simd %q, tfjs-wasm %q, native %.0f samples/s", goMLP.Error, simdMLP.Error, tfMLP.Error, nativeSPS["mlp"])
 	}
-	lines = append(lines, fmt.Sprintf("bench-browser frame_gap rounds=%d load=%d worker_ms=%.0f worker_p99_ms=%.0f worker_over50=%d main_ms=%.0f main_p99_ms=%.0f main_over50=%d",
-		gapRounds, runtime.NumCPU(), gapWorker.MaxFrameMS, gapWorker.P99FrameMS, gapWorker.Over50, gapMain.MaxFrameMS, gapMain.P99FrameMS, gapMain.Over50))
+	lines = append(lines, fmt.Sprintf("bench-browser frame_gap rounds=%d load=%d worker_ms=%.0f worker_p99_ms=%.0f worker_over50=%d main_ms=%.0f main_p99_ms=%.0f main_over50=%d idle_ms=%.0f idle_p99_ms=%.0f idle_over50=%d",
+		gapRounds, runtime.NumCPU(), gapWorker.MaxFrameMS, gapWorker.P99FrameMS, gapWorker.Over50, gapMain.MaxFrameMS, gapMain.P99FrameMS, gapMain.Over50,
+		gapIdle.MaxFrameMS, gapIdle.P99FrameMS, gapIdle.Over50))
 	// The fields that are measured; resume_s is not yet, so it
 	// is absent, not made up.
 	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f go_simd_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f simd_ratio=%.2f wasm_vs_native=%.3f frame_gap_ms=%.0f tab_mb=%.2f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",

@@ -166,14 +166,18 @@ var sink atomic.Uint64 // keeps loadCPUs' arithmetic from being optimised away
 // benchFrameGap is bench-browser's frame_gap_ms: the longest gap between
 // the page's frames while a tab trains frameSpec's rounds in its worker,
 // with every CPU of the machine kept busy by a goroutine of this process;
-// and the same with ?trainer=main, for comparison.
-func benchFrameGap(t *testing.T, bin, data string, rounds int) (worker, main frameStats) {
+// the same with ?trainer=main, for comparison; and, for what the loaded
+// machine alone does to frames, the page's longest gap over as long
+// without joining (idle).
+func benchFrameGap(t *testing.T, bin, data string, rounds int) (worker, main, idle frameStats) {
 	t.Helper()
 	_, sigBin, wasmDir := build(t, data)
 	srv := startTaskServer(t, sigBin, wasmDir, frameSpec)
 	stop := loadCPUs(runtime.NumCPU())
 	defer stop()
+	t0 := time.Now()
 	worker, st, tb := trainWatchingFrames(t, bin, "bench-worker-tab", srv, "shard=0/6", rounds)
+	took := time.Since(t0)
 	tb.close()
 	if st.Where != "worker" {
 		t.Fatalf("frame gap: the tab trains in %q (%s), not in its worker", st.Where, st.Note)
@@ -183,5 +187,25 @@ func benchFrameGap(t *testing.T, bin, data string, rounds int) (worker, main fra
 	if sm.Where != "main" {
 		t.Fatalf("frame gap: the ?trainer=main tab trains in %q", sm.Where)
 	}
-	return worker, main
+	ti := openTab(t, bin, "bench-idle-tab", srv.origin, fmt.Sprintf("%s/?task=%s", srv.origin, srv.tid.Hex()))
+	defer ti.close()
+	waitUntil(t, "the idle tab loads peer.wasm", 60*time.Second, 200*time.Millisecond, func() string {
+		if ok, err := evalJS[bool](ti, `!!window.PeerLearn`); err != nil || !ok {
+			return fmt.Sprintf("%v %v", ok, err)
+		}
+		return ""
+	})
+	if _, err := evalJS[bool](ti, `peerlearnPerf.reset(), true`); err != nil {
+		t.Fatal(err)
+	}
+	// As long as the worker tab took to load, join and train: a bound on
+	// the idle page's frames over wall time (a sleep: there is nothing
+	// to wait for), not a test of a timing.
+	time.Sleep(took)
+	idle, err := evalJS[frameStats](ti, `peerlearnPerf.snapshot()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("idle tab over %v: %d frames, longest gap %.0f ms, p99 %.0f ms", took.Round(time.Second), idle.Frames, idle.MaxFrameMS, idle.P99FrameMS)
+	return worker, main, idle
 }
