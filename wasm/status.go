@@ -364,6 +364,10 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 		t0 := time.Now()
 		y.Yield()
 		eval := func(params []float32) (nn.Metrics, bool) {
+			if tc := b.workerTrainer(); tc != nil && params != nil { // in the trainer worker (trainerview.go)
+				m, err := tc.evaluate(cfg.Arch, params, x, lb)
+				return m, err == nil
+			}
 			if params == nil || model.SetParams(params) != nil {
 				return nn.Metrics{}, false
 			}

@@ -36,10 +36,13 @@ import (
 //	{op: "hessian", x, y}                      -> {hessian}
 //	{op: "reset"}                              drop the optimiser's state
 //	{op: "calibrate", arch, optimizer, batch, x, y} -> {sps}: this worker's speed
+//	{op: "evalParams", arch, checksum, params, x, y} -> {metrics}: evaluate
+//	                                           params on a model of its own
+//	                                           (the page's evaluations)
 //
 // A reply is {id, ok: true, ...} or {id, error}. Counters (batches and
-// samples trained, milliseconds training) come with every reply, so the
-// page shows what the worker did.
+// samples trained, evaluations, milliseconds computing) come with every
+// reply, so the page shows what the worker did.
 
 // trainerQueue bounds the messages waiting: the page keeps one request in
 // flight (workerBackend serialises its calls), so more is a bug or abuse.
@@ -78,6 +81,9 @@ func trainerMain() {
 type trainer struct {
 	tr      *nn.Trainer
 	arch    nn.Arch
+	eval    *nn.Model // evalParams's, of evalSum's architecture
+	evalSum string
+	evals   int64
 	batches int64
 	samples int64
 	busy    time.Duration // time spent in train, evaluate and hessian
@@ -98,7 +104,7 @@ func (t *trainer) serve(d js.Value) {
 		}()
 		transfer, err = t.handle(d, out)
 	}()
-	out["batches"], out["samples"], out["busy_ms"] = t.batches, t.samples, float64(t.busy.Microseconds())/1000
+	out["batches"], out["samples"], out["evals"], out["busy_ms"] = t.batches, t.samples, t.evals, float64(t.busy.Microseconds())/1000
 	postReply(d, out, err, transfer)
 }
 
@@ -149,6 +155,45 @@ func (t *trainer) handle(d js.Value, out map[string]any) ([]any, error) {
 		}
 		t.arch = arch
 		return nil, nil
+	case "evalParams":
+		arch, _, err := archAndOptimizer(d)
+		if err != nil {
+			return nil, err
+		}
+		sum, err := arch.ShapeChecksum()
+		if err != nil {
+			return nil, err
+		}
+		if want := d.Get("checksum"); want.Type() != js.TypeString || want.String() != strconv.FormatUint(sum, 10) {
+			return nil, fmt.Errorf("trainer: architecture %s decodes to checksum %d, the page's is %v", arch, sum, want)
+		}
+		if t.eval == nil || t.evalSum != d.Get("checksum").String() {
+			if t.eval, err = nn.NewModel(arch); err != nil {
+				return nil, err
+			}
+			t.evalSum = d.Get("checksum").String()
+		}
+		p, err := float32sFromJS(d.Get("params"))
+		if err != nil {
+			return nil, fmt.Errorf("evalParams: %w", err)
+		}
+		if err := t.eval.SetParams(p); err != nil {
+			return nil, err
+		}
+		ds, err := batchData(d, arch)
+		if err != nil {
+			return nil, fmt.Errorf("evalParams: %w", err)
+		}
+		t0 := time.Now()
+		m, err := t.eval.Evaluate(ds.X, ds.Y, 64, nil)
+		t.busy += time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		t.evals++
+		b, err := json.Marshal(m)
+		out["metrics"] = string(b)
+		return nil, err
 	case "calibrate":
 		arch, oc, err := archAndOptimizer(d)
 		if err != nil {

@@ -10,17 +10,19 @@ import (
 	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
-// trainerView says where this tab trains (peer.status().trainer): "worker"
-// (the trainer worker, with its kernels and what it has done) or "main"
-// (the page's thread, with why).
+// trainerView says where this tab trains and evaluates
+// (peer.status().trainer): "worker" (the trainer worker, with its kernels
+// and what it has done) or "main" (the page's thread, with why).
 type trainerView struct {
 	Where   string `json:"where"`
 	Kernels string `json:"kernels"`
 	Note    string `json:"note,omitempty"`
 	// What the worker reported with its last reply: batches and samples
-	// trained, and its milliseconds training, evaluating, estimating.
+	// trained, evaluations (the page's, evalLoop's), and its milliseconds
+	// training, evaluating, estimating.
 	Batches int64   `json:"worker_batches,omitempty"`
 	Samples int64   `json:"worker_samples,omitempty"`
+	Evals   int64   `json:"worker_evals,omitempty"`
 	BusyMS  float64 `json:"worker_busy_ms,omitempty"`
 }
 
@@ -47,6 +49,14 @@ func (b *browserPeer) calibrateTrainer(cfg *learn.Config, local *data.Dataset) (
 	return calibrate(*cfg, local)
 }
 
+// workerTrainer returns the trainer worker, or nil where the tab trains
+// on its own thread.
+func (b *browserPeer) workerTrainer() *trainerConn {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.trainer
+}
+
 func (b *browserPeer) trainerView() trainerView {
 	b.mu.Lock()
 	tc, note := b.trainer, b.noWorker
@@ -58,5 +68,5 @@ func (b *browserPeer) trainerView() trainerView {
 		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note}
 	}
 	st := tc.Stats()
-	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, BusyMS: st.BusyMS}
+	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS}
 }

@@ -58,6 +58,7 @@ type trainerConn struct {
 type workerStats struct {
 	Batches int64   `json:"batches"`
 	Samples int64   `json:"samples"`
+	Evals   int64   `json:"evals"`
 	BusyMS  float64 `json:"busy_ms"`
 }
 
@@ -161,7 +162,7 @@ func (c *trainerConn) do(op string, fields map[string]any, transfer ...any) (js.
 		return js.Value{}, fmt.Errorf("trainer: %s", e.String())
 	}
 	c.mu.Lock()
-	c.stats = workerStats{Batches: int64(d.Get("batches").Int()), Samples: int64(d.Get("samples").Int()), BusyMS: d.Get("busy_ms").Float()}
+	c.stats = workerStats{Batches: int64(d.Get("batches").Int()), Samples: int64(d.Get("samples").Int()), Evals: int64(d.Get("evals").Int()), BusyMS: d.Get("busy_ms").Float()}
 	c.mu.Unlock()
 	return d, nil
 }
@@ -206,6 +207,24 @@ func (c *trainerConn) calibrate(cfg learn.Config, local *data.Dataset) (float64,
 		return 0, err
 	}
 	return d.Get("sps").Float(), nil
+}
+
+// evaluate evaluates params (arch's) on x, y in the worker, on a model
+// of its own: the page's evaluations (evalLoop) leave its thread too.
+func (c *trainerConn) evaluate(arch nn.Arch, params []float32, x []float32, y []int32) (nn.Metrics, error) {
+	var m nn.Metrics
+	f, err := archFields(arch, learn.OptimizerConfig{})
+	if err != nil {
+		return m, err
+	}
+	pa, xa, ya := float32sToJS(params), float32sToJS(x), int32sToJS(y)
+	f["params"], f["x"], f["y"] = pa, xa, ya
+	d, err := c.do("evalParams", f, pa.Get("buffer"), xa.Get("buffer"), ya.Get("buffer"))
+	if err != nil {
+		return m, err
+	}
+	err = json.Unmarshal([]byte(d.Get("metrics").String()), &m)
+	return m, err
 }
 
 // newBackend is learn.Config.NewBackend for a peer that trains in the
