@@ -3,6 +3,7 @@ package browser
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -225,4 +226,16 @@ func TestFirefoxJoins(t *testing.T) {
 	}
 	fv, _ := ff.view()
 	t.Logf("%s: %d rounds, accuracy %.3f, %d B in, %d B out", ua, fv.Rounds, fv.Accuracy, fv.BytesIn, fv.BytesOut)
+	// Where the Firefox tab trains (wasm/trainerview.go): its Web Worker,
+	// given the page's compiled module, as in Chromium.
+	ff.mu.Lock()
+	raw := ff.status
+	ff.mu.Unlock()
+	var st struct {
+		Trainer struct{ Where, Kernels, Note string } `json:"trainer"`
+	}
+	if err := json.Unmarshal([]byte(raw), &st); err != nil || st.Trainer.Where != "worker" {
+		t.Errorf("the Firefox tab trains in %+v (%v): want its worker", st.Trainer, err)
+	}
+	t.Logf("the Firefox tab trains in its %s with the %s kernels", st.Trainer.Where, st.Trainer.Kernels)
 }
