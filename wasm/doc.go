@@ -20,4 +20,12 @@
 // promise). Computation yields to the event loop between batches where
 // the code allows it (evaluation, calibration); a learning round runs
 // without yielding, so the tab bounds its length (options.maxRoundMS).
+//
+// The same peer.wasm is also the tab's trainer: web/worker.js runs the
+// page's compiled module in a Web Worker with PeerLearnTrainerMode set,
+// and main then serves training and evaluation requests (trainer.go)
+// instead of exporting PeerLearn. A peer given that worker (the trainer
+// option) trains through it (workerbackend.go: learn.Config.NewBackend,
+// one message a call) and evaluates in it, so its page's thread only
+// draws and networks; without one it does both itself, as before.
 package main
