@@ -39,8 +39,9 @@ import (
 //	maxRoundMS   longest local round this tab accepts (default 600): rounds
 //	             run without yielding, so a longer one is cut to fewer steps
 //	trainer      a Worker running peer.wasm as the trainer (web/trainer.js
-//	             starts it): local training runs there (trainer.go);
-//	             absent, on the page's thread
+//	             starts it): local training and evaluation run there
+//	             (trainer.go), for one peer at a time (it holds one
+//	             trainer: a page has one peer); absent, on the page's thread
 //	trainerKernels  that worker's f32 kernels ("simd128" or "go")
 //	trainerNote  why there is no trainer worker (shown by status)
 type options struct {
