@@ -54,6 +54,9 @@ func (b *browserPeer) calibrateTrainer(cfg *learn.Config, local *data.Dataset) (
 func (b *browserPeer) workerTrainer() *trainerConn {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.trainer != nil && b.trainer.Dead() != nil {
+		return nil // failed: its backend trains here now (workerBackend.fallback)
+	}
 	return b.trainer
 }
 
@@ -61,6 +64,10 @@ func (b *browserPeer) trainerView() trainerView {
 	b.mu.Lock()
 	tc, note := b.trainer, b.noWorker
 	b.mu.Unlock()
+	if tc != nil && tc.Dead() != nil {
+		note = fmt.Sprintf("%v: training on the page's thread", tc.Dead())
+		tc = nil
+	}
 	if tc == nil {
 		if note == "" {
 			note = "no trainer worker given"

@@ -86,7 +86,14 @@ func trainerFor(w js.Value, kernels string) (*trainerConn, error) {
 			return nil
 		}
 		d := args[0].Get("data")
-		if d.Type() != js.TypeObject || d.Get("id").Type() != js.TypeNumber {
+		if d.Type() != js.TypeObject {
+			return nil
+		}
+		if d.Get("type").String() == "failed" { // web/worker.js: the worker's Go runtime exited or crashed
+			c.fail(fmt.Errorf("the trainer worker failed: %s", jsString(d.Get("message"))))
+			return nil
+		}
+		if d.Get("id").Type() != js.TypeNumber {
 			return nil
 		}
 		c.mu.Lock()
@@ -167,6 +174,13 @@ func (c *trainerConn) do(op string, fields map[string]any, transfer ...any) (js.
 	return d, nil
 }
 
+// Dead returns why the worker failed, or nil while it serves.
+func (c *trainerConn) Dead() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
 // Stats returns what the worker reported last.
 func (c *trainerConn) Stats() workerStats {
 	c.mu.Lock()
@@ -243,16 +257,46 @@ func (c *trainerConn) newBackend(oc learn.OptimizerConfig) func(nn.Arch, nn.Opti
 		if err != nil {
 			return nil, err
 		}
-		return &workerBackend{c: c, arch: arch, n: m.NumParams()}, nil
+		return &workerBackend{c: c, arch: arch, oc: oc, n: m.NumParams()}, nil
 	}
 }
 
-// workerBackend is an nn.Backend that trains in the worker.
+// workerBackend is an nn.Backend that trains in the worker, or, once the
+// worker has failed, on the page's thread (a trainer of its own, with a
+// fresh optimiser: learn.Peer copies its model in before every round, so
+// the next round starts where the peer is).
 type workerBackend struct {
-	c    *trainerConn
-	arch nn.Arch
-	n    int
-	err  error // ResetOptimizer's, returned by the next call
+	c     *trainerConn
+	arch  nn.Arch
+	oc    learn.OptimizerConfig
+	n     int
+	err   error       // ResetOptimizer's, returned by the next call
+	yield func()      // learn's, for the fallback trainer
+	local *nn.Trainer // the fallback, once the worker failed
+}
+
+// fallback returns the page-thread trainer once the worker has failed
+// (making it then), or nil while the worker serves.
+func (w *workerBackend) fallback() (*nn.Trainer, error) {
+	if w.local != nil {
+		return w.local, nil
+	}
+	if w.c.Dead() == nil {
+		return nil, nil
+	}
+	m, err := nn.NewModel(w.arch)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := w.oc.New()
+	if err != nil {
+		return nil, err
+	}
+	if w.local, err = nn.NewTrainer(m, opt); err != nil {
+		return nil, err
+	}
+	w.local.SetYield(w.yield)
+	return w.local, nil
 }
 
 var _ nn.Backend = (*workerBackend)(nil)
@@ -263,19 +307,31 @@ func (w *workerBackend) String() string { return "worker/" + w.c.kernels }
 func (w *workerBackend) Arch() nn.Arch  { return w.arch }
 func (w *workerBackend) NumParams() int { return w.n }
 
-// SetYield is a no-op: the calling goroutine blocks on every reply, which
-// lets the page's event loop run; nothing computes here to yield from.
-func (w *workerBackend) SetYield(func()) {}
+// SetYield keeps yield for the fallback trainer: with the worker, the
+// calling goroutine blocks on every reply, which lets the page's event
+// loop run, and nothing computes here to yield from.
+func (w *workerBackend) SetYield(yield func()) {
+	w.yield = yield
+	if w.local != nil {
+		w.local.SetYield(yield)
+	}
+}
 
-func (w *workerBackend) sticky() error {
-	err := w.err
-	w.err = nil
-	return err
+// sticky returns ResetOptimizer's error (once), and the fallback trainer
+// once the worker has failed (nil while it serves).
+func (w *workerBackend) sticky() (*nn.Trainer, error) {
+	if err := w.err; err != nil {
+		w.err = nil
+		if w.c.Dead() == nil {
+			return nil, err
+		}
+	}
+	return w.fallback()
 }
 
 func (w *workerBackend) Params(dst []float32) error {
-	if err := w.sticky(); err != nil {
-		return err
+	if l, err := w.sticky(); err != nil || l != nil {
+		return errOr(err, func() error { return l.Params(dst) })
 	}
 	if len(dst) != w.n {
 		return fmt.Errorf("%w: %d values for %d parameters", nn.ErrShape, len(dst), w.n)
@@ -288,8 +344,8 @@ func (w *workerBackend) Params(dst []float32) error {
 }
 
 func (w *workerBackend) SetParams(src []float32) error {
-	if err := w.sticky(); err != nil {
-		return err
+	if l, err := w.sticky(); err != nil || l != nil {
+		return errOr(err, func() error { return l.SetParams(src) })
 	}
 	if len(src) != w.n {
 		return fmt.Errorf("%w: %d values for %d parameters", nn.ErrShape, len(src), w.n)
@@ -299,16 +355,27 @@ func (w *workerBackend) SetParams(src []float32) error {
 	return err
 }
 
+// errOr returns err, or else what fn returns.
+func errOr(err error, fn func() error) error {
+	if err != nil {
+		return err
+	}
+	return fn()
+}
+
 // batch sends x and y (transferred, not cloned) with op.
 func (w *workerBackend) batch(op string, x []float32, y []int32) (js.Value, error) {
-	if err := w.sticky(); err != nil {
-		return js.Value{}, err
-	}
 	xa, ya := float32sToJS(x), int32sToJS(y)
 	return w.c.do(op, map[string]any{"x": xa, "y": ya}, xa.Get("buffer"), ya.Get("buffer"))
 }
 
 func (w *workerBackend) TrainBatch(x []float32, y []int32) (float32, error) {
+	if l, err := w.sticky(); err != nil || l != nil {
+		if err != nil {
+			return 0, err
+		}
+		return l.TrainBatch(x, y)
+	}
 	d, err := w.batch("train", x, y)
 	if err != nil {
 		return 0, err
@@ -318,6 +385,12 @@ func (w *workerBackend) TrainBatch(x []float32, y []int32) (float32, error) {
 
 func (w *workerBackend) Evaluate(x []float32, y []int32) (nn.Metrics, error) {
 	var m nn.Metrics
+	if l, err := w.sticky(); err != nil || l != nil {
+		if err != nil {
+			return m, err
+		}
+		return l.Evaluate(x, y)
+	}
 	d, err := w.batch("evaluate", x, y)
 	if err != nil {
 		return m, err
@@ -330,6 +403,9 @@ func (w *workerBackend) HessianDiag(x []float32, y []int32, dst []float32) error
 	if len(dst) != w.n {
 		return fmt.Errorf("%w: %d values for %d parameters", nn.ErrShape, len(dst), w.n)
 	}
+	if l, err := w.sticky(); err != nil || l != nil {
+		return errOr(err, func() error { return l.HessianDiag(x, y, dst) })
+	}
 	d, err := w.batch("hessian", x, y)
 	if err != nil {
 		return err
@@ -338,6 +414,10 @@ func (w *workerBackend) HessianDiag(x []float32, y []int32, dst []float32) error
 }
 
 func (w *workerBackend) ResetOptimizer() {
+	if l, err := w.fallback(); err == nil && l != nil {
+		l.ResetOptimizer()
+		return
+	}
 	if _, err := w.c.do("reset", nil); err != nil {
 		w.err = err
 	}

@@ -90,7 +90,8 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 // trainedAcc), the page says so, and its frames keep coming
 // while it trains; the longest gap is measured and logged
 // (bench-browser's frame_gap_ms is the same measure with the machine
-// loaded). With ?trainer=main the same tab trains on the page's thread
+// loaded); when the worker fails, the tab trains on its own thread and
+// says why. With ?trainer=main the same tab trains on the page's thread
 // and says so, and the worker trained nothing. The frame gaps of both
 // are logged, not compared: on a loaded machine either can stall.
 func TestTrainerWorker(t *testing.T) {
@@ -122,6 +123,23 @@ func TestTrainerWorker(t *testing.T) {
 			return fmt.Sprintf("%+v %v", st, err)
 		}
 		return ""
+	})
+	// The worker fails (its Go runtime exited: web/worker.js posts
+	// {type: "failed"}, dispatched here on the page's Worker object): the
+	// tab goes on training on its own thread, and says why.
+	before, err := tabTrainer(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evalJS[bool](tb, `peerlearnPage.trainer.then(t => t.worker.dispatchEvent(new MessageEvent("message", {data: {type: "failed", message: "a test's failure"}}))), true`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the tab trains on its own thread after its worker failed", 90*time.Second, 300*time.Millisecond, func() string {
+		st, err := tabTrainer(tb)
+		if err == nil && st.Where == "main" && strings.Contains(st.Note, "a test's failure") && st.ShownWhere == "main" && st.Rounds >= before.Rounds+2 {
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", st, err)
 	})
 	tb.close()
 
