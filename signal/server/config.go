@@ -99,6 +99,9 @@ type Config struct {
 	MetricsSeparate bool
 	// Admission configures the admission tokens (admission.go).
 	Admission AdmissionConfig
+	// TaskCreate says whether pages may create tasks (POST /tasks,
+	// taskcreate.go); off by default.
+	TaskCreate TaskCreateConfig
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -163,6 +166,7 @@ func DefaultConfig() Config {
 		ContentSecurityPolicy: DefaultContentSecurityPolicy, // fits web/
 		MetricsSeparate:       false,                        // /metrics on Handler
 		Admission:             DefaultAdmission(),           // tokens with every welcome, limits per IP and subnet
+		TaskCreate:            DefaultTaskCreate(),          // pages may not create tasks
 		Logf:                  nil,                          // silent
 	}
 }
@@ -246,6 +250,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.Admission.validate(c.Tasks); err != nil {
+		return err
+	}
+	if err := c.TaskCreate.validate(); err != nil {
 		return err
 	}
 	if err := c.Proxies.validate(); err != nil {

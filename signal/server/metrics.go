@@ -10,7 +10,7 @@ import (
 type collector struct {
 	s                                     *Server
 	peers, conns, regs, relayed, refusals *prometheus.Desc
-	addrLimited                           *prometheus.Desc
+	addrLimited, created, createRefused   *prometheus.Desc
 }
 
 func newCollector(s *Server) *collector {
@@ -28,12 +28,16 @@ func newCollector(s *Server) *collector {
 			"Refused requests and messages by reason.", []string{"reason"}, nil),
 		addrLimited: prometheus.NewDesc("peerlearn_signal_addr_limited_total",
 			"Handshakes and hellos refused by the per-address and per-subnet limits (also counted in refusals).", []string{"limit"}, nil),
+		created: prometheus.NewDesc("peerlearn_signal_tasks_created_total",
+			"Tasks created by pages (POST /tasks).", nil, nil),
+		createRefused: prometheus.NewDesc("peerlearn_signal_task_create_refused_total",
+			"Refused task creations (POST /tasks) by reason.", []string{"reason"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited} {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited, c.created, c.createRefused} {
 		ch <- d
 	}
 }
@@ -43,7 +47,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.Stats()
 	for id, n := range st.Peers {
-		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), c.s.tasks[id].spec.Name)
+		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), st.TaskNames[id])
 	}
 	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(st.Connections))
 	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))
@@ -55,5 +59,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, code := range signal.Codes() {
 		ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(st.Refusals[code]), code.String())
+	}
+	ch <- prometheus.MustNewConstMetric(c.created, prometheus.CounterValue, float64(st.TasksCreated))
+	for _, why := range createRefusals {
+		ch <- prometheus.MustNewConstMetric(c.createRefused, prometheus.CounterValue, float64(st.CreateRefused[why]), why)
 	}
 }

@@ -150,6 +150,7 @@ func (s *Server) drop(sess *session) bool {
 	}
 	if sess.task.peers[sess.id] == sess {
 		delete(sess.task.peers, sess.id)
+		sess.task.lastLeft = s.now()
 	}
 	return current
 }

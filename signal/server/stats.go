@@ -18,6 +18,8 @@ type counters struct {
 	relayed       [4]atomic.Uint64 // by signal.RelayKind
 	refusals      [maxCode]atomic.Uint64
 	addrLimited   [numAddrLimits]atomic.Uint64 // by addrLimit
+	tasksCreated  atomic.Uint64
+	createRefused [len(createRefusals)]atomic.Uint64 // POST /tasks, by reason
 }
 
 // addrLimit names an AddrLimits refusal.
@@ -78,6 +80,13 @@ type Stats struct {
 	// ("handshakes_per_ip", "handshakes_per_subnet", "peers_per_ip",
 	// "peers_per_subnet"); each is also in Refusals.
 	AddrLimited map[string]uint64
+	// TaskNames names the hosted tasks (Config.Tasks and created ones).
+	TaskNames map[ident.Task]string
+	// TasksCreated counts tasks created by POST /tasks.
+	TasksCreated uint64
+	// CreateRefused counts refused POST /tasks by reason ("off",
+	// "bad-spec", "not-allowed", "full", "per-address").
+	CreateRefused map[string]uint64
 }
 
 // RelayedTotal sums Relayed.
@@ -98,6 +107,14 @@ func (s *Server) Stats() Stats {
 		Relayed:       map[signal.RelayKind]uint64{},
 		Refusals:      map[signal.Code]uint64{},
 		AddrLimited:   map[string]uint64{},
+		TaskNames:     map[ident.Task]string{},
+		TasksCreated:  s.counters.tasksCreated.Load(),
+		CreateRefused: map[string]uint64{},
+	}
+	for i, why := range createRefusals {
+		if n := s.counters.createRefused[i].Load(); n > 0 {
+			st.CreateRefused[why] = n
+		}
 	}
 	for l := range numAddrLimits {
 		if n := s.counters.addrLimited[l].Load(); n > 0 {
@@ -107,6 +124,7 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	for id, ts := range s.tasks {
 		st.Peers[id] = len(ts.peers)
+		st.TaskNames[id] = ts.spec.Name
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {

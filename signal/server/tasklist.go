@@ -30,6 +30,15 @@ type TaskList struct {
 	// Total is the number of hosted tasks (more than len(Tasks) when
 	// the list was cut).
 	Total int `json:"total"`
+	// Create is whether this page may create a task (POST /tasks) and
+	// how many more the server takes now; absent when creation is off.
+	Create *CreateInfo `json:"create,omitempty"`
+}
+
+// CreateInfo tells the page about task creation.
+type CreateInfo struct {
+	Left     int      `json:"left"`     // created tasks the server takes now (any address)
+	Datasets []string `json:"datasets"` // what a created task may name
 }
 
 // TaskInfo describes one hosted task.
@@ -42,6 +51,7 @@ type TaskInfo struct {
 	Codec    string `json:"codec"` // "f32" when the spec names none
 	Peers    int    `json:"peers"` // registered now
 	MaxPeers int    `json:"max_peers"`
+	Created  bool   `json:"created"` // by a page, not the operator
 }
 
 // taskInfo describes spec for the list (peers filled in by the caller).
@@ -67,17 +77,23 @@ func taskInfo(id string, spec task.Spec) TaskInfo {
 // taskList snapshots the hosted tasks and their peer counts.
 func (s *Server) taskList() TaskList {
 	s.mu.Lock()
+	s.sweepCreated(s.now())
 	infos := make([]TaskInfo, 0, len(s.tasks))
 	for id, ts := range s.tasks {
 		info := taskInfo(id.Hex(), ts.spec)
 		info.Peers = len(ts.peers)
+		info.Created = s.created[id] != nil
 		infos = append(infos, info)
+	}
+	var create *CreateInfo
+	if c := s.cfg.TaskCreate; c.Enabled {
+		create = &CreateInfo{Left: c.Max - len(s.created), Datasets: s.datasets}
 	}
 	s.mu.Unlock()
 	slices.SortFunc(infos, func(a, b TaskInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
-	return TaskList{Tasks: infos[:min(len(infos), maxListedTasks)], Total: len(infos)}
+	return TaskList{Tasks: infos[:min(len(infos), maxListedTasks)], Total: len(infos), Create: create}
 }
 
 // serveTasks answers GET /tasks with the TaskList as JSON, never cached
