@@ -618,6 +618,7 @@ async function fetchTaskList() {
   const body = await resp.json();
   if (!body || !Array.isArray(body.tasks)) throw new Error("GET /tasks: no task list");
   taskList.fetchedAt = Date.now();
+  taskList.create = body.create && typeof body.create === "object" ? body.create : null; // taskform.js
   return body.tasks.slice(0, 100).filter((t) => t && typeof t.id === "string" && hexTaskID.test(t.id));
 }
 

@@ -35,10 +35,16 @@ type TaskList struct {
 	Create *CreateInfo `json:"create,omitempty"`
 }
 
-// CreateInfo tells the page about task creation.
+// CreateInfo tells the page about task creation: how many more, and
+// the choices its form offers (the spec's own lists, so the page keeps
+// no copy of them).
 type CreateInfo struct {
-	Left     int      `json:"left"`     // created tasks the server takes now (any address)
-	Datasets []string `json:"datasets"` // what a created task may name
+	Left     int       `json:"left"`     // created tasks the server takes now (any address)
+	Datasets []string  `json:"datasets"` // what a created task may name
+	Archs    []string  `json:"archs"`
+	Methods  []string  `json:"methods"`
+	Codecs   []string  `json:"codecs"`
+	Template task.Spec `json:"template"` // the defaults the form starts from (FedLay's MNIST setting)
 }
 
 // TaskInfo describes one hosted task.
@@ -87,7 +93,8 @@ func (s *Server) taskList() TaskList {
 	}
 	var create *CreateInfo
 	if c := s.cfg.TaskCreate; c.Enabled {
-		create = &CreateInfo{Left: c.Max - len(s.created), Datasets: s.datasets}
+		create = &CreateInfo{Left: c.Max - len(s.created), Datasets: s.datasets, Archs: task.ArchNames(),
+			Methods: task.MethodNames(), Codecs: task.CodecNames(), Template: task.DefaultSpec()}
 	}
 	s.mu.Unlock()
 	slices.SortFunc(infos, func(a, b TaskInfo) int {
