@@ -59,6 +59,7 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	}
 	contacts := pickContacts(ts, h.ID, s.cfg.Contacts)
 	sess.id, sess.task, sess.contacts, sess.registered = h.ID, ts, contacts, true
+	sess.pub, sess.registeredAt = slices.Clone(h.PublicKey), s.now() // s.now: the summaries' clock (progress.go)
 	if len(contacts) > 0 {
 		sess.windowEnd = now.Add(s.cfg.BootstrapTimeout)
 	} else {

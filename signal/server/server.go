@@ -63,6 +63,7 @@ type taskState struct {
 	addrs addrCounts // peers per client address and subnet
 	// lastLeft is when a peer last left (a created task's idle clock).
 	lastLeft time.Time
+	progress taskProgress // its peers' summaries (progress.go)
 }
 
 // New validates cfg and returns a server ready to serve.
@@ -101,6 +102,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /tasks", s.serveTasks)
 	mux.HandleFunc("POST /tasks", s.serveCreateTask)
+	mux.HandleFunc("GET /tasks/{id}/progress", s.serveProgress)
 	s.metrics = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
 	if !cfg.MetricsSeparate {
 		mux.Handle("GET /metrics", s.metrics)

@@ -19,6 +19,7 @@ type counters struct {
 	refusals      [maxCode]atomic.Uint64
 	addrLimited   [numAddrLimits]atomic.Uint64 // by addrLimit
 	tasksCreated  atomic.Uint64
+	summaries     [2]atomic.Uint64                   // summaryCounted, summaryRefused
 	createRefused [len(createRefusals)]atomic.Uint64 // POST /tasks, by reason
 }
 
@@ -87,6 +88,11 @@ type Stats struct {
 	// CreateRefused counts refused POST /tasks by reason ("off",
 	// "bad-spec", "not-allowed", "full", "per-address").
 	CreateRefused map[string]uint64
+	// SummariesCounted and SummariesRefused count the peers' summaries
+	// (MsgSummary); each refusal is also in Refusals.
+	SummariesCounted, SummariesRefused uint64
+	// Progress is each task's point now, from its peers' summaries.
+	Progress map[ident.Task]ProgressPoint
 }
 
 // RelayedTotal sums Relayed.
@@ -101,15 +107,18 @@ func (s Stats) RelayedTotal() uint64 {
 // Stats returns a snapshot.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		Connections:   int(s.counters.connections.Load()),
-		Peers:         map[ident.Task]int{},
-		Registrations: s.counters.registrations.Load(),
-		Relayed:       map[signal.RelayKind]uint64{},
-		Refusals:      map[signal.Code]uint64{},
-		AddrLimited:   map[string]uint64{},
-		TaskNames:     map[ident.Task]string{},
-		TasksCreated:  s.counters.tasksCreated.Load(),
-		CreateRefused: map[string]uint64{},
+		Connections:      int(s.counters.connections.Load()),
+		Peers:            map[ident.Task]int{},
+		Registrations:    s.counters.registrations.Load(),
+		Relayed:          map[signal.RelayKind]uint64{},
+		Refusals:         map[signal.Code]uint64{},
+		AddrLimited:      map[string]uint64{},
+		TaskNames:        map[ident.Task]string{},
+		TasksCreated:     s.counters.tasksCreated.Load(),
+		CreateRefused:    map[string]uint64{},
+		Progress:         map[ident.Task]ProgressPoint{},
+		SummariesCounted: s.counters.summaries[summaryCounted].Load(),
+		SummariesRefused: s.counters.summaries[summaryRefused].Load(),
 	}
 	for i, why := range createRefusals {
 		if n := s.counters.createRefused[i].Load(); n > 0 {
@@ -125,6 +134,7 @@ func (s *Server) Stats() Stats {
 	for id, ts := range s.tasks {
 		st.Peers[id] = len(ts.peers)
 		st.TaskNames[id] = ts.spec.Name
+		st.Progress[id] = ts.progress.now(s.now(), len(ts.peers))
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // maxListedTasks bounds the tasks GET /tasks lists: the response stays
@@ -20,9 +21,9 @@ const maxListedTasks = 100
 // gets the whole spec in its welcome); admission keys and the like are
 // left out anyway, as nobody picking a task needs them.
 //
-// There is no accuracy: the server learns nothing about training (the
-// peers' summaries, issue #24 item 7, are not built yet), and a number
-// it cannot check would only mislead.
+// Accuracy, Reporting and Samples come from the summaries of the peers
+// that opted in (progress.go): claims, bounded and taken by the median,
+// and absent when no peer reports.
 type TaskList struct {
 	// Tasks are the listed tasks, by name, then ID (at most
 	// maxListedTasks).
@@ -58,6 +59,12 @@ type TaskInfo struct {
 	Peers    int    `json:"peers"` // registered now
 	MaxPeers int    `json:"max_peers"`
 	Created  bool   `json:"created"` // by a page, not the operator
+	// Reporting is the peers with a fresh summary; Accuracy the median of
+	// their accuracies (absent: none evaluated); Samples the training
+	// samples their summaries counted since the server started.
+	Reporting int      `json:"reporting"`
+	Accuracy  *float64 `json:"accuracy,omitempty"`
+	Samples   uint64   `json:"samples"`
 }
 
 // taskInfo describes spec for the list (peers filled in by the caller).
@@ -83,11 +90,14 @@ func taskInfo(id string, spec task.Spec) TaskInfo {
 // taskList snapshots the hosted tasks and their peer counts.
 func (s *Server) taskList() TaskList {
 	s.mu.Lock()
-	s.sweepCreated(s.now())
+	now := s.now()
+	s.sweepCreated(now)
 	infos := make([]TaskInfo, 0, len(s.tasks))
 	for id, ts := range s.tasks {
 		info := taskInfo(id.Hex(), ts.spec)
 		info.Peers = len(ts.peers)
+		pt := ts.progress.now(now, len(ts.peers))
+		info.Reporting, info.Accuracy, info.Samples = pt.Reporting, pt.Accuracy, pt.Samples
 		info.Created = s.created[id] != nil
 		infos = append(infos, info)
 	}
@@ -111,6 +121,41 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "task list: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(append(b, '\n'))
+}
+
+// TaskProgress is the body of GET /tasks/{id}/progress: the task's
+// history from its peers' summaries (oldest first, every ProgressEvery
+// while peers report, at most ProgressPoints) and its point now.
+type TaskProgress struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Now     ProgressPoint   `json:"now"`
+	History []ProgressPoint `json:"history"`
+}
+
+// serveProgress answers GET /tasks/{id}/progress.
+func (s *Server) serveProgress(w http.ResponseWriter, r *http.Request) {
+	id, err := ident.ParseTask(r.PathValue("id"))
+	if err != nil {
+		http.Error(w, "task ID: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	ts := s.tasks[id]
+	var body TaskProgress
+	if ts != nil {
+		body = TaskProgress{ID: id.Hex(), Name: ts.spec.Name, Now: ts.progress.now(s.now(), len(ts.peers)),
+			History: append([]ProgressPoint{}, ts.progress.history...)}
+	}
+	s.mu.Unlock()
+	if ts == nil {
+		http.Error(w, "task not hosted here", http.StatusNotFound)
+		return
+	}
+	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(append(b, '\n'))
