@@ -52,6 +52,9 @@ type options struct {
 	EvalSamples int
 	Tick        time.Duration
 	MaxRound    time.Duration
+	// ShareProgress: the volunteer lets the peer send the server its
+	// signed summaries (netpeer.Config.ShareProgress); off unless true.
+	ShareProgress bool
 }
 
 func parseOptions(o js.Value) (options, error) {
@@ -144,6 +147,13 @@ func parseOptions(o js.Value) (options, error) {
 	}
 	if opt.EvalSamples, err = num("evalSamples", opt.EvalSamples); err != nil {
 		return opt, err
+	}
+	switch v := o.Get("shareProgress"); v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+	case js.TypeBoolean:
+		opt.ShareProgress = v.Bool()
+	default:
+		return opt, fmt.Errorf("shareProgress: want true or false")
 	}
 	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
 		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)

@@ -176,6 +176,7 @@ func (b *browserPeer) join() error {
 	// Evaluation runs here (evaluator.go), yielding to the page between
 	// batches; netpeer's own would not.
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
+	cfg.ShareProgress = b.opts.ShareProgress
 	np, err := netpeer.New(cfg)
 	if err != nil {
 		return err

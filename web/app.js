@@ -206,6 +206,7 @@ function peerOptions() {
     dataURL: ends.dataURL,
     shard: params.get("shard") || "",
     seed: tabSeed(),
+    shareProgress: $("share-progress").checked,
   };
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
@@ -609,7 +610,9 @@ const hexTaskID = /^[0-9a-f]{64}$/;
 
 function taskOptionText(t) {
   const peers = `${t.peers}/${t.max_peers} peers`;
-  return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}`;
+  // The peers' own claims (their summaries), the median of those reporting.
+  const acc = typeof t.accuracy === "number" ? `, accuracy ${(100 * t.accuracy).toFixed(1)}% (${t.reporting} reporting)` : "";
+  return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}${acc}`;
 }
 
 async function fetchTaskList() {

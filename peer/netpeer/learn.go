@@ -244,6 +244,7 @@ type learner struct {
 	evalDone chan evalResult
 	evalBusy bool
 	lastEval time.Time
+	samples  uint64 // trained, every method (summary.go)
 	st       LearnStatus
 	guard    *guard
 	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
@@ -448,6 +449,9 @@ func (l *learner) send(m mep.Message) error {
 
 // finish applies a Work that has run.
 func (l *learner) finish(w *learn.Work) {
+	if w.Err() == nil {
+		l.samples += uint64(w.Samples())
+	}
 	if l.method != nil {
 		l.method.finish(w)
 		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss

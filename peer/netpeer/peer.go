@@ -36,8 +36,9 @@ type Peer struct {
 	bridge bridge
 	// renewNext: no admission renewal is tried before it (admission.go).
 	renewNext time.Time
-	learner   *learner // nil: overlay only
-	sizer     *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	learner   *learner  // nil: overlay only
+	summaries summaries // ShareProgress (summary.go)
+	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
 	started   time.Time
 	errs      uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr   uint64 // overlay sends the transport refused
@@ -110,6 +111,9 @@ type Status struct {
 	// InitGain is the network-size estimate and the init gain, for a
 	// task with init he-gain and gain 0 (nil otherwise).
 	InitGain *InitGainStatus `json:"init_gain,omitempty"`
+	// Summaries counts the summaries sent to the signalling server
+	// (nil unless Config.ShareProgress).
+	Summaries *SummaryStatus `json:"summaries,omitempty"`
 }
 
 // AdjacentHex is one ring space's predecessor and successor.
@@ -275,6 +279,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.watchIsolation(ctx, time.Now())
 		p.watchBridge(ctx, time.Now())
 		p.watchRenewal(ctx, time.Now())
+		p.watchSummary(time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -448,6 +453,7 @@ func (p *Peer) publish() {
 	if p.sizer != nil {
 		st.InitGain = p.sizer.status()
 	}
+	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
 	p.smu.Lock()
 	p.status = st
 	p.smu.Unlock()

@@ -16,7 +16,7 @@ import (
 //
 // Every field is a claim. What one peer can move is bounded: a summary
 // counts only from the registered session of the key that signed it, at
-// most one per MinSummaryInterval, with a higher Seq than the last; the
+// most one per Config.SummaryInterval, with a higher Seq than the last; the
 // samples it adds to the task's total are at most MaxSamplesPerSecond
 // for the time since its last counted summary (or its registration), so
 // a liar adds no more than a very fast honest peer; and the task's
@@ -24,9 +24,9 @@ import (
 // them cannot move it outside the honest ones' range).
 
 const (
-	// MinSummaryInterval is the least time between two counted
-	// summaries of one peer (peers send every netpeer.SummaryEvery,
-	// 30 s).
+	// MinSummaryInterval is the default of Config.SummaryInterval, the
+	// least time between two counted summaries of one peer (peers send
+	// every 30 s by default, netpeer.DefaultSummaryEvery).
 	MinSummaryInterval = 10 * time.Second
 	// SummaryFresh is how long a peer's last summary counts in the
 	// task's accuracy and reporting peers.
@@ -78,7 +78,7 @@ func (sess *session) summary(s *signal.Summary) {
 	}
 	now := srv.now()
 	srv.mu.Lock()
-	ok, why := sess.task.progress.count(sess, s, now)
+	ok, why := sess.task.progress.count(sess, s, now, srv.cfg.SummaryInterval)
 	if ok {
 		sess.task.progress.sample(now, len(sess.task.peers))
 	}
@@ -99,7 +99,7 @@ const (
 
 // count takes s into the task's state; false and why when refused.
 // Called with Server.mu held.
-func (p *taskProgress) count(sess *session, s *signal.Summary, now time.Time) (bool, string) {
+func (p *taskProgress) count(sess *session, s *signal.Summary, now time.Time, interval time.Duration) (bool, string) {
 	last := p.latest[sess.id]
 	since := sess.registeredAt
 	var lastSamples uint64
@@ -107,8 +107,8 @@ func (p *taskProgress) count(sess *session, s *signal.Summary, now time.Time) (b
 		if s.Seq <= last.seq {
 			return false, "summary seq not above the last"
 		}
-		if now.Sub(last.at) < MinSummaryInterval {
-			return false, "summaries come at most every " + MinSummaryInterval.String()
+		if now.Sub(last.at) < interval {
+			return false, "summaries come at most every " + interval.String()
 		}
 		since, lastSamples = last.at, last.samples
 	}
