@@ -286,6 +286,12 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if err != nil {
 		return nil, nil, err
 	}
+	if spec.Model != nil && spec.Model.Weights != nil {
+		b.progress("fetching the task's initial weights from " + spec.Model.Weights.URL)
+	}
+	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
+		return nil, nil, err
+	}
 	sps, err := calibrate(cfg, ds.local)
 	if err != nil {
 		return nil, nil, err

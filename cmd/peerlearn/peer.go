@@ -272,6 +272,9 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
+		return nil, nil, err
+	}
 	cfg.NewBackend = newBackend
 	lp, err := learn.NewPeer(cfg, local)
 	if err != nil {

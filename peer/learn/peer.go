@@ -157,6 +157,11 @@ func (p *Peer) initModel(rng *rand.Rand) error {
 		gain = func(int) float32 { return g }
 	case InitCommon:
 		src = rand.New(rand.NewPCG(p.cfg.Init.CommonSeed, 0x636f6d6d6f6e))
+	case InitWeights:
+		if err := p.model.SetParams(p.cfg.Init.Weights); err != nil {
+			return fmt.Errorf("%w: init weights: %w", ErrConfig, err)
+		}
+		return nil
 	}
 	if err := p.model.Init(src, nn.HeNormal, gain); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
