@@ -362,17 +362,48 @@ func short(ids []string) []string {
 	return out
 }
 
-// wantPath is the path two homes' NATs allow: direct within a home, and
-// between homes unless a side blocks UDP or both map symmetrically.
-func wantPath(ha, hb *Home) string {
-	a, b := ha.NAT, hb.NAT
+// wantPath is the path two homes' NATs allow, with a TURN server.
+func wantPath(ha, hb *Home) string { return ExpectedPath(ha, hb, true) }
+
+// ExpectedPath is the path ICE can find between peers in homes ha and hb
+// from their NATs alone (RFC 4787's mapping and filtering), given STUN
+// and, if turn, a TURN server: "direct", "relay", or "none".
+//
+//	              full-cone  port-restr.  symmetric  udp-blocked
+//	full-cone     direct     direct       direct     relay
+//	port-restr.   direct     direct       relay      relay
+//	symmetric     direct     relay        relay      relay
+//	udp-blocked   relay      relay        relay      relay
+//
+// Within one home: direct (host candidates). A full cone takes checks
+// from any address once its port is mapped, so whatever the other side's
+// port it answers, and the other side's own reply opened its filter. Two
+// port-restricted cones keep one public port for every destination, so
+// each one's server-reflexive address (learnt from STUN) is where the
+// other's checks arrive, and each one's checks out open its filter for
+// the other's: whichever check crosses second gets in (hole punching).
+// A symmetric NAT sends each destination from a new port that no STUN
+// server has seen: only a full cone lets the first check from it in.
+// Whether unsolicited packets are dropped or rejected (ICMP) does not
+// enter: ICE's checks are retransmitted.
+func ExpectedPath(ha, hb *Home, turn bool) string {
+	relay := "relay"
+	if !turn {
+		relay = "none"
+	}
 	if ha == hb {
 		return "direct"
 	}
-	if a == UDPBlocked || b == UDPBlocked || (a == Symmetric && b == Symmetric) {
-		return "relay"
+	a, b := ha.NAT, hb.NAT
+	switch {
+	case a == UDPBlocked || b == UDPBlocked:
+		return relay
+	case a == FullCone || b == FullCone:
+		return "direct"
+	case a == PortRestricted && b == PortRestricted:
+		return "direct"
 	}
-	return "direct"
+	return relay // a symmetric side and a port-restricted or symmetric one
 }
 
 func accOf(s netpeer.Status) float64 {
