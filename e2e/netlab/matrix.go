@@ -135,24 +135,8 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		}
 	}
 	n := len(cfg.Peers) + len(cfg.Tabs)
-	spec := task.DefaultSpec()
-	spec.Name = "netlab"
-	spec.Aggregator = "fedlay"
-	spec.LocalEpochs, spec.LocalSteps = 0, 30
-	spec.PeriodMS = 1000
-	spec.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
-	spec.TargetAccuracy = cfg.Target
-	spec.Spaces = 8
-	canon, err := spec.Canonical()
+	spec, tid, taskFile, err := writeTask(cfg.Dir, n, cfg.Target)
 	if err != nil {
-		return nil, err
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		return nil, err
-	}
-	taskFile := filepath.Join(cfg.Dir, "task.json")
-	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
 		return nil, err
 	}
 	seeds, ids, err := allNeighbours(len(cfg.Peers), spec.Spaces, cfg.Seed)
@@ -174,27 +158,11 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 			p.stop()
 		}
 	}()
-	count := map[string]int{}
 	t0 := time.Now()
-	for i, home := range cfg.Peers {
-		h := l.Home(home)
-		if h == nil {
-			return nil, fmt.Errorf("no home %q", home)
-		}
-		name := fmt.Sprintf("%s%d", home, count[home])
-		count[home]++
-		key := filepath.Join(cfg.Dir, name+".key")
-		if err := os.WriteFile(key, []byte(hex.EncodeToString(seeds[i])+"\n"), 0o600); err != nil {
-			return nil, err
-		}
-		proc, err := StartProc(h.Host, cfg.Dir, name, cfg.PeerBin, []string{"peer",
-			"-signal", "ws://" + SignalAddr + "/signal", "-task", taskFile, "-key", key,
-			"-status", "127.0.0.1:0", "-data", cfg.Data, "-shard", fmt.Sprintf("%d/%d", i, n),
-			"-eval-every", "3s", "-eval-samples", "2000", "-every", "0", "-v"}, true)
-		if err != nil {
-			return nil, err
-		}
-		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], known: true, proc: proc})
+	natives, err := startNatives(l, cfg, taskFile, seeds, ids, n)
+	peers = natives
+	if err != nil {
+		return nil, err
 	}
 	for i, home := range cfg.Tabs {
 		h := l.Home(home)
@@ -256,6 +224,59 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		}
 	}
 	return res, nil
+}
+
+// writeTask writes the lab's task for n peers (MNIST MLP, FedLay, 8 ring
+// spaces, a Dirichlet partition) to dir/task.json.
+func writeTask(dir string, n int, target float64) (task.Spec, ident.Task, string, error) {
+	spec := task.DefaultSpec()
+	spec.Name = "netlab"
+	spec.Aggregator = "fedlay"
+	spec.LocalEpochs, spec.LocalSteps = 0, 30
+	spec.PeriodMS = 1000
+	spec.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
+	spec.TargetAccuracy = target
+	spec.Spaces = 8
+	canon, err := spec.Canonical()
+	if err != nil {
+		return spec, ident.Task{}, "", err
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		return spec, ident.Task{}, "", err
+	}
+	file := filepath.Join(dir, "task.json")
+	return spec, tid, file, os.WriteFile(file, canon, 0o644)
+}
+
+// startNatives starts a native peer in the home of each of cfg.Peers
+// (named by home and index: a0, a1, b0, ...), with key seeds[i] and
+// shard i of n. On error the peers started so far are returned too, for
+// the caller to stop.
+func startNatives(l *Lab, cfg MatrixConfig, taskFile string, seeds [][]byte, ids []ident.Peer, n int) ([]*labPeer, error) {
+	var peers []*labPeer
+	count := map[string]int{}
+	for i, home := range cfg.Peers {
+		h := l.Home(home)
+		if h == nil {
+			return peers, fmt.Errorf("no home %q", home)
+		}
+		name := fmt.Sprintf("%s%d", home, count[home])
+		count[home]++
+		key := filepath.Join(cfg.Dir, name+".key")
+		if err := os.WriteFile(key, []byte(hex.EncodeToString(seeds[i])+"\n"), 0o600); err != nil {
+			return peers, err
+		}
+		proc, err := StartProc(h.Host, cfg.Dir, name, cfg.PeerBin, []string{"peer",
+			"-signal", "ws://" + SignalAddr + "/signal", "-task", taskFile, "-key", key,
+			"-status", "127.0.0.1:0", "-data", cfg.Data, "-shard", fmt.Sprintf("%d/%d", i, n),
+			"-eval-every", "3s", "-eval-samples", "2000", "-every", "0", "-v"}, true)
+		if err != nil {
+			return peers, err
+		}
+		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], known: true, proc: proc})
+	}
+	return peers, nil
 }
 
 // relayThroughput runs `peerlearn bench transfer -relay` in the first
