@@ -63,7 +63,7 @@ type Pair struct {
 	Local     string // A's side of the selected pair: host, srflx, prflx, relay
 	Remote    string
 	Path      string // "direct", "relay", or "" (never connected)
-	Want      string // the path the NAT kinds allow: "direct" or "relay"
+	Want      string // the path the NAT kinds allow (ExpectedPath): "direct" or "relay"
 	ConnectMS int64  // from the offer to the open data channel (offerer's view)
 	// RemoteHosts is how many of B's host candidates A knew by address
 	// (rtc.Link.RemoteHosts: a tab's mDNS names that A resolved), the
@@ -523,15 +523,16 @@ func Percentile(xs []float64, p float64) float64 {
 	return s[i-1]
 }
 
-// Table renders the pairs, one per line.
+// Table renders the pairs, one per line: the path each took and the
+// one their NATs allow (ExpectedPath).
 func (r *MatrixResult) Table() string {
 	var b strings.Builder
 	for _, p := range r.Pairs {
 		mark := ""
 		if p.Path != p.Want {
-			mark = "  <- want " + p.Want
+			mark = "  <- not the expected path"
 		}
-		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, mark)
+		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms  expected %s%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, p.Want, mark)
 	}
 	return b.String()
 }
