@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/data"
 	"math"
 	"strconv"
 	"strings"
@@ -55,6 +56,9 @@ type options struct {
 	// ShareProgress: the volunteer lets the peer send the server its
 	// signed summaries (netpeer.Config.ShareProgress); off unless true.
 	ShareProgress bool
+	// Files are the volunteer's picked files for a task with its own data
+	// set (ownTaskData), at most data.MaxOwnFiles and data.MaxOwnBytes.
+	Files []data.OwnFile
 }
 
 func parseOptions(o js.Value) (options, error) {
@@ -129,6 +133,11 @@ func parseOptions(o js.Value) (options, error) {
 		opt.Labels = make([]int32, m)
 		for i := range m {
 			opt.Labels[i] = int32(lb.Index(i).Int())
+		}
+	}
+	if fl := o.Get("files"); fl.Truthy() {
+		if err := opt.parseFiles(fl); err != nil {
+			return opt, err
 		}
 	}
 	var err error
@@ -209,4 +218,32 @@ func bytesToFloat32(b []byte) []float32 {
 		out[i] = math.Float32frombits(u)
 	}
 	return out
+}
+
+// parseFiles reads the "files" option: an array of {path, data}, data a
+// Uint8Array, within data's limits on a volunteer's files.
+func (o *options) parseFiles(fl js.Value) error {
+	if fl.Type() != js.TypeObject || fl.Get("length").Type() != js.TypeNumber {
+		return fmt.Errorf("files: want an array of {path, data}")
+	}
+	n := fl.Get("length").Int()
+	if n > data.MaxOwnFiles {
+		return fmt.Errorf("files: %d picked, at most %d", n, data.MaxOwnFiles)
+	}
+	total := 0
+	for i := range n {
+		f := fl.Index(i)
+		p, b := f.Get("path"), f.Get("data")
+		if p.Type() != js.TypeString || b.Type() != js.TypeObject || b.Get("byteLength").Type() != js.TypeNumber {
+			return fmt.Errorf("files[%d]: want {path: string, data: Uint8Array}", i)
+		}
+		size := b.Get("byteLength").Int()
+		if total += size; total > data.MaxOwnBytes {
+			return fmt.Errorf("files: more than %d MB together", data.MaxOwnBytes>>20)
+		}
+		buf := make([]byte, size)
+		js.CopyBytesToGo(buf, b)
+		o.Files = append(o.Files, data.OwnFile{Path: p.String(), Data: buf})
+	}
+	return nil
 }

@@ -266,9 +266,16 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if b.opts.Images != nil {
 		key = "own|" + spec.Dataset // the volunteer's images, whatever the partition
 	}
+	if spec.Data != nil {
+		key = "files|" + spec.Data.Manifest + "|" + key // the picked files, for this task's data set
+	}
 	if ds == nil || ds.key != key {
 		var err error
 		switch {
+		case spec.Data != nil && len(b.opts.Files) == 0:
+			err = fmt.Errorf("the task %s trains on a data set of its own (samples %s): pick its data folder, or your own files of its form", spec.Name, fmt.Sprint(spec.Model.Input))
+		case spec.Data != nil:
+			ds, err = ownTaskData(spec, id, b.opts.Files, b.opts.ShardK, b.opts.ShardN, b.progress)
 		case b.opts.Images != nil:
 			shape := [3]int{28, 28, 1}
 			ds, err = ownData(b.opts.Images, b.opts.Labels, shape, 10, b.opts.DataURL, spec.Dataset, b.progress)

@@ -211,6 +211,10 @@ function peerOptions() {
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
   }
+  if (document.querySelector('input[name="source"]:checked').value === "files") {
+    if (!window.peerlearnOwnFiles || window.peerlearnOwnFiles.length === 0) throw new Error("Pick the task's data folder, or your own files of its form, first.");
+    o.files = window.peerlearnOwnFiles; // ownfiles.js
+  }
   if (document.querySelector('input[name="source"]:checked').value === "own") {
     if (!own || own.labels.length === 0) throw new Error("Choose some labelled images first.");
     o.images = own.images;
