@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/export"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
@@ -95,8 +96,12 @@ func (b *browserPeer) jsObject() js.Value {
 		}
 		return nil
 	}))
-	obj.Set("downloadModel", jsFunc("downloadModel", report, func(js.Value, []js.Value) any {
-		name, enc, err := b.model()
+	obj.Set("downloadModel", jsFunc("downloadModel", report, func(_ js.Value, args []js.Value) any {
+		format := "plnn"
+		if len(args) > 0 && args[0].Type() == js.TypeString {
+			format = args[0].String()
+		}
+		name, enc, err := b.model(format)
 		if err != nil {
 			return js.Global().Get("Promise").Call("reject", jsError(err))
 		}
@@ -369,22 +374,36 @@ func calibrate(cfg learn.Config, local *data.Dataset) (float64, error) {
 	return float64(n) / spent.Seconds(), nil
 }
 
-// model encodes the last published model in nn's versioned format.
-func (b *browserPeer) model() (string, []byte, error) {
+// model encodes the last published model: in nn's versioned format
+// ("plnn"), or for other runtimes as safetensors (PyTorch state_dict
+// names) or ONNX (opset 13), engine/export's encoders, as `peerlearn
+// export` writes them.
+func (b *browserPeer) model(format string) (string, []byte, error) {
 	b.mu.Lock()
 	lp, cfg, spec := b.lp, b.lcfg, b.spec
 	b.mu.Unlock()
 	if lp == nil || lp.Published() == nil {
 		return "", nil, errors.New("no model yet: join and wait for the first round")
 	}
-	sum, err := cfg.Arch.ShapeChecksum()
+	var enc []byte
+	var err error
+	switch format {
+	case "plnn":
+		sum, serr := cfg.Arch.ShapeChecksum()
+		if serr != nil {
+			return "", nil, serr
+		}
+		enc, err = nn.AppendEncoded(nil, cfg.Arch.Name, sum, lp.Published())
+	case "safetensors":
+		enc, err = export.Safetensors(cfg.Arch, lp.Published())
+	case "onnx":
+		enc, err = export.ONNX(cfg.Arch, lp.Published())
+	default:
+		return "", nil, fmt.Errorf("download format %q: want plnn, safetensors or onnx", format)
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	enc, err := nn.AppendEncoded(nil, cfg.Arch.Name, sum, lp.Published())
-	if err != nil {
-		return "", nil, err
-	}
-	name := fmt.Sprintf("peerlearn-%s-%s-round%d.plnn", spec.Name, b.id, lp.Metrics().Rounds)
+	name := fmt.Sprintf("peerlearn-%s-%s-round%d.%s", spec.Name, b.id, lp.Metrics().Rounds, format)
 	return name, enc, nil
 }

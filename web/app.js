@@ -262,7 +262,7 @@ $("leave").addEventListener("click", async () => {
 });
 $("download").addEventListener("click", async () => {
   try {
-    const m = await page.peer.downloadModel();
+    const m = await page.peer.downloadModel($("download-format").value);
     const a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([m.bytes], { type: "application/octet-stream" }));
     a.download = m.name;
