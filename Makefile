@@ -16,7 +16,7 @@ export PEERLEARN_DATA := $(DATA_DIR)
 # package imports one from a higher layer.
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
              ./peer/learn/... ./internal/f32/... ./internal/wire/... ./internal/detmath/... \
-             ./internal/modelwire/...
+             ./internal/modelwire/... ./peer/node/...
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/pushsum"
@@ -32,10 +33,10 @@ type Peer struct {
 	mgr    *rtc.Manager
 	client *signal.Client // the latest registration's
 	server string         // its server's URL
-	reboot rebootstrap
-	bridge bridge
-	// renewNext: no admission renewal is tried before it (admission.go).
-	renewNext time.Time
+	// reg decides the registrations after the first (node.Registrar;
+	// registration.go is its shell); regDone brings a dial's outcome.
+	reg       *node.Registrar
+	regDone   chan registration
 	learner   *learner  // nil: overlay only
 	summaries summaries // ShareProgress (summary.go)
 	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
@@ -190,10 +191,10 @@ func (p *Peer) Run(ctx context.Context) error {
 	}
 	p.client, p.server = client, server
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
-	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
-	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
-	p.bridge.welcomed = len(w.Contacts)
+	if err := p.newRegistrar(server, len(w.Contacts)); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
 	}
@@ -264,10 +265,8 @@ func (p *Peer) Run(ctx context.Context) error {
 					p.learner.tick()
 				}
 			}
-		case r := <-p.reboot.done:
+		case r := <-p.regDone:
 			p.registered(r)
-		case m := <-p.bridge.done:
-			p.bridged(m)
 		case wk := <-workDone:
 			p.learner.finish(wk)
 		case r := <-evalDone:
@@ -276,9 +275,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
-		p.watchIsolation(ctx, time.Now())
-		p.watchBridge(ctx, time.Now())
-		p.watchRenewal(ctx, time.Now())
+		p.watchRegistration(ctx)
 		p.watchSummary(time.Now())
 		p.flush()
 		p.publish()
@@ -444,8 +441,8 @@ func (p *Peer) publish() {
 		st.ConnectFailure = &d
 	}
 	st.Resources = p.mgr.Resources()
-	st.Rebootstraps = p.reboot.count
-	st.Server, st.Bridges, st.NeighborsRemoved = p.server, p.bridge.count, p.removed
+	st.Rebootstraps, st.Bridges = p.reg.Stats()
+	st.Server, st.NeighborsRemoved = p.server, p.removed
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
