@@ -106,7 +106,7 @@ func (s *Server) Stats() Stats {
 	}
 	s.mu.Lock()
 	for id, ts := range s.tasks {
-		st.Peers[id] = len(ts.peers)
+		st.Peers[id], _ = ts.counts()
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {

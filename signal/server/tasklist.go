@@ -34,14 +34,17 @@ type TaskList struct {
 
 // TaskInfo describes one hosted task.
 type TaskInfo struct {
-	ID       string `json:"id"` // 64 hex digits, what the page joins
-	Name     string `json:"name"`
-	Data     string `json:"data"`  // the data set's name, or "own data" (a manifest)
-	Model    string `json:"model"` // the arch or preset name, or "declared: N layers"
-	Method   string `json:"method"`
-	Codec    string `json:"codec"` // "f32" when the spec names none
-	Peers    int    `json:"peers"` // registered now
-	MaxPeers int    `json:"max_peers"`
+	ID     string `json:"id"` // 64 hex digits, what the page joins
+	Name   string `json:"name"`
+	Data   string `json:"data"`  // the data set's name, or "own data" (a manifest)
+	Model  string `json:"model"` // the arch or preset name, or "declared: N layers"
+	Method string `json:"method"`
+	Codec  string `json:"codec"` // "f32" when the spec names none
+	Peers  int    `json:"peers"` // registered now (observers not counted)
+	// Observers are the task's observers registered now (`peerlearn
+	// collect`): they watch, they do not train.
+	Observers int `json:"observers,omitempty"`
+	MaxPeers  int `json:"max_peers"`
 }
 
 // taskInfo describes spec for the list (peers filled in by the caller).
@@ -70,7 +73,7 @@ func (s *Server) taskList() TaskList {
 	infos := make([]TaskInfo, 0, len(s.tasks))
 	for id, ts := range s.tasks {
 		info := taskInfo(id.Hex(), ts.spec)
-		info.Peers = len(ts.peers)
+		info.Peers, info.Observers = ts.counts()
 		infos = append(infos, info)
 	}
 	s.mu.Unlock()
