@@ -80,6 +80,10 @@ type Config struct {
 	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
+	// Observe, if not nil, makes the peer an observer instead
+	// (observer.go): no overlay, no training, models pulled. Learn must
+	// be nil.
+	Observe *ObserveConfig
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
 	// and the transport's: safe for concurrent use, must not block.
 	Logf func(format string, args ...any)
@@ -103,6 +107,7 @@ func DefaultConfig() Config {
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
 		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
+		Observe:          nil,                          // a peer of the overlay
 		Logf:             nil,                          // silent
 	}
 }
@@ -157,6 +162,14 @@ func (c Config) Validate() error {
 	if c.Learn != nil {
 		if err := c.Learn.validate(); err != nil {
 			return bad("learn: %v", err)
+		}
+	}
+	if c.Observe != nil {
+		if c.Learn != nil {
+			return bad("an observer does not learn: Learn and Observe both set")
+		}
+		if err := c.Observe.validate(); err != nil {
+			return bad("observe: %v", err)
 		}
 	}
 	return nil
