@@ -203,7 +203,9 @@ func (p *Peer) rescan(ctx context.Context, now time.Time) {
 	w.pending, w.next = true, now.Add(w.cfg.RescanEvery)
 	urls, id, tid, cfg := shuffled(p.cfg.servers(), p.rng()), p.cfg.Identity, p.cfg.Task, p.signalConfig()
 	go func() {
-		dial := func(ctx context.Context, url string) (*signal.Client, error) { return signal.Dial(ctx, url, id, tid, cfg) }
+		dial := func(ctx context.Context, url string) (*signal.Client, error) {
+			return signal.Dial(ctx, url, id, tid, cfg)
+		}
 		c, url, err := dialEach(ctx, urls, dial, p.logf)
 		select {
 		case w.done <- registration{c, err, url}:
