@@ -508,6 +508,12 @@ function renderNeighbors(s) {
     return tr;
   });
   document.querySelector("#neighbors tbody").replaceChildren(...rows);
+  // Observers (`peerlearn collect`) pull this tab's model to watch the
+  // task; they are not neighbours and nothing of theirs is aggregated.
+  const obs = s.observers || [];
+  $("observers").hidden = obs.length === 0;
+  $("observers").textContent = obs.length === 0 ? "" :
+    `Observed by ${obs.map((o) => o.id.slice(0, 8)).join(", ")} (watching the task: ${obs.reduce((n, o) => n + o.models_sent, 0)} models sent; they train nothing and none of theirs is aggregated)`;
 }
 
 // A LAN demo (`make demo LAN=1`) serves the join URL's QR code beside
