@@ -614,7 +614,8 @@ const taskList = { tasks: [], fetchedAt: 0 };
 const hexTaskID = /^[0-9a-f]{64}$/;
 
 function taskOptionText(t) {
-  const peers = `${t.peers}/${t.max_peers} peers`;
+  // Observers (`peerlearn collect`) watch a task; they are not its peers.
+  const peers = `${t.peers}/${t.max_peers} peers${t.observers > 0 ? `, ${t.observers} observing` : ""}`;
   return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}`;
 }
 
