@@ -29,7 +29,9 @@ func init() {
 // pulls on the task's test set and keeps the results in -o (collector.go).
 // It stops after -duration or -max-models models, with one line:
 //
-//	collect models=N peers=K best_acc=A best_round=R best_from=ID8 latest_acc=L out=DIR
+//	collect id=<64 hex> task=<64 hex> status=URL out=DIR
+//	collect best acc=A round=R from=ID8 t=S models=N   (each time a model beats every earlier one)
+//	collect models=N peers=K dropped=D best_acc=A best_round=R best_from=ID8 latest_acc=L out=DIR
 func runCollect(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("collect")
 	sigURLs := &urlList{urls: []string{"ws://127.0.0.1:8080/signal"}}
@@ -63,7 +65,7 @@ func runCollect(ctx context.Context, args []string, stdout io.Writer, logf func(
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("-o: %w", err)
 	}
-	col := newCollector(*out, *maxModels)
+	col := newCollector(*out) // runCollect stops it at -max-models
 	defer col.close()
 	models := make(chan netpeer.ObservedModel, collectQueue)
 	ready := make(chan collectTask, 1)
@@ -114,10 +116,16 @@ loop:
 				ct := <-ready
 				col.task = &ct
 			}
+			before := col.best
 			if err := col.take(m, time.Now()); err != nil {
 				runErr = err
 				stop()
-			} else if col.n >= *maxModels {
+				break
+			}
+			if b := col.best; b != before {
+				fmt.Fprintf(stdout, "collect best acc=%.4f round=%d from=%s t=%.1fs models=%d\n", b.Accuracy, b.Round, b.From[:8], b.T, col.n)
+			}
+			if col.n >= *maxModels {
 				stop()
 			}
 		case err := <-done:

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,5 +209,24 @@ func TestCollectLiveSwarm(t *testing.T) {
 	}
 	if served == 0 || len(from) == 0 {
 		t.Fatalf("no peer lists the observer as served (%d), models from %d peers", served, len(from))
+	}
+}
+
+// Out-of-range flags are usage errors, refused before anything connects.
+func TestCollectFlagsRefused(t *testing.T) {
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"-max-models", "0"},
+		{"-max-models", "100001"},
+		{"-duration", "0s"},
+		{"-eval-samples", "-1"},
+		{"-peers", "0"},
+		{"-pull-every", "0s"},
+		{"-task", "not-a-task"},
+	} {
+		err := runCollect(context.Background(), append([]string{"-o", out, "-signal", "ws://127.0.0.1:1/signal"}, args...), io.Discard, t.Logf)
+		if !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
 	}
 }

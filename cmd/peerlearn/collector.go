@@ -18,19 +18,21 @@ import (
 // folder: every model it evaluates is a row of progress.csv (time,
 // round, neighbour, accuracy, loss) and replaces latest.plnn; one better
 // than every earlier replaces best.plnn, best.safetensors and best.onnx;
-// progress.png plots the accuracy over time per neighbour, redrawn every
-// plotEvery models and at the end. Memory holds the best model, the rows
+// progress.png plots the accuracy over time per neighbour, redrawn after
+// plotEvery models, then after a quarter more than were drawn (a plot's
+// cost grows with its points: the redraws cost as much as a few final
+// ones), and at the end. Memory holds the best model, the rows
 // (at most -max-models) and nothing else; files are written whole
 // (writeAside), so a reader never sees half of one.
 type collector struct {
 	dir     string
-	max     int
 	task    *collectTask
 	start   time.Time
 	csv     *os.File
 	w       *bufio.Writer
 	rows    []progressRow
 	n       int           // models evaluated
+	plotAt  int           // progress.png is redrawn when n reaches it
 	dropped atomic.Uint64 // models dropped: the evaluator was busy (the observer's goroutine counts), or not the task's
 	best    progressRow
 	bestP   []float32
@@ -53,8 +55,8 @@ const plotEvery = 20
 // seen; the CSV has every row).
 const maxPlotSeries = 12
 
-func newCollector(dir string, max int) *collector {
-	return &collector{dir: dir, max: max, start: time.Now(), best: progressRow{Accuracy: -1}}
+func newCollector(dir string) *collector {
+	return &collector{dir: dir, start: time.Now(), best: progressRow{Accuracy: -1}, plotAt: plotEvery}
 }
 
 // take evaluates m and records it; an error is a write or evaluation
@@ -84,7 +86,8 @@ func (c *collector) take(m netpeer.ObservedModel, now time.Time) error {
 			return err
 		}
 	}
-	if c.n%plotEvery == 0 {
+	if c.n >= c.plotAt {
+		c.plotAt = c.n + max(plotEvery, c.n/4)
 		return c.plot()
 	}
 	return nil
