@@ -142,7 +142,7 @@ bench-live: data
 # PNG folders) with a declared model, 4 real peers, collect, export, the
 # ONNX and torch checks: "bench-owner tasks=2 tabular_acc=T ...".
 bench-owner: data
-	PEERLEARN_DATA=$(abspath $(DATA_DIR)) scripts/bench-owner.sh
+	scripts/bench-owner.sh
 
 # Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
 bench-go:
