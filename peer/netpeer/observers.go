@@ -16,7 +16,8 @@ import (
 // overlay and pull this peer's current model with a pull frame
 // (observe_wire.go). An observer takes no neighbour's place: the overlay
 // never learns of it (its overlay messages are refused), and its link is
-// kept open beside the neighbours' only while it pulls. Nothing it sends
+// kept open beside the neighbours' only while it pulls, never used to
+// route others' signalling (rtc.Manager.KeepLinks). Nothing it sends
 // reaches the aggregation: its models and MEP or method messages are
 // refused and counted (Status.ObserverRefused). Bounds: maxObservers at
 // once, forgotten after observerIdle without a pull, at most one model
@@ -100,12 +101,6 @@ func comparePeerIDs(a, b ident.Peer) int {
 	return 0
 }
 
-// links is the set the transport keeps links to: the overlay's
-// neighbours and the observers being served.
-func (p *Peer) links(nbrs []ident.Peer) []ident.Peer {
-	return append(slices.Clone(nbrs), p.obs.ids()...)
-}
-
 // onPull answers an observer's pull with this peer's current model when
 // a round has made one it does not hold.
 func (p *Peer) onPull(from ident.Peer, b []byte) {
@@ -120,7 +115,7 @@ func (p *Peer) onPull(from ident.Peer, b []byte) {
 		if o, added = p.obs.admit(from, now); o == nil {
 			err = errObserversFull
 		} else if added {
-			p.mgr.SetNeighbors(p.links(p.node.Neighbors()))
+			p.mgr.KeepLinks(p.obs.ids())
 			p.logf("observer %v: serving it (%d observers)", from, len(p.obs.m))
 		}
 	}
@@ -156,6 +151,6 @@ func (p *Peer) onPull(from ident.Peer, b []byte) {
 // the transport's grace, like a former neighbour's).
 func (p *Peer) watchObservers(now time.Time) {
 	if p.obs.expire(now) {
-		p.mgr.SetNeighbors(p.links(p.node.Neighbors()))
+		p.mgr.KeepLinks(p.obs.ids())
 	}
 }

@@ -421,7 +421,7 @@ func (p *Peer) flush() {
 	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
 		p.removed += uint64(len(rd.Removed))
 		nb := p.node.Neighbors()
-		p.mgr.SetNeighbors(p.links(nb))
+		p.mgr.SetNeighbors(nb)
 		if p.learner != nil {
 			p.learner.setNeighbors(nb)
 		}
