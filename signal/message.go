@@ -39,6 +39,7 @@ type Message struct {
 	Connected *Connected `json:"connected,omitempty"`
 	Bye       *Bye       `json:"bye,omitempty"`
 	Error     *Refusal   `json:"error,omitempty"`
+	Summary   *Summary   `json:"summary,omitempty"`
 }
 
 // Challenge opens a session: the hello must sign Nonce.

@@ -176,6 +176,7 @@ func (b *browserPeer) join() error {
 	// Evaluation runs here (evaluator.go), yielding to the page between
 	// batches; netpeer's own would not.
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
+	cfg.ShareProgress = b.opts.ShareProgress
 	np, err := netpeer.New(cfg)
 	if err != nil {
 		return err
@@ -265,9 +266,16 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if b.opts.Images != nil {
 		key = "own|" + spec.Dataset // the volunteer's images, whatever the partition
 	}
+	if spec.Data != nil {
+		key = "files|" + spec.Data.Manifest + "|" + key // the picked files, for this task's data set
+	}
 	if ds == nil || ds.key != key {
 		var err error
 		switch {
+		case spec.Data != nil && len(b.opts.Files) == 0:
+			err = fmt.Errorf("the task %s trains on a data set of its own (samples %s): pick its data folder, or your own files of its form", spec.Name, fmt.Sprint(spec.Model.Input))
+		case spec.Data != nil:
+			ds, err = ownTaskData(spec, id, b.opts.Files, b.opts.ShardK, b.opts.ShardN, b.progress)
 		case b.opts.Images != nil:
 			shape := [3]int{28, 28, 1}
 			ds, err = ownData(b.opts.Images, b.opts.Labels, shape, 10, b.opts.DataURL, spec.Dataset, b.progress)
@@ -283,6 +291,12 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
 	if err != nil {
+		return nil, nil, err
+	}
+	if spec.Model != nil && spec.Model.Weights != nil {
+		b.progress("fetching the task's initial weights from " + spec.Model.Weights.URL)
+	}
+	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
 		return nil, nil, err
 	}
 	sps, err := calibrate(cfg, ds.local)

@@ -50,6 +50,9 @@ type pageStatus struct {
 	// its model to: not neighbours, nothing of theirs is aggregated
 	// (netpeer's, as on /status).
 	Observers []netpeer.ObserverStatus `json:"observers,omitempty"`
+	// Summaries counts the summaries sent to the server (nil unless the
+	// volunteer shares progress).
+	Summaries *netpeer.SummaryStatus `json:"summaries,omitempty"`
 }
 
 type neighborView struct {
@@ -215,7 +218,7 @@ func (b *browserPeer) status() pageStatus {
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
-	ps.InitGain = st.InitGain
+	ps.InitGain, ps.Summaries = st.InitGain, st.Summaries
 	ps.Observers = st.Observers
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {

@@ -36,8 +36,9 @@ type Peer struct {
 	bridge bridge
 	// renewNext: no admission renewal is tried before it (admission.go).
 	renewNext time.Time
-	learner   *learner // nil: overlay only
-	sizer     *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	learner   *learner  // nil: overlay only
+	summaries summaries // ShareProgress (summary.go)
+	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
 	obs       observerSet
 	watch     *watcher // an observer's own state (observer.go), or nil
 	started   time.Time
@@ -123,6 +124,9 @@ type Status struct {
 	// Observe is an observer's own progress (Config.Observe; its State
 	// is "observing").
 	Observe *ObserveStatus `json:"observe,omitempty"`
+	// Summaries counts the summaries sent to the signalling server
+	// (nil unless Config.ShareProgress).
+	Summaries *SummaryStatus `json:"summaries,omitempty"`
 }
 
 // AdjacentHex is one ring space's predecessor and successor.
@@ -292,6 +296,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.watchIsolation(ctx, time.Now())
 		p.watchBridge(ctx, time.Now())
 		p.watchRenewal(ctx, time.Now())
+		p.watchSummary(time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -478,6 +483,7 @@ func (p *Peer) publish() {
 	}
 	st.Observers = p.obs.status(time.Now())
 	st.ObserverRefused, st.PullsRefused = p.obs.refusedFrom, p.obs.refusedPulls
+	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
 	p.smu.Lock()
 	p.status = st
 	p.smu.Unlock()

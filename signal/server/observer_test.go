@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
 )
@@ -59,4 +60,29 @@ func TestObserversBounded(t *testing.T) {
 		t.Fatalf("observer past the bound: %v, want task-full", err)
 	}
 	dial(t, ts, 1) // a peer is not counted against observers
+}
+
+// An observer trains nothing: its summaries are refused and counted, and
+// the task's progress stays as its peers make it.
+func TestObserverSummaryRefused(t *testing.T) {
+	ts := startServer(t, nil)
+	step := steppedClock(ts)
+	dial(t, ts, 1)
+	cc := clientConfig()
+	cc.Observer = true
+	obs, err := signal.Dial(context.Background(), ts.wsURL(), identity(t, 2), ts.tid, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	step(time.Minute)
+	sendSummary(t, ts, obs, 2, signal.Summary{Seq: 1, Accuracy: 0.99, Samples: 1000})
+	wantRefusal(t, obs, signal.CodeRateLimited)
+	st := ts.Stats()
+	if st.SummariesCounted != 0 || st.SummariesRefused != 1 {
+		t.Fatalf("counted %d refused %d, want 0 and 1", st.SummariesCounted, st.SummariesRefused)
+	}
+	if pt := st.Progress[ts.tid]; pt.Reporting != 0 || pt.Samples != 0 || pt.Peers != 1 {
+		t.Errorf("progress %+v: the observer's summary or presence counted", pt)
+	}
 }

@@ -67,6 +67,7 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	}
 	contacts := pickContacts(ts, h.ID, s.cfg.Contacts)
 	sess.id, sess.task, sess.contacts, sess.registered = h.ID, ts, contacts, true
+	sess.pub, sess.registeredAt = slices.Clone(h.PublicKey), s.now() // s.now: the summaries' clock (progress.go)
 	sess.observer = h.Observer
 	if len(contacts) > 0 {
 		sess.windowEnd = now.Add(s.cfg.BootstrapTimeout)
@@ -127,6 +128,12 @@ func (ts *taskState) counts() (peers, observers int) {
 		}
 	}
 	return len(ts.peers) - observers, observers
+}
+
+// peersOf is the task's peers, less its observers. Called with mu held.
+func peersOf(ts *taskState) int {
+	peers, _ := ts.counts()
+	return peers
 }
 
 // bootstrapDone closes sess's bootstrap window: it reported its first
