@@ -59,3 +59,22 @@ func TestObserverSetBounded(t *testing.T) {
 		t.Fatal("a place freed was not given")
 	}
 }
+
+// An observer registers again at RescanEvery while registrations bring
+// new contacts, and backs off, doubling to maxRescanBackoff times it,
+// while they bring none (a task with fewer peers than MaxPeers).
+func TestObserverRescanBacksOff(t *testing.T) {
+	oc := DefaultObserveConfig()
+	w := &watcher{cfg: oc, wait: oc.RescanEvery, targets: []ident.Peer{{1}, {2}}}
+	for i := range 10 {
+		w.backOff([]ident.Peer{{2}, {1}})
+		want := min(oc.RescanEvery<<(i+1), maxRescanBackoff*oc.RescanEvery)
+		if w.wait != want {
+			t.Fatalf("after %d registrations bringing nothing new: wait %v, want %v", i+1, w.wait, want)
+		}
+	}
+	w.backOff([]ident.Peer{{1}, {3}})
+	if w.wait != oc.RescanEvery {
+		t.Fatalf("a new contact left the wait at %v", w.wait)
+	}
+}

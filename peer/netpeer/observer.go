@@ -22,7 +22,8 @@ import (
 // contacts its welcome names and pulls their current models
 // (observe_wire.go; the peers' side is observers.go). While it holds
 // fewer than MaxPeers links it registers again every RescanEvery for
-// other contacts.
+// other contacts, backing off (to maxRescanBackoff times that) while the
+// registrations bring none it did not have: a task with fewer peers.
 type ObserveConfig struct {
 	// Accept is called once with the task the welcome brings; it returns
 	// the parameter count of the task's model (models of another length
@@ -89,6 +90,7 @@ type watcher struct {
 	targets []ident.Peer       // the peers pulled from (at most MaxPeers)
 	have    map[ident.Peer]int // the round held of each target's model
 	next    time.Time          // no registration before this
+	wait    time.Duration      // between registrations: RescanEvery, doubled while they bring nothing new
 	pending bool
 	done    chan registration
 	st      ObserveStatus
@@ -128,7 +130,7 @@ func (p *Peer) runObserver(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p.watch = &watcher{cfg: oc, params: n, have: map[ident.Peer]int{}, done: make(chan registration),
-		next: time.Now().Add(oc.RescanEvery)}
+		next: time.Now().Add(oc.RescanEvery), wait: oc.RescanEvery}
 	p.logf("observing %s (%d params) through %d contacts", w.Task.Name, n, len(w.Contacts))
 	p.watch.adopt(w.Contacts, mgr)
 	p.pull()
@@ -156,6 +158,7 @@ func (p *Peer) runObserver(ctx context.Context) error {
 			go old.Close()
 			p.watch.st.Registrations++
 			p.cfg.Signal.Token, _ = r.client.Token()
+			p.watch.backOff(r.client.Welcome().Contacts)
 			p.watch.adopt(r.client.Welcome().Contacts, mgr)
 			p.pull()
 		case ev := <-mgr.Events():
@@ -163,6 +166,23 @@ func (p *Peer) runObserver(ctx context.Context) error {
 		}
 		p.publishObserver()
 	}
+}
+
+// maxRescanBackoff caps the back-off of registrations that bring no new
+// contact.
+const maxRescanBackoff = 16
+
+// backOff doubles the wait before the next registration when contacts
+// (a registration's) are all targets already, and resets it when one is
+// new.
+func (w *watcher) backOff(contacts []ident.Peer) {
+	for _, id := range contacts {
+		if !slices.Contains(w.targets, id) {
+			w.wait = w.cfg.RescanEvery
+			return
+		}
+	}
+	w.wait = min(2*w.wait, maxRescanBackoff*w.cfg.RescanEvery)
 }
 
 // adopt makes the linked peers and the new contacts the targets, up to
@@ -200,7 +220,7 @@ func (p *Peer) rescan(ctx context.Context, now time.Time) {
 	if w.pending || now.Before(w.next) || len(p.mgr.Peers()) >= w.cfg.MaxPeers {
 		return
 	}
-	w.pending, w.next = true, now.Add(w.cfg.RescanEvery)
+	w.pending, w.next = true, now.Add(w.wait)
 	urls, id, tid, cfg := shuffled(p.cfg.servers(), p.rng()), p.cfg.Identity, p.cfg.Task, p.signalConfig()
 	go func() {
 		dial := func(ctx context.Context, url string) (*signal.Client, error) {
