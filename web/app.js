@@ -513,6 +513,12 @@ function renderNeighbors(s) {
     return tr;
   });
   document.querySelector("#neighbors tbody").replaceChildren(...rows);
+  // Observers (`peerlearn collect`) pull this tab's model to watch the
+  // task; they are not neighbours and nothing of theirs is aggregated.
+  const obs = s.observers || [];
+  $("observers").hidden = obs.length === 0;
+  $("observers").textContent = obs.length === 0 ? "" :
+    `Observed by ${obs.map((o) => o.id.slice(0, 8)).join(", ")} (watching the task: ${obs.reduce((n, o) => n + o.models_sent, 0)} models sent; they train nothing and none of theirs is aggregated)`;
 }
 
 // A LAN demo (`make demo LAN=1`) serves the join URL's QR code beside
@@ -613,7 +619,8 @@ const taskList = { tasks: [], fetchedAt: 0 };
 const hexTaskID = /^[0-9a-f]{64}$/;
 
 function taskOptionText(t) {
-  const peers = `${t.peers}/${t.max_peers} peers`;
+  // Observers (`peerlearn collect`) watch a task; they are not its peers.
+  const peers = `${t.peers}/${t.max_peers} peers${t.observers > 0 ? `, ${t.observers} observing` : ""}`;
   // The peers' own claims (their summaries), the median of those reporting.
   const acc = typeof t.accuracy === "number" ? `, accuracy ${(100 * t.accuracy).toFixed(1)}% (${t.reporting} reporting)` : "";
   return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}${acc}`;

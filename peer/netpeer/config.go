@@ -80,6 +80,10 @@ type Config struct {
 	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
+	// Observe, if not nil, makes the peer an observer instead
+	// (observer.go): no overlay, no training, models pulled. Learn must
+	// be nil.
+	Observe *ObserveConfig
 	// ShareProgress (opt-in) sends the signalling server a signed summary
 	// of this peer's training (round, accuracy, samples, bytes sent) every
 	// SummaryEvery, for the task's page and /metrics (summary.go). Nothing
@@ -109,6 +113,7 @@ func DefaultConfig() Config {
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
 		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
+		Observe:          nil,                          // a peer of the overlay
 		ShareProgress:    false,                        // the volunteer opts in
 		SummaryEvery:     DefaultSummaryEvery,          // 30 s: a few bytes a minute
 		Logf:             nil,                          // silent
@@ -169,6 +174,14 @@ func (c Config) Validate() error {
 	if c.Learn != nil {
 		if err := c.Learn.validate(); err != nil {
 			return bad("learn: %v", err)
+		}
+	}
+	if c.Observe != nil {
+		if c.Learn != nil {
+			return bad("an observer does not learn: Learn and Observe both set")
+		}
+		if err := c.Observe.validate(); err != nil {
+			return bad("observe: %v", err)
 		}
 	}
 	return nil

@@ -40,6 +40,8 @@ type Peer struct {
 	learner   *learner  // nil: overlay only
 	summaries summaries // ShareProgress (summary.go)
 	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	obs       observerSet
+	watch     *watcher // an observer's own state (observer.go), or nil
 	started   time.Time
 	errs      uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr   uint64 // overlay sends the transport refused
@@ -112,6 +114,17 @@ type Status struct {
 	// InitGain is the network-size estimate and the init gain, for a
 	// task with init he-gain and gain 0 (nil otherwise).
 	InitGain *InitGainStatus `json:"init_gain,omitempty"`
+	// Observers are the observers this peer serves its model to
+	// (`peerlearn collect`, observers.go): not neighbours, never
+	// aggregated. ObserverRefused counts what observers sent besides
+	// pulls (models, overlay and MEP messages: refused) and pulls
+	// refused.
+	Observers       []ObserverStatus `json:"observers,omitempty"`
+	ObserverRefused uint64           `json:"observer_refused"`
+	PullsRefused    uint64           `json:"pulls_refused"`
+	// Observe is an observer's own progress (Config.Observe; its State
+	// is "observing").
+	Observe *ObserveStatus `json:"observe,omitempty"`
 	// Summaries counts the summaries sent to the signalling server
 	// (nil unless Config.ShareProgress).
 	Summaries *SummaryStatus `json:"summaries,omitempty"`
@@ -184,6 +197,9 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.started = time.Now()
 	if p.ln != nil {
 		defer p.serveStatus()()
+	}
+	if p.cfg.Observe != nil {
+		return p.runObserver(ctx)
 	}
 	client, server, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
 	if err != nil {
@@ -275,6 +291,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
+		p.watchObservers(time.Now())
 		p.watchRegistration(ctx)
 		p.watchSummary(time.Now())
 		p.flush()
@@ -296,6 +313,7 @@ func (p *Peer) handlePending(mgr *rtc.Manager) {
 
 func (p *Peer) signalConfig() signal.ClientConfig {
 	c := p.cfg.Signal
+	c.Observer = p.cfg.Observe != nil
 	if c.Logf == nil {
 		c.Logf = p.cfg.Logf
 	}
@@ -316,11 +334,21 @@ func (p *Peer) leave() {
 
 // handle applies one transport event.
 func (p *Peer) handle(ev rtc.Event) {
+	pull := ev.Type == rtc.EventMessage && ev.Kind == rtc.KindApp && isObserveFrame(ev.Data)
+	if p.obs.has(ev.Peer) && !pull && (ev.Type == rtc.EventTransfer || ev.Type == rtc.EventMessage) {
+		// An observer pulls; it never offers a model or a message
+		// that the overlay or the aggregation would take.
+		p.obs.refusedFrom++
+		p.rateLogf("refused a %v from observer %v", ev.Kind, ev.Peer)
+		return
+	}
 	switch ev.Type {
 	case rtc.EventMessage:
 		switch {
 		case ev.Kind == rtc.KindOverlay:
 			p.onOverlay(ev.Peer, ev.Data)
+		case pull:
+			p.onPull(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && pushsum.IsFrame(ev.Data):
 			p.onPushSum(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && p.training():
@@ -450,6 +478,8 @@ func (p *Peer) publish() {
 	if p.sizer != nil {
 		st.InitGain = p.sizer.status()
 	}
+	st.Observers = p.obs.status(time.Now())
+	st.ObserverRefused, st.PullsRefused = p.obs.refusedFrom, p.obs.refusedPulls
 	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
 	p.smu.Lock()
 	p.status = st

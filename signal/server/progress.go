@@ -78,9 +78,13 @@ func (sess *session) summary(s *signal.Summary) {
 	}
 	now := srv.now()
 	srv.mu.Lock()
-	ok, why := sess.task.progress.count(sess, s, now, srv.cfg.SummaryInterval)
+	ok, why := false, "an observer trains nothing: it has no progress to report"
+	if !sess.observer {
+		ok, why = sess.task.progress.count(sess, s, now, srv.cfg.SummaryInterval)
+	}
 	if ok {
-		sess.task.progress.sample(now, len(sess.task.peers))
+		peers, _ := sess.task.counts()
+		sess.task.progress.sample(now, peers)
 	}
 	srv.mu.Unlock()
 	if !ok {

@@ -46,6 +46,7 @@ type session struct {
 	relayedBy    []ident.Peer // contacts that relayed to it in its window (admission.go)
 	registered   bool
 	countedPeer  bool // counted in task.addrs (until dropped or replaced)
+	observer     bool // registered as an observer (signal.Hello.Observer): never a contact
 
 	// reader
 	nonce       []byte

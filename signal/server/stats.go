@@ -132,9 +132,10 @@ func (s *Server) Stats() Stats {
 	}
 	s.mu.Lock()
 	for id, ts := range s.tasks {
-		st.Peers[id] = len(ts.peers)
+		peers, _ := ts.counts() // observers are not the task's peers
+		st.Peers[id] = peers
 		st.TaskNames[id] = ts.spec.Name
-		st.Progress[id] = ts.progress.now(s.now(), len(ts.peers))
+		st.Progress[id] = ts.progress.now(s.now(), peers)
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {

@@ -56,9 +56,12 @@ type TaskInfo struct {
 	Model    string `json:"model"` // the arch or preset name, or "declared: N layers"
 	Method   string `json:"method"`
 	Codec    string `json:"codec"` // "f32" when the spec names none
-	Peers    int    `json:"peers"` // registered now
+	Peers    int    `json:"peers"` // registered now (observers not counted)
 	MaxPeers int    `json:"max_peers"`
-	Created  bool   `json:"created"` // by a page, not the operator
+	// Observers are the task's observers registered now (`peerlearn
+	// collect`): they watch, they do not train.
+	Observers int  `json:"observers,omitempty"`
+	Created   bool `json:"created"` // by a page, not the operator
 	// Reporting is the peers with a fresh summary; Accuracy the median of
 	// their accuracies (absent: none evaluated); Samples the training
 	// samples their summaries counted since the server started.
@@ -95,8 +98,8 @@ func (s *Server) taskList() TaskList {
 	infos := make([]TaskInfo, 0, len(s.tasks))
 	for id, ts := range s.tasks {
 		info := taskInfo(id.Hex(), ts.spec)
-		info.Peers = len(ts.peers)
-		pt := ts.progress.now(now, len(ts.peers))
+		info.Peers, info.Observers = ts.counts()
+		pt := ts.progress.now(now, info.Peers)
 		info.Reporting, info.Accuracy, info.Samples = pt.Reporting, pt.Accuracy, pt.Samples
 		info.Created = s.created[id] != nil
 		infos = append(infos, info)
@@ -147,7 +150,7 @@ func (s *Server) serveProgress(w http.ResponseWriter, r *http.Request) {
 	ts := s.tasks[id]
 	var body TaskProgress
 	if ts != nil {
-		body = TaskProgress{ID: id.Hex(), Name: ts.spec.Name, Now: ts.progress.now(s.now(), len(ts.peers)),
+		body = TaskProgress{ID: id.Hex(), Name: ts.spec.Name, Now: ts.progress.now(s.now(), peersOf(ts)),
 			History: append([]ProgressPoint{}, ts.progress.history...)}
 	}
 	s.mu.Unlock()
