@@ -1,19 +1,14 @@
 package netpeer
 
 import (
-	"context"
 	"crypto/ed25519"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal/server"
 	"github.com/peerlearn/peerlearn/signal/server/servertest"
-	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // TestSummariesAndTheServerStopped (issue #24 item 7): three peers that
@@ -37,46 +32,13 @@ func TestSummariesAndTheServerStopped(t *testing.T) {
 
 	log := &testLog{}
 	test := synthetic(500, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	const n = 3
-	peers := make([]*Peer, n)
-	for i := range n {
+	peers := runPeers(t, n, log, func(i int) Config {
 		pc := testPeerConfig(t, servertest.SignalURL(addr), tid, 300+i, log)
 		pc.ShareProgress, pc.SummaryEvery = true, time.Second
-		classes := []int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}
-		pc.Learn = &LearnConfig{
-			Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				train := synthetic(300, classes, uint64(i))
-				lc, err := LearnerConfig(spec, id, train, pc.Tick)
-				if err != nil {
-					return nil, nil, err
-				}
-				lp, err := learn.NewPeer(lc, train)
-				return lp, test, err
-			},
-			EvalEvery: 300 * time.Millisecond,
-		}
-		p, err := New(pc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers[i] = p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := p.Run(ctx); err != nil {
-				t.Errorf("peer %d: %v", i, err)
-			}
-		}()
-	}
-	defer func() {
-		cancel()
-		wg.Wait()
-		if t.Failed() {
-			log.dump(t)
-		}
-	}()
+		pc.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 300, uint64(i), test, pc.Tick)
+		return pc
+	})
 
 	pollUntil(t, 90*time.Second, 200*time.Millisecond, func() (bool, string) {
 		pt := srv.Stats().Progress[tid]
