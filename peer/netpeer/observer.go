@@ -115,18 +115,11 @@ func (p *Peer) runObserver(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: observer: %w", ErrConfig, err)
 	}
-	rc := p.cfg.RTC
-	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
-	if rc.Logf == nil {
-		rc.Logf = p.cfg.Logf
-	}
-	mgr, err := rtc.NewManager(rc)
+	mgr, err := p.startTransport(w, client)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return err
 	}
-	p.mgr = mgr
 	defer mgr.Close()
-	mgr.AttachSignal(client)
 	if err := mgr.SetTransferLimit(min(4*int64(n), p.cfg.RTC.MaxTransferBytes)); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

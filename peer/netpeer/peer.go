@@ -222,18 +222,11 @@ func (p *Peer) Run(ctx context.Context) error {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
-	rc := p.cfg.RTC
-	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
-	if rc.Logf == nil {
-		rc.Logf = p.cfg.Logf
-	}
-	mgr, err := rtc.NewManager(rc)
+	mgr, err := p.startTransport(w, client)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return err
 	}
-	p.mgr = mgr
 	defer mgr.Close()
-	mgr.AttachSignal(client)
 	var workDone chan *learn.Work
 	var evalDone chan evalResult
 	if lc := p.cfg.Learn; lc != nil {
@@ -297,6 +290,24 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.flush()
 		p.publish()
 	}
+}
+
+// startTransport makes the peer's transport (p.mgr) for the task and ICE
+// servers of the welcome w, attached to client for its bootstrap
+// signalling.
+func (p *Peer) startTransport(w signal.Welcome, client *signal.Client) (*rtc.Manager, error) {
+	rc := p.cfg.RTC
+	rc.Identity, rc.Task, rc.ICEServers = p.cfg.Identity, p.cfg.Task, w.ICEServers
+	if rc.Logf == nil {
+		rc.Logf = p.cfg.Logf
+	}
+	mgr, err := rtc.NewManager(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.mgr = mgr
+	mgr.AttachSignal(client)
+	return mgr, nil
 }
 
 // handlePending handles the transport events already waiting.
