@@ -11,5 +11,7 @@
 // Today: the Registrar (registrar.go), which decides when a peer
 // registers with a signalling server again (re-bootstrap, bridge and
 // split suspicion, admission renewal) and what it does with the
-// registration it gets.
+// registration it gets; and the Guard (guard.go), which counts what the
+// robust aggregation did to each neighbour's models and says which
+// repeat offender to drop and when to let it back.
 package node
