@@ -133,7 +133,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	l.setNeighbors(append(slices.Clone(honest), liar))
 	r.round() // the first model: nothing to aggregate yet
 	rounds := 0
-	for ; rounds < 10 && !l.guard.dropped(liar, r.clock); rounds++ {
+	for ; rounds < 10 && !l.guard.Dropped(liar, r.clock); rounds++ {
 		for _, h := range honest {
 			r.model(h, 1)
 		}
@@ -141,7 +141,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 		r.round()
 	}
 	s := l.status()
-	if !l.guard.dropped(liar, r.clock) {
+	if !l.guard.Dropped(liar, r.clock) {
 		t.Fatalf("liar not dropped after %d rounds: reputation %.2f, %+v", rounds, l.peer.Reputation(liar), s)
 	}
 	t.Logf("liar dropped after %d rounds; %d models clipped", rounds, s.ModelsClipped)
@@ -162,8 +162,8 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	}
 	// The link goes with the exchange: the transport is asked to close
 	// the liar's connection and refuse it for the drop's whole time.
-	if len(r.denied) != 1 || r.denied[0] != (denial{liar, l.guard.banFor}) {
-		t.Errorf("denials %+v, want the liar for %v", r.denied, l.guard.banFor)
+	if len(r.denied) != 1 || r.denied[0] != (denial{liar, l.guard.BanFor()}) {
+		t.Errorf("denials %+v, want the liar for %v", r.denied, l.guard.BanFor())
 	}
 
 	// Dropped: its models are refused unseen, counted by reason.
@@ -177,7 +177,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	}
 	l.onApp(liar, []byte{0}) // an offer, say: not even decoded
 	s = l.status()
-	if s.ModelsClipped != clipped || s.ModelsRefused[reasonDropped] != 4 || s.Offenders[0].Refused[reasonDropped] != 4 {
+	if s.ModelsClipped != clipped || s.ModelsRefused["dropped"] != 4 || s.Offenders[0].Refused["dropped"] != 4 {
 		t.Errorf("while dropped: %d clipped (was %d), refused %v; want no more clips, 4 refused as dropped", s.ModelsClipped, clipped, s.ModelsRefused)
 	}
 	if s.ModelsReceived == 0 || s.Rounds < rounds+4 {
@@ -197,10 +197,10 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	}
 
 	// After the ban: back in the MEP, at full trust.
-	r.clock = r.clock.Add(l.guard.banFor)
+	r.clock = r.clock.Add(l.guard.BanFor())
 	r.round()
-	if l.guard.dropped(liar, r.clock) || l.peer.Reputation(liar) != 1 || !slices.Contains(mepIDs(l.peer.Neighbors()), liar) {
-		t.Errorf("after %v: dropped %v, reputation %.2f, MEP neighbours %v", l.guard.banFor,
-			l.guard.dropped(liar, r.clock), l.peer.Reputation(liar), mepIDs(l.peer.Neighbors()))
+	if l.guard.Dropped(liar, r.clock) || l.peer.Reputation(liar) != 1 || !slices.Contains(mepIDs(l.peer.Neighbors()), liar) {
+		t.Errorf("after %v: dropped %v, reputation %.2f, MEP neighbours %v", l.guard.BanFor(),
+			l.guard.Dropped(liar, r.clock), l.peer.Reputation(liar), mepIDs(l.peer.Neighbors()))
 	}
 }

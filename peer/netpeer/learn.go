@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -74,8 +74,13 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	if _, err := aggregate.New(s.Aggregator); err != nil {
 		return err
 	}
-	if err := (taskarch.Engine{}).CheckSpec(s); err != nil { // a declared model, a task's own data
+	// A declared model, a task's own data, initial weights (LoadWeights).
+	if err := (taskarch.Engine{AcceptWeights: true}).CheckSpec(s); err != nil {
 		return err
+	}
+	if s.Model != nil && s.Model.Weights != nil && s.Init.Mode == "he-gain" {
+		// A gain would rescale the declared weights (or be ignored).
+		return fmt.Errorf("%w: model.weights with init he-gain: the weights are every peer's start; use init he or common", taskarch.ErrWeights)
 	}
 	if _, err := modelcodec.Parse(s.Codec); err != nil {
 		return fmt.Errorf("codec %q: %w", s.Codec, err)
@@ -125,6 +130,10 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 		if spec.Init.Gain > 0 {
 			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
 		}
+	}
+	if spec.Model != nil && spec.Model.Weights != nil {
+		// The shell fetches them (LoadWeights) before building the peer.
+		c.Init = learn.Init{Mode: learn.InitWeights}
 	}
 	c.MEP.Period = taskPeriod(spec, tick)
 	if spec.Tiers {
@@ -244,8 +253,9 @@ type learner struct {
 	evalDone chan evalResult
 	evalBusy bool
 	lastEval time.Time
+	samples  uint64 // trained, every method (summary.go)
 	st       LearnStatus
-	guard    *guard
+	guard    *node.Guard
 	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
 	now      func() time.Time // the guard's clock: time.Now (tests advance their own)
 	// deny closes a dropped neighbour's link and refuses it for a while:
@@ -275,7 +285,7 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
-		guard:  newGuard(p, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
+		guard:  node.NewGuard(p, p.Config().Reputation, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
 		now:    time.Now,
 		period: neighborPeriod(spec, taskPeriod(spec, tick)),
 	}
@@ -352,7 +362,7 @@ func (l *learner) setNeighbors(ids []ident.Peer) {
 func (l *learner) applyNeighbors(now time.Time) {
 	ns := make([]mep.Neighbor, 0, len(l.nbrs))
 	for _, id := range l.nbrs {
-		if !l.guard.dropped(id, now) {
+		if !l.guard.Dropped(id, now) {
 			ns = append(ns, mep.Neighbor{ID: id, Period: l.period(id)})
 		}
 	}
@@ -367,7 +377,7 @@ func (l *learner) tick() {
 		l.maybeEval()
 		return
 	}
-	if now := l.now(); len(l.guard.expire(now)) > 0 {
+	if now := l.now(); len(l.guard.Expire(now)) > 0 {
 		l.applyNeighbors(now)
 	}
 	if err := l.peer.Tick(); err != nil {
@@ -448,6 +458,9 @@ func (l *learner) send(m mep.Message) error {
 
 // finish applies a Work that has run.
 func (l *learner) finish(w *learn.Work) {
+	if w.Err() == nil {
+		l.samples += uint64(w.Samples())
+	}
 	if l.method != nil {
 		l.method.finish(w)
 		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss
@@ -458,11 +471,11 @@ func (l *learner) finish(w *learn.Work) {
 		l.logf("learn: round: %v", err)
 	}
 	now := l.now()
-	if drop := l.guard.observe(w.Report(), now); len(drop) > 0 {
+	if drop := l.guard.Observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {
-			l.guard.drop(id, now)
+			l.guard.Drop(id, now)
 			if l.deny != nil {
-				l.deny(id, l.guard.banFor, "a repeat offender in model exchange") // the link goes too
+				l.deny(id, l.guard.BanFor(), "a repeat offender in model exchange") // the link goes too
 			}
 		}
 		l.applyNeighbors(now)
@@ -484,8 +497,8 @@ func (l *learner) onApp(from ident.Peer, b []byte) {
 		l.method.onApp(from, b)
 		return
 	}
-	if l.guard.dropped(from, l.now()) {
-		l.guard.refusedDropped(from) // its offers go unanswered: no model of it is fetched
+	if l.guard.Dropped(from, l.now()) {
+		l.guard.RefusedDropped(from) // its offers go unanswered: no model of it is fetched
 		return
 	}
 	m, err := mep.Decode(b)
@@ -511,8 +524,8 @@ func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) 
 		l.method.onTransfer(from, man, payload)
 		return
 	}
-	if l.guard.dropped(from, l.now()) {
-		l.guard.refusedDropped(from) // one asked for before the drop
+	if l.guard.Dropped(from, l.now()) {
+		l.guard.RefusedDropped(from) // one asked for before the drop
 		return
 	}
 	m, err := mep.Decode(man.Meta)
@@ -616,10 +629,10 @@ func (l *learner) status() LearnStatus {
 	s.Tier, s.Period, s.MaxRounds, s.Done = c.Tier.String(), c.Period, c.MaxRounds, l.peer.Done()
 	mt := l.peer.Metrics()
 	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
-	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.drops
-	if len(l.guard.refused) > 0 {
-		s.ModelsRefused = maps.Clone(l.guard.refused)
+	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.Drops()
+	if r := l.guard.Refused(); len(r) > 0 {
+		s.ModelsRefused = r
 	}
-	s.Offenders = l.guard.offenders(l.now())
+	s.Offenders = l.guard.Offenders(l.now())
 	return s
 }

@@ -10,7 +10,9 @@ import (
 type collector struct {
 	s                                     *Server
 	peers, conns, regs, relayed, refusals *prometheus.Desc
-	addrLimited                           *prometheus.Desc
+	addrLimited, created, createRefused   *prometheus.Desc
+	accuracy, reporting, samples          *prometheus.Desc
+	summaries                             *prometheus.Desc
 }
 
 func newCollector(s *Server) *collector {
@@ -28,12 +30,24 @@ func newCollector(s *Server) *collector {
 			"Refused requests and messages by reason.", []string{"reason"}, nil),
 		addrLimited: prometheus.NewDesc("peerlearn_signal_addr_limited_total",
 			"Handshakes and hellos refused by the per-address and per-subnet limits (also counted in refusals).", []string{"limit"}, nil),
+		created: prometheus.NewDesc("peerlearn_signal_tasks_created_total",
+			"Tasks created by pages (POST /tasks).", nil, nil),
+		createRefused: prometheus.NewDesc("peerlearn_signal_task_create_refused_total",
+			"Refused task creations (POST /tasks) by reason.", []string{"reason"}, nil),
+		accuracy: prometheus.NewDesc("peerlearn_signal_task_accuracy",
+			"Median test accuracy of a task's peers with a fresh summary (their claims; absent when none evaluated).", []string{"task", "name"}, nil),
+		reporting: prometheus.NewDesc("peerlearn_signal_task_reporting_peers",
+			"Peers of a task with a fresh summary.", []string{"task", "name"}, nil),
+		samples: prometheus.NewDesc("peerlearn_signal_task_samples_total",
+			"Training samples a task's peers' summaries counted since the server started (claims, bounded per peer).", []string{"task", "name"}, nil),
+		summaries: prometheus.NewDesc("peerlearn_signal_summaries_total",
+			"Peers' summaries by result.", []string{"result"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited} {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited, c.created, c.createRefused, c.accuracy, c.reporting, c.samples, c.summaries} {
 		ch <- d
 	}
 }
@@ -43,7 +57,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.Stats()
 	for id, n := range st.Peers {
-		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), c.s.tasks[id].spec.Name)
+		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), st.TaskNames[id])
 	}
 	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(st.Connections))
 	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))
@@ -55,5 +69,18 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, code := range signal.Codes() {
 		ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(st.Refusals[code]), code.String())
+	}
+	ch <- prometheus.MustNewConstMetric(c.created, prometheus.CounterValue, float64(st.TasksCreated))
+	for id, pt := range st.Progress {
+		if pt.Accuracy != nil {
+			ch <- prometheus.MustNewConstMetric(c.accuracy, prometheus.GaugeValue, *pt.Accuracy, id.String(), st.TaskNames[id])
+		}
+		ch <- prometheus.MustNewConstMetric(c.reporting, prometheus.GaugeValue, float64(pt.Reporting), id.String(), st.TaskNames[id])
+		ch <- prometheus.MustNewConstMetric(c.samples, prometheus.CounterValue, float64(pt.Samples), id.String(), st.TaskNames[id])
+	}
+	ch <- prometheus.MustNewConstMetric(c.summaries, prometheus.CounterValue, float64(st.SummariesCounted), "counted")
+	ch <- prometheus.MustNewConstMetric(c.summaries, prometheus.CounterValue, float64(st.SummariesRefused), "refused")
+	for _, why := range createRefusals {
+		ch <- prometheus.MustNewConstMetric(c.createRefused, prometheus.CounterValue, float64(st.CreateRefused[why]), why)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net"
@@ -35,14 +36,17 @@ type session struct {
 	once    sync.Once // closeWith
 
 	// mu: set at registration.
-	id          ident.Peer
-	task        *taskState
-	contacts    []ident.Peer
-	windowEnd   time.Time    // relays allowed until then (zero: none)
-	established bool         // connected (verified: claimVerified), or was a task's first peer
-	relayedBy   []ident.Peer // contacts that relayed to it in its window (admission.go)
-	registered  bool
-	countedPeer bool // counted in task.addrs (until dropped or replaced)
+	id           ident.Peer
+	pub          ed25519.PublicKey // the key the hello proved
+	registeredAt time.Time
+	task         *taskState
+	contacts     []ident.Peer
+	windowEnd    time.Time    // relays allowed until then (zero: none)
+	established  bool         // connected (verified: claimVerified), or was a task's first peer
+	relayedBy    []ident.Peer // contacts that relayed to it in its window (admission.go)
+	registered   bool
+	countedPeer  bool // counted in task.addrs (until dropped or replaced)
+	observer     bool // registered as an observer (signal.Hello.Observer): never a contact
 
 	// reader
 	nonce       []byte
@@ -150,6 +154,8 @@ func (s *Server) drop(sess *session) bool {
 	}
 	if sess.task.peers[sess.id] == sess {
 		delete(sess.task.peers, sess.id)
+		sess.task.progress.forget(sess.id)
+		sess.task.lastLeft = s.now()
 	}
 	return current
 }
@@ -233,6 +239,8 @@ func (sess *session) serve() {
 			sess.srv.relay(sess, m.Relay)
 		case signal.MsgConnected:
 			sess.srv.bootstrapDone(sess, m.Connected.Peer)
+		case signal.MsgSummary:
+			sess.summary(m.Summary)
 		case signal.MsgPing:
 			sess.send(&signal.Message{Type: signal.MsgPong})
 		case signal.MsgBye:

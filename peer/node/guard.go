@@ -1,4 +1,4 @@
-package netpeer
+package node
 
 import (
 	"bytes"
@@ -16,13 +16,22 @@ import (
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// The learner's guard: what the robust aggregation did to each
-// neighbour's models, counted per neighbour and reason for Status and
-// logged at most once per offenceLogEvery per neighbour; and the
-// neighbours the reputation gave up on (learn.Peer.ShouldDrop), whose
-// models the learner stops exchanging for a while and whose connection
-// the transport closes and refuses for as long (rtc.Manager.Deny; the
-// deny list is the rtc policy's bounded ban memory).
+// The learner's Guard: what the robust aggregation did to each
+// neighbour's models, counted per neighbour and reason for the peer's
+// status and logged at most once per offenceLogEvery per neighbour; and
+// the neighbours the reputation gave up on (Trust.ShouldDrop), whose
+// models the shell stops exchanging for a while and whose connection its
+// transport closes and refuses for as long (rtc.Manager.Deny; the deny
+// list is the rtc policy's bounded ban memory). Pure: time comes in as
+// now, the log through logf; its golden scripts are testdata/guard-*.txt.
+
+// Trust is the reputation the guard reads and resets: learn.Peer's
+// (engine/aggregate.Reputation, which the peer's aggregations update).
+type Trust interface {
+	Reputation(id ident.Peer) float64
+	ShouldDrop(id ident.Peer) bool
+	Forgive(id ident.Peer)
+}
 
 // offenceLogEvery bounds the log to one line per offending neighbour in
 // this time (a liar sends a model every round).
@@ -62,31 +71,40 @@ type offence struct {
 	until    time.Time // dropped until (zero: not dropped)
 }
 
-// guard keeps the records. Only the learner's loop touches it.
-type guard struct {
-	peer    *learn.Peer
-	logf    func(string, ...any)
-	banFor  time.Duration
-	records map[ident.Peer]*offence
-	refused map[string]int // all refusals, by reason
-	drops   int            // neighbours dropped so far
+// Guard keeps the records. Only the learner's loop touches it.
+type Guard struct {
+	trust     Trust
+	tolerance float64 // the reputation's Tolerance: an honest neighbour's usual spread
+	logf      func(string, ...any)
+	banFor    time.Duration
+	records   map[ident.Peer]*offence
+	refused   map[string]int // all refusals, by reason
+	drops     int            // neighbours dropped so far
 }
 
-// newGuard: a dropped neighbour is let back after the time its
-// reputation would need to climb from DropBelow back to full trust at
-// Recovery per round (the reputation's own idea of a probation), at
-// period per round; at least a minute.
-func newGuard(p *learn.Peer, period time.Duration, logf func(string, ...any)) *guard {
-	rc := p.Config().Reputation
+// NewGuard reads trust configured by rc, with rounds of period: a
+// dropped neighbour is let back after the time its reputation would need
+// to climb from DropBelow back to full trust at Recovery per round (the
+// reputation's own idea of a probation); at least a minute.
+func NewGuard(trust Trust, rc aggregate.ReputationConfig, period time.Duration, logf func(string, ...any)) *Guard {
 	rounds := 60.0
 	if rc.Recovery > 0 {
 		rounds = math.Ceil((1 - rc.DropBelow) / rc.Recovery)
 	}
 	ban := max(time.Minute, time.Duration(rounds)*period)
-	return &guard{peer: p, logf: logf, banFor: ban, records: map[ident.Peer]*offence{}, refused: map[string]int{}}
+	return &Guard{trust: trust, tolerance: rc.Tolerance, logf: logf, banFor: ban, records: map[ident.Peer]*offence{}, refused: map[string]int{}}
 }
 
-func (g *guard) record(id ident.Peer) *offence {
+// BanFor is how long a dropped neighbour stays dropped.
+func (g *Guard) BanFor() time.Duration { return g.banFor }
+
+// Drops counts the neighbours dropped so far.
+func (g *Guard) Drops() int { return g.drops }
+
+// Refused counts every refusal so far by reason (a copy).
+func (g *Guard) Refused() map[string]int { return maps.Clone(g.refused) }
+
+func (g *Guard) record(id ident.Peer) *offence {
 	o := g.records[id]
 	if o == nil {
 		o = &offence{refused: map[string]int{}}
@@ -95,10 +113,10 @@ func (g *guard) record(id ident.Peer) *offence {
 	return o
 }
 
-// observe counts a finished aggregation's refusals and far-out clips per
+// Observe counts a finished aggregation's refusals and far-out clips per
 // neighbour, logs the offenders (rate-limited) and returns the
 // neighbours the reputation now says to drop.
-func (g *guard) observe(rep aggregate.Report, now time.Time) (drop []ident.Peer) {
+func (g *Guard) Observe(rep aggregate.Report, now time.Time) (drop []ident.Peer) {
 	seen := map[ident.Peer]bool{}
 	for _, r := range rep.Refused {
 		reason := refusalReason(r.Err)
@@ -108,9 +126,8 @@ func (g *guard) observe(rep aggregate.Report, now time.Time) (drop []ident.Peer)
 		g.offended(r.From, o, fmt.Sprintf("refused its model (%s: %v)", reason, r.Err), now)
 		seen[r.From] = true
 	}
-	tol := g.peer.Config().Reputation.Tolerance
 	for _, c := range rep.Outliers {
-		if c.Severity <= tol {
+		if c.Severity <= g.tolerance {
 			continue // an honest neighbour's usual spread
 		}
 		o := g.record(c.From)
@@ -119,7 +136,7 @@ func (g *guard) observe(rep aggregate.Report, now time.Time) (drop []ident.Peer)
 		seen[c.From] = true
 	}
 	for id := range seen {
-		if o := g.records[id]; o.until.IsZero() && g.peer.ShouldDrop(id) {
+		if o := g.records[id]; o.until.IsZero() && g.trust.ShouldDrop(id) {
 			drop = append(drop, id)
 		}
 	}
@@ -128,38 +145,38 @@ func (g *guard) observe(rep aggregate.Report, now time.Time) (drop []ident.Peer)
 }
 
 // offended logs o's latest offence, or counts it for the next line.
-func (g *guard) offended(id ident.Peer, o *offence, what string, now time.Time) {
+func (g *Guard) offended(id ident.Peer, o *offence, what string, now time.Time) {
 	o.unlogged++
 	if now.Sub(o.logged) < offenceLogEvery {
 		return
 	}
 	g.logf("learn: %v: %s; %d offences since the last line (%d clipped, %d refused in all), reputation %.2f",
-		id, what, o.unlogged, o.clipped, sum(o.refused), g.peer.Reputation(id))
+		id, what, o.unlogged, o.clipped, sum(o.refused), g.trust.Reputation(id))
 	o.logged, o.unlogged = now, 0
 }
 
-// drop stops exchanging models with id until banFor from now.
-func (g *guard) drop(id ident.Peer, now time.Time) {
+// Drop stops exchanging models with id until banFor from now.
+func (g *Guard) Drop(id ident.Peer, now time.Time) {
 	o := g.record(id)
 	o.until = now.Add(g.banFor)
 	g.drops++
 	g.logf("learn: %v: stopped exchanging models with it and closed its link for %v (reputation %.2f: a repeat offender)",
-		id, g.banFor, g.peer.Reputation(id))
+		id, g.banFor, g.trust.Reputation(id))
 }
 
-// dropped reports whether id is dropped now.
-func (g *guard) dropped(id ident.Peer, now time.Time) bool {
+// Dropped reports whether id is dropped now.
+func (g *Guard) Dropped(id ident.Peer, now time.Time) bool {
 	o := g.records[id]
 	return o != nil && now.Before(o.until)
 }
 
-// expire lets back the neighbours whose drop has run out, at full trust
+// Expire lets back the neighbours whose drop has run out, at full trust
 // again (learn.Peer.Forgive); it returns them.
-func (g *guard) expire(now time.Time) (back []ident.Peer) {
-	for id, o := range g.records {
-		if !o.until.IsZero() && !now.Before(o.until) {
+func (g *Guard) Expire(now time.Time) (back []ident.Peer) {
+	for _, id := range slices.SortedFunc(maps.Keys(g.records), func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) }) {
+		if o := g.records[id]; !o.until.IsZero() && !now.Before(o.until) {
 			o.until = time.Time{}
-			g.peer.Forgive(id)
+			g.trust.Forgive(id)
 			g.logf("learn: %v: exchanging models with it again", id)
 			back = append(back, id)
 		}
@@ -167,19 +184,19 @@ func (g *guard) expire(now time.Time) (back []ident.Peer) {
 	return back
 }
 
-// refusedDropped counts a message or model refused because its sender is
+// RefusedDropped counts a message or model refused because its sender is
 // dropped.
-func (g *guard) refusedDropped(id ident.Peer) {
+func (g *Guard) RefusedDropped(id ident.Peer) {
 	g.refused[reasonDropped]++
 	g.record(id).refused[reasonDropped]++
 }
 
-// offenders lists the neighbours with an offence or a reputation below
+// Offenders lists the neighbours with an offence or a reputation below
 // full trust, by ID.
-func (g *guard) offenders(now time.Time) []Offender {
+func (g *Guard) Offenders(now time.Time) []Offender {
 	var out []Offender
 	for id, o := range g.records {
-		f := Offender{ID: hex.EncodeToString(id[:]), Clipped: o.clipped, Reputation: g.peer.Reputation(id)}
+		f := Offender{ID: hex.EncodeToString(id[:]), Clipped: o.clipped, Reputation: g.trust.Reputation(id)}
 		if len(o.refused) > 0 {
 			f.Refused = maps.Clone(o.refused)
 		}

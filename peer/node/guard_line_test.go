@@ -1,4 +1,4 @@
-package netpeer
+package node
 
 import (
 	"testing"
