@@ -50,6 +50,8 @@ wasm:
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(GO) build -ldflags='$(WASM_LDFLAGS)' -o $(WEB_OUT)/peer.wasm ./wasm
 	gzip -9 -n -k -f $(WEB_OUT)/peer.wasm # served precompressed (signal/server/gzip.go): smaller than the server's own
+	if command -v zstd >/dev/null; then zstd -19 -q -f $(WEB_OUT)/peer.wasm -o $(WEB_OUT)/peer.wasm.zst; \
+	else rm -f $(WEB_OUT)/peer.wasm.zst; echo "wasm: no zstd command: every tab gets peer.wasm gzipped"; fi
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(WEB_OUT)/
 	ln -sfn $(DATA_DIR) $(WEB_OUT)/data
 	$(GO) run ./wasm/lightdata -data $(DATA_DIR) -parts 8

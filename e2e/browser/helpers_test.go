@@ -174,11 +174,14 @@ func build(t *testing.T, data string) (peerlearn, signalserver, wasmDir string) 
 		if buildErr = run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-ldflags=-s -w", "-o", filepath.Join(wd, "peer.wasm"), "../../wasm"); buildErr != nil {
 			return
 		}
-		// Precompressed, as `make wasm` writes it (the server serves it
-		// to tabs that accept gzip); without a gzip command the server
-		// compresses peer.wasm itself, a little less.
+		// Precompressed, as `make wasm` writes it (the server serves the
+		// copies to tabs that accept zstd or gzip); without the commands
+		// the server compresses peer.wasm itself, a little less.
 		if out, err := exec.Command("gzip", "-9", "-n", "-k", "-f", filepath.Join(wd, "peer.wasm")).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "browser tests: no peer.wasm.gz (%v: %s): the server compresses peer.wasm itself\n", err, out)
+		}
+		if out, err := exec.Command("zstd", "-19", "-q", "-f", filepath.Join(wd, "peer.wasm"), "-o", filepath.Join(wd, "peer.wasm.zst")).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "browser tests: no peer.wasm.zst (%v: %s): tabs get peer.wasm gzipped\n", err, out)
 		}
 		st, err := os.Stat(filepath.Join(wd, "peer.wasm"))
 		if err != nil {

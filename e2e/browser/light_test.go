@@ -103,10 +103,10 @@ func lightTab(t *testing.T, bin, dataSrc string) (all, wasmBytes, dataBytes floa
 	// A wasm directory of its own whose data link holds the light files
 	// only.
 	wasmDir, lightDir := t.TempDir(), t.TempDir()
-	for _, f := range []string{"peer.wasm", "wasm_exec.js", "peer.wasm.gz"} { // the .gz after peer.wasm: newer, so served
+	for _, f := range []string{"peer.wasm", "wasm_exec.js", "peer.wasm.gz", "peer.wasm.zst"} { // the copies after peer.wasm: newer, so served
 		b, err := os.ReadFile(filepath.Join(builtWasm, f))
-		if os.IsNotExist(err) && f == "peer.wasm.gz" {
-			continue // no gzip command: the server compresses peer.wasm itself (build)
+		if os.IsNotExist(err) && strings.HasPrefix(f, "peer.wasm.") {
+			continue // no gzip or zstd command: the server compresses peer.wasm itself (build)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -237,10 +237,11 @@ func TestStaticGzipPathClimb(t *testing.T) {
 	}
 }
 
-// A precompressed sibling (peer.wasm.gz, as `make wasm` writes it) is
-// served as peer.wasm's gzip encoding, byte for byte, with its own ETag
-// and ranges of it; a client without gzip gets the file; a sibling older
-// than the file is ignored (the file is compressed here instead).
+// A precompressed sibling (peer.wasm.gz, peer.wasm.zst, as `make wasm`
+// writes them) is served as peer.wasm's gzip or zstd encoding, byte for
+// byte, with its own ETag and ranges of it, zstd only to clients that name
+// it; a client without either gets the file; a sibling older than the
+// file is ignored (the file is compressed here instead).
 func TestStaticGzipPrecompressed(t *testing.T) {
 	dir := t.TempDir()
 	raw := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{1, 2, 3, 0, 0, 9}, 20000)...)
@@ -267,16 +268,34 @@ func TestStaticGzipPrecompressed(t *testing.T) {
 	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, pre[10:20]) {
 		t.Errorf("range of the precompressed copy: %d, %q", resp.StatusCode, body)
 	}
+	// A zstd copy goes to clients that name zstd, the gzip one to others.
+	zst := append([]byte("\x28\xb5\x2f\xfd"), bytes.Repeat([]byte("z"), 2000)...) // served as it is, never decoded here
+	if err := os.WriteFile(filepath.Join(dir, "peer.wasm.zst"), zst, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = rawGet(t, url, "gzip, deflate, br, zstd", "")
+	if resp.Header.Get("Content-Encoding") != "zstd" || !bytes.Equal(body, zst) || !strings.HasSuffix(resp.Header.Get("ETag"), `-zst"`) ||
+		resp.Header.Get("Content-Type") != "application/wasm" {
+		t.Errorf("with zstd accepted: %v, %d bytes (the zstd copy has %d)", resp.Header, len(body), len(zst))
+	}
+	for _, ae := range []string{"gzip", "gzip, zstd;q=0", "gzip, *"} {
+		if resp, body = rawGet(t, url, ae, ""); resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, pre) {
+			t.Errorf("Accept-Encoding %q: %v, %d bytes: want the gzip copy", ae, resp.Header, len(body))
+		}
+	}
+	if resp, body = rawGet(t, url, "zstd", ""); resp.Header.Get("Content-Encoding") != "zstd" || !bytes.Equal(body, zst) {
+		t.Errorf("zstd only: %v, %d bytes: want the zstd copy", resp.Header, len(body))
+	}
 	resp, body = rawGet(t, url, "identity", "")
 	if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, raw) {
 		t.Errorf("without gzip: %v, %d bytes", resp.Header, len(body))
 	}
-	// The file rebuilt after its copy: the copy is stale.
+	// The file rebuilt after its copies: they are stale.
 	later := time.Now().Add(time.Minute)
 	if err := os.Chtimes(filepath.Join(dir, "peer.wasm"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	resp, body = rawGet(t, url, "gzip", "")
+	resp, body = rawGet(t, url, "gzip, zstd", "")
 	if resp.Header.Get("Content-Encoding") != "gzip" || bytes.Equal(body, pre) || !bytes.Equal(gunzip(t, body), raw) ||
 		!strings.HasSuffix(resp.Header.Get("ETag"), `-gz"`) {
 		t.Errorf("stale copy: %v, %d bytes (the stale copy has %d)", resp.Header, len(body), len(pre))
