@@ -243,30 +243,13 @@ func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int
 // buildLearner), training through newBackend (nil: the pure-Go engine);
 // train is only read.
 func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
-	if partition == "" {
-		partition = spec.Partition.Spec
+	cut := spec // -partition, if given, cuts the shard another way
+	if partition != "" {
+		cut.Partition.Spec = partition
 	}
-	if n == 0 {
-		n = spec.Partition.Parts
-		k = int(id.Seed() % uint64(n))
-	}
-	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
+	local, test, desc, _, err := taskarch.Shard(train, test, cut, id, k, n)
 	if err != nil {
 		return nil, nil, err
-	}
-	// A rotated-cluster shard (partition "+rotate:F") is rotated, and so
-	// is the test set it is measured on (its own distribution's: a copy,
-	// train and test may be shared by the caller).
-	local, err := train.Client(shards[k])
-	if err != nil {
-		return nil, nil, err
-	}
-	if shards[k].Rotated {
-		if test, err = test.Subset(allIndices(test.Len())); err != nil {
-			return nil, nil, err
-		}
-		test.Rotate180()
-		partition += " (rotated)"
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, local, tick)
 	if err != nil {
@@ -280,7 +263,7 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
-	logf("peer %v: shard %d/%d of %s %s: %d samples, labels %v, training on %s", id, k, n, spec.Dataset, partition, local.Len(), shards[k].Hist, lp.Backend())
+	logf("peer %v: shard %s of %s: %d samples, labels %v, training on %s", id, desc, spec.Dataset, local.Len(), local.Hist(), lp.Backend())
 	return lp, test, nil
 }
 
@@ -502,13 +485,4 @@ func (l *urlList) Set(v string) error {
 		return fmt.Errorf("no URL in %q", v)
 	}
 	return nil
-}
-
-// allIndices returns 0..n-1.
-func allIndices(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
