@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"sync"
 	"syscall/js"
@@ -294,7 +295,7 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 		}
 		ds.key = key
 	}
-	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
+	cfg, err := node.LearnerConfig(spec, id, ds.local, b.opts.Tick)
 	if err != nil {
 		return nil, nil, err
 	}

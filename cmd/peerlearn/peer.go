@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net"
 	"os"
@@ -251,7 +252,7 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := netpeer.LearnerConfig(spec, id, local, tick)
+	cfg, err := node.LearnerConfig(spec, id, local, tick)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,7 +283,7 @@ func parseTaskArg(arg string) (ident.Task, error) {
 	if err != nil {
 		return ident.Task{}, err
 	}
-	s, err := task.ParseFor(b, netpeer.TaskEngine{}) // refused here, not after the welcome
+	s, err := task.ParseFor(b, node.TaskEngine{}) // refused here, not after the welcome
 	if err != nil {
 		return ident.Task{}, err
 	}
