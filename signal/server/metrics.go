@@ -10,7 +10,7 @@ import (
 type collector struct {
 	s                                     *Server
 	peers, conns, regs, relayed, refusals *prometheus.Desc
-	addrLimited                           *prometheus.Desc
+	addrLimited, claims, established      *prometheus.Desc
 }
 
 func newCollector(s *Server) *collector {
@@ -28,12 +28,16 @@ func newCollector(s *Server) *collector {
 			"Refused requests and messages by reason.", []string{"reason"}, nil),
 		addrLimited: prometheus.NewDesc("peerlearn_signal_addr_limited_total",
 			"Handshakes and hellos refused by the per-address and per-subnet limits (also counted in refusals).", []string{"limit"}, nil),
+		claims: prometheus.NewDesc("peerlearn_signal_connected_reports_total",
+			"\"connected\" reports: claims confirmed by their contact, claims unconfirmed when made, contacts' confirmations, refused reports.", []string{"outcome"}, nil),
+		established: prometheus.NewDesc("peerlearn_signal_established_peers",
+			"Established peers (handed to newcomers first) per hosted task.", []string{"task", "name"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited} {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited, c.claims, c.established} {
 		ch <- d
 	}
 }
@@ -44,6 +48,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.Stats()
 	for id, n := range st.Peers {
 		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), c.s.tasks[id].spec.Name)
+	}
+	for id, n := range st.Established {
+		ch <- prometheus.MustNewConstMetric(c.established, prometheus.GaugeValue, float64(n), id.String(), c.s.tasks[id].spec.Name)
+	}
+	for outcome, n := range map[string]uint64{"confirmed": st.Claims.Confirmed, "unconfirmed": st.Claims.Unconfirmed,
+		"confirmation": st.Claims.Confirmations, "refused": st.Claims.Refused} {
+		ch <- prometheus.MustNewConstMetric(c.claims, prometheus.CounterValue, float64(n), outcome)
 	}
 	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(st.Connections))
 	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))

@@ -82,8 +82,8 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 }
 
 // pickContacts returns up to k random peers of the task other than self,
-// established ones (connected to the overlay, as verified by
-// claimVerified) first. Called with mu held.
+// established ones (connected to the overlay, as their contacts
+// confirmed: claims.go) first. Called with mu held.
 func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	var established, others []ident.Peer
 	for id, p := range ts.peers {
@@ -105,22 +105,29 @@ func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	return append(out, others[:min(k-len(out), len(others))]...)
 }
 
-// bootstrapDone closes sess's bootstrap window: it reported its first
-// WebRTC connection (to peer).
+// bootstrapDone handles MsgConnected{peer} from sess: its claim of a
+// first connection (closing its bootstrap window), its confirmation of a
+// newcomer's claim, or both (claims.go). A claim counts only once the
+// contact confirms it; one that is neither claim nor confirmation is
+// refused.
 func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
-	s.mu.Lock()
-	wasOpen := time.Now().Before(sess.windowEnd)
-	sess.windowEnd = time.Time{}
-	verified := sess.established || claimVerified(sess, peer)
-	sess.established = verified
-	s.mu.Unlock()
-	if !verified {
-		s.counters.refuse(signal.CodeNotAllowed)
-		s.logf("signal server: peer %v claims a connection to %v, which never answered it; not used as a contact", sess.id, peer)
+	out := s.connectedReport(sess, peer)
+	switch {
+	case !out.claim && !out.confirm:
+		s.counters.claimsRefused.Add(1)
+		sess.refuse(signal.CodeNotAllowed, fmt.Sprintf("connected to %v: neither your contact nor a newcomer you are an established contact of", peer), true)
 		return
-	}
-	if wasOpen {
+	case out.claim && !out.established && !out.alreadyEstablished:
+		s.counters.claimsUnconfirmed.Add(1)
+		s.logf("signal server: peer %v claims a connection to %v, which has not confirmed it; not used as a contact until it does", sess.id, peer)
+	case out.claim && out.windowWasOpen:
 		s.logf("signal server: peer %v connected to %v; bootstrap done", sess.id, peer)
+	}
+	if out.established || out.confirmedEstablished {
+		s.counters.claimsConfirmed.Add(1)
+	}
+	if out.confirm {
+		s.counters.confirmations.Add(1)
 	}
 }
 
@@ -146,9 +153,6 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 		from.refuse(signal.CodeBusy, fmt.Sprintf("relay to %v: its queue is full", r.To), true)
 		return
 	}
-	s.mu.Lock()
-	noteRelay(from, to)
-	s.mu.Unlock()
 	s.counters.relayed[r.Kind].Add(1)
 }
 

@@ -18,6 +18,11 @@ type counters struct {
 	relayed       [4]atomic.Uint64 // by signal.RelayKind
 	refusals      [maxCode]atomic.Uint64
 	addrLimited   [numAddrLimits]atomic.Uint64 // by addrLimit
+	// Contact claims (claims.go).
+	claimsConfirmed   atomic.Uint64 // claims confirmed by their contact: peers made established
+	claimsUnconfirmed atomic.Uint64 // claims not (yet) confirmed when made
+	confirmations     atomic.Uint64 // contacts' reports of an open channel with a newcomer
+	claimsRefused     atomic.Uint64 // reports that were neither (also in Refusals as not-allowed)
 }
 
 // addrLimit names an AddrLimits refusal.
@@ -78,6 +83,20 @@ type Stats struct {
 	// ("handshakes_per_ip", "handshakes_per_subnet", "peers_per_ip",
 	// "peers_per_subnet"); each is also in Refusals.
 	AddrLimited map[string]uint64
+	// Claims counts the "connected" reports (claims.go).
+	Claims ClaimStats
+	// Established is the number of established peers per hosted task:
+	// those handed to newcomers first.
+	Established map[ident.Task]int
+}
+
+// ClaimStats counts "connected" reports: Confirmed claims (their contact
+// confirmed an open channel: the claimant became established),
+// Unconfirmed ones (no confirmation yet when made; a later one still
+// counts), Confirmations (contacts' reports) and Refused ones (neither a
+// claim nor a confirmation).
+type ClaimStats struct {
+	Confirmed, Unconfirmed, Confirmations, Refused uint64
 }
 
 // RelayedTotal sums Relayed.
@@ -98,6 +117,11 @@ func (s *Server) Stats() Stats {
 		Relayed:       map[signal.RelayKind]uint64{},
 		Refusals:      map[signal.Code]uint64{},
 		AddrLimited:   map[string]uint64{},
+		Established:   map[ident.Task]int{},
+		Claims: ClaimStats{
+			Confirmed: s.counters.claimsConfirmed.Load(), Unconfirmed: s.counters.claimsUnconfirmed.Load(),
+			Confirmations: s.counters.confirmations.Load(), Refused: s.counters.claimsRefused.Load(),
+		},
 	}
 	for l := range numAddrLimits {
 		if n := s.counters.addrLimited[l].Load(); n > 0 {
@@ -107,6 +131,11 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	for id, ts := range s.tasks {
 		st.Peers[id] = len(ts.peers)
+		for _, p := range ts.peers {
+			if p.established {
+				st.Established[id]++
+			}
+		}
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {
