@@ -29,8 +29,10 @@ import (
 //   - sess's claim, when peer is one of sess's contacts (its bootstrap
 //     window closes, as before);
 //   - sess's confirmation of peer's claim, when sess is one of peer's
-//     contacts and is established.
-// A report that is neither is refused (not-allowed). Per session at most
+//     contacts and is established (a contact not established yet
+//     reports too, and is not believed).
+// A report that is neither a claim nor from one of peer's contacts is
+// refused (not-allowed). Per session at most
 // signal.MaxContacts claims and confirmations are kept.
 
 // connectedReport handles MsgConnected{peer} from sess (see above).
@@ -51,8 +53,9 @@ func (s *Server) connectedReport(sess *session, peer ident.Peer) reportOutcome {
 		}
 		out.alreadyEstablished = sess.established && !out.established
 	}
-	if other := s.peers[peer]; other != nil && other != sess && other.task == sess.task &&
-		slices.Contains(other.contacts, sess.id) && sess.established {
+	other := s.peers[peer]
+	out.contactOf = other != nil && other != sess && other.task == sess.task && slices.Contains(other.contacts, sess.id)
+	if out.contactOf && sess.established {
 		out.confirm = true
 		if !slices.Contains(other.confirmedBy, sess.id) {
 			other.confirmedBy = append(other.confirmedBy, sess.id) // at most len(contacts)
@@ -70,6 +73,7 @@ type reportOutcome struct {
 	windowWasOpen        bool // ... and that closed its bootstrap window
 	established          bool // ... already confirmed: sess is established now
 	alreadyEstablished   bool // ... sess was established before
+	contactOf            bool // sess is one of peer's contacts (a report, confirming if sess is established)
 	confirm              bool // sess confirmed the claim of a newcomer it is a contact of
 	confirmedEstablished bool // ... whose claim had come: that peer is established now
 }

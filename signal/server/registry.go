@@ -113,9 +113,9 @@ func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
 	out := s.connectedReport(sess, peer)
 	switch {
-	case !out.claim && !out.confirm:
+	case !out.claim && !out.contactOf:
 		s.counters.claimsRefused.Add(1)
-		sess.refuse(signal.CodeNotAllowed, fmt.Sprintf("connected to %v: neither your contact nor a newcomer you are an established contact of", peer), true)
+		sess.refuse(signal.CodeNotAllowed, fmt.Sprintf("connected to %v: neither your contact nor a newcomer you are a contact of", peer), true)
 		return
 	case out.claim && !out.established && !out.alreadyEstablished:
 		s.counters.claimsUnconfirmed.Add(1)
