@@ -44,6 +44,7 @@ type policy struct {
 	serverOffers        map[ident.Peer]serverOffers
 	serverOffersRefused uint64 // refused: the sender's budget was used up
 	deadOffers          uint64 // dead offers charged to their senders
+	evicted             uint64 // offers whose slot a newer one through the server took
 
 	actions []action
 }

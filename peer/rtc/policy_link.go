@@ -78,9 +78,6 @@ func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServ
 	if viaServer {
 		hop = ident.Peer{}
 	}
-	if err := p.offerBudget(hop); err != nil {
-		return offerOutcome{}, err
-	}
 	key := sessionKey{from, session}
 	if _, dup := p.seen[key]; dup {
 		return offerOutcome{}, fmt.Errorf("%w: offer %d seen before", ErrReplay, session)
@@ -89,6 +86,10 @@ func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServ
 		if err := p.serverOfferBudget(from, now); err != nil {
 			return offerOutcome{}, err
 		}
+		p.evictServerOffer(from, now)
+	}
+	if err := p.offerBudget(hop); err != nil {
+		return offerOutcome{}, err
 	}
 	remember(p.seen, key, now.Add(2*p.cfg.SessionMaxAge), p.cfg.Remember, func(t time.Time) time.Time { return t })
 	var out offerOutcome

@@ -19,6 +19,16 @@ import (
 // sender and uses up its budget for the period. An honest newcomer whose
 // first try fails has its other contacts, and the overlay afterwards.
 //
+// The server's share of the offer slots (MaxOffersPerOrigin) could still
+// be held by fakes, each with one offer whose candidate looks workable
+// but is dead, until ConnectTimeout: newcomers' offers meanwhile would be
+// refused. So when the share is full, a new offer through the server
+// (within its sender's budget) takes the slot of the oldest one being
+// answered (causeEvicted, not charged: it may have been slow, not dead).
+// An honest connection opens in a round trip or two, before several newer
+// offers come; every offer that evicts costs its sender's budget, and
+// every sender an admission at the server.
+//
 // What the contact learns in return is what the server needs to believe
 // a newcomer's claim (signal/server/claims.go): when a connection it
 // answered through the server opens, it reports that (actReport for the
@@ -69,4 +79,27 @@ func (p *policy) DeadOffer(from ident.Peer, now time.Time) {
 // forgetServerOffers expires the budgets (Tick).
 func (p *policy) forgetServerOffers(now time.Time) {
 	forget(p.serverOffers, now, func(s serverOffers) time.Time { return s.until })
+}
+
+// evictServerOffer makes room for an offer through the server from from
+// when the server's share of the offer slots is full: the oldest link
+// answering an offer through the server, from another peer, is dropped.
+func (p *policy) evictServerOffer(from ident.Peer, now time.Time) {
+	if p.cfg.MaxOffersPerOrigin < 1 {
+		return
+	}
+	if _, mine := p.pendingOffers(ident.Peer{}); mine < p.cfg.MaxOffersPerOrigin {
+		return
+	}
+	var oldest *link
+	for _, l := range p.sortedLinks() {
+		if !l.initiator && !l.open && l.viaServer && l.origin == (ident.Peer{}) && l.peer != from {
+			oldest = l
+			break // sortedLinks is in the order they were made
+		}
+	}
+	if oldest != nil {
+		p.evicted++
+		p.drop(oldest, causeEvicted, "", now)
+	}
 }

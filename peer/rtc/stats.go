@@ -31,8 +31,11 @@ type Stats struct {
 	// dead one); DeadOffers: dead offers charged to their senders (no
 	// workable candidate, or not open within ConnectTimeout).
 	ServerOffersRefused, DeadOffers uint64
-	InboundDropped                  uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
-	RateLimited                     uint64 // control frames over their sender's frame budget, refused unverified
+	// OffersEvicted: offers through the server being answered whose slot
+	// a newer one took (the server's share was full).
+	OffersEvicted  uint64
+	InboundDropped uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
+	RateLimited    uint64 // control frames over their sender's frame budget, refused unverified
 
 	// Sending.
 	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full
