@@ -259,6 +259,7 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if err != nil {
 		return fmt.Errorf("dead-offer fakes: %w", err)
 	}
+	peersThen := srv.Stats().Peers[tid] // the fakes, the victim, the honest and the hostile peer
 	handed, handedOf, err := fakesHanded(ctx, url, tid, fakeIDs, *newcomers)
 	if err != nil {
 		return fmt.Errorf("newcomers: %w", err)
@@ -268,11 +269,10 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 		return fmt.Errorf("newcomer: %w", err)
 	}
 	sst := srv.Stats()
-	peersNow := sst.Peers[tid]
-	fmt.Fprintf(stdout, "contact claims: %d fakes sent dead offers and claimed connections; %d of %d peers established (%d claims confirmed by their contact, %d unconfirmed); "+
-		"%d newcomers were handed %d fakes among %d contacts (a pick without the claims' ranking: %.1f); a newcomer with %d fakes among its contacts joined in %.2f s\n",
-		len(fakeIDs), sst.Established[tid], peersNow, sst.Claims.Confirmed, sst.Claims.Unconfirmed,
-		*newcomers, handed, handedOf, float64(handedOf)*float64(len(fakeIDs))/float64(max(peersNow, 1)), joinFakes, joinTime.Seconds())
+	fmt.Fprintf(stdout, "contact claims: %d fakes sent dead offers and claimed connections; %d of %d peers established, the joined newcomer included (%d claims confirmed by their contact, %d unconfirmed); "+
+		"%d newcomers were handed %d fakes among %d contacts (a random pick, without the claims' ranking: %.1f expected); a newcomer with %d fakes among its contacts joined (first open connection) in %.3f s\n",
+		len(fakeIDs), sst.Established[tid], sst.Peers[tid], sst.Claims.Confirmed, sst.Claims.Unconfirmed,
+		*newcomers, handed, handedOf, float64(handedOf)*float64(len(fakeIDs))/float64(max(peersThen, 1)), joinFakes, joinTime.Seconds())
 
 	// 6. The server flood again, behind the nginx proxy DEPLOY.md shows.
 	proxyJoins, proxySockets, proxyPeers, err := proxyFlood(ctx, spec, tid, *sockets, *fakes)
@@ -289,11 +289,6 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	}
 	fmt.Fprintf(stdout, "turn: 63 hostile registrations from 3 subnets held %d allocations, %d refused (486); an honest newcomer was refused a relay: %d\n",
 		turnHeld, turnRefused, drained)
-	// By now the fakes' answered offers have timed out (ICE failed).
-	if s, err := victim.status(); err == nil {
-		fmt.Fprintf(stdout, "victim: %d dead offers charged to their senders, %d offers through the server over their sender's budget, %d offer slots taken by newer offers through the server\n",
-			s.RTC.DeadOffers, s.RTC.ServerOffersRefused, s.RTC.OffersEvicted)
-	}
 
 	// Training goes on.
 	end, err := victim.waitFor(ctx, "training after the attacks", func(s netpeer.Status) bool {
@@ -316,6 +311,9 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if s, err := victim.status(); err == nil {
 		fmt.Fprintf(stdout, "transfers: the victim held at most %.3f MB at once from all peers, %d superseded, %d refused\n",
 			float64(s.Resources.PeakBytes)/1e6, s.RTC.TransfersSuperseded, s.RTC.TransfersRefused)
+		// By now the fakes' answered offers have failed (ICE) or timed out.
+		fmt.Fprintf(stdout, "offers through the server: the victim charged %d dead offers to their senders, refused %d over their sender's budget, gave %d slots to newer offers\n",
+			s.RTC.DeadOffers, s.RTC.ServerOffersRefused, s.RTC.OffersEvicted)
 	}
 	// A value of 0 would read as "not measured" to check-bench-line.sh:
 	// memory and growth are printed with a floor of 0.001 (1 kB).
