@@ -308,12 +308,19 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 		end.Learn.Accuracy, acc0, end.Learn.Evals, growth, control)
 	fmt.Fprintf(stdout, "collections in the window: victim %s; honest peer %s\n",
 		victim.gc.since(gcVictim0), honest.gc.since(gcHonest0))
+	// The fakes' answered offers fail (ICE gives up after 7 s) or time
+	// out (ConnectTimeout, 15 s): wait for that, so that they are counted.
+	for deadline := time.Now().Add(rtc.DefaultConfig().ConnectTimeout + 2*time.Second); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
+		if s, err := victim.status(); err == nil && heldBy(victim) <= s.RTC.Open {
+			break
+		}
+	}
 	if s, err := victim.status(); err == nil {
 		fmt.Fprintf(stdout, "transfers: the victim held at most %.3f MB at once from all peers, %d superseded, %d refused\n",
 			float64(s.Resources.PeakBytes)/1e6, s.RTC.TransfersSuperseded, s.RTC.TransfersRefused)
 		// By now the fakes' answered offers have failed (ICE) or timed out.
-		fmt.Fprintf(stdout, "offers through the server: the victim charged %d dead offers to their senders, refused %d over their sender's budget, gave %d slots to newer offers\n",
-			s.RTC.DeadOffers, s.RTC.ServerOffersRefused, s.RTC.OffersEvicted)
+		fmt.Fprintf(stdout, "offers through the server: the victim charged %d dead offers to their senders, refused %d over their sender's budget, gave %d slots to newer offers; it holds %d connections (%d open)\n",
+			s.RTC.DeadOffers, s.RTC.ServerOffersRefused, s.RTC.OffersEvicted, heldBy(victim), s.RTC.Open)
 	}
 	// A value of 0 would read as "not measured" to check-bench-line.sh:
 	// memory and growth are printed with a floor of 0.001 (1 kB).
