@@ -149,3 +149,41 @@ func comparePeer(a, b ident.Peer) int {
 	}
 	return 0
 }
+
+// A fake that offers and claims at once closes its own window before its
+// contact can answer: the contact's late answers are refused and counted,
+// but are no strikes against it (issue #27's 30 fakes would otherwise
+// have got an honest contact near MaxStrikes, and more of them would
+// have had it disconnected).
+func TestLateAnswerToAClosedWindowIsNoStrike(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MaxStrikes = 3 })
+	ctx := context.Background()
+	a := dial(t, ts, 1) // the first peer: the others' contact
+	for i := range 5 {
+		f := dial(t, ts, byte(10+i))
+		if err := f.Send(ctx, a.ID(), signal.RelayOffer, "offer"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Connected(ctx, a.ID()); err != nil { // closes f's window
+			t.Fatal(err)
+		}
+		nextEvent(t, a) // the offer
+		eventually(t, "the fake's window to close", func() bool {
+			ts.mu.Lock()
+			defer ts.mu.Unlock()
+			return ts.peers[f.ID()].windowEnd.IsZero()
+		})
+		if err := a.Send(ctx, f.ID(), signal.RelayAnswer, "answer"); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, a, signal.CodeNotAllowed)
+	}
+	// Five refusals with MaxStrikes 3, and a is still connected.
+	if err := a.Send(ctx, identity(t, 10).ID(), signal.RelayAnswer, "answer"); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, a, signal.CodeNotAllowed)
+	if n := ts.Stats().Refusals[signal.CodeTooManyErrors]; n != 0 {
+		t.Fatalf("the contact was disconnected for too many errors (%d)", n)
+	}
+}

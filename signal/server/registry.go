@@ -139,8 +139,18 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 	s.mu.Lock()
 	to := s.peers[r.To]
 	allowed := from.mayRelay(now, r.To) || (to != nil && to.mayRelay(now, from.id))
+	late := !allowed && to != nil && slices.Contains(to.contacts, from.id)
 	s.mu.Unlock()
 	switch {
+	case late:
+		// A contact answering a newcomer whose window has closed (the
+		// newcomer claimed a connection, or its time ran out): refused
+		// and counted, but no strike. A fake that offers and claims at
+		// once would otherwise have its honest contacts struck, and
+		// after MaxStrikes of them disconnected, for answering it.
+		s.counters.refuse(signal.CodeNotAllowed)
+		from.sendError(signal.CodeNotAllowed, fmt.Sprintf("relay to %v: its bootstrap window is closed", r.To))
+		return
 	case !allowed:
 		from.refuse(signal.CodeNotAllowed, fmt.Sprintf("relay to %v: not a bootstrap contact, or the window is closed", r.To), true)
 		return
