@@ -119,7 +119,7 @@ func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
 		return
 	case out.claim && !out.established && !out.alreadyEstablished:
 		s.counters.claimsUnconfirmed.Add(1)
-		s.logf("signal server: peer %v claims a connection to %v, which has not confirmed it; not used as a contact until it does", sess.id, peer)
+		s.logf("signal server: peer %v claims a connection to %v, which has not confirmed it (yet); not handed out first unless it does", sess.id, peer)
 	case out.claim && out.windowWasOpen:
 		s.logf("signal server: peer %v connected to %v; bootstrap done", sess.id, peer)
 	}
