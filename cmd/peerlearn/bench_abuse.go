@@ -269,7 +269,7 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 		return fmt.Errorf("newcomer: %w", err)
 	}
 	sst := srv.Stats()
-	fmt.Fprintf(stdout, "contact claims: %d fakes sent dead offers and claimed connections; %d of %d peers established, the joined newcomer included (%d claims confirmed by their contact, %d unconfirmed); "+
+	fmt.Fprintf(stdout, "contact claims: %d fakes sent dead offers and claimed connections; %d of the %d peers registered now established (%d claims confirmed by their contact so far, %d unconfirmed); "+
 		"%d newcomers were handed %d fakes among %d contacts (a random pick, without the claims' ranking: %.1f expected); a newcomer with %d fakes among its contacts joined (first open connection) in %.3f s\n",
 		len(fakeIDs), sst.Established[tid], sst.Peers[tid], sst.Claims.Confirmed, sst.Claims.Unconfirmed,
 		*newcomers, handed, handedOf, float64(handedOf)*float64(len(fakeIDs))/float64(max(peersThen, 1)), joinFakes, joinTime.Seconds())
