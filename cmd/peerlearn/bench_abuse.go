@@ -104,6 +104,7 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	fakes := fs.Int("fakes", 100, "fake registrations (fresh identities) held against the server before the sockets")
 	contactFakes := fs.Int("contact-fakes", 30, "fakes that send dead offers to their contacts and claim connections")
 	newcomers := fs.Int("newcomers", 8, "newcomers that count the fakes among the contacts they are handed")
+	settle := fs.Bool("settle", true, "at the end, wait (at most ConnectTimeout) for the fakes' answered offers to fail, so that the dead offers are counted")
 	trainFor := fs.Duration("train", 60*time.Second, "how long the victim trains after the attacks before its accuracy is compared")
 	limit := fs.Duration("limit", 5*time.Minute, "give up after this long")
 	dir := fs.String("data", defaultDataDir(), "data directory (MNIST) for the learning peers")
@@ -310,7 +311,7 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 		victim.gc.since(gcVictim0), honest.gc.since(gcHonest0))
 	// The fakes' answered offers fail (ICE gives up after 7 s) or time
 	// out (ConnectTimeout, 15 s): wait for that, so that they are counted.
-	for deadline := time.Now().Add(rtc.DefaultConfig().ConnectTimeout + 2*time.Second); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(rtc.DefaultConfig().ConnectTimeout + 2*time.Second); *settle && time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
 		if s, err := victim.status(); err == nil && heldBy(victim) <= s.RTC.Open {
 			break
 		}
