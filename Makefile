@@ -16,11 +16,11 @@ export PEERLEARN_DATA := $(DATA_DIR)
 # package imports one from a higher layer.
 PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/... \
              ./peer/learn/... ./internal/f32/... ./internal/wire/... ./internal/detmath/... \
-             ./internal/modelwire/...
+             ./internal/modelwire/... ./peer/node/...
 
 .PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
-        bench-smoke bench-abuse bench-netlab netlab bench-live flake-report clean
+        bench-smoke bench-abuse bench-netlab netlab bench-live bench-owner flake-report clean
 
 all: build
 
@@ -138,6 +138,12 @@ bench-netlab: data
 bench-live: data
 	scripts/bench-live.sh
 
+# The owner's path on loopback: each example task (letters CSV, Fashion
+# PNG folders) with a declared model, 4 real peers, collect, export, the
+# ONNX and torch checks: "bench-owner tasks=2 tabular_acc=T ...".
+bench-owner: data
+	scripts/bench-owner.sh
+
 # Go benchmarks of the kernels (internal/f32) and of training (engine/nn).
 bench-go:
 	scripts/bench-go.sh
@@ -148,7 +154,7 @@ LAN_ADDR ?= 0.0.0.0:8443
 demo: deps data build wasm
 	$(BIN)/peerlearn demo -addr $(if $(LAN),$(LAN_ADDR) -lan,$(SERVE_ADDR)) -data $(DATA_DIR) -wasm $(WEB_OUT)
 
-bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab bench-live
+bench: bench-go bench-train bench-companion bench-browser bench-transfer bench-abuse bench-netlab bench-live bench-owner
 
 # Every benchmark with tiny durations (BENCH_SMOKE=1), each one's last
 # line checked to parse: CI runs it (.ci/run) so that none rots.

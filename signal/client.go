@@ -96,7 +96,7 @@ func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.T
 		return nil, fmt.Errorf("%w: got %v, want challenge", ErrProtocol, m.Type)
 	}
 	hello := SignHello(id, m.Challenge.Nonce, t)
-	hello.Token = cfg.Token
+	hello.Token, hello.Observer = cfg.Token, cfg.Observer
 	if hello.PoW, err = solvePoW(ctx, t, id.PublicKey(), m.Challenge.PoWBits); err != nil {
 		return nil, err
 	}

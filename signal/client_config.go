@@ -33,6 +33,9 @@ type ClientConfig struct {
 	// the hello so that a re-join in the same epoch keeps its place and
 	// does not count as a new admission. May be nil.
 	Token []byte
+	// Observer registers as an observer (Hello.Observer): no contact
+	// for anyone, not counted among the task's peers.
+	Observer bool
 	// Logf, if not nil, receives messages the client drops. It is called
 	// from the client's reader goroutine (one per Client): it must not
 	// block, and must be safe for concurrent use if shared by clients.
@@ -50,6 +53,7 @@ func DefaultClientConfig() ClientConfig {
 		Header:           nil,              // no extra headers
 		RootCAs:          nil,              // the system's roots
 		Token:            nil,              // a first admission
+		Observer:         false,            // a peer of the overlay
 		Logf:             nil,              // silent
 	}
 }

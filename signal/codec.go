@@ -84,6 +84,7 @@ func (m *Message) Validate() error {
 		MsgChallenge: m.Challenge != nil, MsgHello: m.Hello != nil,
 		MsgWelcome: m.Welcome != nil, MsgRelay: m.Relay != nil,
 		MsgConnected: m.Connected != nil, MsgBye: m.Bye != nil, MsgError: m.Error != nil,
+		MsgSummary: m.Summary != nil,
 	}
 	for t, ok := range present {
 		if ok != (t == m.Type) {
@@ -113,6 +114,8 @@ func (m *Message) Validate() error {
 		}
 	case MsgBye:
 		return checkText("bye reason", m.Bye.Reason)
+	case MsgSummary:
+		return m.Summary.validate()
 	case MsgError:
 		if m.Error.Code == 0 {
 			return malformed("error code 0")

@@ -30,6 +30,7 @@ func TestDecodeRefuses(t *testing.T) {
 	hello := mustEncode(t, sampleMessages(t)[1])
 	relay := mustEncode(t, sampleMessages(t)[3])
 	welcome := mustEncode(t, sampleMessages(t)[2])
+	summary := mustEncode(t, sampleMessages(t)[12])
 	id := testIdentity(t, 1).ID().Hex()
 	cases := map[string]struct {
 		in   string
@@ -64,6 +65,10 @@ func TestDecodeRefuses(t *testing.T) {
 		"welcome TURN":     {strings.Replace(welcome, `"username":"1:x",`, ``, 1), ErrMalformed},
 		"welcome negative": {strings.Replace(welcome, `"bootstrap_ms":30000`, `"bootstrap_ms":-1`, 1), ErrMalformed},
 		"error code 0":     {`{"v":1,"type":7,"error":{"code":0}}`, ErrMalformed},
+		"summary accuracy": {strings.Replace(summary, `"accuracy":0.875`, `"accuracy":1.5`, 1), ErrMalformed},
+		"summary -0.5":     {strings.Replace(summary, `"accuracy":0.875`, `"accuracy":-0.5`, 1), ErrMalformed},
+		"summary samples":  {strings.Replace(summary, `"samples":38400`, `"samples":9007199254740993`, 1), ErrMalformed},
+		"summary no sig":   {`{"v":1,"type":10,"summary":{"seq":1,"round":0,"accuracy":0,"samples":0,"bytes_out":0}}`, ErrMalformed},
 		"bye long":         {`{"v":1,"type":6,"bye":{"reason":"` + strings.Repeat("x", MaxTextLen+1) + `"}}`, ErrMalformed},
 		"too large":        {`{"v":1,"type":6,"bye":{"reason":"` + strings.Repeat("x", MaxMessageSize) + `"}}`, ErrTooLarge},
 	}
@@ -96,16 +101,48 @@ func TestWelcomeContactLimits(t *testing.T) {
 	}
 }
 
+// A summary's signature covers its task, its peer and every field.
+func TestSummarySignature(t *testing.T) {
+	_, tid := testSpec(t)
+	a, b := testIdentity(t, 1), testIdentity(t, 2)
+	s := Summary{Seq: 3, Round: 12, Accuracy: 0.875, Samples: 38_400, BytesOut: 1 << 20}
+	SignSummary(a, tid, &s)
+	if err := VerifySummary(a.PublicKey(), tid, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySummary(b.PublicKey(), tid, &s); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("another peer's key: %v", err)
+	}
+	other := tid
+	other[0] ^= 1
+	if err := VerifySummary(a.PublicKey(), other, &s); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("another task: %v", err)
+	}
+	for i, change := range []func(*Summary){
+		func(s *Summary) { s.Seq++ }, func(s *Summary) { s.Round++ }, func(s *Summary) { s.Accuracy = 0.9 },
+		func(s *Summary) { s.Samples++ }, func(s *Summary) { s.BytesOut++ },
+	} {
+		c := s
+		change(&c)
+		if err := VerifySummary(a.PublicKey(), tid, &c); !errors.Is(err, ErrBadSignature) {
+			t.Errorf("field %d changed: %v", i, err)
+		}
+	}
+	if err := VerifySummary([]byte{1, 2}, tid, &s); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("short key: %v", err)
+	}
+}
+
 func TestEnums(t *testing.T) {
 	// Wire values are fixed forever.
 	fixed := map[MsgType]uint8{MsgChallenge: 1, MsgHello: 2, MsgWelcome: 3, MsgRelay: 4,
-		MsgConnected: 5, MsgBye: 6, MsgError: 7, MsgPing: 8, MsgPong: 9}
+		MsgConnected: 5, MsgBye: 6, MsgError: 7, MsgPing: 8, MsgPong: 9, MsgSummary: 10}
 	for m, v := range fixed {
 		if uint8(m) != v || !m.Valid() || strings.HasPrefix(m.String(), "MsgType") {
 			t.Errorf("%v", m)
 		}
 	}
-	if MsgType(0).Valid() || MsgType(10).Valid() {
+	if MsgType(0).Valid() || MsgType(11).Valid() {
 		t.Error("unknown types valid")
 	}
 	if CodeNotAllowed != 10 || CodeTooManyErrors != 18 || CodeProofOfWork != 19 || CodeAdmissionLimited != 20 || len(Codes()) != 20 {

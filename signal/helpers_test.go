@@ -68,5 +68,12 @@ func sampleMessages(t testing.TB) []*Message {
 		{Type: MsgChallenge, Challenge: &Challenge{Nonce: nonce, PoWBits: 12}},
 		{Type: MsgHello, Hello: func() *Hello { h := SignHello(a, nonce, tid); h.PoW, h.Token = 77, tok; return h }()},
 		{Type: MsgWelcome, Welcome: &Welcome{Task: spec, BootstrapMS: 30000, Token: tok, AdmissionKey: key.Public().(ed25519.PublicKey)}},
+		// Summaries (summary.go).
+		{Type: MsgSummary, Summary: func() *Summary {
+			s := &Summary{Seq: 3, Round: 12, Accuracy: 0.875, Samples: 38_400, BytesOut: 1 << 20}
+			SignSummary(a, tid, s)
+			return s
+		}()},
+		{Type: MsgSummary, Summary: func() *Summary { s := &Summary{Seq: 1, Accuracy: -1}; SignSummary(a, tid, s); return s }()},
 	}
 }

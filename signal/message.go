@@ -39,6 +39,7 @@ type Message struct {
 	Connected *Connected `json:"connected,omitempty"`
 	Bye       *Bye       `json:"bye,omitempty"`
 	Error     *Refusal   `json:"error,omitempty"`
+	Summary   *Summary   `json:"summary,omitempty"`
 }
 
 // Challenge opens a session: the hello must sign Nonce.
@@ -68,6 +69,11 @@ type Hello struct {
 	// the same epoch), admission.TokenSize bytes or none. A valid one is
 	// renewed without counting against the address's admission limit.
 	Token []byte `json:"token,omitempty"`
+	// Observer says the peer only watches the task (`peerlearn collect`):
+	// it joins no overlay and trains nothing, so the server never hands
+	// it out as a contact and does not count it among the task's peers
+	// (it has a bound of its own, server.MaxObservers).
+	Observer bool `json:"observer,omitempty"`
 }
 
 // Welcome accepts a hello.

@@ -30,12 +30,17 @@ const (
 	MsgPing MsgType = 8
 	// MsgPong (server -> client): the answer to MsgPing.
 	MsgPong MsgType = 9
+	// MsgSummary (client -> server): the peer's signed progress (round,
+	// accuracy, samples, bytes), sent at a low rate where the volunteer
+	// opted in; the server aggregates it per task for the page and
+	// /metrics, and training never depends on it.
+	MsgSummary MsgType = 10
 )
 
 var msgTypeNames = wire.Names[MsgType]{Kind: "MsgType", Names: []string{
 	MsgChallenge: "challenge", MsgHello: "hello", MsgWelcome: "welcome",
 	MsgRelay: "relay", MsgConnected: "connected", MsgBye: "bye",
-	MsgError: "error", MsgPing: "ping", MsgPong: "pong",
+	MsgError: "error", MsgPing: "ping", MsgPong: "pong", MsgSummary: "summary",
 }}
 
 // Valid reports whether t is a known type.

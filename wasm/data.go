@@ -144,20 +144,9 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	if err != nil {
 		return nil, err
 	}
-	partition := spec.Partition.Spec
-	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
+	local, test, partition, rotated, err := cutShard(train, test, spec, k, n)
 	if err != nil {
 		return nil, err
-	}
-	// A rotated-cluster shard (partition "+rotate:F") is rotated, and so
-	// is the test set it is measured on (its own distribution's).
-	local, err := train.Client(shards[k])
-	if err != nil {
-		return nil, err
-	}
-	if shards[k].Rotated {
-		test.Rotate180()
-		partition += " (rotated)"
 	}
 	progress(fmt.Sprintf("shard %d/%d of %s %s: %d samples (%v)", k, n, spec.Dataset, partition, local.Len(), time.Since(t0).Round(time.Millisecond)))
 	// The whole train set (about 190 MB for MNIST) is garbage now that the
@@ -167,9 +156,29 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	// buildLearner). A wasm heap never shrinks, but it is reused.
 	debug.FreeOSMemory()
 	return &dataSet{
-		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: shards[k].Rotated,
+		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: rotated,
 		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local), fetched: fetched,
 	}, nil
+}
+
+// cutShard cuts shard k of n of spec's partition out of train, as a
+// native peer does (cmd/peerlearn's learnerOn): a rotated-cluster shard
+// (partition "+rotate:F") is rotated, and so is the test set it is
+// measured on (its own distribution's), in place.
+func cutShard(train, test *data.Dataset, spec task.Spec, k, n int) (local, tested *data.Dataset, partition string, rotated bool, err error) {
+	partition = spec.Partition.Spec
+	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
+	if err != nil {
+		return nil, nil, "", false, err
+	}
+	if local, err = train.Client(shards[k]); err != nil {
+		return nil, nil, "", false, err
+	}
+	if shards[k].Rotated {
+		test.Rotate180()
+		partition += " (rotated)"
+	}
+	return local, test, partition, shards[k].Rotated, nil
 }
 
 // lightShard fetches shard k of n of spec's partition and the test subset

@@ -12,7 +12,7 @@
 //	peer.onEvent(ev => ...)  // {type: "status"|"eval"|"state"|"progress"|"log"|"error", ...}
 //	await peer.join()        // bootstrap through the signalling server
 //	peer.status()            // a snapshot: ID, ring coordinates, neighbours, bytes, learning
-//	await peer.downloadModel() // {name, bytes}: the model in nn's versioned format
+//	await peer.downloadModel(format) // {name, bytes}: "plnn" (nn's versioned format, the default), "safetensors" or "onnx"
 //	await peer.leave()       // NDMP's graceful leave
 //
 // options are documented on the options type. Panics in callbacks are

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/data"
 	"math"
 	"strconv"
 	"strings"
@@ -52,6 +53,12 @@ type options struct {
 	EvalSamples int
 	Tick        time.Duration
 	MaxRound    time.Duration
+	// ShareProgress: the volunteer lets the peer send the server its
+	// signed summaries (netpeer.Config.ShareProgress); off unless true.
+	ShareProgress bool
+	// Files are the volunteer's picked files for a task with its own data
+	// set (ownTaskData), at most data.MaxOwnFiles and data.MaxOwnBytes.
+	Files []data.OwnFile
 }
 
 func parseOptions(o js.Value) (options, error) {
@@ -128,6 +135,11 @@ func parseOptions(o js.Value) (options, error) {
 			opt.Labels[i] = int32(lb.Index(i).Int())
 		}
 	}
+	if fl := o.Get("files"); fl.Truthy() {
+		if err := opt.parseFiles(fl); err != nil {
+			return opt, err
+		}
+	}
 	var err error
 	ms := func(k string, def time.Duration) (time.Duration, error) {
 		v, err := num(k, int(def/time.Millisecond))
@@ -144,6 +156,13 @@ func parseOptions(o js.Value) (options, error) {
 	}
 	if opt.EvalSamples, err = num("evalSamples", opt.EvalSamples); err != nil {
 		return opt, err
+	}
+	switch v := o.Get("shareProgress"); v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+	case js.TypeBoolean:
+		opt.ShareProgress = v.Bool()
+	default:
+		return opt, fmt.Errorf("shareProgress: want true or false")
 	}
 	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
 		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)
@@ -199,4 +218,32 @@ func bytesToFloat32(b []byte) []float32 {
 		out[i] = math.Float32frombits(u)
 	}
 	return out
+}
+
+// parseFiles reads the "files" option: an array of {path, data}, data a
+// Uint8Array, within data's limits on a volunteer's files.
+func (o *options) parseFiles(fl js.Value) error {
+	if fl.Type() != js.TypeObject || fl.Get("length").Type() != js.TypeNumber {
+		return fmt.Errorf("files: want an array of {path, data}")
+	}
+	n := fl.Get("length").Int()
+	if n > data.MaxOwnFiles {
+		return fmt.Errorf("files: %d picked, at most %d", n, data.MaxOwnFiles)
+	}
+	total := 0
+	for i := range n {
+		f := fl.Index(i)
+		p, b := f.Get("path"), f.Get("data")
+		if p.Type() != js.TypeString || b.Type() != js.TypeObject || b.Get("byteLength").Type() != js.TypeNumber {
+			return fmt.Errorf("files[%d]: want {path: string, data: Uint8Array}", i)
+		}
+		size := b.Get("byteLength").Int()
+		if total += size; total > data.MaxOwnBytes {
+			return fmt.Errorf("files: more than %d MB together", data.MaxOwnBytes>>20)
+		}
+		buf := make([]byte, size)
+		js.CopyBytesToGo(buf, b)
+		o.Files = append(o.Files, data.OwnFile{Path: p.String(), Data: buf})
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/export"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
@@ -95,8 +96,12 @@ func (b *browserPeer) jsObject() js.Value {
 		}
 		return nil
 	}))
-	obj.Set("downloadModel", jsFunc("downloadModel", report, func(js.Value, []js.Value) any {
-		name, enc, err := b.model()
+	obj.Set("downloadModel", jsFunc("downloadModel", report, func(_ js.Value, args []js.Value) any {
+		format := "plnn"
+		if len(args) > 0 && args[0].Type() == js.TypeString {
+			format = args[0].String()
+		}
+		name, enc, err := b.model(format)
 		if err != nil {
 			return js.Global().Get("Promise").Call("reject", jsError(err))
 		}
@@ -176,6 +181,7 @@ func (b *browserPeer) join() error {
 	// Evaluation runs here (evaluator.go), yielding to the page between
 	// batches; netpeer's own would not.
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
+	cfg.ShareProgress = b.opts.ShareProgress
 	np, err := netpeer.New(cfg)
 	if err != nil {
 		return err
@@ -265,9 +271,16 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if b.opts.Images != nil {
 		key = "own|" + spec.Dataset // the volunteer's images, whatever the partition
 	}
+	if spec.Data != nil {
+		key = "files|" + spec.Data.Manifest + "|" + key // the picked files, for this task's data set
+	}
 	if ds == nil || ds.key != key {
 		var err error
 		switch {
+		case spec.Data != nil && len(b.opts.Files) == 0:
+			err = fmt.Errorf("the task %s trains on a data set of its own (samples %s): pick its data folder, or your own files of its form", spec.Name, fmt.Sprint(spec.Model.Input))
+		case spec.Data != nil:
+			ds, err = ownTaskData(spec, id, b.opts.Files, b.opts.ShardK, b.opts.ShardN, b.progress)
 		case b.opts.Images != nil:
 			shape := [3]int{28, 28, 1}
 			ds, err = ownData(b.opts.Images, b.opts.Labels, shape, 10, b.opts.DataURL, spec.Dataset, b.progress)
@@ -283,6 +296,12 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
 	if err != nil {
+		return nil, nil, err
+	}
+	if spec.Model != nil && spec.Model.Weights != nil {
+		b.progress("fetching the task's initial weights from " + spec.Model.Weights.URL)
+	}
+	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
 		return nil, nil, err
 	}
 	sps, err := calibrate(cfg, ds.local)
@@ -355,22 +374,36 @@ func calibrate(cfg learn.Config, local *data.Dataset) (float64, error) {
 	return float64(n) / spent.Seconds(), nil
 }
 
-// model encodes the last published model in nn's versioned format.
-func (b *browserPeer) model() (string, []byte, error) {
+// model encodes the last published model: in nn's versioned format
+// ("plnn"), or for other runtimes as safetensors (PyTorch state_dict
+// names) or ONNX (opset 13), engine/export's encoders, as `peerlearn
+// export` writes them.
+func (b *browserPeer) model(format string) (string, []byte, error) {
 	b.mu.Lock()
 	lp, cfg, spec := b.lp, b.lcfg, b.spec
 	b.mu.Unlock()
 	if lp == nil || lp.Published() == nil {
 		return "", nil, errors.New("no model yet: join and wait for the first round")
 	}
-	sum, err := cfg.Arch.ShapeChecksum()
+	var enc []byte
+	var err error
+	switch format {
+	case "plnn":
+		sum, serr := cfg.Arch.ShapeChecksum()
+		if serr != nil {
+			return "", nil, serr
+		}
+		enc, err = nn.AppendEncoded(nil, cfg.Arch.Name, sum, lp.Published())
+	case "safetensors":
+		enc, err = export.Safetensors(cfg.Arch, lp.Published())
+	case "onnx":
+		enc, err = export.ONNX(cfg.Arch, lp.Published())
+	default:
+		return "", nil, fmt.Errorf("download format %q: want plnn, safetensors or onnx", format)
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	enc, err := nn.AppendEncoded(nil, cfg.Arch.Name, sum, lp.Published())
-	if err != nil {
-		return "", nil, err
-	}
-	name := fmt.Sprintf("peerlearn-%s-%s-round%d.plnn", spec.Name, b.id, lp.Metrics().Rounds)
+	name := fmt.Sprintf("peerlearn-%s-%s-round%d.%s", spec.Name, b.id, lp.Metrics().Rounds, format)
 	return name, enc, nil
 }

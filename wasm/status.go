@@ -46,6 +46,13 @@ type pageStatus struct {
 	// InitGain is the network-size estimate and the init gain of a task
 	// with init he-gain and gain 0 (netpeer's, as on /status).
 	InitGain *netpeer.InitGainStatus `json:"init_gain,omitempty"`
+	// Observers are the observers (`peerlearn collect`) this tab serves
+	// its model to: not neighbours, nothing of theirs is aggregated
+	// (netpeer's, as on /status).
+	Observers []netpeer.ObserverStatus `json:"observers,omitempty"`
+	// Summaries counts the summaries sent to the server (nil unless the
+	// volunteer shares progress).
+	Summaries *netpeer.SummaryStatus `json:"summaries,omitempty"`
 }
 
 type neighborView struct {
@@ -211,7 +218,8 @@ func (b *browserPeer) status() pageStatus {
 	ps.Connections = len(st.Connections)
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
-	ps.InitGain = st.InitGain
+	ps.InitGain, ps.Summaries = st.InitGain, st.Summaries
+	ps.Observers = st.Observers
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {
 		id := parseID(n)

@@ -206,9 +206,14 @@ function peerOptions() {
     dataURL: ends.dataURL,
     shard: params.get("shard") || "",
     seed: tabSeed(),
+    shareProgress: $("share-progress").checked,
   };
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
+  }
+  if (document.querySelector('input[name="source"]:checked').value === "files") {
+    if (!window.peerlearnOwnFiles || window.peerlearnOwnFiles.length === 0) throw new Error("Pick the task's data folder, or your own files of its form, first.");
+    o.files = window.peerlearnOwnFiles; // ownfiles.js
   }
   if (document.querySelector('input[name="source"]:checked').value === "own") {
     if (!own || own.labels.length === 0) throw new Error("Choose some labelled images first.");
@@ -257,7 +262,7 @@ $("leave").addEventListener("click", async () => {
 });
 $("download").addEventListener("click", async () => {
   try {
-    const m = await page.peer.downloadModel();
+    const m = await page.peer.downloadModel($("download-format").value);
     const a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([m.bytes], { type: "application/octet-stream" }));
     a.download = m.name;
@@ -508,6 +513,12 @@ function renderNeighbors(s) {
     return tr;
   });
   document.querySelector("#neighbors tbody").replaceChildren(...rows);
+  // Observers (`peerlearn collect`) pull this tab's model to watch the
+  // task; they are not neighbours and nothing of theirs is aggregated.
+  const obs = s.observers || [];
+  $("observers").hidden = obs.length === 0;
+  $("observers").textContent = obs.length === 0 ? "" :
+    `Observed by ${obs.map((o) => o.id.slice(0, 8)).join(", ")} (watching the task: ${obs.reduce((n, o) => n + o.models_sent, 0)} models sent; they train nothing and none of theirs is aggregated)`;
 }
 
 // A LAN demo (`make demo LAN=1`) serves the join URL's QR code beside
@@ -608,8 +619,11 @@ const taskList = { tasks: [], fetchedAt: 0 };
 const hexTaskID = /^[0-9a-f]{64}$/;
 
 function taskOptionText(t) {
-  const peers = `${t.peers}/${t.max_peers} peers`;
-  return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}`;
+  // Observers (`peerlearn collect`) watch a task; they are not its peers.
+  const peers = `${t.peers}/${t.max_peers} peers${t.observers > 0 ? `, ${t.observers} observing` : ""}`;
+  // The peers' own claims (their summaries), the median of those reporting.
+  const acc = typeof t.accuracy === "number" ? `, accuracy ${(100 * t.accuracy).toFixed(1)}% (${t.reporting} reporting)` : "";
+  return `${t.name} — ${t.data}, ${t.model}, ${t.method}${t.codec && t.codec !== "f32" ? " (" + t.codec + ")" : ""}, ${peers}${acc}`;
 }
 
 async function fetchTaskList() {
@@ -618,6 +632,7 @@ async function fetchTaskList() {
   const body = await resp.json();
   if (!body || !Array.isArray(body.tasks)) throw new Error("GET /tasks: no task list");
   taskList.fetchedAt = Date.now();
+  taskList.create = body.create && typeof body.create === "object" ? body.create : null; // taskform.js
   return body.tasks.slice(0, 100).filter((t) => t && typeof t.id === "string" && hexTaskID.test(t.id));
 }
 

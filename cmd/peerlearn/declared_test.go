@@ -24,34 +24,9 @@ const declaredRounds, declaredPeers = 40, 4
 // central model's test metrics and the peers' test accuracies.
 func centralVsSwarm(t *testing.T, a nn.Arch, train, test *data.Dataset) (nn.Metrics, learn.Summary) {
 	t.Helper()
-	opt := learn.OptimizerConfig{Name: "sgd", LR: 0.05, Momentum: 0.9}
-	model, err := nn.NewModel(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := model.Init(rand.New(rand.NewPCG(1, 1)), nn.HeNormal, nil); err != nil {
-		t.Fatal(err)
-	}
-	o, err := opt.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := nn.NewTrainer(model, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shuffle := rand.New(rand.NewPCG(2, 2))
-	for range declaredRounds {
-		if _, err := tr.TrainEpoch(context.Background(), train.X, train.Y, nn.EpochConfig{Batch: 32, Shuffle: shuffle}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	central, err := tr.Evaluate(test.X, test.Y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	central := trainCentral(t, a, train, test, declaredRounds)
 	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator, cfg.Optimizer = a, 32, 1, "mean", opt
+	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator, cfg.Optimizer = a, 32, 1, "mean", declaredOptimizer
 	b, err := dflsim.Population{Train: train, Partition: "iid", N: declaredPeers, Seed: 3, Config: cfg}.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +43,40 @@ func centralVsSwarm(t *testing.T, a nn.Arch, train, test *data.Dataset) (nn.Metr
 		t.Fatal(err)
 	}
 	return central, pts[len(pts)-1].Acc
+}
+
+// declaredOptimizer is the optimiser of the declared-model examples,
+// central and distributed alike.
+var declaredOptimizer = learn.OptimizerConfig{Name: "sgd", LR: 0.05, Momentum: 0.9}
+
+// trainCentral trains a centrally on train for epochs epochs (batch 32,
+// declaredOptimizer, seeded) and returns its test metrics.
+func trainCentral(t *testing.T, a nn.Arch, train, test *data.Dataset, epochs int) nn.Metrics {
+	t.Helper()
+	model, err := nn.NewModel(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.Init(rand.New(rand.NewPCG(1, 1)), nn.HeNormal, nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := declaredOptimizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := nn.NewTrainer(model, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shuffle := rand.New(rand.NewPCG(2, 2))
+	for range epochs {
+		if _, err := tr.TrainEpoch(context.Background(), train.X, train.Y, nn.EpochConfig{Batch: 32, Shuffle: shuffle}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	central, err := tr.Evaluate(test.X, test.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return central
 }

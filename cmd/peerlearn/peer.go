@@ -66,6 +66,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	every := fs.Duration("every", 2*time.Second, "progress line period (0: none)")
 	verbose := fs.Bool("v", false, "log connections, neighbour changes and refusals to stderr")
 	learnOn := fs.Bool("learn", true, "train and exchange models (false: overlay only)")
+	shareProgress := fs.Bool("share-progress", false, "send the signalling server a signed summary of this peer's training (round, accuracy, samples, bytes sent) every 30 s, for the task's page and /metrics; training never depends on it")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data` (default $PEERLEARN_DATA, else .data), or, for a task with its own data set, the folder of its manifest.json (`peerlearn task manifest`)")
 	partition := fs.String("partition", "", "partition of the train set (default: the task's), e.g. dirichlet:0.5, iid, shards:2")
 	shard := fs.String("shard", "", "K/N: train on shard K (0-based) of N (default: a shard of the task's partition drawn from the peer ID)")
@@ -117,6 +118,9 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	if *verbose {
 		cfg.Logf = logf
 	}
+	if *shareProgress && !*learnOn {
+		return fmt.Errorf("%w: -share-progress with -learn=false: an overlay-only peer has no progress to share", errUsage)
+	}
 	if *learnOn {
 		defer f32.SetThreads(f32.SetThreads(*threads))
 		k, n, err := parseShard(*shard)
@@ -133,6 +137,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 			},
 			EvalEvery: *evalEvery, EvalSamples: *evalSamples,
 		}
+		cfg.ShareProgress = *shareProgress
 	}
 	p, err := netpeer.New(cfg)
 	if err != nil {
@@ -265,6 +270,9 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	}
 	cfg, err := netpeer.LearnerConfig(spec, id, local, tick)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
 		return nil, nil, err
 	}
 	cfg.NewBackend = newBackend

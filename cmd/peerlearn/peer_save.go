@@ -57,24 +57,9 @@ func (s *modelSaver) save(params []float32, round int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(s.dir, s.name)
-	tmp, err := os.CreateTemp(s.dir, s.name+".*")
+	path, err := writeAside(s.dir, s.name, enc)
 	if err != nil {
 		return "", err
-	}
-	werr := tmp.Chmod(0o644) // CreateTemp's 0600 would hide the model from its owner's other tools
-	if werr == nil {
-		_, werr = tmp.Write(enc)
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return "", werr
 	}
 	s.saved = round
 	return path, nil
@@ -93,3 +78,28 @@ func saveEveryFlag(dir string, every time.Duration) error {
 
 // defaultSaveEvery is -save-every's default.
 const defaultSaveEvery = time.Minute
+
+// writeAside writes b to dir/name whole: aside first, then renamed, so a
+// reader never sees half a file and a crash leaves the last good one.
+func writeAside(dir, name string, b []byte) (string, error) {
+	path := filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, name+".*")
+	if err != nil {
+		return "", err
+	}
+	werr := tmp.Chmod(0o644) // CreateTemp's 0600 would hide the file from its owner's other tools
+	if werr == nil {
+		_, werr = tmp.Write(b)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return "", werr
+	}
+	return path, nil
+}

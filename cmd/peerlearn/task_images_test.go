@@ -108,10 +108,7 @@ func TestFashionFolderDeclaredModel(t *testing.T) {
 	}
 	s := task.DefaultSpec()
 	s.Name, s.Arch = "fashion-folder", ""
-	s.Model = &task.Model{Input: []int{20, 20, 1}, Classes: m.Classes, Layers: []task.Layer{
-		{Type: "avgpool2d", Kernel: 2}, {Type: "flatten"}, {Type: "dense", Units: 128}, {Type: "relu"},
-		{Type: "dropout", Rate: 0.1}, {Type: "dense", Units: 10},
-	}}
+	s.Model = fashionFolderModel(m.Classes)
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +125,13 @@ func TestFashionFolderDeclaredModel(t *testing.T) {
 		t.Errorf("swarm %.4f is %.2f points from central %.4f (goal: within 2)", swarm.Mean, 100*gap, central.Accuracy)
 	}
 	fmt.Printf("fashion-folder image_acc=%.4f image_central=%.4f\n", swarm.Mean, central.Accuracy)
+}
+
+// fashionFolderModel is the image-folder example's declared model on
+// 20x20 greyscale images (bench-owner trains it on real peers).
+func fashionFolderModel(classes []string) *task.Model {
+	return &task.Model{Input: []int{20, 20, 1}, Classes: classes, Layers: []task.Layer{
+		{Type: "avgpool2d", Kernel: 2}, {Type: "flatten"}, {Type: "dense", Units: 128}, {Type: "relu"},
+		{Type: "dropout", Rate: 0.1}, {Type: "dense", Units: 10},
+	}}
 }

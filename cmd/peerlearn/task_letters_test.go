@@ -49,10 +49,7 @@ func TestLettersDeclaredMLP(t *testing.T) {
 	}
 	s := task.DefaultSpec()
 	s.Name, s.Arch = "letters-mlp", ""
-	s.Model = &task.Model{Input: []int{1, 16, 1}, Classes: m.Classes, Layers: []task.Layer{
-		{Type: "dense", Units: 128}, {Type: "relu"}, {Type: "dropout", Rate: 0.1},
-		{Type: "dense", Units: 128}, {Type: "relu"}, {Type: "dense", Units: 26},
-	}}
+	s.Model = lettersModel(m.Classes)
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +66,13 @@ func TestLettersDeclaredMLP(t *testing.T) {
 		t.Errorf("swarm %.4f is %.2f points from central %.4f (goal: within 2)", swarm.Mean, 100*gap, central.Accuracy)
 	}
 	fmt.Printf("letters tabular_acc=%.4f tabular_central=%.4f\n", swarm.Mean, central.Accuracy)
+}
+
+// lettersModel is the tabular example's declared model: an MLP with
+// dropout over the 16 features (bench-owner trains it on real peers).
+func lettersModel(classes []string) *task.Model {
+	return &task.Model{Input: []int{1, 16, 1}, Classes: classes, Layers: []task.Layer{
+		{Type: "dense", Units: 128}, {Type: "relu"}, {Type: "dropout", Rate: 0.1},
+		{Type: "dense", Units: 128}, {Type: "relu"}, {Type: "dense", Units: 26},
+	}}
 }

@@ -75,6 +75,11 @@ func run(args []string) error {
 	proxies := fs.String("trusted-proxies", "", "reverse proxies (CIDRs, comma-separated, e.g. 127.0.0.1/32) whose -proxy-header names the client address; the limits, TURN quotas and logs use that address (empty: none, the TCP peer is the client)")
 	proxyHeader := fs.String("proxy-header", server.HeaderForwardedFor, "the header the -trusted-proxies set: X-Forwarded-For (the right-most untrusted hop is the client) or X-Real-IP")
 	coturnConf := fs.Bool("coturn-config", false, "print a turnserver.conf for Debian's coturn as the external TURN server (checks -turn-secret's credentials, denies the same peer networks as -turn, external-ip from -turn-relay-ip) and exit")
+	defCreate := server.DefaultTaskCreate()
+	taskCreate := fs.Bool("task-create", defCreate.Enabled, "let pages create tasks (POST /tasks, the page's form), with the same checks as peerlearn task check; a created task asks no harder proof of work than -task's, names no data of its own, and is dropped after -task-create-idle without peers")
+	taskCreateMax := fs.Int("task-create-max", defCreate.Max, "with -task-create: created tasks hosted at once")
+	taskCreatePerIP := fs.Int("task-create-per-ip", defCreate.PerAddr, "with -task-create: created tasks hosted at once per client address (-limit-exempt networks are not counted)")
+	taskCreateIdle := fs.Duration("task-create-idle", defCreate.Idle, "with -task-create: a created task without peers this long is dropped")
 	admissionKey := fs.String("admission-key", "", "file with the admission key seed (64 hex digits; created if missing). Servers of a task, and a restarted server, must share it; empty: a fresh key per run")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -99,6 +104,7 @@ func run(args []string) error {
 		cfg.WebDir, cfg.WasmDir, cfg.DataDir = *webDir, *wasmDir, *dataDir
 	}
 	cfg.MetricsSeparate = *metricsAddr != ""
+	cfg.TaskCreate = server.TaskCreateConfig{Enabled: *taskCreate, Max: *taskCreateMax, PerAddr: *taskCreatePerIP, Idle: *taskCreateIdle}
 	cfg.AddrLimits.HandshakesPerIP, cfg.AddrLimits.HandshakesPerSubnet = *hsPerIP, *hsPerSubnet
 	cfg.AddrLimits.PeersPerIP, cfg.AddrLimits.PeersPerSubnet = *peersPerIP, *peersPerSubnet
 	var err error
@@ -220,6 +226,9 @@ func run(args []string) error {
 	}
 	if turn != nil {
 		turn.TieToSessions(srv) // credentials only while the session lives
+	}
+	if c := cfg.TaskCreate; c.Enabled {
+		log.Printf("signalserver: pages may create tasks (-task-create): at most %d at once, %d per client address, each dropped after %v without peers", c.Max, c.PerAddr, c.Idle)
 	}
 	for id, spec := range srv.Tasks() {
 		log.Printf("signalserver: task %s %q (%s, %s, %s, L=%d, max %d peers)", id.Hex(), spec.Name, spec.Dataset, spec.Arch, spec.Aggregator, spec.OverlaySpaces(), spec.MaxPeers)

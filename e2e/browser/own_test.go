@@ -1,13 +1,16 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/export"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +163,44 @@ func TestBrowserOwnImages(t *testing.T) {
 	// reported trainedAcc before the download; later rounds move it).
 	if hdr.Arch != "mlp" || met.Accuracy < trainedAcc-0.1 {
 		t.Errorf("downloaded model: %s, accuracy %.3f (want mlp above %.1f)", hdr.Arch, met.Accuracy, trainedAcc-0.1)
+	}
+
+	// The same model for other runtimes: one snapshot in three formats
+	// (the three calls run before any round can finish: the tab's Go runs
+	// only when JS yields). safetensors holds the .plnn's parameters
+	// under PyTorch's names; ONNX is engine/export's encoding of them
+	// (which TestExportExternal checks against onnxruntime).
+	three, err := evalJS[string](tb, `Promise.all(["plnn", "safetensors", "onnx"].map((f) => peerlearnPeer.downloadModel(f))).then((ms) =>
+		ms.map((m) => { let s = ""; for (let i = 0; i < m.bytes.length; i += 8192) s += String.fromCharCode(...m.bytes.subarray(i, i + 8192));
+			return m.name + " " + btoa(s); }).join("\n"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	for i, line := range strings.Split(three, "\n") {
+		name, enc, _ := strings.Cut(line, " ")
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil || !strings.HasSuffix(name, "."+[]string{"plnn", "safetensors", "onnx"}[i]) {
+			t.Fatalf("download %d: %s (%v)", i, name, err)
+		}
+		got = append(got, b)
+	}
+	_, snap, err := nn.Decode(got[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := export.ReadSafetensors(got[1], arch)
+	if err != nil {
+		t.Fatalf("the page's safetensors: %v", err)
+	}
+	if !slices.Equal(st, snap) {
+		t.Error("the page's safetensors holds other parameters than its .plnn")
+	}
+	if want, err := export.ONNX(arch, snap); err != nil || !bytes.Equal(got[2], want) {
+		t.Errorf("the page's ONNX (%d bytes) is not engine/export's encoding of its parameters (%d bytes, %v)", len(got[2]), len(want), err)
+	}
+	if _, err := evalJS[string](tb, `peerlearnPeer.downloadModel("pt").then(() => "resolved")`); err == nil || !strings.Contains(err.Error(), "plnn, safetensors or onnx") {
+		t.Errorf("an unknown format: %v", err)
 	}
 
 	// Leave: the native peer sees its only neighbour go.

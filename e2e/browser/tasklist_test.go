@@ -183,8 +183,9 @@ func TestBrowserTaskListMissing(t *testing.T) {
 }
 
 // startTwoTasks serves e2eSpec as two tasks, list-alpha and list-beta,
-// and returns the server's origin and the tasks' IDs.
-func startTwoTasks(t *testing.T, sigBin, wasmDir string) (string, []ident.Task) {
+// (with the signalling server's flags, if any) and returns the server's
+// origin and the tasks' IDs.
+func startTwoTasks(t *testing.T, sigBin, wasmDir string, flags ...string) (string, []ident.Task) {
 	t.Helper()
 	var specs []task.Spec
 	var ids []ident.Task
@@ -209,7 +210,7 @@ func startTwoTasks(t *testing.T, sigBin, wasmDir string) (string, []ident.Task) 
 		t.Fatal(err)
 	}
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, nil)
+	proctest.Start(t, "signalserver", sigBin, append([]string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, flags...), nil)
 	proctest.WaitTCP(t, addr)
 	return "http://" + addr, ids
 }

@@ -103,7 +103,11 @@ func (l *Lab) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "internet %s: server %s (bridge br0)\n", l.Internet, ServerIP)
 	for _, h := range l.Homes {
-		fmt.Fprintf(&b, "home %s (%s): router %s wan %s, host %s at %s\n", h.Name, h.NAT, h.Router, h.WANIP, h.Host, h.HostIP)
+		kind := h.NAT.String()
+		if h.Reject {
+			kind += ", rejecting unsolicited UDP"
+		}
+		fmt.Fprintf(&b, "home %s (%s): router %s wan %s, host %s at %s\n", h.Name, kind, h.Router, h.WANIP, h.Host, h.HostIP)
 	}
 	return b.String()
 }

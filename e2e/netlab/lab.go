@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 )
 
-// NAT is a home router's kind.
+// NAT is a home router's kind (RFC 4787's mapping and filtering).
 type NAT int
 
 const (
@@ -20,21 +20,30 @@ const (
 	// (endpoint-independent mapping and filtering).
 	FullCone NAT = iota
 	// Symmetric maps each destination to a new random port and accepts
-	// only replies (masquerade fully-random).
+	// only replies (masquerade fully-random): address-and-port-dependent
+	// mapping and filtering.
 	Symmetric
 	// UDPBlocked forwards UDP only to the internet's TURN ports; TCP
 	// passes.
 	UDPBlocked
+	// PortRestricted is plain Linux masquerade, what most home routers
+	// run: the inside port kept for every destination (endpoint-
+	// independent mapping), but only replies from the address and port
+	// the home sent to get in (conntrack: address-and-port-dependent
+	// filtering). HomeSpec.Reject says what happens to the rest.
+	PortRestricted
 )
 
 func (n NAT) String() string {
 	switch n {
 	case FullCone:
-		return "endpoint-independent"
+		return "full-cone"
 	case Symmetric:
 		return "symmetric"
 	case UDPBlocked:
 		return "udp-blocked"
+	case PortRestricted:
+		return "port-restricted"
 	}
 	return fmt.Sprintf("NAT(%d)", int(n))
 }
@@ -43,6 +52,10 @@ func (n NAT) String() string {
 type HomeSpec struct {
 	Name string // a letter or short word: it names the namespaces
 	NAT  NAT
+	// Reject answers unsolicited inbound UDP with ICMP port unreachable
+	// (a Linux router with no firewall rule for it does so) instead of
+	// dropping it silently.
+	Reject bool
 }
 
 // Config describes a lab.
@@ -60,7 +73,10 @@ type Config struct {
 }
 
 // DefaultConfig is the lab of the package doc: homes a (full cone), b
-// (symmetric), c (UDP blocked but to TURN) and d (symmetric).
+// (symmetric), c (UDP blocked but to TURN), d (symmetric), e and f (port
+// restricted, dropping unsolicited UDP) and g and h (port restricted,
+// rejecting it): two homes of each port-restricted kind, so that the
+// matrix has pairs of each kind across two routers.
 func DefaultConfig() Config {
 	return Config{
 		Homes: []HomeSpec{
@@ -68,6 +84,10 @@ func DefaultConfig() Config {
 			{Name: "b", NAT: Symmetric},
 			{Name: "c", NAT: UDPBlocked},
 			{Name: "d", NAT: Symmetric},
+			{Name: "e", NAT: PortRestricted},
+			{Name: "f", NAT: PortRestricted},
+			{Name: "g", NAT: PortRestricted, Reject: true},
+			{Name: "h", NAT: PortRestricted, Reject: true},
 		},
 		TURNPorts: []int{3478, 3479}, // pion's embedded TURN, coturn
 	}
@@ -81,6 +101,7 @@ const ServerIP = "203.0.113.1"
 type Home struct {
 	Name   string
 	NAT    NAT
+	Reject bool   // unsolicited UDP is rejected (ICMP), not dropped
 	Router string // the router's namespace
 	Host   string // the host's namespace: peers and browsers run here
 	WANIP  string // the router's internet address
@@ -140,7 +161,7 @@ func Start(cfg Config) (_ *Lab, err error) {
 		return nil, err
 	}
 	for i, hs := range cfg.Homes {
-		h := &Home{Name: hs.Name, NAT: hs.NAT, Router: l.Prefix + "r" + hs.Name, Host: l.Prefix + "h" + hs.Name,
+		h := &Home{Name: hs.Name, NAT: hs.NAT, Reject: hs.Reject, Router: l.Prefix + "r" + hs.Name, Host: l.Prefix + "h" + hs.Name,
 			WANIP: fmt.Sprintf("203.0.113.%d", 10*(i+1)), subnet: 10 * (i + 1)}
 		h.HostIP = fmt.Sprintf("192.168.%d.2", h.subnet)
 		if err := l.addHome(h, cfg.TURNPorts); err != nil {

@@ -1,9 +1,12 @@
 package netlab
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -36,9 +39,10 @@ func startLab(t *testing.T, cfg Config) *Lab {
 }
 
 // probe sends one datagram from a socket in home h to each of the
-// internet's reflector ports and returns the source port each saw (0:
-// nothing arrived) and whether the reply that each sent from the other
-// port (to the mapping the first saw) came back.
+// internet's reflector ports but the last and returns the source port
+// each saw (0: nothing arrived) and whether a datagram from the last
+// port, which the home never sent to, to the mapping the first saw came
+// in.
 func probe(t *testing.T, l *Lab, h *Home, refl []net.PacketConn) (seen []int, crossReply bool) {
 	t.Helper()
 	c, err := ListenPacket(h.Host, "udp4", h.HostIP+":0")
@@ -46,9 +50,9 @@ func probe(t *testing.T, l *Lab, h *Home, refl []net.PacketConn) (seen []int, cr
 		t.Fatal(err)
 	}
 	defer c.Close()
-	seen = make([]int, len(refl))
+	seen = make([]int, len(refl)-1)
 	var first *net.UDPAddr
-	for i, r := range refl {
+	for i, r := range refl[:len(refl)-1] {
 		if _, err := c.WriteTo([]byte("hi"), r.LocalAddr()); err != nil {
 			t.Fatal(err)
 		}
@@ -64,8 +68,10 @@ func probe(t *testing.T, l *Lab, h *Home, refl []net.PacketConn) (seen []int, cr
 	if first == nil {
 		return seen, false
 	}
-	// The last reflector port answers the first one's mapping: only a
-	// NAT with endpoint-independent filtering lets it in.
+	// The last reflector port, which the home never sent to, answers the
+	// first one's mapping: only a NAT with endpoint-independent filtering
+	// lets it in (a port-restricted one takes replies only from where the
+	// home sent, whatever port it mapped).
 	if _, err := refl[len(refl)-1].WriteTo([]byte("back"), first); err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +83,12 @@ func probe(t *testing.T, l *Lab, h *Home, refl []net.PacketConn) (seen []int, cr
 
 // Each home's router does what its NAT kind says, checked with plain
 // UDP: mapping (the source port the internet sees for two destinations)
-// and filtering (whether an answer from another port gets in).
+// and filtering (whether a datagram from a port the home never sent to
+// gets in).
 func TestLabNATBehaviour(t *testing.T) {
 	l := startLab(t, DefaultConfig())
 	var refl []net.PacketConn
-	for _, port := range []int{3478, 5000} {
+	for _, port := range []int{3478, 5000, 5001} {
 		r, err := ListenPacket(l.Internet, "udp4", fmt.Sprintf("%s:%d", ServerIP, port))
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +98,7 @@ func TestLabNATBehaviour(t *testing.T) {
 	}
 	for _, h := range l.Homes {
 		seen, cross := probe(t, l, h, refl)
-		t.Logf("home %s (%s): source ports %v, answer from another port gets in: %v", h.Name, h.NAT, seen, cross)
+		t.Logf("home %s (%s): source ports %v, datagram from a port not sent to gets in: %v", h.Name, h.NAT, seen, cross)
 		switch h.NAT {
 		case FullCone:
 			if seen[0] == 0 || seen[0] != seen[1] || !cross {
@@ -101,23 +108,43 @@ func TestLabNATBehaviour(t *testing.T) {
 			if seen[0] == 0 || seen[1] == 0 || seen[0] == seen[1] || cross {
 				t.Errorf("home %s: ports %v, cross reply %v; want two ports and no reply", h.Name, seen, cross)
 			}
+		case PortRestricted:
+			if seen[0] == 0 || seen[0] != seen[1] || cross {
+				t.Errorf("home %s: ports %v, cross reply %v; want one port for both and no reply", h.Name, seen, cross)
+			}
 		case UDPBlocked:
 			if seen[0] == 0 || seen[1] != 0 || cross {
 				t.Errorf("home %s: ports %v, cross reply %v; want only the TURN port reached", h.Name, seen, cross)
 			}
 		}
 	}
-	// Nothing unsolicited gets into any home.
+	// Nothing unsolicited gets into any home; a rejecting router says so
+	// (ICMP port unreachable: a connected socket reads ECONNREFUSED), the
+	// others are silent.
 	for _, h := range l.Homes {
 		c, err := ListenPacket(h.Host, "udp4", h.HostIP+":7000")
 		if err != nil {
 			t.Fatal(err)
 		}
-		refl[1].WriteTo([]byte("unsolicited"), &net.UDPAddr{IP: net.ParseIP(h.WANIP), Port: 7000})
+		out, err := DialContext(context.Background(), l.Internet, "udp4", h.WANIP+":7000")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write([]byte("unsolicited"))
 		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		if _, _, err := c.ReadFrom(make([]byte, 16)); err == nil {
 			t.Errorf("home %s: an unsolicited datagram got in", h.Name)
 		}
+		// The ICMP answer, if any, was sent when the datagram arrived,
+		// before the read above timed out.
+		out.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		_, err = out.Read(make([]byte, 16))
+		refused := errors.Is(err, syscall.ECONNREFUSED)
+		t.Logf("home %s: unsolicited datagram refused (ICMP): %v", h.Name, refused)
+		if refused != h.Reject {
+			t.Errorf("home %s: sender saw %v, want refused=%v", h.Name, err, h.Reject)
+		}
+		out.Close()
 		c.Close()
 	}
 }

@@ -63,7 +63,7 @@ type Pair struct {
 	Local     string // A's side of the selected pair: host, srflx, prflx, relay
 	Remote    string
 	Path      string // "direct", "relay", or "" (never connected)
-	Want      string // the path the NAT kinds allow: "direct" or "relay"
+	Want      string // the path the NAT kinds allow (ExpectedPath): "direct" or "relay"
 	ConnectMS int64  // from the offer to the open data channel (offerer's view)
 	// RemoteHosts is how many of B's host candidates A knew by address
 	// (rtc.Link.RemoteHosts: a tab's mDNS names that A resolved), the
@@ -135,24 +135,8 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		}
 	}
 	n := len(cfg.Peers) + len(cfg.Tabs)
-	spec := task.DefaultSpec()
-	spec.Name = "netlab"
-	spec.Aggregator = "fedlay"
-	spec.LocalEpochs, spec.LocalSteps = 0, 30
-	spec.PeriodMS = 1000
-	spec.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
-	spec.TargetAccuracy = cfg.Target
-	spec.Spaces = 8
-	canon, err := spec.Canonical()
+	spec, tid, taskFile, err := writeTask(cfg.Dir, n, cfg.Target)
 	if err != nil {
-		return nil, err
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		return nil, err
-	}
-	taskFile := filepath.Join(cfg.Dir, "task.json")
-	if err := os.WriteFile(taskFile, canon, 0o644); err != nil {
 		return nil, err
 	}
 	seeds, ids, err := allNeighbours(len(cfg.Peers), spec.Spaces, cfg.Seed)
@@ -174,27 +158,11 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 			p.stop()
 		}
 	}()
-	count := map[string]int{}
 	t0 := time.Now()
-	for i, home := range cfg.Peers {
-		h := l.Home(home)
-		if h == nil {
-			return nil, fmt.Errorf("no home %q", home)
-		}
-		name := fmt.Sprintf("%s%d", home, count[home])
-		count[home]++
-		key := filepath.Join(cfg.Dir, name+".key")
-		if err := os.WriteFile(key, []byte(hex.EncodeToString(seeds[i])+"\n"), 0o600); err != nil {
-			return nil, err
-		}
-		proc, err := StartProc(h.Host, cfg.Dir, name, cfg.PeerBin, []string{"peer",
-			"-signal", "ws://" + SignalAddr + "/signal", "-task", taskFile, "-key", key,
-			"-status", "127.0.0.1:0", "-data", cfg.Data, "-shard", fmt.Sprintf("%d/%d", i, n),
-			"-eval-every", "3s", "-eval-samples", "2000", "-every", "0", "-v"}, true)
-		if err != nil {
-			return nil, err
-		}
-		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], known: true, proc: proc})
+	natives, err := startNatives(l, cfg, taskFile, seeds, ids, n)
+	peers = natives
+	if err != nil {
+		return nil, err
 	}
 	for i, home := range cfg.Tabs {
 		h := l.Home(home)
@@ -256,6 +224,59 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		}
 	}
 	return res, nil
+}
+
+// writeTask writes the lab's task for n peers (MNIST MLP, FedLay, 8 ring
+// spaces, a Dirichlet partition) to dir/task.json.
+func writeTask(dir string, n int, target float64) (task.Spec, ident.Task, string, error) {
+	spec := task.DefaultSpec()
+	spec.Name = "netlab"
+	spec.Aggregator = "fedlay"
+	spec.LocalEpochs, spec.LocalSteps = 0, 30
+	spec.PeriodMS = 1000
+	spec.Partition = task.Partition{Parts: n, Seed: 1, Spec: "dirichlet:0.5"}
+	spec.TargetAccuracy = target
+	spec.Spaces = 8
+	canon, err := spec.Canonical()
+	if err != nil {
+		return spec, ident.Task{}, "", err
+	}
+	tid, err := spec.ID()
+	if err != nil {
+		return spec, ident.Task{}, "", err
+	}
+	file := filepath.Join(dir, "task.json")
+	return spec, tid, file, os.WriteFile(file, canon, 0o644)
+}
+
+// startNatives starts a native peer in the home of each of cfg.Peers
+// (named by home and index: a0, a1, b0, ...), with key seeds[i] and
+// shard i of n. On error the peers started so far are returned too, for
+// the caller to stop.
+func startNatives(l *Lab, cfg MatrixConfig, taskFile string, seeds [][]byte, ids []ident.Peer, n int) ([]*labPeer, error) {
+	var peers []*labPeer
+	count := map[string]int{}
+	for i, home := range cfg.Peers {
+		h := l.Home(home)
+		if h == nil {
+			return peers, fmt.Errorf("no home %q", home)
+		}
+		name := fmt.Sprintf("%s%d", home, count[home])
+		count[home]++
+		key := filepath.Join(cfg.Dir, name+".key")
+		if err := os.WriteFile(key, []byte(hex.EncodeToString(seeds[i])+"\n"), 0o600); err != nil {
+			return peers, err
+		}
+		proc, err := StartProc(h.Host, cfg.Dir, name, cfg.PeerBin, []string{"peer",
+			"-signal", "ws://" + SignalAddr + "/signal", "-task", taskFile, "-key", key,
+			"-status", "127.0.0.1:0", "-data", cfg.Data, "-shard", fmt.Sprintf("%d/%d", i, n),
+			"-eval-every", "3s", "-eval-samples", "2000", "-every", "0", "-v"}, true)
+		if err != nil {
+			return peers, err
+		}
+		peers = append(peers, &labPeer{name: name, home: h, id: ids[i], known: true, proc: proc})
+	}
+	return peers, nil
 }
 
 // relayThroughput runs `peerlearn bench transfer -relay` in the first
@@ -362,17 +383,48 @@ func short(ids []string) []string {
 	return out
 }
 
-// wantPath is the path two homes' NATs allow: direct within a home, and
-// between homes unless a side blocks UDP or both map symmetrically.
-func wantPath(ha, hb *Home) string {
-	a, b := ha.NAT, hb.NAT
+// wantPath is the path two homes' NATs allow, with a TURN server.
+func wantPath(ha, hb *Home) string { return ExpectedPath(ha, hb, true) }
+
+// ExpectedPath is the path ICE can find between peers in homes ha and hb
+// from their NATs alone (RFC 4787's mapping and filtering), given STUN
+// and, if turn, a TURN server: "direct", "relay", or "none".
+//
+//	              full-cone  port-restr.  symmetric  udp-blocked
+//	full-cone     direct     direct       direct     relay
+//	port-restr.   direct     direct       relay      relay
+//	symmetric     direct     relay        relay      relay
+//	udp-blocked   relay      relay        relay      relay
+//
+// Within one home: direct (host candidates). A full cone takes checks
+// from any address once its port is mapped, so whatever the other side's
+// port it answers, and the other side's own reply opened its filter. Two
+// port-restricted cones keep one public port for every destination, so
+// each one's server-reflexive address (learnt from STUN) is where the
+// other's checks arrive, and each one's checks out open its filter for
+// the other's: whichever check crosses second gets in (hole punching).
+// A symmetric NAT sends each destination from a new port that no STUN
+// server has seen: only a full cone lets the first check from it in.
+// Whether unsolicited packets are dropped or rejected (ICMP) does not
+// enter: ICE's checks are retransmitted.
+func ExpectedPath(ha, hb *Home, turn bool) string {
+	relay := "relay"
+	if !turn {
+		relay = "none"
+	}
 	if ha == hb {
 		return "direct"
 	}
-	if a == UDPBlocked || b == UDPBlocked || (a == Symmetric && b == Symmetric) {
-		return "relay"
+	a, b := ha.NAT, hb.NAT
+	switch {
+	case a == UDPBlocked || b == UDPBlocked:
+		return relay
+	case a == FullCone || b == FullCone:
+		return "direct"
+	case a == PortRestricted && b == PortRestricted:
+		return "direct"
 	}
-	return "direct"
+	return relay // a symmetric side and a port-restricted or symmetric one
 }
 
 func accOf(s netpeer.Status) float64 {
@@ -471,15 +523,16 @@ func Percentile(xs []float64, p float64) float64 {
 	return s[i-1]
 }
 
-// Table renders the pairs, one per line.
+// Table renders the pairs, one per line: the path each took and the
+// one their NATs allow (ExpectedPath).
 func (r *MatrixResult) Table() string {
 	var b strings.Builder
 	for _, p := range r.Pairs {
 		mark := ""
 		if p.Path != p.Want {
-			mark = "  <- want " + p.Want
+			mark = "  <- not the expected path"
 		}
-		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, mark)
+		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms  expected %s%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, p.Want, mark)
 	}
 	return b.String()
 }

@@ -67,7 +67,13 @@ const trainedAcc = 0.5
 // one behind each other NAT.
 var matrixPeers = []string{"a", "a", "b", "c", "d"}
 
-func runMatrix(t *testing.T, shape *Shape, limit time.Duration) *MatrixResult {
+// conePeers: one peer behind each port-restricted home (two dropping
+// unsolicited UDP, two rejecting it), the full cone and a symmetric NAT:
+// port-restricted pairs of every kind across two routers, and each kind
+// against a full cone and a symmetric NAT (ExpectedPath).
+var conePeers = []string{"e", "f", "g", "h", "a", "b"}
+
+func runMatrix(t *testing.T, peers []string, shape *Shape, limit time.Duration) *MatrixResult {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("network lab (-short)")
@@ -82,7 +88,7 @@ func runMatrix(t *testing.T, shape *Shape, limit time.Duration) *MatrixResult {
 	defer cancel()
 	res, err := RunMatrix(ctx, l, MatrixConfig{
 		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: logDir(t),
-		Peers: matrixPeers, Shape: shape, Target: trainedAcc, Timeout: limit, Seed: 1, Logf: t.Logf,
+		Peers: peers, Shape: shape, Target: trainedAcc, Timeout: limit, Seed: 1, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +121,17 @@ func checkMatrix(t *testing.T, res *MatrixResult) {
 // UDP-blocked NAT. Every pair connects, directly wherever one side is
 // the full cone, through TURN otherwise, and they train (trainedAcc).
 func TestNetlabMatrix(t *testing.T) {
-	checkMatrix(t, runMatrix(t, nil, 120*time.Second))
+	checkMatrix(t, runMatrix(t, matrixPeers, nil, 120*time.Second))
+}
+
+// TestNetlabMatrixCones: native peers behind four port-restricted cones
+// (plain Linux masquerade; two drop unsolicited UDP, two reject it), a
+// full cone and a symmetric NAT. Every pair connects over the path
+// ExpectedPath derives from the two NATs: port-restricted pairs and
+// pairs with the full cone directly (hole punching with the server's
+// STUN), port-restricted ones with the symmetric NAT through TURN.
+func TestNetlabMatrixCones(t *testing.T) {
+	checkMatrix(t, runMatrix(t, conePeers, nil, 150*time.Second))
 }
 
 // TestNetlabMatrixNetem: the same with 50±25 ms and 1% loss each way on
@@ -129,5 +145,5 @@ func TestNetlabMatrix(t *testing.T) {
 // behind model chunks, and SCTP stopped collapsing its congestion window
 // on random loss (peer/rtc settings_sctp.go; docs/RESULTS.md, netlab).
 func TestNetlabMatrixNetem(t *testing.T) {
-	checkMatrix(t, runMatrix(t, &Shape{Delay: 50 * time.Millisecond, Jitter: 25 * time.Millisecond, Loss: 0.01}, 180*time.Second))
+	checkMatrix(t, runMatrix(t, matrixPeers, &Shape{Delay: 50 * time.Millisecond, Jitter: 25 * time.Millisecond, Loss: 0.01}, 180*time.Second))
 }

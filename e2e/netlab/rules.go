@@ -7,8 +7,13 @@ import (
 )
 
 // rules is a home router's nftables ruleset. Every router forwards what
-// its home sends, and of what comes in only replies (conntrack) and, for
-// a full cone, UDP to ports the home has mapped.
+// its home sends, and of what comes in only replies (conntrack: from the
+// address and port the home sent to) and, for a full cone, UDP to ports
+// the home has mapped. A port-restricted home is masquerade and nothing
+// else: Linux keeps the inside port for every destination when it can.
+// Unsolicited inbound packets are addressed to the router itself (no
+// conntrack entry maps them to the home), so its input chain drops them,
+// or rejects UDP with ICMP port unreachable (Home.Reject).
 func rules(h *Home, turnPorts []int) string {
 	var b strings.Builder
 	b.WriteString("table ip lab {\n")
@@ -46,6 +51,9 @@ func rules(h *Home, turnPorts []int) string {
 	b.WriteString("  }\n")
 	b.WriteString("  chain lab_in { type filter hook input priority filter; policy accept;\n")
 	b.WriteString("    iifname \"wan\" ct state established,related accept\n")
+	if h.Reject {
+		b.WriteString("    iifname \"wan\" meta l4proto udp reject with icmp type port-unreachable\n")
+	}
 	b.WriteString("    iifname \"wan\" drop\n  }\n")
 	b.WriteString("}\n")
 	return b.String()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -32,6 +33,11 @@ type ServerConfig struct {
 	// cap (a hardened server's default is 4 MiB/s): for measuring what
 	// the relay path can carry.
 	TURNUncapped bool
+	// DefaultFlags starts the server as an operator who reads no docs
+	// would: no -turn, -turn-url or -ice-servers (with Coturn: refused).
+	// It then answers STUN on the UDP twin of its address and hands that
+	// out, and offers no relay.
+	DefaultFlags bool
 }
 
 // Servers are the processes of the internet namespace.
@@ -61,7 +67,13 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 	}
 	args = append(args, cfg.Web...)
 	s := &Servers{}
-	if cfg.Coturn {
+	if cfg.DefaultFlags && cfg.Coturn {
+		return nil, errors.New("netlab: DefaultFlags and Coturn: coturn needs -turn-url")
+	}
+	switch {
+	case cfg.DefaultFlags:
+		// No ICE flags at all: the server's own STUN, no relay.
+	case cfg.Coturn:
 		bin, err := exec.LookPath("turnserver")
 		if err != nil {
 			return nil, fmt.Errorf("coturn: %w (scripts/deps.sh netlab)", err)
@@ -94,7 +106,7 @@ func StartServers(ctx context.Context, l *Lab, cfg ServerConfig) (*Servers, erro
 			return nil, err
 		}
 		args = append(args, "-turn-url", "turn:"+CoturnAddr+"?transport=udp", "-turn-secret", sec, "-ice-servers", "stun:"+CoturnAddr)
-	} else {
+	default:
 		args = append(args, "-turn", "-turn-addr", TURNAddr)
 		if supportsFlag(cfg.SignalBin, "turn-allow-peer") {
 			// A hardened server refuses to relay to documentation

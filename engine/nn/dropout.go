@@ -69,6 +69,12 @@ func (d *dropout) backward(dy []float32, n int, _ bool) []float32 {
 // (LossGrad returns ErrConfig) and changes nothing for one without.
 func (m *Model) SetDropoutSource(rng *rand.Rand) { m.dropRNG = rng }
 
+// DropoutSource returns the generator the Dropout layers draw from (nil
+// before Init or SetDropoutSource). A backend that trains the model's
+// architecture elsewhere (the libtorch companion) takes it to draw the
+// masks this model would.
+func (m *Model) DropoutSource() *rand.Rand { return m.dropRNG }
+
 // setTraining turns the Dropout layers on or off; it fails when they need
 // a source and have none.
 func (m *Model) setTraining(on bool) error {

@@ -17,7 +17,9 @@
 // types/, engine/, protocol/, theory/ and the kernels and codecs of
 // internal/ are pure (no sockets, clocks or goroutines of their own) and
 // run under GOOS=js as well; the Makefile's test-wasm target (PURE_PKGS)
-// tests them in node, with sim/simnet and peer/learn. signal/ is the I/O
+// tests them in node, with sim/simnet, peer/learn and peer/node (the peer
+// runtime's pure core); pure.go lists them and checks that none imports
+// the network, the file system, processes or signals. signal/ is the I/O
 // at layer 2: the signalling client and server, which link none of the
 // engine.
 package layers

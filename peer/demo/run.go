@@ -238,7 +238,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		args := append([]string{"peer", "-signal", sigURL}, peerNet...)
 		args = append(args, "-status", "127.0.0.1:0", "-every", "0",
 			"-task", taskFile, "-data", cfg.DataDir, "-shard", fmt.Sprintf("%d/%d", i, cfg.Peers),
-			"-eval-every", "3s", "-eval-samples", "2000", "-threads", "1")
+			"-eval-every", "3s", "-eval-samples", "2000", "-threads", "1",
+			"-share-progress") // the demo's own peers: the page's task list shows the swarm's accuracy
 		p, err := startChild(fmt.Sprintf("peer%d", i), logDir, cfg.PeerBin, args...)
 		if err != nil {
 			return Result{}, err

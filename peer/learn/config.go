@@ -178,6 +178,10 @@ const (
 	// InitCommon: every peer draws the same parameters from
 	// Init.CommonSeed (a coordinated start, as if a server had sent them).
 	InitCommon
+	// InitWeights: every peer starts from Init.Weights, the task's
+	// declared initial model (model.weights, read by the shell: a
+	// safetensors file it fetched and checked by sha256).
+	InitWeights
 )
 
 // String names the mode.
@@ -189,6 +193,8 @@ func (m InitMode) String() string {
 		return "he-gain"
 	case InitCommon:
 		return "common"
+	case InitWeights:
+		return "weights"
 	}
 	return fmt.Sprintf("InitMode(%d)", uint8(m))
 }
@@ -200,11 +206,19 @@ type Init struct {
 	Gain float64
 	// CommonSeed seeds the shared parameters (InitCommon only).
 	CommonSeed uint64
+	// Weights are the initial parameters (InitWeights only): the
+	// model's count, every value finite. Read only.
+	Weights []float32
 }
 
 func (i Init) validate() error {
 	switch i.Mode {
 	case InitHe, InitCommon:
+		return nil
+	case InitWeights:
+		if len(i.Weights) == 0 {
+			return fmt.Errorf("%w: init weights: none given", ErrConfig)
+		}
 		return nil
 	case InitGain:
 		if !(i.Gain > 0) || math.IsInf(i.Gain, 1) {

@@ -45,6 +45,35 @@ func TestInitModes(t *testing.T) {
 	}
 }
 
+// Declared initial weights are every peer's start, exactly; weights of
+// the wrong count, none or non-finite are refused.
+func TestInitWeights(t *testing.T) {
+	tk := newTask(t, 2, 10, 9)
+	n := newPeers(t, tk, nil)[0].model.NumParams()
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32(i%97) / 100
+	}
+	peers := newPeers(t, tk, func(_ int, c *Config) { c.Init = Init{Mode: InitWeights, Weights: w} })
+	for i, p := range peers {
+		got := p.model.Params()
+		for j := range w {
+			if got[j] != w[j] {
+				t.Fatalf("peer %d parameter %d is %v, the weights say %v", i, j, got[j], w[j])
+			}
+		}
+	}
+	bad := append([]float32{}, w...)
+	bad[3] = float32(math.NaN())
+	for name, ws := range map[string][]float32{"none": nil, "short": w[:n-1], "NaN": bad} {
+		cfg := testConfig(tk, 0)
+		cfg.Init = Init{Mode: InitWeights, Weights: ws}
+		if _, err := NewPeer(cfg, tk.local[0]); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+}
+
 // Misuse is refused with the package's sentinels.
 func TestMisuse(t *testing.T) {
 	tk := newTask(t, 2, 10, 10)

@@ -112,6 +112,11 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 	if err := p.initModel(rng); err != nil {
 		return nil, err
 	}
+	if ds, ok := tr.(dropoutSourced); ok && p.ext && model.DropoutSource() != nil {
+		// The masks this peer's model would draw, not the backend's own
+		// seed (which every companion peer would share).
+		ds.SetDropoutSource(model.DropoutSource())
+	}
 	if p.batches, err = data.NewBatches(local, cfg.Batch, rng); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -147,6 +152,10 @@ func adoptAggregator(rule aggregate.Rule, agg aggregate.Aggregator) aggregate.Ag
 	return agg
 }
 
+// dropoutSourced is a backend whose Dropout masks come from a generator
+// it is given (gpu.Backend).
+type dropoutSourced interface{ SetDropoutSource(*rand.Rand) }
+
 // initModel draws the initial parameters.
 func (p *Peer) initModel(rng *rand.Rand) error {
 	var gain nn.Gain
@@ -157,6 +166,14 @@ func (p *Peer) initModel(rng *rand.Rand) error {
 		gain = func(int) float32 { return g }
 	case InitCommon:
 		src = rand.New(rand.NewPCG(p.cfg.Init.CommonSeed, 0x636f6d6d6f6e))
+	case InitWeights:
+		if err := p.model.SetParams(p.cfg.Init.Weights); err != nil {
+			return fmt.Errorf("%w: init weights: %w", ErrConfig, err)
+		}
+		// Init would have drawn the Dropout masks' seed after the
+		// weights: the same draw, from the peer's generator.
+		p.model.SetDropoutSource(rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		return nil
 	}
 	if err := p.model.Init(src, nn.HeNormal, gain); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

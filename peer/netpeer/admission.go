@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"time"
@@ -92,21 +91,6 @@ func (p *Peer) renewalDue(now time.Time) bool {
 func tokenDue(notAfter int64, now time.Time) bool {
 	return time.Unix(notAfter, 0).Sub(now) < renewBefore
 }
-
-// watchRenewal registers again with the current server when the token is
-// due for renewal (every mode, BridgeNever too: a lapsed token makes the
-// peer unjoinable for newcomers), at most once per renewRetry.
-func (p *Peer) watchRenewal(ctx context.Context, now time.Time) {
-	b := &p.bridge
-	if b.pending || p.reboot.pending || !p.node.Joined() || p.cutOff() || now.Before(p.renewNext) || !p.renewalDue(now) {
-		return
-	}
-	p.renewNext = now.Add(renewRetry)
-	p.startMove(ctx, p.server)
-}
-
-// renewRetry spaces the renewal attempts.
-const renewRetry = 10 * time.Minute
 
 // placement returns the coordinates of this peer and its neighbours.
 func (p *Peer) placement() map[string][]float64 {

@@ -80,6 +80,16 @@ type Config struct {
 	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
+	// Observe, if not nil, makes the peer an observer instead
+	// (observer.go): no overlay, no training, models pulled. Learn must
+	// be nil.
+	Observe *ObserveConfig
+	// ShareProgress (opt-in) sends the signalling server a signed summary
+	// of this peer's training (round, accuracy, samples, bytes sent) every
+	// SummaryEvery, for the task's page and /metrics (summary.go). Nothing
+	// in training depends on it. Needs Learn.
+	ShareProgress bool
+	SummaryEvery  time.Duration
 	// Logf, if not nil, receives diagnostics, from the peer's goroutines
 	// and the transport's: safe for concurrent use, must not block.
 	Logf func(format string, args ...any)
@@ -103,6 +113,9 @@ func DefaultConfig() Config {
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
 		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
+		Observe:          nil,                          // a peer of the overlay
+		ShareProgress:    false,                        // the volunteer opts in
+		SummaryEvery:     DefaultSummaryEvery,          // 30 s: a few bytes a minute
 		Logf:             nil,                          // silent
 	}
 }
@@ -127,6 +140,10 @@ func (c Config) Validate() error {
 		return bad("Tick = %v", c.Tick)
 	case c.LeaveLinger < 0:
 		return bad("LeaveLinger = %v", c.LeaveLinger)
+	case c.ShareProgress && c.SummaryEvery <= 0:
+		return bad("SummaryEvery = %v", c.SummaryEvery)
+	case c.ShareProgress && c.Learn == nil:
+		return bad("ShareProgress without Learn: an overlay-only peer has no progress to share")
 	case c.RebootstrapAfter < 0:
 		return bad("RebootstrapAfter = %v", c.RebootstrapAfter)
 	case c.MaxCatchUpTicks < 1 || c.MaxCatchUpTicks > 10000:
@@ -157,6 +174,14 @@ func (c Config) Validate() error {
 	if c.Learn != nil {
 		if err := c.Learn.validate(); err != nil {
 			return bad("learn: %v", err)
+		}
+	}
+	if c.Observe != nil {
+		if c.Learn != nil {
+			return bad("an observer does not learn: Learn and Observe both set")
+		}
+		if err := c.Observe.validate(); err != nil {
+			return bad("observe: %v", err)
 		}
 	}
 	return nil

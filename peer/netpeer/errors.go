@@ -17,3 +17,9 @@ var (
 	// rather than run something else under its name.
 	ErrSimulatorOnly = errors.New("netpeer: the simulator runs this, a real peer does not yet")
 )
+
+// Why a pull is refused (observers.go).
+var (
+	errObserverNeighbour = errors.New("an overlay neighbour cannot be an observer")
+	errObserversFull     = errors.New("serving as many observers as it may")
+)

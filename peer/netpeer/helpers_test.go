@@ -1,9 +1,12 @@
 package netpeer
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,4 +183,53 @@ func stopAll(t *testing.T, peers []*proc) {
 		}()
 	}
 	wg.Wait()
+}
+
+// runPeers makes n in-process peers from cfgOf(i) and runs each on a
+// goroutine until the test ends: cleanup cancels them, waits for every
+// Run to return, and dumps log if the test failed.
+func runPeers(t *testing.T, n int, log *testLog, cfgOf func(i int) Config) []*Peer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	peers := make([]*Peer, n)
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		if t.Failed() {
+			log.dump(t)
+		}
+	})
+	for i := range n {
+		p, err := New(cfgOf(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		peers[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(ctx); err != nil {
+				t.Errorf("peer %d: %v", i, err)
+			}
+		}()
+	}
+	return peers
+}
+
+// classLearner trains a peer on trainN synthetic samples of classes
+// (drawn with seed) and evaluates it on test every 300 ms.
+func classLearner(classes []int, trainN int, seed uint64, test *data.Dataset, tick time.Duration) *LearnConfig {
+	return &LearnConfig{
+		Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
+			train := synthetic(trainN, classes, seed)
+			lc, err := LearnerConfig(spec, id, train, tick)
+			if err != nil {
+				return nil, nil, err
+			}
+			lp, err := learn.NewPeer(lc, train)
+			return lp, test, err
+		},
+		EvalEvery: 300 * time.Millisecond,
+	}
 }

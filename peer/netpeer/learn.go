@@ -74,8 +74,13 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	if _, err := aggregate.New(s.Aggregator); err != nil {
 		return err
 	}
-	if err := (taskarch.Engine{}).CheckSpec(s); err != nil { // a declared model, a task's own data
+	// A declared model, a task's own data, initial weights (LoadWeights).
+	if err := (taskarch.Engine{AcceptWeights: true}).CheckSpec(s); err != nil {
 		return err
+	}
+	if s.Model != nil && s.Model.Weights != nil && s.Init.Mode == "he-gain" {
+		// A gain would rescale the declared weights (or be ignored).
+		return fmt.Errorf("%w: model.weights with init he-gain: the weights are every peer's start; use init he or common", taskarch.ErrWeights)
 	}
 	if _, err := modelcodec.Parse(s.Codec); err != nil {
 		return fmt.Errorf("codec %q: %w", s.Codec, err)
@@ -125,6 +130,10 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 		if spec.Init.Gain > 0 {
 			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
 		}
+	}
+	if spec.Model != nil && spec.Model.Weights != nil {
+		// The shell fetches them (LoadWeights) before building the peer.
+		c.Init = learn.Init{Mode: learn.InitWeights}
 	}
 	c.MEP.Period = taskPeriod(spec, tick)
 	if spec.Tiers {
@@ -244,6 +253,7 @@ type learner struct {
 	evalDone chan evalResult
 	evalBusy bool
 	lastEval time.Time
+	samples  uint64 // trained, every method (summary.go)
 	st       LearnStatus
 	guard    *guard
 	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
@@ -448,6 +458,9 @@ func (l *learner) send(m mep.Message) error {
 
 // finish applies a Work that has run.
 func (l *learner) finish(w *learn.Work) {
+	if w.Err() == nil {
+		l.samples += uint64(w.Samples())
+	}
 	if l.method != nil {
 		l.method.finish(w)
 		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss

@@ -1,17 +1,13 @@
 package netpeer
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/task"
-	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // synthetic returns n samples of 10 well-separated classes (a random
@@ -128,45 +124,12 @@ func learnTogether(t *testing.T, method, codec string) {
 	})
 	log := &testLog{}
 	test := synthetic(1000, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	const n = 4
-	peers := make([]*Peer, n)
-	for i := range n {
+	peers := runPeers(t, n, log, func(i int) Config {
 		cfg := testPeerConfig(t, url, tid, 100+i, log)
-		classes := []int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}
-		cfg.Learn = &LearnConfig{
-			Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				train := synthetic(600, classes, uint64(i))
-				lc, err := LearnerConfig(spec, id, train, cfg.Tick)
-				if err != nil {
-					return nil, nil, err
-				}
-				lp, err := learn.NewPeer(lc, train)
-				return lp, test, err
-			},
-			EvalEvery: 300 * time.Millisecond,
-		}
-		p, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers[i] = p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := p.Run(ctx); err != nil {
-				t.Errorf("peer %d: %v", i, err)
-			}
-		}()
-	}
-	defer func() {
-		cancel()
-		wg.Wait()
-		if t.Failed() {
-			log.dump(t)
-		}
-	}()
+		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 600, uint64(i), test, cfg.Tick)
+		return cfg
+	})
 	// Generous: one model merged per push and period for gossip, and a
 	// machine shared with other CPU-bound jobs.
 	const bound = 120 * time.Second

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/pushsum"
@@ -32,12 +33,15 @@ type Peer struct {
 	mgr    *rtc.Manager
 	client *signal.Client // the latest registration's
 	server string         // its server's URL
-	reboot rebootstrap
-	bridge bridge
-	// renewNext: no admission renewal is tried before it (admission.go).
-	renewNext time.Time
-	learner   *learner // nil: overlay only
-	sizer     *sizer   // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	// reg decides the registrations after the first (node.Registrar;
+	// registration.go is its shell); regDone brings a dial's outcome.
+	reg       *node.Registrar
+	regDone   chan registration
+	learner   *learner  // nil: overlay only
+	summaries summaries // ShareProgress (summary.go)
+	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
+	obs       observerSet
+	watch     *watcher // an observer's own state (observer.go), or nil
 	started   time.Time
 	errs      uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr   uint64 // overlay sends the transport refused
@@ -110,6 +114,20 @@ type Status struct {
 	// InitGain is the network-size estimate and the init gain, for a
 	// task with init he-gain and gain 0 (nil otherwise).
 	InitGain *InitGainStatus `json:"init_gain,omitempty"`
+	// Observers are the observers this peer serves its model to
+	// (`peerlearn collect`, observers.go): not neighbours, never
+	// aggregated. ObserverRefused counts what observers sent besides
+	// pulls (models, overlay and MEP messages: refused) and pulls
+	// refused.
+	Observers       []ObserverStatus `json:"observers,omitempty"`
+	ObserverRefused uint64           `json:"observer_refused"`
+	PullsRefused    uint64           `json:"pulls_refused"`
+	// Observe is an observer's own progress (Config.Observe; its State
+	// is "observing").
+	Observe *ObserveStatus `json:"observe,omitempty"`
+	// Summaries counts the summaries sent to the signalling server
+	// (nil unless Config.ShareProgress).
+	Summaries *SummaryStatus `json:"summaries,omitempty"`
 }
 
 // AdjacentHex is one ring space's predecessor and successor.
@@ -180,16 +198,19 @@ func (p *Peer) Run(ctx context.Context) error {
 	if p.ln != nil {
 		defer p.serveStatus()()
 	}
+	if p.cfg.Observe != nil {
+		return p.runObserver(ctx)
+	}
 	client, server, err := p.dialServer(ctx) // waits out a busy or full server (recovery.go)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
 	p.client, p.server = client, server
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
-	p.reboot = rebootstrap{after: p.cfg.RebootstrapAfter, done: make(chan registration)}
-	p.bridge = bridge{every: p.cfg.BridgeEvery, rng: p.rng(), done: make(chan moved)}
 	w := client.Welcome()
-	p.bridge.welcomed = len(w.Contacts)
+	if err := p.newRegistrar(server, len(w.Contacts)); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
 	}
@@ -260,10 +281,8 @@ func (p *Peer) Run(ctx context.Context) error {
 					p.learner.tick()
 				}
 			}
-		case r := <-p.reboot.done:
+		case r := <-p.regDone:
 			p.registered(r)
-		case m := <-p.bridge.done:
-			p.bridged(m)
 		case wk := <-workDone:
 			p.learner.finish(wk)
 		case r := <-evalDone:
@@ -272,9 +291,9 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
-		p.watchIsolation(ctx, time.Now())
-		p.watchBridge(ctx, time.Now())
-		p.watchRenewal(ctx, time.Now())
+		p.watchObservers(time.Now())
+		p.watchRegistration(ctx)
+		p.watchSummary(time.Now())
 		p.flush()
 		p.publish()
 	}
@@ -294,6 +313,7 @@ func (p *Peer) handlePending(mgr *rtc.Manager) {
 
 func (p *Peer) signalConfig() signal.ClientConfig {
 	c := p.cfg.Signal
+	c.Observer = p.cfg.Observe != nil
 	if c.Logf == nil {
 		c.Logf = p.cfg.Logf
 	}
@@ -314,11 +334,21 @@ func (p *Peer) leave() {
 
 // handle applies one transport event.
 func (p *Peer) handle(ev rtc.Event) {
+	pull := ev.Type == rtc.EventMessage && ev.Kind == rtc.KindApp && isObserveFrame(ev.Data)
+	if p.obs.has(ev.Peer) && !pull && (ev.Type == rtc.EventTransfer || ev.Type == rtc.EventMessage) {
+		// An observer pulls; it never offers a model or a message
+		// that the overlay or the aggregation would take.
+		p.obs.refusedFrom++
+		p.rateLogf("refused a %v from observer %v", ev.Kind, ev.Peer)
+		return
+	}
 	switch ev.Type {
 	case rtc.EventMessage:
 		switch {
 		case ev.Kind == rtc.KindOverlay:
 			p.onOverlay(ev.Peer, ev.Data)
+		case pull:
+			p.onPull(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && pushsum.IsFrame(ev.Data):
 			p.onPushSum(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && p.training():
@@ -439,8 +469,8 @@ func (p *Peer) publish() {
 		st.ConnectFailure = &d
 	}
 	st.Resources = p.mgr.Resources()
-	st.Rebootstraps = p.reboot.count
-	st.Server, st.Bridges, st.NeighborsRemoved = p.server, p.bridge.count, p.removed
+	st.Rebootstraps, st.Bridges = p.reg.Stats()
+	st.Server, st.NeighborsRemoved = p.server, p.removed
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
@@ -448,6 +478,9 @@ func (p *Peer) publish() {
 	if p.sizer != nil {
 		st.InitGain = p.sizer.status()
 	}
+	st.Observers = p.obs.status(time.Now())
+	st.ObserverRefused, st.PullsRefused = p.obs.refusedFrom, p.obs.refusedPulls
+	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
 	p.smu.Lock()
 	p.status = st
 	p.smu.Unlock()

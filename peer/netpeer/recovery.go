@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/signal"
 )
@@ -29,7 +30,7 @@ func (p *Peer) dialServer(ctx context.Context) (*signal.Client, string, error) {
 	if runtime.GOOS != "js" {
 		rc.Only = signal.Busy
 	} // else every transient failure: a browser's WebSocket does not show the upgrade's status, so a busy server looks like one that is down
-	urls := shuffled(p.cfg.servers(), rng)
+	urls := node.Shuffled(p.cfg.servers(), rng)
 	if len(urls) > 1 && runtime.GOOS == "js" {
 		rc.Attempts = 3 // a server that is down must not hold up the others: three tries each, one pass
 	}

@@ -1,11 +1,9 @@
 package netpeer
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,30 +19,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 	}
 	url, tid := startSignal(t, "netpeer-spaces", func(s *task.Spec) { s.Spaces = spaces })
 	log := &testLog{}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	peers := make([]*Peer, n)
-	for i := range n {
-		p, err := New(testPeerConfig(t, url, tid, 100+i, log))
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers[i] = p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := p.Run(ctx); err != nil {
-				t.Errorf("peer %d: %v", i, err)
-			}
-		}()
-	}
-	defer func() {
-		cancel()
-		wg.Wait()
-		if t.Failed() {
-			log.dump(t)
-		}
-	}()
+	peers := runPeers(t, n, log, func(i int) Config { return testPeerConfig(t, url, tid, 100+i, log) })
 	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		sts := make([]Status, n)
 		tables := true

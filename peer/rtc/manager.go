@@ -317,6 +317,13 @@ func (m *Manager) SetNeighbors(ids []ident.Peer) {
 	m.step(func(p *policy, now time.Time) { p.SetNeighbours(ids, now) })
 }
 
+// KeepLinks tells the manager the peers whose links are kept open beside
+// the neighbours' (a peer's observers) but never used to route others'
+// signalling: connections to them are not closed as strays.
+func (m *Manager) KeepLinks(ids []ident.Peer) {
+	m.step(func(p *policy, now time.Time) { p.SetKept(ids, now) })
+}
+
 // NoteRoute records that messages originated by origin arrived through
 // neighbour via (a Discover, Repair or Route the overlay forwarded):
 // signalling for origin is routed back that way for Config.CrumbTTL. This

@@ -29,6 +29,7 @@ type policy struct {
 	nextLink   linkID
 	links      map[ident.Peer]*link // the current link per peer
 	neighbours map[ident.Peer]bool
+	kept       map[ident.Peer]bool // links kept open beside the neighbours', never a hop (SetKept)
 	backoff    map[ident.Peer]backoff
 	crumbs     map[ident.Peer]crumb
 	seen       map[sessionKey]time.Time // offers accepted, until they could no longer be fresh
@@ -136,7 +137,7 @@ func newPolicy(cfg policyConfig, self ident.Peer) *policy {
 	}
 	return &policy{
 		cfg: cfg, self: self,
-		links: map[ident.Peer]*link{}, neighbours: map[ident.Peer]bool{},
+		links: map[ident.Peer]*link{}, neighbours: map[ident.Peer]bool{}, kept: map[ident.Peer]bool{},
 		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
 		seen: map[sessionKey]time.Time{}, replay: map[ident.Peer]*replayState{},
 		strikes: map[ident.Peer]strikeCount{}, bans: map[ident.Peer]time.Time{},
@@ -194,7 +195,7 @@ func comparePeers(a, b ident.Peer) int {
 func (p *policy) newLink(peer ident.Peer, initiator bool, session uint64, now time.Time) *link {
 	p.nextLink++
 	l := &link{id: p.nextLink, peer: peer, session: session, initiator: initiator, started: now}
-	if !p.neighbours[peer] {
+	if !p.neighbours[peer] && !p.kept[peer] {
 		l.strayed = now
 	}
 	p.links[peer] = l

@@ -192,18 +192,42 @@ func (p *policy) drop(l *link, cause closeCause, why string, now time.Time) {
 }
 
 // SetNeighbours replaces the overlay's neighbour set: links to anyone
-// else are dropped Grace after they stopped being neighbours.
+// else (but the kept peers, SetKept) are dropped Grace after they stopped
+// being neighbours.
 func (p *policy) SetNeighbours(ids []ident.Peer, now time.Time) {
 	clear(p.neighbours)
 	for _, id := range ids {
 		p.neighbours[id] = true
 	}
+	p.restray(now)
+}
+
+// SetKept replaces the set of peers whose links are kept open like a
+// neighbour's but who take no part in routing: never the next hop of
+// someone else's signalling, nor a crumb's way back (a peer's observers,
+// which are no overlay members: one placed close to a target by its ID
+// must not be able to swallow the signalling towards it).
+func (p *policy) SetKept(ids []ident.Peer, now time.Time) {
+	clear(p.kept)
+	for _, id := range ids {
+		p.kept[id] = true
+	}
+	p.restray(now)
+}
+
+// restray marks the links that are neither neighbours' nor kept as
+// strays (from now, unless already) and clears the others.
+func (p *policy) restray(now time.Time) {
 	for id, l := range p.links {
 		switch {
-		case p.neighbours[id]:
+		case p.neighbours[id] || p.kept[id]:
 			l.strayed = time.Time{}
 		case l.strayed.IsZero():
 			l.strayed = now
 		}
 	}
 }
+
+// routes reports whether id may carry others' signalling: not a kept
+// peer that is no neighbour.
+func (p *policy) routes(id ident.Peer) bool { return !p.kept[id] || p.neighbours[id] }

@@ -17,7 +17,7 @@ import (
 // session inside verified as origin's: an unverified envelope must not
 // steer our routes.
 func (p *policy) Crumb(origin, via ident.Peer, now time.Time) {
-	if origin == via || origin == p.self || via == p.self || !p.Open(via) {
+	if origin == via || origin == p.self || via == p.self || !p.Open(via) || !p.routes(via) {
 		return
 	}
 	remember(p.crumbs, origin, crumb{via: via, until: now.Add(p.cfg.CrumbTTL)}, p.cfg.Remember,
@@ -32,16 +32,16 @@ func (p *policy) NextHop(target ident.Peer, back, path []ident.Peer, from ident.
 	if p.Open(target) {
 		return target, nil
 	}
-	if len(back) > 0 && p.Open(back[0]) && !slices.Contains(path, back[0]) {
+	if len(back) > 0 && p.Open(back[0]) && p.routes(back[0]) && !slices.Contains(path, back[0]) {
 		return back[0], back[1:]
 	}
-	if cr, ok := p.crumbs[target]; ok && now.Before(cr.until) && p.Open(cr.via) && !slices.Contains(path, cr.via) {
+	if cr, ok := p.crumbs[target]; ok && now.Before(cr.until) && p.Open(cr.via) && p.routes(cr.via) && !slices.Contains(path, cr.via) {
 		return cr.via, nil
 	}
 	var best ident.Peer
 	bs := ^uint64(0)
 	for id, l := range p.links {
-		if !l.open || id == from || slices.Contains(path, id) {
+		if !l.open || id == from || slices.Contains(path, id) || !p.routes(id) {
 			continue
 		}
 		if s := p.score(id, target); s < bs || s == bs && id.Less(best) {

@@ -238,6 +238,13 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 		}
 		s.p.SetNeighbours(ids, s.now)
 		return "ok", nil
+	case "kept":
+		var ids []ident.Peer
+		for _, a := range c.Args {
+			ids = append(ids, s.id(a))
+		}
+		s.p.SetKept(ids, s.now)
+		return "ok", nil
 	case "crumb":
 		s.p.Crumb(s.id(c.Get("origin", "")), s.id(c.Get("via", "")), s.now)
 		return "ok", nil

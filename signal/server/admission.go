@@ -208,11 +208,7 @@ func refill(b *bucket, now time.Time) {
 }
 
 // powBits is the difficulty a challenge asks for: the highest of the
-// hosted tasks' (the hello names its task only after the challenge).
-func (s *Server) powBits() int {
-	bits := 0
-	for _, ts := range s.tasks {
-		bits = max(bits, ts.spec.PoWBits())
-	}
-	return bits
-}
+// hosted tasks' (the hello names its task only after the challenge). A
+// created task never asks more than Config.Tasks (creatable), so it is
+// theirs, fixed at New.
+func (s *Server) powBits() int { return s.basePoWBits }

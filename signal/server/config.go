@@ -99,6 +99,12 @@ type Config struct {
 	MetricsSeparate bool
 	// Admission configures the admission tokens (admission.go).
 	Admission AdmissionConfig
+	// TaskCreate says whether pages may create tasks (POST /tasks,
+	// taskcreate.go); off by default.
+	TaskCreate TaskCreateConfig
+	// SummaryInterval is the least time between two counted summaries
+	// of one peer (progress.go).
+	SummaryInterval time.Duration
 	// Logf, if not nil, receives connection events and refusals. It is
 	// called from many goroutines at once (every connection's, timers',
 	// Shutdown's): it must be safe for concurrent use and must not block.
@@ -163,6 +169,8 @@ func DefaultConfig() Config {
 		ContentSecurityPolicy: DefaultContentSecurityPolicy, // fits web/
 		MetricsSeparate:       false,                        // /metrics on Handler
 		Admission:             DefaultAdmission(),           // tokens with every welcome, limits per IP and subnet
+		TaskCreate:            DefaultTaskCreate(),          // pages may not create tasks
+		SummaryInterval:       MinSummaryInterval,           // 10 s: peers send every 30 s
 		Logf:                  nil,                          // silent
 	}
 }
@@ -247,6 +255,12 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Admission.validate(c.Tasks); err != nil {
 		return err
+	}
+	if err := c.TaskCreate.validate(); err != nil {
+		return err
+	}
+	if c.SummaryInterval <= 0 {
+		return bad("SummaryInterval %v", c.SummaryInterval)
 	}
 	if err := c.Proxies.validate(); err != nil {
 		return err

@@ -6,8 +6,9 @@
 // until the new peer reports its first connection or its bootstrap window
 // times out. Every later connection is signalled through the overlay.
 //
-// Endpoints of Handler: /signal (the websocket), /healthz, /tasks (the
-// hosted tasks and their peers now, JSON, for the page), /metrics
+// Endpoints of Handler: /signal (the websocket), /healthz, GET /tasks (the
+// hosted tasks and their peers now, JSON, for the page), POST /tasks (a
+// page creates a task, where Config.TaskCreate allows it), /metrics
 // (Prometheus; on MetricsHandler instead with Config.MetricsSeparate),
 // /wasm/data/, /wasm/ (the browser peer build, optional) and / (the
 // static web page, optional), each directory through an os.Root without

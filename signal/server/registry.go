@@ -27,17 +27,25 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 		return nil, signal.CodeUnknownTask, fmt.Sprintf("task %v is not hosted here", h.Task)
 	}
 	old := s.peers[h.ID]
-	total, inTask := len(s.peers), len(ts.peers)
+	total := len(s.peers)
+	inTask, watching := ts.counts()
 	if old != nil {
 		total--
-		if old.task == ts {
+		switch {
+		case old.task != ts:
+		case old.observer:
+			watching--
+		default:
 			inTask--
 		}
 	}
 	if total >= s.cfg.MaxPeers {
 		return nil, signal.CodeServerFull, fmt.Sprintf("server has %d peers", total)
 	}
-	if inTask >= ts.spec.MaxPeers {
+	if h.Observer && watching >= MaxObservers {
+		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d observers", h.Task, watching)
+	}
+	if !h.Observer && inTask >= ts.spec.MaxPeers {
 		return nil, signal.CodeTaskFull, fmt.Sprintf("task %v has %d peers", h.Task, inTask)
 	}
 	if code, text := s.addrAllows(ts, sess, old); code != 0 {
@@ -59,6 +67,8 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 	}
 	contacts := pickContacts(ts, h.ID, s.cfg.Contacts)
 	sess.id, sess.task, sess.contacts, sess.registered = h.ID, ts, contacts, true
+	sess.pub, sess.registeredAt = slices.Clone(h.PublicKey), s.now() // s.now: the summaries' clock (progress.go)
+	sess.observer = h.Observer
 	if len(contacts) > 0 {
 		sess.windowEnd = now.Add(s.cfg.BootstrapTimeout)
 	} else {
@@ -88,7 +98,7 @@ func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	var established, others []ident.Peer
 	for id, p := range ts.peers {
 		switch {
-		case id == self:
+		case id == self, p.observer: // an observer runs no overlay: nobody can join through it
 		case p.established:
 			established = append(established, id)
 		default:
@@ -105,11 +115,32 @@ func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	return append(out, others[:min(k-len(out), len(others))]...)
 }
 
+// MaxObservers bounds the observers (signal.Hello.Observer) a task has
+// at once: they are not counted against its max_peers, so they get a
+// small bound of their own.
+const MaxObservers = 8
+
+// counts returns the task's peers and its observers. Called with mu held.
+func (ts *taskState) counts() (peers, observers int) {
+	for _, p := range ts.peers {
+		if p.observer {
+			observers++
+		}
+	}
+	return len(ts.peers) - observers, observers
+}
+
+// peersOf is the task's peers, less its observers. Called with mu held.
+func peersOf(ts *taskState) int {
+	peers, _ := ts.counts()
+	return peers
+}
+
 // bootstrapDone handles MsgConnected{peer} from sess: its claim of a
 // first connection (closing its bootstrap window), its confirmation of a
 // newcomer's claim, or both (claims.go). A claim counts only once the
-// contact confirms it; one that is neither claim nor confirmation is
-// refused.
+// contact confirms it; a report that is neither a claim nor from one of
+// the peer's contacts is refused.
 func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
 	out := s.connectedReport(sess, peer)
 	switch {

@@ -32,8 +32,18 @@ type Server struct {
 	counters counters
 	admit    *admitter // guarded by mu
 
-	mu         sync.Mutex
-	tasks      map[ident.Task]*taskState // fixed at New; peers guarded by mu
+	mu      sync.Mutex
+	tasks   map[ident.Task]*taskState // Config.Tasks and the created ones
+	created map[ident.Task]*createdTask
+	// basePoWBits is the highest proof of work of Config.Tasks: a
+	// created task may not ask more (the challenge asks the highest).
+	basePoWBits int
+	// datasets are the data sets a created task may name: those this
+	// server serves tabs (all, without a data directory).
+	datasets []string
+	// now is the clock of the created tasks' idle time (time.Now; tests
+	// step it).
+	now        func() time.Time
 	peers      map[ident.Peer]*session
 	sessions   map[*session]struct{} // every open websocket
 	handshakes int                   // sessions not registered yet
@@ -51,6 +61,9 @@ type taskState struct {
 	spec  task.Spec
 	peers map[ident.Peer]*session
 	addrs addrCounts // peers per client address and subnet
+	// lastLeft is when a peer last left (a created task's idle clock).
+	lastLeft time.Time
+	progress taskProgress // its peers' summaries (progress.go)
 }
 
 // New validates cfg and returns a server ready to serve.
@@ -62,6 +75,8 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		registry: prometheus.NewRegistry(),
 		tasks:    make(map[ident.Task]*taskState, len(cfg.Tasks)),
+		created:  map[ident.Task]*createdTask{},
+		now:      time.Now,
 		peers:    map[ident.Peer]*session{},
 		sessions: map[*session]struct{}{},
 		pending:  newAddrCounts(),
@@ -77,6 +92,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		id, _ := n.ID()
 		s.tasks[id] = &taskState{id: id, spec: n, peers: map[ident.Peer]*session{}, addrs: newAddrCounts()}
+		s.basePoWBits = max(s.basePoWBits, n.PoWBits())
 	}
 	s.registry.MustRegister(newCollector(s), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -85,6 +101,8 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /signal", s.serveWebsocket)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /tasks", s.serveTasks)
+	mux.HandleFunc("POST /tasks", s.serveCreateTask)
+	mux.HandleFunc("GET /tasks/{id}/progress", s.serveProgress)
 	s.metrics = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
 	if !cfg.MetricsSeparate {
 		mux.Handle("GET /metrics", s.metrics)
@@ -95,6 +113,7 @@ func New(cfg Config) (*Server, error) {
 			s.logf("signal server: serving /wasm/data/ from %s (the data link in %s)", dataDir, cfg.WasmDir)
 		}
 	}
+	s.datasets = servedDatasets(dataDir)
 	for _, m := range []struct{ prefix, dir string }{{"/wasm/data/", dataDir}, {"/wasm/", cfg.WasmDir}, {"/", cfg.WebDir}} {
 		if m.dir == "" {
 			continue
@@ -119,6 +138,8 @@ func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // Tasks returns the IDs and specs of the hosted tasks.
 func (s *Server) Tasks() map[ident.Task]task.Spec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := make(map[ident.Task]task.Spec, len(s.tasks))
 	for id, ts := range s.tasks {
 		out[id] = ts.spec

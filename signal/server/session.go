@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net"
@@ -35,15 +36,18 @@ type session struct {
 	once    sync.Once // closeWith
 
 	// mu: set at registration.
-	id          ident.Peer
-	task        *taskState
-	contacts    []ident.Peer
-	windowEnd   time.Time    // relays allowed until then (zero: none)
-	established bool         // connected, as a contact confirmed (claims.go), or was a task's first peer
-	claimed     []ident.Peer // contacts it claimed a connection to (claims.go)
-	confirmedBy []ident.Peer // established contacts that reported an open channel with it (claims.go)
-	registered  bool
-	countedPeer bool // counted in task.addrs (until dropped or replaced)
+	id           ident.Peer
+	pub          ed25519.PublicKey // the key the hello proved
+	registeredAt time.Time
+	task         *taskState
+	contacts     []ident.Peer
+	windowEnd    time.Time    // relays allowed until then (zero: none)
+	established  bool         // connected, as a contact confirmed (claims.go), or was a task's first peer
+	claimed      []ident.Peer // contacts it claimed a connection to (claims.go)
+	confirmedBy  []ident.Peer // established contacts that reported an open channel with it (claims.go)
+	registered   bool
+	countedPeer  bool // counted in task.addrs (until dropped or replaced)
+	observer     bool // registered as an observer (signal.Hello.Observer): never a contact
 
 	// reader
 	nonce       []byte
@@ -151,6 +155,8 @@ func (s *Server) drop(sess *session) bool {
 	}
 	if sess.task.peers[sess.id] == sess {
 		delete(sess.task.peers, sess.id)
+		sess.task.progress.forget(sess.id)
+		sess.task.lastLeft = s.now()
 	}
 	return current
 }
@@ -234,6 +240,8 @@ func (sess *session) serve() {
 			sess.srv.relay(sess, m.Relay)
 		case signal.MsgConnected:
 			sess.srv.bootstrapDone(sess, m.Connected.Peer)
+		case signal.MsgSummary:
+			sess.summary(m.Summary)
 		case signal.MsgPing:
 			sess.send(&signal.Message{Type: signal.MsgPong})
 		case signal.MsgBye:

@@ -18,6 +18,9 @@ type counters struct {
 	relayed       [4]atomic.Uint64 // by signal.RelayKind
 	refusals      [maxCode]atomic.Uint64
 	addrLimited   [numAddrLimits]atomic.Uint64 // by addrLimit
+	tasksCreated  atomic.Uint64
+	summaries     [2]atomic.Uint64                   // summaryCounted, summaryRefused
+	createRefused [len(createRefusals)]atomic.Uint64 // POST /tasks, by reason
 	// Contact claims (claims.go).
 	claimsConfirmed   atomic.Uint64 // claims confirmed by their contact: peers made established
 	claimsUnconfirmed atomic.Uint64 // claims not (yet) confirmed when made
@@ -83,6 +86,18 @@ type Stats struct {
 	// ("handshakes_per_ip", "handshakes_per_subnet", "peers_per_ip",
 	// "peers_per_subnet"); each is also in Refusals.
 	AddrLimited map[string]uint64
+	// TaskNames names the hosted tasks (Config.Tasks and created ones).
+	TaskNames map[ident.Task]string
+	// TasksCreated counts tasks created by POST /tasks.
+	TasksCreated uint64
+	// CreateRefused counts refused POST /tasks by reason ("off",
+	// "bad-spec", "not-allowed", "full", "per-address").
+	CreateRefused map[string]uint64
+	// SummariesCounted and SummariesRefused count the peers' summaries
+	// (MsgSummary); each refusal is also in Refusals.
+	SummariesCounted, SummariesRefused uint64
+	// Progress is each task's point now, from its peers' summaries.
+	Progress map[ident.Task]ProgressPoint
 	// Claims counts the "connected" reports (claims.go).
 	Claims ClaimStats
 	// Established is the number of established peers per hosted task:
@@ -111,17 +126,28 @@ func (s Stats) RelayedTotal() uint64 {
 // Stats returns a snapshot.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		Connections:   int(s.counters.connections.Load()),
-		Peers:         map[ident.Task]int{},
-		Registrations: s.counters.registrations.Load(),
-		Relayed:       map[signal.RelayKind]uint64{},
-		Refusals:      map[signal.Code]uint64{},
-		AddrLimited:   map[string]uint64{},
-		Established:   map[ident.Task]int{},
+		Connections:      int(s.counters.connections.Load()),
+		Peers:            map[ident.Task]int{},
+		Registrations:    s.counters.registrations.Load(),
+		Relayed:          map[signal.RelayKind]uint64{},
+		Refusals:         map[signal.Code]uint64{},
+		AddrLimited:      map[string]uint64{},
+		TaskNames:        map[ident.Task]string{},
+		TasksCreated:     s.counters.tasksCreated.Load(),
+		CreateRefused:    map[string]uint64{},
+		Progress:         map[ident.Task]ProgressPoint{},
+		SummariesCounted: s.counters.summaries[summaryCounted].Load(),
+		SummariesRefused: s.counters.summaries[summaryRefused].Load(),
+		Established:      map[ident.Task]int{},
 		Claims: ClaimStats{
 			Confirmed: s.counters.claimsConfirmed.Load(), Unconfirmed: s.counters.claimsUnconfirmed.Load(),
 			Confirmations: s.counters.confirmations.Load(), Refused: s.counters.claimsRefused.Load(),
 		},
+	}
+	for i, why := range createRefusals {
+		if n := s.counters.createRefused[i].Load(); n > 0 {
+			st.CreateRefused[why] = n
+		}
 	}
 	for l := range numAddrLimits {
 		if n := s.counters.addrLimited[l].Load(); n > 0 {
@@ -130,9 +156,12 @@ func (s *Server) Stats() Stats {
 	}
 	s.mu.Lock()
 	for id, ts := range s.tasks {
-		st.Peers[id] = len(ts.peers)
+		peers, _ := ts.counts() // observers are not the task's peers
+		st.Peers[id] = peers
+		st.TaskNames[id] = ts.spec.Name
+		st.Progress[id] = ts.progress.now(s.now(), peers)
 		for _, p := range ts.peers {
-			if p.established {
+			if p.established && !p.observer {
 				st.Established[id]++
 			}
 		}

@@ -7,10 +7,11 @@
 //	    and browsers in the homes, and tears everything down on SIGINT or
 //	    SIGTERM (or after -for).
 //	netlab bench -bin bin -data .data [-smoke] [-coturn] [-delay D -jitter J -loss P]
-//	    runs the matrix (on shaped home links with -delay, -jitter or
-//	    -loss: each way, on every link; then one 1 MiB relay transfer)
-//	    and prints, last,
-//	    netlab pairs=N direct=D relay=R failed=F connect_p50_ms=A connect_p95_ms=B relay_mbs=T acc_mean=X
+//	    runs the matrix, a peer in every home and two in home a (on
+//	    shaped home links with -delay, -jitter or -loss: each way, on
+//	    every link; then one 1 MiB relay transfer) and prints, last,
+//	    netlab pairs=N direct=D relay=R failed=F wrong_path_failed=W connect_p50_ms=A connect_p95_ms=B relay_mbs=T acc_mean=X
+//	    (W: pairs connected over another path than netlab.ExpectedPath)
 package main
 
 import (
@@ -98,7 +99,7 @@ func bench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("netlab bench", flag.ExitOnError)
 	bin := fs.String("bin", "bin", "directory with peerlearn and signalserver")
 	data := fs.String("data", ".data", "the datasets")
-	smoke := fs.Bool("smoke", false, "three peers, a low target and one small relay transfer (checks the path, not the numbers)")
+	smoke := fs.Bool("smoke", false, "four peers (full cone, symmetric, UDP blocked, port-restricted), a low target and one small relay transfer (checks the path, not the numbers)")
 	coturn := fs.Bool("coturn", false, "TURN by Debian's coturn instead of the embedded server")
 	keep := fs.Bool("keep", false, "keep the logs (their directory is printed)")
 	delay := fs.Duration("delay", 0, "shape every home's link: this delay each way (frames between homes cross two links)")
@@ -108,12 +109,12 @@ func bench(ctx context.Context, args []string) error {
 	fs.Parse(args)
 	cfg := netlab.MatrixConfig{
 		PeerBin: filepath.Join(*bin, "peerlearn"), SignalBin: filepath.Join(*bin, "signalserver"), Data: *data,
-		Peers: []string{"a", "a", "b", "c", "d"}, Target: 0.8, Timeout: 180 * time.Second, Seed: 1, Coturn: *coturn,
+		Peers: []string{"a", "a", "b", "c", "d", "e", "f", "g", "h"}, Target: 0.8, Timeout: 180 * time.Second, Seed: 1, Coturn: *coturn,
 		RelayRuns: 3, RelayBytes: 10 << 20, TURNUncapped: !*capped,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) },
 	}
 	if *smoke {
-		cfg.Peers, cfg.Target, cfg.Timeout, cfg.RelayRuns, cfg.RelayBytes = []string{"a", "b", "c"}, 0.5, 90*time.Second, 1, 1<<20
+		cfg.Peers, cfg.Target, cfg.Timeout, cfg.RelayRuns, cfg.RelayBytes = []string{"a", "b", "c", "e"}, 0.5, 90*time.Second, 1, 1<<20
 	}
 	dir, err := os.MkdirTemp("", "netlab-bench-")
 	if err != nil {
@@ -148,9 +149,12 @@ func bench(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Print(res.Table())
-	var direct, relay int
+	var direct, relay, unexpected int
 	var ms []float64
 	for _, p := range res.Pairs {
+		if p.Path != "" && p.Path != p.Want {
+			unexpected++
+		}
 		switch p.Path {
 		case "direct":
 			direct++
@@ -162,7 +166,7 @@ func bench(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Printf("after %v: overlay correct %v, every peer at %.2f: %v, accuracy %v\n", res.Elapsed.Round(time.Second), res.OverlayOK, cfg.Target, res.Reached, res.Acc)
-	fmt.Printf("netlab pairs=%d direct=%d relay=%d failed=%d connect_p50_ms=%.0f connect_p95_ms=%.0f relay_mbs=%.1f acc_mean=%.4f\n",
-		len(res.Pairs), direct, relay, res.Failed, netlab.Percentile(ms, 50), netlab.Percentile(ms, 95), res.RelayMBs, res.AccMean)
+	fmt.Printf("netlab pairs=%d direct=%d relay=%d failed=%d wrong_path_failed=%d connect_p50_ms=%.0f connect_p95_ms=%.0f relay_mbs=%.1f acc_mean=%.4f\n",
+		len(res.Pairs), direct, relay, res.Failed, unexpected, netlab.Percentile(ms, 50), netlab.Percentile(ms, 95), res.RelayMBs, res.AccMean)
 	return nil
 }

@@ -1,0 +1,15 @@
+// Package node is the peer runtime's pure core, grown one decision at a
+// time out of peer/netpeer (issue #23): state machines that the shell
+// (netpeer: the ticker, the event loop, the rtc Manager, the signalling
+// client, the training goroutines) feeds with what it observes and whose
+// answers it carries out. Nothing here has a goroutine, a clock, a socket
+// or a random source of its own: time comes in Facts, randomness from a
+// seeded generator the shell passes in, so the same inputs give the same
+// decisions, in the simulator as on a real peer. Golden datadriven
+// scripts in testdata/ cover each decision.
+//
+// Today: the Registrar (registrar.go), which decides when a peer
+// registers with a signalling server again (re-bootstrap, bridge and
+// split suspicion, admission renewal) and what it does with the
+// registration it gets.
+package node
