@@ -1,0 +1,238 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// tabSession is what the resume and controls tests read from a page.
+type tabSession struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+	Error string `json:"error"`
+	Learn *struct {
+		Rounds  int   `json:"rounds"`
+		Samples int64 `json:"samples_trained"`
+	} `json:"learn"`
+	Controls struct {
+		Paused  bool    `json:"paused"`
+		Share   float64 `json:"share"`
+		Parked  bool    `json:"parked"`
+		GivenMS int64   `json:"given_ms"`
+		BusyMS  int64   `json:"busy_ms"`
+		RestMS  int64   `json:"rest_ms"`
+	} `json:"controls"`
+	// Of web/resume.js (window.peerlearnResume).
+	Restored *struct {
+		ID    string `json:"id"`
+		Round int    `json:"round"`
+	} `json:"restored"`
+	AgainMS    float64  `json:"againMS"`
+	SavedRound int      `json:"savedRound"`
+	Refused    []string `json:"refused"`
+	Records    []struct {
+		Task  string `json:"task"`
+		ID    string `json:"id"`
+		Round int    `json:"round"`
+	} `json:"records"`
+	SnapRound int     `json:"snapRound"` // the round of the session the peer would save now (-1: none)
+	Seed      string  `json:"seed"`
+	Now       float64 `json:"now"` // performance.now()
+}
+
+func (s tabSession) rounds() int {
+	if s.Learn == nil {
+		return -1
+	}
+	return s.Learn.Rounds
+}
+
+// readSession reads the page's peer status, web/resume.js's state and
+// the IndexedDB records.
+func readSession(tb *tab) (tabSession, error) {
+	js, err := evalJS[string](tb, `(async () => {
+		const r = window.peerlearnResume || {};
+		const recs = r.all ? await r.all() : [];
+		return JSON.stringify({
+			...(window.peerlearnPeer ? window.peerlearnPeer.status() : {}),
+			restored: r.restored || null, againMS: r.againMS || 0, savedRound: r.savedRound ?? -1, refused: r.refused || [],
+			records: recs.map((x) => ({ task: x.task, id: x.id, round: x.round })),
+			snapRound: window.peerlearnPeer && window.peerlearnPeer.exportState() ? window.peerlearnPeer.exportState().round : -1,
+			seed: sessionStorage.getItem("peerlearn-seed") || "", now: performance.now(),
+		});
+	})()`)
+	if err != nil {
+		return tabSession{}, err
+	}
+	var s tabSession
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		return tabSession{}, err
+	}
+	if s.State == "failed" {
+		return s, fmt.Errorf("%s failed: %s", tb.name, s.Error)
+	}
+	return s, nil
+}
+
+func reloadTab(t *testing.T, tb *tab) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitReady("#join")); err != nil {
+		t.Fatalf("%s: reload: %v", tb.name, err)
+	}
+}
+
+// resumeAfterReload joins a tab to srv's task, waits until the tab has
+// kept a session of at least 2 rounds in IndexedDB, reloads it and
+// waits until it trains again. It checks the resume (same ID, the round
+// count going on from the saved one) and returns the tab, the saved
+// round and the seconds from the reload's navigation to the first round
+// the resumed peer finished (resume_s).
+func resumeAfterReload(t *testing.T, bin string, srv e2eServer) (*tab, int, float64) {
+	t.Helper()
+	tb := joinTab(t, bin, "tab", srv, "shard=1/6&evalEvery=2000&evalSamples=500", nil)
+	var before tabSession
+	waitUntil(t, "the tab keeps a session of 2 rounds", 90*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err != nil {
+			return err.Error()
+		}
+		before = s
+		if len(s.Records) != 1 || s.Records[0].Round < 2 || s.Records[0].ID != s.ID {
+			return fmt.Sprintf("records %+v, rounds %d", s.Records, s.rounds())
+		}
+		return ""
+	})
+	saved := before.Records[0].Round
+	reloadTab(t, tb)
+	var after tabSession
+	waitUntil(t, "the reloaded tab trains again", 90*time.Second, 200*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err != nil {
+			return err.Error()
+		}
+		after = s
+		if r := s.rounds(); r >= 0 && r < saved {
+			t.Fatalf("the reloaded tab counts %d rounds, below the saved %d: the count restarted", r, saved)
+		}
+		if s.Restored == nil || s.AgainMS == 0 {
+			return fmt.Sprintf("restored %+v, again %.0f ms, rounds %d, state %s", s.Restored, s.AgainMS, s.rounds(), s.State)
+		}
+		return ""
+	})
+	if after.ID != before.ID || after.Restored.ID != before.ID {
+		t.Fatalf("after the reload the peer is %s (restored %s), before it was %s", after.ID, after.Restored.ID, before.ID)
+	}
+	if after.Restored.Round != saved || after.rounds() <= saved {
+		t.Fatalf("restored round %d (saved %d), now %d rounds", after.Restored.Round, saved, after.rounds())
+	}
+	if after.Controls.GivenMS < before.Controls.GivenMS/2 {
+		t.Errorf("time given %d ms after the reload, %d ms before: not kept", after.Controls.GivenMS, before.Controls.GivenMS)
+	}
+	return tb, saved, after.AgainMS / 1000
+}
+
+// TestBrowserResume: a tab that trained is back, after a reload, with
+// the same ID, its round count going on from the one it saved, and
+// training; a damaged saved session is named and dropped, and the tab
+// starts afresh under the same key; "Forget me" leaves and clears the
+// key, model and round, and a reload then joins nothing by itself.
+func TestBrowserResume(t *testing.T) {
+	bin := chromium(t)
+	data := dataDir(t)
+	_, sigBin, wasmDir := build(t, data)
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tb, saved, secs := resumeAfterReload(t, bin, srv)
+	t.Logf("resumed at round %d, training again %.1f s after the reload (resume_s)", saved, secs)
+
+	// A damaged record (one byte of the model flipped: its CRC-32C no
+	// longer matches) is refused with a message, dropped, and the tab
+	// joins afresh with its key.
+	s, err := readSession(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID
+	// Paused (no round ends, so nothing new is saved over the damage)
+	// once the session the peer holds is saved: a pause is not kept
+	// across reloads.
+	if _, err := evalJS[bool](tb, `(window.peerlearnPage.setControls({ paused: true }), true)`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a session saved after the resume, the tab paused", 60*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err == nil && s.Controls.Parked && len(s.Records) == 1 && s.Records[0].Round > saved && s.Records[0].Round == s.SnapRound {
+			return ""
+		}
+		return fmt.Sprintf("parked %v, records %+v, rounds %d, %v", s.Controls.Parked, s.Records, s.rounds(), err)
+	})
+	if _, err := evalJS[bool](tb, `new Promise((resolve, reject) => {
+		const r = indexedDB.open("peerlearn", 1);
+		r.onsuccess = () => {
+			const tx = r.result.transaction("sessions", "readwrite"), st = tx.objectStore("sessions");
+			st.getAll().onsuccess = (e) => { const rec = e.target.result[0]; rec.model[40] ^= 0xff; st.put(rec); };
+			tx.oncomplete = () => { r.result.close(); resolve(true); };
+			tx.onerror = () => reject(tx.error);
+		};
+		r.onerror = () => reject(r.error);
+	})`); err != nil {
+		t.Fatalf("damage the record: %v", err)
+	}
+	reloadTab(t, tb)
+	waitUntil(t, "the damaged session refused and the tab fresh", 90*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err != nil {
+			return err.Error()
+		}
+		if len(s.Refused) == 0 || s.Restored != nil || s.ID != id || s.rounds() < 1 {
+			return fmt.Sprintf("refused %q, restored %+v, id %.8s, rounds %d", s.Refused, s.Restored, s.ID, s.rounds())
+		}
+		return ""
+	})
+	s, _ = readSession(tb)
+	if !strings.Contains(s.Refused[0], "checksum") && !strings.Contains(s.Refused[0], "crc") {
+		t.Errorf("the refusal does not say what is wrong: %q", s.Refused[0])
+	}
+	errs, err := evalJS[[]string](tb, `window.peerlearnPage.errors`)
+	if err != nil || !strings.Contains(strings.Join(errs, "\n"), "not resumed") {
+		t.Errorf("the error panel does not show the refusal: %q (%v)", errs, err)
+	}
+
+	// Forget me: the tab leaves, the records and the key are gone, and a
+	// reload joins nothing.
+	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+	err = chromedp.Do(ctx, chromedp.Click("#forget"))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "forgotten", 30*time.Second, 200*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err == nil && len(s.Records) == 0 && s.Seed == "" && s.State == "left" {
+			return ""
+		}
+		return fmt.Sprintf("records %+v, seed %q, state %s, %v", s.Records, s.Seed, s.State, err)
+	})
+	reloadTab(t, tb)
+	waitUntil(t, "the reloaded page ready", 30*time.Second, 200*time.Millisecond, func() string {
+		st, err := evalJS[string](tb, `document.getElementById("state").dataset.state`)
+		if err == nil && st == "idle" {
+			return ""
+		}
+		return fmt.Sprintf("state %q %v", st, err)
+	})
+	s, err = readSession(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != "" || s.Restored != nil || len(s.Records) != 0 {
+		t.Fatalf("after forget me and a reload: peer %q, restored %+v, records %+v", s.ID, s.Restored, s.Records)
+	}
+}
