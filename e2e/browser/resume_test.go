@@ -139,6 +139,19 @@ func resumeAfterReload(t *testing.T, bin string, srv e2eServer) (*tab, int, floa
 	return tb, saved, after.AgainMS / 1000
 }
 
+// resumeSeconds is bench-browser's resume_s: a tab of e2eSpec's task
+// (MLP, a round every 2 s) reloaded after it kept a session, the seconds
+// from the reload's navigation to the first round it finished after the
+// saved one.
+func resumeSeconds(t *testing.T, bin, data string) float64 {
+	t.Helper()
+	_, sigBin, wasmDir := build(t, data)
+	srv := startE2EServer(t, sigBin, wasmDir)
+	tb, _, secs := resumeAfterReload(t, bin, srv)
+	tb.close()
+	return secs
+}
+
 // TestBrowserResume: a tab that trained is back, after a reload, with
 // the same ID, its round count going on from the one it saved, and
 // training; a damaged saved session is named and dropped, and the tab

@@ -53,8 +53,8 @@ func TestCheckpointResume(t *testing.T) {
 	net.peers = peers
 	net.link(0, []int{1})
 	net.run(1)
-	if s := p.MEPStats(); s.OffersSent == 0 {
-		t.Fatalf("the resumed peer offered nothing on its first tick: %+v", s)
+	if s := p.MEPStats(); s.OffersSent == 0 || !p.Busy() {
+		t.Fatalf("on its first tick the resumed peer offered %d models and started a round: %v (want both)", s.OffersSent, p.Busy())
 	}
 	for i := 0; i < 400 && !p.Done(); i++ {
 		net.run(1)
