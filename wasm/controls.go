@@ -91,8 +91,9 @@ func (c *controls) setGiven(ms int) {
 // trained, parks while paused, rests off the share's debt, and else
 // yields to the event loop as maybe does. round reads the learner's
 // rounds and failures (the first call of a round must not count the
-// time between rounds as busy).
-func (c *controls) gate(maybe func(), round func() int) func() {
+// time between rounds as busy). Once done closes (the peer left) it
+// parks no more: the round left over finishes and its goroutine ends.
+func (c *controls) gate(maybe func(), round func() int, done <-chan struct{}) func() {
 	return func() {
 		now := time.Now()
 		key := round()
@@ -111,7 +112,7 @@ func (c *controls) gate(maybe func(), round func() int) func() {
 		c.mu.Unlock()
 		switch {
 		case paused:
-			c.park()
+			c.park(done)
 		case debt >= restSlice:
 			d := min(debt, maxRest)
 			t0 := time.Now()
@@ -129,28 +130,33 @@ func (c *controls) gate(maybe func(), round func() int) func() {
 	}
 }
 
-// park waits while paused (woken by set, or every second to look again).
-func (c *controls) park() {
+// park waits while paused (woken by set, or every second to look
+// again), or until done closes.
+func (c *controls) park(done <-chan struct{}) {
 	t0 := time.Now()
 	c.mu.Lock()
 	c.parked = true
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.parked = false
+		c.pausedT += time.Since(t0)
+		c.mu.Unlock()
+	}()
 	for {
 		c.mu.Lock()
 		p := c.paused
 		c.mu.Unlock()
 		if !p {
-			break
+			return
 		}
 		select {
 		case <-c.wake:
+		case <-done:
+			return
 		case <-time.After(time.Second):
 		}
 	}
-	c.mu.Lock()
-	c.parked = false
-	c.pausedT += time.Since(t0)
-	c.mu.Unlock()
 }
 
 // controlsView is the page status's "controls".
@@ -190,7 +196,8 @@ func (b *browserPeer) roundKey() int {
 // JavaScript object:
 //
 //	setControls({paused, reason, share})  the volunteer's settings
-//	exportState()  the session record (see resume.go), or null
+//	exportState(since)  the session record (see resume.go), or null
+//	               before a round, or when none after round since
 //	importState(record)  true, or an Error saying why it is refused
 func (b *browserPeer) addSessionAPI(obj js.Value) {
 	report := b.reportError
@@ -210,8 +217,12 @@ func (b *browserPeer) addSessionAPI(obj js.Value) {
 		}
 		return true
 	}))
-	obj.Set("exportState", jsFunc("exportState", report, func(js.Value, []js.Value) any {
-		v, err := b.exportState()
+	obj.Set("exportState", jsFunc("exportState", report, func(_ js.Value, args []js.Value) any {
+		since := -1
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			since = args[0].Int()
+		}
+		v, err := b.exportState(since)
 		if err != nil {
 			return jsError(err)
 		}
@@ -231,5 +242,8 @@ func (b *browserPeer) addSessionAPI(obj js.Value) {
 // learnerYield is build's yield hook: the volunteer's controls around
 // the 10 ms event-loop yield.
 func (b *browserPeer) learnerYield() func() {
-	return b.ctl.gate(newYielder(10*time.Millisecond).Maybe, b.roundKey)
+	b.mu.Lock()
+	done := b.done // this run's: build runs inside it
+	b.mu.Unlock()
+	return b.ctl.gate(newYielder(10*time.Millisecond).Maybe, b.roundKey, done)
 }

@@ -70,12 +70,13 @@ func (b *browserPeer) snapshot() {
 }
 
 // exportState returns the session record of the latest checkpoint, or
-// null before the first round.
-func (b *browserPeer) exportState() (js.Value, error) {
+// null before the first round and when its round is not after since
+// (the round the page saved last: nothing new to encode).
+func (b *browserPeer) exportState(since int) (js.Value, error) {
 	b.mu.Lock()
 	snap, cfg, lp := b.resume.snap, b.lcfg, b.lp
 	b.mu.Unlock()
-	if snap == nil || lp == nil {
+	if snap == nil || lp == nil || snap.Rounds <= since {
 		return js.Null(), nil
 	}
 	sum, err := cfg.Arch.ShapeChecksum()

@@ -99,6 +99,8 @@
       const task = PeerLearn.taskID($("task").value);
       let rec = pending;
       pending = null;
+      rs.restored = null;
+      rs.savedRound = -1; // a fresh learner saves from its first round
       if (!rec) {
         try { rec = (await all()).find((r) => r.task === task && r.id === peer.id); } catch (_) { rec = null; }
       }
@@ -115,6 +117,7 @@
     event(ev) {
       if (ev.type === "resume" && !ev.ok) {
         rs.restored = null;
+        rs.savedRound = -1;
         refuse(page.status ? page.status.task : PeerLearn.taskID($("task").value), ev.message + " (the saved session has been dropped)");
       }
       if (ev.type !== "status") return;
@@ -133,8 +136,8 @@
     const peer = page.peer;
     if (!peer || rs.saving || peer === rs.forgotten || performance.now() - rs.savedAt < SAVE_MS) return;
     const seed = sessionStorage.getItem("peerlearn-seed");
-    const rec = peer.exportState();
-    if (!rec || rec instanceof Error || rec.round === rs.savedRound || !seed) return;
+    const rec = peer.exportState(rs.savedRound); // null: no round after the saved one
+    if (!rec || rec instanceof Error || !seed) return;
     rs.saving = true;
     try {
       await put({ ...rec, seed, savedAt: Date.now() });
