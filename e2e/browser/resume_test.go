@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -78,6 +79,45 @@ func readSession(tb *tab) (tabSession, error) {
 		return s, fmt.Errorf("%s failed: %s", tb.name, s.Error)
 	}
 	return s, nil
+}
+
+// reopenTab leaves tb's page (for about:blank, as if it had crashed or
+// been closed) and opens url in a new tab of the same browser, as a
+// volunteer reopens the page: the new page has an empty sessionStorage
+// but the browser's IndexedDB. (tb's target stays, blank: it owns the
+// browser in chromedp.)
+func reopenTab(t *testing.T, tb *tab, url string) *tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	err := chromedp.Do(ctx, chromedp.Navigate("about:blank"))
+	cancel()
+	if err != nil {
+		t.Fatalf("leave the page: %v", err)
+	}
+	nctx, ncancel := chromedp.NewContext(tb.ctx, chromedp.WithNewWindow(false))
+	nt := &tab{name: tb.name + "-reopened", ctx: nctx, cancel: ncancel}
+	t.Cleanup(nt.close)
+	// The first action makes the tab, which lives as long as that
+	// action's context: nctx itself, bounded here by a timer.
+	opened := make(chan error, 1)
+	go func() { opened <- chromedp.Do(nctx, chromedp.Navigate("about:blank")) }()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatalf("open a new tab: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no new tab in 30 s")
+	}
+	start, cancelStart := context.WithTimeout(nctx, 60*time.Second)
+	defer cancelStart()
+	if err := chromedp.Do(start, chromedp.Navigate(url), chromedp.WaitReady("#join")); err != nil {
+		t.Fatalf("load %s in a new tab: %v", url, err)
+	}
+	if _, err := chromedp.CallBrowser(nctx, target.ActivateTarget, target.ActivateTargetParams{TargetID: chromedp.FromContext(nctx).Target.TargetID}); err != nil {
+		t.Fatal(err)
+	}
+	return nt
 }
 
 func reloadTab(t *testing.T, tb *tab) {
@@ -154,7 +194,8 @@ func resumeSeconds(t *testing.T, bin, data string) float64 {
 
 // TestBrowserResume: a tab that trained is back, after a reload, with
 // the same ID, its round count going on from the one it saved, and
-// training; a damaged saved session is named and dropped, and the tab
+// training; so is the page reopened in a new tab of the browser (after
+// a crash: no sessionStorage, the key from IndexedDB); a damaged saved session is named and dropped, and the tab
 // starts afresh under the same key; "Forget me" leaves and clears the
 // key, model and round, and a reload then joins nothing by itself.
 func TestBrowserResume(t *testing.T) {
@@ -164,6 +205,37 @@ func TestBrowserResume(t *testing.T) {
 	srv := startE2EServer(t, sigBin, wasmDir)
 	tb, saved, secs := resumeAfterReload(t, bin, srv)
 	t.Logf("resumed at round %d, training again %.1f s after the reload (resume_s)", saved, secs)
+
+	// A crash, or the tab closed: a new tab of the same browser (no
+	// sessionStorage: the key comes from IndexedDB) is back with the same
+	// ID, going on from the round saved last.
+	s0, err := readSession(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a session saved after the resume", 60*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err == nil && len(s.Records) == 1 && s.Records[0].Round > saved {
+			s0 = s
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", s.Records, err)
+	})
+	tb = reopenTab(t, tb, fmt.Sprintf("%s/?task=%s&shard=1/6&evalEvery=2000&evalSamples=500", srv.origin, srv.tid.Hex()))
+	waitUntil(t, "the reopened tab trains again", 90*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err != nil {
+			return err.Error()
+		}
+		if s.Restored == nil || s.AgainMS == 0 {
+			return fmt.Sprintf("restored %+v, rounds %d, state %s", s.Restored, s.rounds(), s.State)
+		}
+		if s.ID != s0.ID || s.Restored.Round < s0.Records[0].Round || s.rounds() <= s.Restored.Round {
+			t.Fatalf("reopened: peer %.8s (was %.8s), restored round %d (saved %d), rounds %d", s.ID, s0.ID, s.Restored.Round, s0.Records[0].Round, s.rounds())
+		}
+		return ""
+	})
+	saved = s0.Records[0].Round
 
 	// A damaged record (one byte of the model flipped: its CRC-32C no
 	// longer matches) is refused with a message, dropped, and the tab
