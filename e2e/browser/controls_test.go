@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -53,7 +54,8 @@ func busyShare(a, b tabSession) float64 {
 // TestBrowserControls: the volunteer's controls. With a CPU share of 25%
 // the training's measured busy share falls well under the full-speed
 // one (the tab still trains); paused (the button), the tab trains no
-// sample but stays linked to its neighbour; resumed, it trains again.
+// sample but stays linked to its neighbour; resumed, it trains again;
+// set to train only while visible, it holds while hidden.
 func TestBrowserControls(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
@@ -128,9 +130,44 @@ func TestBrowserControls(t *testing.T) {
 		t.Errorf("the page does not say why training is held: %q %v", txt, err)
 	}
 	click()
+	var r tabSession
 	waitUntil(t, "the tab trains again", 60*time.Second, 300*time.Millisecond, func() string {
 		s, err := readSession(tb)
 		if err == nil && !s.Controls.Paused && s.Learn.Samples > p1.Learn.Samples {
+			r = s
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", s.Controls, err)
+	})
+
+	// Training only while the tab is visible (the Page Visibility API):
+	// hidden behind another tab, it holds; shown again, it trains.
+	if _, err := evalJS[bool](tb, `(window.peerlearnPage.setControls({ onlyVisible: true }), true)`); err != nil {
+		t.Fatal(err)
+	}
+	other, cancelOther := chromedp.NewContext(tb.ctx, chromedp.WithNewWindow(false))
+	defer cancelOther()
+	if err := chromedp.Do(other, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	activate := func(ctx context.Context) {
+		if _, err := chromedp.CallBrowser(ctx, target.ActivateTarget,
+			target.ActivateTargetParams{TargetID: chromedp.FromContext(ctx).Target.TargetID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	activate(other)
+	waitUntil(t, "the hidden tab holds its training", 60*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err == nil && s.Controls.Paused && s.Controls.Parked && s.Controls.Reason == "this tab is hidden" {
+			return ""
+		}
+		return fmt.Sprintf("%+v %v", s.Controls, err)
+	})
+	activate(tb.ctx)
+	waitUntil(t, "the tab shown again trains", 60*time.Second, 300*time.Millisecond, func() string {
+		s, err := readSession(tb)
+		if err == nil && !s.Controls.Paused && s.Learn.Samples > r.Learn.Samples {
 			return ""
 		}
 		return fmt.Sprintf("%+v %v", s.Controls, err)

@@ -25,6 +25,7 @@ type tabSession struct {
 		Paused  bool    `json:"paused"`
 		Share   float64 `json:"share"`
 		Parked  bool    `json:"parked"`
+		Reason  string  `json:"reason"`
 		GivenMS int64   `json:"given_ms"`
 		BusyMS  int64   `json:"busy_ms"`
 		RestMS  int64   `json:"rest_ms"`
