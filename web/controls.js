@@ -46,11 +46,16 @@
     $("only-charging").checked = ctl.onlyCharging;
     $("training-state").textContent = why ? `Training held: ${why}. This tab stays in the overlay.` :
       ctl.share < 1 ? `Training at most ${Math.round(100 * ctl.share)}% of the time.` : "";
-    const peer = page.peer;
-    if (peer && typeof peer.setControls === "function") {
-      const r = peer.setControls({ paused: why !== "", reason: why, share: ctl.share });
-      if (r instanceof Error) throw r;
-    }
+    if (page.peer) send(page.peer);
+  }
+  // send tells the peer (its answer may be a promise: a peer in a worker).
+  function send(peer) {
+    if (typeof peer.setControls !== "function") return;
+    const why = holdReason();
+    Promise.resolve()
+      .then(() => peer.setControls({ paused: why !== "", reason: why, share: ctl.share }))
+      .then((r) => { if (r instanceof Error) throw r; })
+      .catch((e) => page.showError("Controls: " + e.message));
   }
   page.setControls = (o) => { Object.assign(ctl, o); apply(); }; // for tests and the console
 
@@ -100,9 +105,7 @@
   page.hooks.push({
     beforeJoin(peer) {
       ctl.samples = [];
-      const why = holdReason();
-      const r = peer.setControls({ paused: why !== "", reason: why, share: ctl.share });
-      if (r instanceof Error) throw r;
+      send(peer);
     },
     event(ev) { if (ev.type === "status") render(ev.status); },
   });

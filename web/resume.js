@@ -64,6 +64,22 @@
     });
   }
 
+  // The task ID records are keyed by, from the task field (Go's parse:
+  // "" is the server's default task); null when it cannot be told.
+  function taskKey(field) {
+    if (window.PeerLearn && typeof PeerLearn.taskID === "function") {
+      const id = PeerLearn.taskID(field);
+      return typeof id === "string" ? id : null;
+    }
+    const f = field.trim().toLowerCase();
+    return /^[0-9a-f]{64}$/.test(f) ? f : null;
+  }
+  // The peer's calls may answer at once or with a promise (a peer in a
+  // worker): either way an Error, a rejection or a value.
+  async function call(fn) {
+    try { return await fn(); } catch (e) { return e instanceof Error ? e : new Error(String(e)); }
+  }
+
   let pending = null; // the record to import at the next join
   page.hooks.push({
     // On load: a saved session of the task in the field (or, with no
@@ -72,8 +88,8 @@
       let recs;
       try { recs = await all(); } catch (e) { note("Sessions cannot be kept in this browser: " + e.message); return false; }
       if (!recs.length) return false;
-      const field = PeerLearn.taskID($("task").value);
-      let rec = typeof field === "string" ? recs.find((r) => r.task === field) : null;
+      const field = taskKey($("task").value);
+      let rec = field ? recs.find((r) => r.task === field) : null;
       if (!rec && !new URLSearchParams(location.search).get("task")) {
         rec = recs.slice().sort((a, b) => (b.savedAt || 0) - (a.savedAt || 0))[0];
       }
@@ -96,7 +112,7 @@
     },
     // Before any join: the saved session of this task and key, if any.
     async beforeJoin(peer) {
-      const task = PeerLearn.taskID($("task").value);
+      const task = taskKey($("task").value);
       let rec = pending;
       pending = null;
       rs.restored = null;
@@ -105,7 +121,7 @@
         try { rec = (await all()).find((r) => r.task === task && r.id === peer.id); } catch (_) { rec = null; }
       }
       if (!rec) return;
-      const r = peer.importState(rec);
+      const r = await call(() => peer.importState(rec));
       if (r instanceof Error) {
         refuse(rec.task, "Saved session not resumed, starting afresh (it has been dropped): " + r.message);
         return;
@@ -118,7 +134,7 @@
       if (ev.type === "resume" && !ev.ok) {
         rs.restored = null;
         rs.savedRound = -1;
-        refuse(page.status ? page.status.task : PeerLearn.taskID($("task").value), ev.message + " (the saved session has been dropped)");
+        refuse(page.status ? page.status.task : taskKey($("task").value), ev.message + " (the saved session has been dropped)");
       }
       if (ev.type !== "status") return;
       const s = ev.status;
@@ -136,10 +152,10 @@
     const peer = page.peer;
     if (!peer || rs.saving || peer === rs.forgotten || performance.now() - rs.savedAt < SAVE_MS) return;
     const seed = sessionStorage.getItem("peerlearn-seed");
-    const rec = peer.exportState(rs.savedRound); // null: no round after the saved one
-    if (!rec || rec instanceof Error || !seed) return;
     rs.saving = true;
     try {
+      const rec = await call(() => peer.exportState(rs.savedRound)); // null: no round after the saved one
+      if (!rec || rec instanceof Error || !seed) return;
       await put({ ...rec, seed, savedAt: Date.now() });
       rs.savedRound = rec.round;
       rs.savedAt = performance.now();

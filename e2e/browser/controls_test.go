@@ -82,16 +82,24 @@ func TestBrowserControls(t *testing.T) {
 	quarter := busyShare(c, d)
 	t.Logf("measured busy share: %.2f at full speed, %.2f with share 0.25 (rested %d ms); samples %d -> %d -> %d",
 		full, quarter, d.Controls.RestMS-c.Controls.RestMS, a.Learn.Samples, b.Learn.Samples, d.Learn.Samples)
-	// Generous margins: the mechanism (rest of 3 busy spans for each)
-	// gives about 0.25 under any load; full speed trains most of the time.
-	if full < 0.4 {
-		t.Fatalf("at full speed the tab trained %.2f of the time: the test cannot tell a share", full)
+	// The mechanism: with share 0.25 each busy span owes three times its
+	// length of rest, which the tab sleeps off (less what the pauses
+	// between rounds paid). Rest at least 1.5 times the busy time, and
+	// a busy share under 0.45, leave room for any load.
+	busy, rest := d.Controls.BusyMS-c.Controls.BusyMS, d.Controls.RestMS-c.Controls.RestMS
+	if busy <= 0 || float64(rest) < 1.5*float64(busy) || quarter > 0.45 {
+		t.Errorf("with share 0.25: trained %d ms, rested %d ms, busy share %.2f", busy, rest, quarter)
 	}
-	if quarter > 0.6*full || quarter > 0.45 {
-		t.Errorf("with share 0.25 the tab trained %.2f of the time (full speed %.2f)", quarter, full)
+	if b.Controls.RestMS != a.Controls.RestMS {
+		t.Errorf("at full speed the tab rested %d ms", b.Controls.RestMS-a.Controls.RestMS)
 	}
-	if d.Controls.RestMS <= c.Controls.RestMS || d.Controls.BusyMS <= c.Controls.BusyMS {
-		t.Errorf("with share 0.25: rested %d ms, trained %d ms", d.Controls.RestMS-c.Controls.RestMS, d.Controls.BusyMS-c.Controls.BusyMS)
+	// The outcome against full speed, where full speed trains most of the
+	// time (a load that starves the tab's training below 0.4 already
+	// holds it near the share: no comparison then).
+	if full >= 0.4 && quarter > 0.6*full {
+		t.Errorf("with share 0.25 the tab trained %.2f of the time, at full speed %.2f", quarter, full)
+	} else if full < 0.4 {
+		t.Logf("at full speed the loaded tab trained only %.2f of the time: no comparison with it", full)
 	}
 	if _, err := evalJS[bool](tb, `(window.peerlearnPage.setControls({ share: 1 }), true)`); err != nil {
 		t.Fatal(err)
