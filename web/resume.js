@@ -155,7 +155,7 @@
     rs.saving = true;
     try {
       const rec = await call(() => peer.exportState(rs.savedRound)); // null: no round after the saved one
-      if (!rec || rec instanceof Error || !seed) return;
+      if (!rec || rec instanceof Error || !seed || peer === rs.forgotten) return;
       await put({ ...rec, seed, savedAt: Date.now() });
       rs.savedRound = rec.round;
       rs.savedAt = performance.now();
@@ -172,6 +172,7 @@
       if (page.peer && ["starting", "loading", "joining", "member"].includes(page.status && page.status.state)) await page.peer.leave();
     } catch (e) { page.showError && page.showError("Leave: " + e.message); }
     try {
+      while (rs.saving) await new Promise((r) => setTimeout(r, 50)); // a write under way lands first
       await clear();
       sessionStorage.removeItem("peerlearn-seed");
       rs.restored = null;

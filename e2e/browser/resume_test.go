@@ -89,12 +89,23 @@ func readSession(tb *tab) (tabSession, error) {
 // browser in chromedp.)
 func reopenTab(t *testing.T, tb *tab, url string) *tab {
 	t.Helper()
+	leavePage(t, tb)
+	return newTabIn(t, tb, url)
+}
+
+// leavePage navigates tb to about:blank.
+func leavePage(t *testing.T, tb *tab) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
-	err := chromedp.Do(ctx, chromedp.Navigate("about:blank"))
-	cancel()
-	if err != nil {
-		t.Fatalf("leave the page: %v", err)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("%s: leave the page: %v", tb.name, err)
 	}
+}
+
+// newTabIn opens url in a new tab of tb's browser and shows it.
+func newTabIn(t *testing.T, tb *tab, url string) *tab {
+	t.Helper()
 	nctx, ncancel := chromedp.NewContext(tb.ctx, chromedp.WithNewWindow(false))
 	nt := &tab{name: tb.name + "-reopened", ctx: nctx, cancel: ncancel}
 	t.Cleanup(nt.close)
@@ -222,7 +233,22 @@ func TestBrowserResume(t *testing.T) {
 		}
 		return fmt.Sprintf("%+v %v", s.Records, err)
 	})
-	tb = reopenTab(t, tb, fmt.Sprintf("%s/?task=%s&shard=1/6&evalEvery=2000&evalSamples=500", srv.origin, srv.tid.Hex()))
+	url := fmt.Sprintf("%s/?task=%s&shard=1/6&evalEvery=2000&evalSamples=500", srv.origin, srv.tid.Hex())
+	// While the tab runs its session, a second tab of the browser does
+	// not resume it (one ID twice): the task's Web Lock is held.
+	sib := newTabIn(t, tb, url)
+	waitUntil(t, "a second tab leaves the session to the first", 30*time.Second, 300*time.Millisecond, func() string {
+		note, err := evalJS[string](sib, `document.getElementById("session-note").textContent`)
+		if err == nil && strings.Contains(note, "another tab") {
+			return ""
+		}
+		return fmt.Sprintf("note %q %v", note, err)
+	})
+	if joined, err := evalJS[bool](sib, `!!window.peerlearnPeer`); err != nil || joined {
+		t.Fatalf("the second tab joined (%v, %v)", joined, err)
+	}
+	leavePage(t, sib)
+	tb = reopenTab(t, tb, url)
 	waitUntil(t, "the reopened tab trains again", 90*time.Second, 300*time.Millisecond, func() string {
 		s, err := readSession(tb)
 		if err != nil {
