@@ -155,6 +155,10 @@ func TestBenchBrowser(t *testing.T) {
 	// the light files, a shard near the mean size, until it trains).
 	tabAll, tabWasm, tabData := lightTab(t, bin, data)
 	t.Logf("light tab: %.2f MB in all, peer.wasm %.2f MB, data %.2f MB", tabAll/1e6, tabWasm/1e6, tabData/1e6)
+	// How long a reloaded tab takes to train again (TestBrowserResume's
+	// measure: navigation start to the first round after the saved one).
+	resumeS := resumeSeconds(t, bin, data)
+	t.Logf("resume: training again %.1f s after the reload", resumeS)
 	get := func(arch, engine string) benchRun {
 		for _, r := range res.Runs {
 			if r.Arch == arch && r.Engine == engine {
@@ -209,10 +213,10 @@ func TestBenchBrowser(t *testing.T) {
 	if goMLP.Error != "" || simdMLP.Error != "" || tfMLP.Error != "" || nativeSPS["mlp"] <= 0 {
 		t.Fatalf("MLP: go-wasm %q, go-simd %q, tfjs-wasm %q, native %.0f samples/s", goMLP.Error, simdMLP.Error, tfMLP.Error, nativeSPS["mlp"])
 	}
-	// The fields that are measured; frame_gap_ms and resume_s
-	// are not yet, so they are absent, not made up.
-	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f go_simd_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f simd_ratio=%.2f wasm_vs_native=%.3f tab_mb=%.2f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",
-		goMLP.SPS, simdMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS, simdMLP.SPS/goMLP.SPS, simdMLP.SPS/nativeSPS["mlp"], tabAll/1e6, kg.KeysPerS, kg.KeysPerS/native.KeysPerS))
+	// The fields that are measured; frame_gap_ms is not yet, so
+	// it is absent, not made up.
+	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f go_simd_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f simd_ratio=%.2f wasm_vs_native=%.3f tab_mb=%.2f resume_s=%.1f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",
+		goMLP.SPS, simdMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS, simdMLP.SPS/goMLP.SPS, simdMLP.SPS/nativeSPS["mlp"], tabAll/1e6, resumeS, kg.KeysPerS, kg.KeysPerS/native.KeysPerS))
 	for _, l := range lines {
 		fmt.Println(l)
 	}
