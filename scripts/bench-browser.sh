@@ -33,7 +33,7 @@
 # The last two lines are the small CNN's and the MLP's (machine-readable):
 #
 #   bench-browser cnn go_wasm_sps=X go_simd_sps=S tfjs_best=B tfjs_best_sps=Y ratio=X/Y simd_ratio=S/X wasm_vs_native=S/N
-#   bench-browser go_wasm_sps=X go_simd_sps=S tfjs_wasm_sps=Y ratio=X/Y simd_ratio=S/X wasm_vs_native=S/N frame_gap_ms=G tab_mb=M keygen_wasm_per_s=K keygen_wasm_vs_native=K/N
+#   bench-browser go_wasm_sps=X go_simd_sps=S tfjs_wasm_sps=Y ratio=X/Y simd_ratio=S/X wasm_vs_native=S/N frame_gap_ms=G tab_mb=M resume_s=T keygen_wasm_per_s=K keygen_wasm_vs_native=K/N
 #
 # (N: the native engine's samples/s on one thread; G: the page's longest
 # gap between two requestAnimationFrame callbacks while a tab trains in
@@ -41,10 +41,12 @@
 # BENCH_SMOKE), with every CPU kept busy by a spinning goroutine of the
 # driver; the line before the last, `bench-browser frame_gap ...`, has
 # its p99 and the same tab training on the page's thread (?trainer=main)
-# for comparison; M: the MB a demo tab downloads until it trains,
-# e2e/browser TestLightTab's measure: `make demo`'s partition served as
-# light files, shard 1 of 8, 6818 samples, the closest to the mean).
-# Issue #25's resume_s is not measured yet and so absent.
+# and an idle page for comparison; M: the MB a demo tab downloads until
+# it trains, e2e/browser TestLightTab's measure: `make demo`'s partition
+# served as light files, shard 1 of 8, 6818 samples, the closest to the
+# mean; T: the seconds from reloading a tab that kept its session to its
+# first round after the saved one, e2e/browser TestBrowserResume's
+# measure).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -41,9 +41,9 @@ smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps n
 smoke bench-transfer webrtc_mbs tcp_mbs ratio
 smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go
 smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go
-smoke bench-browser go_wasm_sps go_simd_sps tfjs_wasm_sps ratio simd_ratio wasm_vs_native frame_gap_ms tab_mb keygen_wasm_per_s keygen_wasm_vs_native
+smoke bench-browser go_wasm_sps go_simd_sps tfjs_wasm_sps ratio simd_ratio wasm_vs_native frame_gap_ms tab_mb resume_s keygen_wasm_per_s keygen_wasm_vs_native
 LINE=netlab smoke bench-netlab pairs direct relay failed connect_p50_ms connect_p95_ms relay_mbs acc_mean
 smoke bench-live methods peers agree_ok
 smoke bench-owner tasks tabular_acc tabular_central image_acc image_central onnx_maxdiff torch_agree collect_best_acc
-smoke bench-abuse manifest_mb offers conns_max server_joins_ok rss_growth_mb rss_growth_honest_mb trained
+smoke bench-abuse manifest_mb offers conns_max server_joins_ok rss_growth_mb rss_growth_honest_mb trained proxy_joins_ok turn_drained fake_contacts newcomer_join_s
 echo "bench-smoke: ${#times[@]} benchmarks parse (${times[*]}, ${SECONDS}s in all)"

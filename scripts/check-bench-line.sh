@@ -8,7 +8,9 @@
 # honest "no", e.g. bench-abuse's server_joins_ok when honest peers could
 # not join during a socket flood). A key named failed, or ending in
 # _failed, counts failures: a whole number, and 0 is the goal (bench-netlab's
-# pairs that never connected). The key "method" names a method
+# pairs that never connected); so do the keys in zero_goal below
+# (bench-abuse's turn_drained, 1 if an honest newcomer was refused a relay,
+# and fake_contacts, the fakes newcomers were handed). The key "method" names a method
 # (bench-live's "live method=pens ...").
 #
 #   scripts/bench-train.sh | scripts/check-bench-line.sh bench-train mlp_go_vs_torch cnn_go_vs_torch
@@ -27,6 +29,8 @@ read -r -a fields <<<"$last"
 [ ${#fields[@]} -ge 2 ] || fail "no key=value fields"
 [ "${fields[0]}" = "$name" ] || fail "does not start with '$name'"
 
+# Counts whose goal is 0 (besides failed and *_failed).
+declare -A zero_goal=([turn_drained]=1 [fake_contacts]=1)
 declare -A seen=()
 number='^(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
 for f in "${fields[@]:1}"; do
@@ -44,7 +48,7 @@ for f in "${fields[@]:1}"; do
 		[[ $val == 0 || $val == 1 ]] || fail "value of '$key' ('$val') is not 0 or 1"
 		continue
 	fi
-	if [[ $key == failed || $key == *_failed ]]; then
+	if [[ $key == failed || $key == *_failed || -n ${zero_goal[$key]:-} ]]; then
 		[[ $val =~ ^(0|[1-9][0-9]*)$ ]] || fail "value of '$key' ('$val') is not a whole number"
 		continue
 	fi

@@ -181,8 +181,11 @@ func (c *Client) Send(ctx context.Context, to ident.Peer, kind RelayKind, data s
 	return c.write(ctx, &Message{Type: MsgRelay, Relay: &Relay{To: to, Kind: kind, Data: data}})
 }
 
-// Connected tells the server the first WebRTC connection (to peer) is up:
-// the bootstrap window closes and the server relays no more for this peer.
+// Connected tells the server a data channel with peer is open: to one
+// of this peer's contacts, its first connection (the bootstrap window
+// closes and the server relays no more for this peer); to a new peer
+// whose offer came through the server, the confirmation that makes the
+// server believe that peer's own claim.
 func (c *Client) Connected(ctx context.Context, peer ident.Peer) error {
 	return c.write(ctx, &Message{Type: MsgConnected, Connected: &Connected{Peer: peer}})
 }

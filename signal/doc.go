@@ -23,9 +23,17 @@
 //	client -> server  hello     {id, public_key, task, sig, pow, token}  sig = ed25519 over HelloMessage
 //	server -> client  welcome   {contacts, ice_servers, task, bootstrap_ms, token, admission_key}
 //	both ways         relay     {from, to, kind, data}       (bootstrap window only)
-//	client -> server  connected {peer}                        closes the window
+//	client -> server  connected {peer}                        an open data channel with peer:
+//	                                                          a newcomer's claim (closes its window),
+//	                                                          or its contact's confirmation of it
 //	client -> server  ping; server -> client pong            keepalive
 //	either            bye {reason}; server -> client error {code, text}
+//
+// The server believes a newcomer's "connected" claim (and hands it to
+// later newcomers ahead of others) only once the contact, itself
+// established, sends connected naming the newcomer on its own session:
+// a peer sends it for every connection it answered through the server
+// (signal/server claims.go).
 //
 // Message types, error codes and relay kinds are numbers fixed forever:
 // new ones are appended, none is renumbered or reused.

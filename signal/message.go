@@ -110,9 +110,11 @@ type Relay struct {
 	Data string `json:"data"`
 }
 
-// Connected reports the new peer's first WebRTC connection.
+// Connected reports an open data channel: a new peer's first
+// connection (to one of its contacts), or a contact's confirmation of a
+// new peer's (MsgConnected).
 type Connected struct {
-	// Peer is the contact it connected to.
+	// Peer is the other end: the contact, or the new peer.
 	Peer ident.Peer `json:"peer"`
 }
 

@@ -16,8 +16,11 @@ const (
 	MsgWelcome MsgType = 3
 	// MsgRelay (both ways): SDP or an ICE candidate for a named peer.
 	MsgRelay MsgType = 4
-	// MsgConnected (client -> server): the first WebRTC connection is up;
-	// the bootstrap window closes.
+	// MsgConnected (client -> server): a data channel with the named peer
+	// is open. From a new peer about one of its contacts: its first
+	// connection, and its bootstrap window closes; from a contact about
+	// a new peer it answered: the confirmation the server needs to
+	// believe that peer's claim.
 	MsgConnected MsgType = 5
 	// MsgBye (both ways): the sender is leaving.
 	MsgBye MsgType = 6

@@ -16,6 +16,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -144,11 +145,11 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	if err != nil {
 		return nil, err
 	}
-	local, test, partition, rotated, err := cutShard(train, test, spec, k, n)
+	local, test, desc, rotated, err := taskarch.Shard(train, test, spec, id, k, n)
 	if err != nil {
 		return nil, err
 	}
-	progress(fmt.Sprintf("shard %d/%d of %s %s: %d samples (%v)", k, n, spec.Dataset, partition, local.Len(), time.Since(t0).Round(time.Millisecond)))
+	progress(fmt.Sprintf("shard %s of %s: %d samples (%v)", desc, spec.Dataset, local.Len(), time.Since(t0).Round(time.Millisecond)))
 	// The whole train set (about 190 MB for MNIST) is garbage now that the
 	// shard is copied out; without a collection here the heap would grow
 	// by everything training allocates before the next one (measured on
@@ -157,28 +158,8 @@ func serverShard(base string, spec task.Spec, id ident.Peer, k, n int, progress 
 	debug.FreeOSMemory()
 	return &dataSet{
 		source: "server", local: local, test: test, dataset: spec.Dataset, rotated: rotated,
-		shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local), fetched: fetched,
+		shard: desc, hist: labelHist(local), fetched: fetched,
 	}, nil
-}
-
-// cutShard cuts shard k of n of spec's partition out of train, as a
-// native peer does (cmd/peerlearn's learnerOn): a rotated-cluster shard
-// (partition "+rotate:F") is rotated, and so is the test set it is
-// measured on (its own distribution's), in place.
-func cutShard(train, test *data.Dataset, spec task.Spec, k, n int) (local, tested *data.Dataset, partition string, rotated bool, err error) {
-	partition = spec.Partition.Spec
-	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
-	if err != nil {
-		return nil, nil, "", false, err
-	}
-	if local, err = train.Client(shards[k]); err != nil {
-		return nil, nil, "", false, err
-	}
-	if shards[k].Rotated {
-		test.Rotate180()
-		partition += " (rotated)"
-	}
-	return local, test, partition, shards[k].Rotated, nil
 }
 
 // lightShard fetches shard k of n of spec's partition and the test subset

@@ -39,6 +39,7 @@ func main() {
 		}
 		return p.jsObject()
 	}))
+	api.Set("taskID", jsFunc("taskID", nil, taskIDOf))
 	js.Global().Set("PeerLearn", api)
 	// Tell the page the runtime is ready (it may have loaded us async).
 	if f := js.Global().Get("onPeerLearnReady"); f.Type() == js.TypeFunction {

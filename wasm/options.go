@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"strconv"
 	"strings"
 	"syscall/js"
 	"time"
 
-	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -208,7 +208,7 @@ func (o *options) parseTask(s string) error {
 		}
 		o.Task, o.TaskName = id, spec.Name
 	case strings.HasPrefix(s, "{"):
-		spec, err := task.ParseFor([]byte(s), netpeer.TaskEngine{}) // refused here, not after the welcome
+		spec, err := task.ParseFor([]byte(s), node.TaskEngine{}) // refused here, not after the welcome
 		if err != nil {
 			return fmt.Errorf("task spec: %w", err)
 		}

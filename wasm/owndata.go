@@ -39,17 +39,13 @@ func ownTaskData(spec task.Spec, id ident.Peer, files []data.OwnFile, k, n int, 
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
-			n = spec.Partition.Parts
-			k = int(id.Seed() % uint64(n))
-		}
-		local, test, partition, rotated, err := cutShard(train, test, spec, k, n)
+		local, test, desc, rotated, err := taskarch.Shard(train, test, spec, id, k, n)
 		if err != nil {
 			return nil, err
 		}
-		progress(fmt.Sprintf("the task's data folder (%d files, every one as its manifest says): shard %d/%d of %s, %d samples", len(files), k, n, partition, local.Len()))
+		progress(fmt.Sprintf("the task's data folder (%d files, every one as its manifest says): shard %s, %d samples", len(files), desc, local.Len()))
 		return &dataSet{source: "own", local: local, test: test, dataset: spec.Name, rotated: rotated,
-			shard: fmt.Sprintf("%d/%d of %s", k, n, partition), hist: labelHist(local)}, nil
+			shard: desc, hist: labelHist(local)}, nil
 	}
 	if spec.Data.URL == "" {
 		return nil, errors.New("this task does not publish its manifest (data.url): pick the task's data folder, with its " + taskarch.ManifestFile)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"sync"
 	"syscall/js"
@@ -54,6 +55,8 @@ type browserPeer struct {
 	hist     history
 	lastRnd  int
 	seq      uint64       // joins, to tell runs apart
+	ctl      *controls    // the volunteer's pause and CPU share (controls.go)
+	resume   resumeState  // the session kept across reloads (resume.go)
 	trainer  *trainerConn // the trainer worker, or nil: training on the page's thread
 	noWorker string       // why training runs on the page's thread
 }
@@ -71,7 +74,7 @@ func newBrowserPeer(opts options) (*browserPeer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browserPeer{opts: opts, identity: identity, id: identity.ID(), state: "idle", noWorker: opts.TrainerNote}
+	b := &browserPeer{opts: opts, identity: identity, id: identity.ID(), state: "idle", ctl: newControls(), noWorker: opts.TrainerNote}
 	if opts.Trainer.Truthy() {
 		if b.trainer, err = trainerFor(opts.Trainer, opts.TrainerKern); err != nil {
 			return nil, err
@@ -115,6 +118,7 @@ func (b *browserPeer) jsObject() js.Value {
 		}
 		return js.Global().Get("Promise").Call("resolve", js.ValueOf(map[string]any{"name": name, "bytes": bytesToJS(enc)}))
 	}))
+	b.addSessionAPI(obj)
 	return obj
 }
 
@@ -200,6 +204,7 @@ func (b *browserPeer) join() error {
 	b.mu.Lock()
 	b.np, b.cancel, b.done, b.started = np, cancel, done, time.Now()
 	b.lp, b.hist, b.lastRnd = nil, history{}, 0
+	b.resume.snap, b.resume.snapSeen = nil, 0
 	b.mu.Unlock()
 	b.setState("starting")
 	b.progress("connecting to " + b.opts.SignalURL)
@@ -302,7 +307,7 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 		}
 		ds.key = key
 	}
-	cfg, err := netpeer.LearnerConfig(spec, id, ds.local, b.opts.Tick)
+	cfg, err := node.LearnerConfig(spec, id, ds.local, b.opts.Tick)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,8 +335,9 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 		b.progress(capped)
 	}
 	// Training hands the event loop a turn every 10 ms, so WebRTC,
-	// heartbeats and the page keep going during a round.
-	cfg.Yield = newYielder(10 * time.Millisecond).Maybe
+	// heartbeats and the page keep going during a round, and obeys the
+	// volunteer's pause and CPU share (controls.go).
+	cfg.Yield = b.learnerYield()
 	lp, err := learn.NewPeer(cfg, ds.local)
 	if err != nil {
 		return nil, nil, err
@@ -339,6 +345,7 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	b.mu.Lock()
 	b.ds, b.lp, b.lcfg, b.spr, b.capped, b.trainSPS = ds, lp, cfg, spr, capped, sps
 	b.mu.Unlock()
+	b.applyResume(lp, cfg) // a saved session, if the page imported one
 	b.progress(fmt.Sprintf("learning %s: %s, %d parameters, %d samples a round, ~%.0f samples/s here", spec.Name, lp.ArchTag(), lp.NumParams(), spr, sps))
 	b.setState("joining")
 	return lp, ds.test, nil

@@ -54,6 +54,9 @@ type pageStatus struct {
 	// Summaries counts the summaries sent to the server (nil unless the
 	// volunteer shares progress).
 	Summaries *netpeer.SummaryStatus `json:"summaries,omitempty"`
+	// Controls are the volunteer's pause and CPU share, and what the
+	// training has given (controls.go).
+	Controls controlsView `json:"controls"`
 }
 
 type neighborView struct {
@@ -189,7 +192,7 @@ func (b *browserPeer) status() pageStatus {
 	ps := pageStatus{
 		ID: b.identity.ID().Hex(), Short: b.id.String(), Task: b.opts.Task.Hex(), TaskName: b.opts.TaskName,
 		State: state, Error: b.lastErr, Spaces: spaces, Coords: coords(b.id, spaces),
-		Neighbors: []neighborView{}, Kernels: f32.Kernels(), Trainer: &tv,
+		Neighbors: []neighborView{}, Kernels: f32.Kernels(), Controls: b.ctl.view(), Trainer: &tv,
 	}
 	if !b.started.IsZero() {
 		ps.UptimeS = time.Since(b.started).Seconds()
@@ -310,6 +313,7 @@ func (b *browserPeer) statusLoop(done <-chan struct{}) {
 			}
 			b.mu.Unlock()
 		}
+		b.snapshot() // the session to keep, between rounds (resume.go)
 		b.pushStatus()
 	}
 }

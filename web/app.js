@@ -13,6 +13,22 @@ const params = new URLSearchParams(location.search);
 const page = { peer: null, status: null, ready: false, errors: [], logLines: [] };
 window.peerlearnPage = page; // for tests and the console
 
+// ---- hooks for the page's other scripts (resume.js, controls.js) ----
+// Each is an object of optional functions: ready() once the wasm runs
+// (true: it joined, so ?autojoin does not), beforeJoin(peer) before a
+// join (may import a saved session), event(ev) for every peer event.
+page.hooks = [];
+page.join = () => join();
+page.showError = (m) => showError(m);
+async function runHooks(name, ...args) {
+  let any = false;
+  for (const h of page.hooks) {
+    if (typeof h[name] !== "function") continue;
+    try { if (await h[name](...args)) any = true; } catch (e) { showError(`${name}: ${e.message}`); }
+  }
+  return any;
+}
+
 // ---- main-thread responsiveness: requestAnimationFrame deltas ----
 const perf = {
   frames: 0, maxFrameMS: 0, over50: 0, deltas: [], longTasks: 0, maxLongTaskMS: 0, last: 0,
@@ -254,6 +270,7 @@ async function join() {
   window.peerlearnPeer = peer;
   $("peer-id").textContent = peer.id;
   peer.onEvent(onEvent);
+  await runHooks("beforeJoin", peer);
   try {
     await peer.join();
   } catch (e) {
@@ -278,6 +295,7 @@ $("download").addEventListener("click", async () => {
 });
 
 function onEvent(ev) {
+  runHooks("event", ev);
   switch (ev.type) {
     case "status": render(ev.status); break;
     case "state": setState(ev.state); break;
@@ -717,7 +735,9 @@ $("task-list").addEventListener("focus", async () => {
     await loadWasm();
     page.ready = true;
     setState("idle");
-    if (params.get("autojoin") === "1") { await listed; join(); }
+    await listed;
+    const resumed = await runHooks("ready"); // a saved session: resume.js joins
+    if (!resumed && params.get("autojoin") === "1") join();
   } catch (e) {
     showError(e.message);
     setState("failed");

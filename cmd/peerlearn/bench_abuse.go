@@ -66,6 +66,20 @@ func init() {
 //     got in, else 0, P and S how many registrations and sockets the
 //     server let the attacker hold (its per-address limits: loopback is
 //     limited per address here, as a public address would be);
+//   - contacts: -contact-fakes fakes, each from a /24 of its own, send
+//     every contact they are handed a signed offer whose only candidate
+//     is dead (127.0.0.1:9) and claim a connection to each (issue #27's
+//     attack on contact claims); then -newcomers newcomers register one
+//     after another: fake_contacts is how many fakes they were handed in
+//     all (of 3 each), and one more joins for real (rtc.Manager, offers
+//     to all its contacts): newcomer_join_s is from its dial to its
+//     first open connection;
+//   - proxy: the server flood again, against a second server behind the
+//     nginx proxy DEPLOY.md shows (internal/nginx), trusted for the
+//     client address: proxy_joins_ok is 1 if the newcomer got in;
+//   - turn: 63 registrations from 3 subnets each ask the embedded TURN
+//     relay (a third server) for their 16 allocations, then an honest
+//     newcomer for one: turn_drained is 1 if it was refused;
 //
 // R is the growth of the victim's resident memory (VmRSS, MB) over the
 // window from its first evaluation (data loaded, buffers allocated, just
@@ -81,13 +95,16 @@ func init() {
 // trained is 1 if the victim's test accuracy after the attacks is above
 // the one before. The last line:
 //
-//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J flood_peers_held=P flood_sockets_held=S rss_growth_mb=R rss_growth_honest_mb=H trained=1
+//	bench-abuse manifest_mb=M offers=N conns_max=C server_joins_ok=J flood_peers_held=P flood_sockets_held=S rss_growth_mb=R rss_growth_honest_mb=H trained=1 proxy_joins_ok=1 turn_drained=0 fake_contacts=F newcomer_join_s=T
 func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf func(string, ...any)) error {
 	fs := newFlags("bench abuse")
 	offers := fs.Int("offers", 64, "offers in the flood")
 	frames := fs.Int("frames", 5000, "badly signed frames")
 	sockets := fs.Int("sockets", 128, "silent WebSocket upgrades held against the server")
 	fakes := fs.Int("fakes", 100, "fake registrations (fresh identities) held against the server before the sockets")
+	contactFakes := fs.Int("contact-fakes", 30, "fakes that send dead offers to their contacts and claim connections")
+	newcomers := fs.Int("newcomers", 8, "newcomers that count the fakes among the contacts they are handed")
+	settle := fs.Bool("settle", true, "at the end, wait (at most ConnectTimeout) for the fakes' answered offers to fail, so that the dead offers are counted")
 	trainFor := fs.Duration("train", 60*time.Second, "how long the victim trains after the attacks before its accuracy is compared")
 	limit := fs.Duration("limit", 5*time.Minute, "give up after this long")
 	dir := fs.String("data", defaultDataDir(), "data directory (MNIST) for the learning peers")
@@ -95,8 +112,8 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *offers < 1 || *frames < 0 || *sockets < 0 || *fakes < 0 || *trainFor <= 0 || *limit <= 0 {
-		return fmt.Errorf("%w: want -offers >= 1, -frames >= 0, -sockets >= 0, -fakes >= 0, -train > 0, -limit > 0", errUsage)
+	if *offers < 1 || *frames < 0 || *sockets < 0 || *fakes < 0 || *contactFakes < 0 || *contactFakes > 200 || *newcomers < 1 || *trainFor <= 0 || *limit <= 0 {
+		return fmt.Errorf("%w: want -offers >= 1, -frames >= 0, -sockets >= 0, -fakes >= 0, 0 <= -contact-fakes <= 200, -newcomers >= 1, -train > 0, -limit > 0", errUsage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *limit)
 	defer cancel()
@@ -232,6 +249,48 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 	fmt.Fprintf(stdout, "server flood from 127.0.0.2: %d of %d fake registrations and %d of %d silent upgrades held; an honest newcomer from 127.0.0.1 registered: %d\n",
 		peersHeld, *fakes, socketsHeld, *sockets, joins)
 
+	// 5. Fakes that send dead offers and claim connections; newcomers
+	// count the fakes they are handed, and one joins for real.
+	fakeIDs, fakeConns, err := deadOfferFakes(ctx, url, tid, *contactFakes)
+	defer func() {
+		for _, c := range fakeConns {
+			c.CloseNow() //nolint:errcheck // best effort
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("dead-offer fakes: %w", err)
+	}
+	peersThen := srv.Stats().Peers[tid] // the fakes, the victim, the honest and the hostile peer
+	handed, handedOf, err := fakesHanded(ctx, url, tid, fakeIDs, *newcomers)
+	if err != nil {
+		return fmt.Errorf("newcomers: %w", err)
+	}
+	joinTime, joinFakes, err := newcomerJoin(ctx, url, tid, fakeIDs, vlog)
+	if err != nil {
+		return fmt.Errorf("newcomer: %w", err)
+	}
+	sst := srv.Stats()
+	fmt.Fprintf(stdout, "contact claims: %d fakes sent dead offers and claimed connections; %d of the %d peers registered now established (%d claims confirmed by their contact so far, %d unconfirmed); "+
+		"%d newcomers were handed %d fakes among %d contacts (a random pick, without the claims' ranking: %.1f expected); a newcomer with %d fakes among its contacts joined (first open connection) in %.3f s\n",
+		len(fakeIDs), sst.Established[tid], sst.Peers[tid], sst.Claims.Confirmed, sst.Claims.Unconfirmed,
+		*newcomers, handed, handedOf, float64(handedOf)*float64(len(fakeIDs))/float64(max(peersThen, 1)), joinFakes, joinTime.Seconds())
+
+	// 6. The server flood again, behind the nginx proxy DEPLOY.md shows.
+	proxyJoins, proxySockets, proxyPeers, err := proxyFlood(ctx, spec, tid, *sockets, *fakes)
+	if err != nil {
+		return fmt.Errorf("behind nginx: %w", err)
+	}
+	fmt.Fprintf(stdout, "behind nginx: the attacker (127.0.0.2, forwarded) held %d of %d fake registrations and %d of %d silent upgrades; an honest newcomer registered: %d\n",
+		proxyPeers, *fakes, proxySockets, *sockets, proxyJoins)
+
+	// 7. The TURN relay: 63 registrations from 3 subnets try to drain it.
+	drained, turnHeld, turnRefused, err := turnDrain(ctx, spec, tid)
+	if err != nil {
+		return fmt.Errorf("turn: %w", err)
+	}
+	fmt.Fprintf(stdout, "turn: 63 hostile registrations from 3 subnets held %d allocations, %d refused (486); an honest newcomer was refused a relay: %d\n",
+		turnHeld, turnRefused, drained)
+
 	// Training goes on.
 	end, err := victim.waitFor(ctx, "training after the attacks", func(s netpeer.Status) bool {
 		return s.Learn != nil && s.Learn.Evals >= evals0+2 && s.Learn.Accuracy > acc0
@@ -250,14 +309,25 @@ func runBenchAbuse(ctx context.Context, args []string, stdout io.Writer, logf fu
 		end.Learn.Accuracy, acc0, end.Learn.Evals, growth, control)
 	fmt.Fprintf(stdout, "collections in the window: victim %s; honest peer %s\n",
 		victim.gc.since(gcVictim0), honest.gc.since(gcHonest0))
+	// The fakes' answered offers fail (ICE gives up after 7 s) or time
+	// out (ConnectTimeout, 15 s): wait for that, so that they are counted.
+	for deadline := time.Now().Add(rtc.DefaultConfig().ConnectTimeout + 2*time.Second); *settle && time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(250 * time.Millisecond) {
+		if s, err := victim.status(); err == nil && heldBy(victim) <= s.RTC.Open {
+			break
+		}
+	}
 	if s, err := victim.status(); err == nil {
 		fmt.Fprintf(stdout, "transfers: the victim held at most %.3f MB at once from all peers, %d superseded, %d refused\n",
 			float64(s.Resources.PeakBytes)/1e6, s.RTC.TransfersSuperseded, s.RTC.TransfersRefused)
+		// By now the fakes' answered offers have failed (ICE) or timed out.
+		fmt.Fprintf(stdout, "offers through the server: the victim charged %d dead offers to their senders, refused %d over their sender's budget, gave %d slots to newer offers; it holds %d connections (%d open)\n",
+			s.RTC.DeadOffers, s.RTC.ServerOffersRefused, s.RTC.OffersEvicted, heldBy(victim), s.RTC.Open)
 	}
 	// A value of 0 would read as "not measured" to check-bench-line.sh:
 	// memory and growth are printed with a floor of 0.001 (1 kB).
-	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d flood_peers_held=%d flood_sockets_held=%d rss_growth_mb=%.3f rss_growth_honest_mb=%.3f trained=%d\n",
-		max(manifestMB, 0.001), *offers, connsMax, joins, peersHeld, socketsHeld, max(growth, 0.001), max(control, 0.001), trained)
+	fmt.Fprintf(stdout, "bench-abuse manifest_mb=%.3f offers=%d conns_max=%d server_joins_ok=%d flood_peers_held=%d flood_sockets_held=%d rss_growth_mb=%.3f rss_growth_honest_mb=%.3f trained=%d proxy_joins_ok=%d turn_drained=%d fake_contacts=%d newcomer_join_s=%.3f\n",
+		max(manifestMB, 0.001), *offers, connsMax, joins, peersHeld, socketsHeld, max(growth, 0.001), max(control, 0.001), trained,
+		proxyJoins, drained, handed, max(joinTime.Seconds(), 0.001))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"math"
 	"net"
@@ -90,7 +91,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 			r = max(r, 12)
 		}
 		spec := liveSpec(m, *n, r)
-		if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
+		if err := spec.ValidateFor(node.TaskEngine{}); err != nil {
 			return err
 		}
 		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, *keep, logf)

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	peernode "github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net/http"
 	"os"
@@ -131,7 +132,7 @@ func ownerTask(t *testing.T, node, python, bin, name, dir string, rounds int, mo
 	spec.Aggregator, spec.Init = "mean", task.Init{Mode: "common", Seed: 1}
 	spec.Optimizer = task.Optimizer{Name: declaredOptimizer.Name, LR: float64(declaredOptimizer.LR), Momentum: float64(declaredOptimizer.Momentum)}
 	spec.PeriodMS, spec.MaxRounds, spec.TargetAccuracy = 1500, rounds, 0.99
-	if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
+	if err := spec.ValidateFor(peernode.TaskEngine{}); err != nil {
 		t.Fatal(err)
 	}
 	sb, err := json.MarshalIndent(spec, "", "  ")

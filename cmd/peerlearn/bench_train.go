@@ -159,7 +159,10 @@ func runBenchTrain(ctx context.Context, args []string, stdout io.Writer, logf fu
 	for total := time.Duration(0); total < time.Duration(*seconds*float64(time.Second)); total += slice {
 		for i, on := range []bool{true, false} {
 			f32.SetAccelerated(on)
-			n, d, err := loop(slice, 1)
+			// At least 3 steps a slice: on a loaded machine one step can
+			// take the whole slice (a collection, V8 compiling a tier),
+			// and a rate from one step is that pause, not the kernels.
+			n, d, err := loop(slice, 3)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"os"
 	"time"
@@ -167,7 +168,7 @@ type collectTask struct {
 // loadCollectTask loads spec's test set from dir (the task's own data:
 // its manifest there, checked) and builds its model's evaluator.
 func loadCollectTask(spec task.Spec, dir string, samples int) (collectTask, error) {
-	if err := spec.ValidateFor(netpeer.TaskEngine{}); err != nil {
+	if err := spec.ValidateFor(node.TaskEngine{}); err != nil {
 		return collectTask{}, err
 	}
 	_, test, err := taskarch.LoadData(os.DirFS(dir), spec)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net"
 	"os"
@@ -243,32 +244,15 @@ func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int
 // buildLearner), training through newBackend (nil: the pure-Go engine);
 // train is only read.
 func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
-	if partition == "" {
-		partition = spec.Partition.Spec
+	cut := spec // -partition, if given, cuts the shard another way
+	if partition != "" {
+		cut.Partition.Spec = partition
 	}
-	if n == 0 {
-		n = spec.Partition.Parts
-		k = int(id.Seed() % uint64(n))
-	}
-	shards, err := data.Partition(train, partition, n, data.NewRand(spec.Partition.Seed))
+	local, test, desc, _, err := taskarch.Shard(train, test, cut, id, k, n)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A rotated-cluster shard (partition "+rotate:F") is rotated, and so
-	// is the test set it is measured on (its own distribution's: a copy,
-	// train and test may be shared by the caller).
-	local, err := train.Client(shards[k])
-	if err != nil {
-		return nil, nil, err
-	}
-	if shards[k].Rotated {
-		if test, err = test.Subset(allIndices(test.Len())); err != nil {
-			return nil, nil, err
-		}
-		test.Rotate180()
-		partition += " (rotated)"
-	}
-	cfg, err := netpeer.LearnerConfig(spec, id, local, tick)
+	cfg, err := node.LearnerConfig(spec, id, local, tick)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,7 +264,7 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err != nil {
 		return nil, nil, err
 	}
-	logf("peer %v: shard %d/%d of %s %s: %d samples, labels %v, training on %s", id, k, n, spec.Dataset, partition, local.Len(), shards[k].Hist, lp.Backend())
+	logf("peer %v: shard %s of %s: %d samples, labels %v, training on %s", id, desc, spec.Dataset, local.Len(), local.Hist(), lp.Backend())
 	return lp, test, nil
 }
 
@@ -299,7 +283,7 @@ func parseTaskArg(arg string) (ident.Task, error) {
 	if err != nil {
 		return ident.Task{}, err
 	}
-	s, err := task.ParseFor(b, netpeer.TaskEngine{}) // refused here, not after the welcome
+	s, err := task.ParseFor(b, node.TaskEngine{}) // refused here, not after the welcome
 	if err != nil {
 		return ident.Task{}, err
 	}
@@ -502,13 +486,4 @@ func (l *urlList) Set(v string) error {
 		return fmt.Errorf("no URL in %q", v)
 	}
 	return nil
-}
-
-// allIndices returns 0..n-1.
-func allIndices(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }

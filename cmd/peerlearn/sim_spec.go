@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"os"
 	"slices"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
@@ -21,7 +21,7 @@ import (
 
 // The part of `sim train` that runs a task spec (-spec) as its real
 // peers would: the same shards (k of n), the same learning peers
-// (learnerOn), the same method cores (netpeer.NewCore), the overlay's
+// (learnerOn), the same method cores (node.NewCore), the overlay's
 // neighbour sets for the peers' IDs, in virtual time (methodsim.CoreRun).
 
 // liveEvalSamples is the test samples each peer's final model is
@@ -175,7 +175,7 @@ func precision(sts []method.Status, shard func(int) int, ids []ident.Peer, rotat
 }
 
 // specSetup is a spec's n peers as its real peers are built: learning
-// peers on shards k of n, method cores (netpeer.NewCore; none for
+// peers on shards k of n, method cores (node.NewCore; none for
 // FedLay, whose MEP the learning peer runs), each peer's
 // own-distribution test set, and the overlay's neighbour sets.
 type specSetup struct {
@@ -202,7 +202,7 @@ func specPeers(spec task.Spec, n int, train, test *data.Dataset, tick time.Durat
 			return sp, err
 		}
 		if spec.MethodOf() != "fedlay" { // FedLay's MEP is learn.Peer's own
-			core, err := netpeer.NewCore(spec, lp)
+			core, err := node.NewCore(spec, lp)
 			if err != nil {
 				return sp, err
 			}

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/sim/scenario"
 )
@@ -95,7 +95,7 @@ func runSimSpec(ctx context.Context, file string, n int, dir string, stdout io.W
 	if err != nil {
 		return err
 	}
-	spec, err := task.ParseFor(b, netpeer.TaskEngine{})
+	spec, err := task.ParseFor(b, node.TaskEngine{})
 	if err != nil {
 		return err
 	}

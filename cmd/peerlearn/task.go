@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net/url"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"github.com/mdp/qrterminal/v3"
 	"rsc.io/qr"
 
-	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 )
@@ -39,9 +39,9 @@ func init() {
 // taskEngine is what `task` checks a spec with: the declared model's
 // engine checks (taskarch; initial weights accepted, their form being
 // checkable here) on top of the native peer's (netpeer). Whether this
-// build's peer runs the spec is netpeer.TaskEngine's alone, which showSpec
+// build's peer runs the spec is node.TaskEngine's alone, which showSpec
 // reports.
-var taskEngine = taskarch.Engine{Base: netpeer.TaskEngine{}, AcceptWeights: true}
+var taskEngine = taskarch.Engine{Base: node.TaskEngine{}, AcceptWeights: true}
 
 // checkSpec validates s with the engine, naming the flag of the field a
 // spec error names when flags made it.
@@ -180,7 +180,7 @@ func readSpecs(path string) ([]task.Spec, error) {
 // showSpec prints the spec (indented JSON), then
 //
 //	task id=<64 hex> name=<name> model=<arch> params=<n>
-//	native peers refuse it: <why>   (only when netpeer.TaskEngine does)
+//	native peers refuse it: <why>   (only when node.TaskEngine does)
 //	join <url>
 //
 // and the join URL's QR code (when server is set and qr).
@@ -195,7 +195,7 @@ func showSpec(w io.Writer, s task.Spec, server string, withQR bool) error {
 	}
 	fmt.Fprintf(w, "%s\n", b)
 	fmt.Fprintf(w, "task id=%s name=%s model=%s\n", id.Hex(), s.Name, modelSummary(s))
-	if err := (netpeer.TaskEngine{}).CheckSpec(s); err != nil {
+	if err := (node.TaskEngine{}).CheckSpec(s); err != nil {
 		// The spec is valid, but this build's native peer does not run it.
 		fmt.Fprintf(w, "native peers refuse it: %v\n", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
@@ -230,7 +230,7 @@ func TestTaskCheckRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := (netpeer.TaskEngine{}).CheckSpec(spec) != nil
+	refused := (node.TaskEngine{}).CheckSpec(spec) != nil
 	if strings.Contains(out, "native peers refuse it") != refused {
 		t.Fatalf("netpeer refuses: %v; show says\n%s", refused, out)
 	}

@@ -162,6 +162,10 @@ func TestBenchBrowser(t *testing.T) {
 		gapRounds = 2
 	}
 	gapWorker, gapMain, gapIdle := benchFrameGap(t, bin, data, gapRounds)
+	// How long a reloaded tab takes to train again (TestBrowserResume's
+	// measure: navigation start to the first round after the saved one).
+	resumeS := resumeSeconds(t, bin, data)
+	t.Logf("resume: training again %.1f s after the reload", resumeS)
 	get := func(arch, engine string) benchRun {
 		for _, r := range res.Runs {
 			if r.Arch == arch && r.Engine == engine {
@@ -219,10 +223,8 @@ func TestBenchBrowser(t *testing.T) {
 	lines = append(lines, fmt.Sprintf("bench-browser frame_gap rounds=%d load=%d worker_ms=%.0f worker_p99_ms=%.0f worker_over50=%d main_ms=%.0f main_p99_ms=%.0f main_over50=%d idle_ms=%.0f idle_p99_ms=%.0f idle_over50=%d",
 		gapRounds, runtime.NumCPU(), gapWorker.MaxFrameMS, gapWorker.P99FrameMS, gapWorker.Over50, gapMain.MaxFrameMS, gapMain.P99FrameMS, gapMain.Over50,
 		gapIdle.MaxFrameMS, gapIdle.P99FrameMS, gapIdle.Over50))
-	// The fields that are measured; resume_s is not yet, so it
-	// is absent, not made up.
-	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f go_simd_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f simd_ratio=%.2f wasm_vs_native=%.3f frame_gap_ms=%.0f tab_mb=%.2f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",
-		goMLP.SPS, simdMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS, simdMLP.SPS/goMLP.SPS, simdMLP.SPS/nativeSPS["mlp"], gapWorker.MaxFrameMS, tabAll/1e6, kg.KeysPerS, kg.KeysPerS/native.KeysPerS))
+	lines = append(lines, fmt.Sprintf("bench-browser go_wasm_sps=%.0f go_simd_sps=%.0f tfjs_wasm_sps=%.0f ratio=%.2f simd_ratio=%.2f wasm_vs_native=%.3f frame_gap_ms=%.0f tab_mb=%.2f resume_s=%.1f keygen_wasm_per_s=%.0f keygen_wasm_vs_native=%.3f",
+		goMLP.SPS, simdMLP.SPS, tfMLP.SPS, goMLP.SPS/tfMLP.SPS, simdMLP.SPS/goMLP.SPS, simdMLP.SPS/nativeSPS["mlp"], gapWorker.MaxFrameMS, tabAll/1e6, resumeS, kg.KeysPerS, kg.KeysPerS/native.KeysPerS))
 	for _, l := range lines {
 		fmt.Println(l)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // plexusSpec is peer/netpeer's TestE2EPlexus12 task for n peers with
-// max_peers maxPeers (netpeer.PlexusConfig: samples of maxPeers/2).
+// max_peers maxPeers (node.PlexusConfig: samples of maxPeers/2).
 func plexusSpec(n, maxPeers int, target float64) string {
 	return fmt.Sprintf(`{"aggregator":"mean","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"common","seed":7},`+
 		`"local_epochs":0,"local_steps":50,"max_peers":%d,"max_rounds":0,"method":"plexus","name":"browser-plexus",`+
@@ -48,7 +48,7 @@ func TestBrowserPlexus(t *testing.T) {
 	dir := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, dir)
 	const n, maxPeers, target = 8, 10, 0.85
-	s := min(13, max(2, maxPeers/2)) // netpeer.PlexusConfig's sample size
+	s := min(13, max(2, maxPeers/2)) // node.PlexusConfig's sample size
 	srv := startTaskServer(t, sigBin, wasmDir, plexusSpec(n, maxPeers, target))
 
 	// The tab first: Plexus starts round 1 once the view has settled, so

@@ -1,6 +1,10 @@
 package netpeer
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/peerlearn/peerlearn/peer/node"
+)
 
 // Sentinel errors. Functions wrap them with %w and context; test with
 // errors.Is.
@@ -15,7 +19,7 @@ var (
 	// ErrSimulatorOnly: a task spec asks for a method that only the
 	// simulator runs today (peerlearn sim train); a real peer refuses it
 	// rather than run something else under its name.
-	ErrSimulatorOnly = errors.New("netpeer: the simulator runs this, a real peer does not yet")
+	ErrSimulatorOnly = node.ErrSimulatorOnly
 )
 
 // Why a pull is refused (observers.go).

@@ -8,9 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
@@ -18,7 +16,6 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
-	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -50,119 +47,22 @@ func (c *LearnConfig) validate() error {
 	return nil
 }
 
-// TaskEngine is this module's training engine as a task spec sees it
-// (task.Engine): the checks package task cannot make because it does not
-// link the engine. The edges that run learning peers (cmd/peerlearn, the
-// wasm peer) pass it to task.ParseFor / Spec.ValidateFor; LearnerConfig
-// applies it to every spec a peer is asked to learn.
-type TaskEngine struct{}
+// The spec-to-configuration recipe (TaskEngine, LearnerConfig, NewCore
+// and the methods' configurations) is peer/node's (recipe.go), shared
+// with the simulator and the tab; these names stay for the shell's
+// callers.
 
-// CheckSpec reports whether the engine has the spec's data set,
-// aggregator and architecture, and whether the architecture builds for
-// the data set's samples (every data set here is MNIST-shaped: 28x28x1,
-// 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
-// a method not in RealMethods (none today). Accepting it would run plain
-// FedLay under another method's name. Init "he-gain" with gain 0 runs: the
-// peer estimates the network size first (sizer.go).
-func (TaskEngine) CheckSpec(s task.Spec) error {
-	if !slices.Contains(RealMethods(), s.MethodOf()) {
-		return fmt.Errorf("%w: method %q (a real peer runs %v)", ErrSimulatorOnly, s.MethodOf(), RealMethods())
-	}
-	if s.Data == nil && !slices.Contains(data.Names(), s.Dataset) {
-		return fmt.Errorf("%w: %q (this engine has %v)", data.ErrUnknown, s.Dataset, data.Names())
-	}
-	if _, err := aggregate.New(s.Aggregator); err != nil {
-		return err
-	}
-	// A declared model, a task's own data, initial weights (LoadWeights).
-	if err := (taskarch.Engine{AcceptWeights: true}).CheckSpec(s); err != nil {
-		return err
-	}
-	if s.Model != nil && s.Model.Weights != nil && s.Init.Mode == "he-gain" {
-		// A gain would rescale the declared weights (or be ignored).
-		return fmt.Errorf("%w: model.weights with init he-gain: the weights are every peer's start; use init he or common", taskarch.ErrWeights)
-	}
-	if _, err := modelcodec.Parse(s.Codec); err != nil {
-		return fmt.Errorf("codec %q: %w", s.Codec, err)
-	}
-	return nil
-}
+// TaskEngine is node.TaskEngine: this module's training engine as a task
+// spec sees it.
+type TaskEngine = node.TaskEngine
 
-// RealMethods lists the task methods a real peer runs (newCore builds
-// their cores; "fedlay" is learn.Peer's MEP).
-func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"} }
+// RealMethods lists the task methods a real peer runs (node.RealMethods).
+func RealMethods() []string { return node.RealMethods() }
 
-// LearnerConfig maps a task spec to a learning peer's configuration for
-// peer id training on train (its shard), with the overlay ticking every
-// tick: the architecture for the data's shape, the optimiser, batch,
-// local epochs or steps, aggregator, initialisation, the MEP period
-// (PeriodMS in ticks; with tiers, its tier's, mep.CapacityOf) and
-// MaxRounds (the method cores take theirs from the spec, NewCore), task
-// hash and a seed drawn from the ID. It refuses what TaskEngine refuses.
+// LearnerConfig is node.LearnerConfig: a task spec as a learning peer's
+// configuration.
 func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
-	if err := spec.ValidateFor(TaskEngine{}); err != nil {
-		return learn.Config{}, err
-	}
-	tid, err := spec.ID()
-	if err != nil {
-		return learn.Config{}, err
-	}
-	arch, err := taskarch.For(spec, train.Shape, train.Classes)
-	if err != nil {
-		return learn.Config{}, err
-	}
-	c := learn.DefaultConfig()
-	c.ID, c.Arch, c.Task = id, arch, tid
-	c.Seed = id.Seed()
-	c.Batch, c.LocalEpochs, c.LocalSteps = spec.Batch, spec.LocalEpochs, spec.LocalSteps
-	c.Aggregator = spec.Aggregator
-	c.Optimizer = learn.OptimizerConfig{
-		Name: spec.Optimizer.Name, LR: float32(spec.Optimizer.LR),
-		Momentum: float32(spec.Optimizer.Momentum), WeightDecay: float32(spec.Optimizer.WeightDecay),
-	}
-	switch spec.Init.Mode {
-	case "common":
-		c.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: spec.Init.Seed}
-	case "he-gain":
-		// Gain 0: plain He here; the peer multiplies it by the gain of
-		// its network-size estimate (learn.Peer.ScaleInit, sizer.go)
-		// before its first round.
-		if spec.Init.Gain > 0 {
-			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}
-		}
-	}
-	if spec.Model != nil && spec.Model.Weights != nil {
-		// The shell fetches them (LoadWeights) before building the peer.
-		c.Init = learn.Init{Mode: learn.InitWeights}
-	}
-	c.MEP.Period = taskPeriod(spec, tick)
-	if spec.Tiers {
-		// FedLay's capacity tiers: the peer's tier, hence its period,
-		// is drawn from its ID (mep.TierOf), so every neighbour knows it
-		// too (applyNeighbors). Its training takes what its hardware
-		// takes: the tier sets how often it trains and offers.
-		cp := mep.CapacityOf(id, c.MEP.Period)
-		c.MEP.Period, c.MEP.Tier = cp.Period, cp.Tier
-	}
-	c.MEP.JoinWait = c.MEP.Period
-	c.MEP.MaxRounds = spec.MaxRounds
-	c.MEP.LossyWire = spec.Codec != "" && spec.Codec != "f32"
-	return c, nil
-}
-
-// taskPeriod is the task's (medium tier's) period in overlay ticks.
-func taskPeriod(spec task.Spec, tick time.Duration) int {
-	return max(1, int(math.Round(float64(spec.PeriodMS)*float64(time.Millisecond)/float64(tick))))
-}
-
-// neighborPeriod returns the period, in ticks, of a neighbour of a
-// task with medium period base: base, or with tiers that of the
-// neighbour's tier (mep.TierOf of its ID).
-func neighborPeriod(spec task.Spec, base int) func(ident.Peer) int {
-	if !spec.Tiers {
-		return func(ident.Peer) int { return base }
-	}
-	return func(id ident.Peer) int { return mep.CapacityOf(id, base).Period }
+	return node.LearnerConfig(spec, id, train, tick)
 }
 
 // LearnStatus is the learning part of Status.
@@ -287,7 +187,7 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
 		guard:  node.NewGuard(p, p.Config().Reputation, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
 		now:    time.Now,
-		period: neighborPeriod(spec, taskPeriod(spec, tick)),
+		period: node.NeighborPeriod(spec, node.TaskPeriod(spec, tick)),
 	}
 	if mgr != nil {
 		l.deny = mgr.Deny

@@ -4,17 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/rtc"
-	"github.com/peerlearn/peerlearn/protocol/evalreq"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/method"
-	"github.com/peerlearn/peerlearn/protocol/plexus"
 	"github.com/peerlearn/peerlearn/protocol/selection"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -51,94 +48,15 @@ type methodDriver struct {
 	codec *wireCodec
 }
 
-// NewCore builds the core the spec's method names, for learning peer lp
-// (its initial model, architecture, seed; its MEP period is the task's
-// period in ticks): what a real peer runs, and what the simulator runs
-// for the same spec (methodsim.CoreRun). TaskEngine refused every method
-// without one.
-func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
-	c := lp.Config()
-	initial, err := lp.Params()
-	if err != nil {
-		return nil, err
-	}
-	period := max(1, c.MEP.Period)
-	switch m := spec.MethodOf(); m {
-	case "gossip":
-		rng := rand.New(rand.NewPCG(c.ID.Seed(), 0x676f73736970))
-		return method.NewGossip(gossip.Config{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Period: period}, rng, initial, spec.MaxRounds)
-	case "dpsgd":
-		return method.NewDPSGD(gossip.RoundConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(),
-			Timeout: period, MaxRounds: spec.MaxRounds}, initial)
-	case "pens":
-		pc, err := PENSConfig(spec)
-		if err != nil {
-			return nil, err
-		}
-		rc := evalreq.DefaultResponderConfig()
-		rc.Burst = 32 // a round's requests from every peer of a small task; each holds a model
-		// Round 1 samples the overlay's view once it has held still for
-		// two periods (ten at most), as Plexus's first round does: step
-		// 1 ranked the two or three peers of a forming overlay (#18).
-		return method.NewPENS(method.PENSConfig{ID: c.ID, Arch: lp.ArchTag(), NumParams: lp.NumParams(), Policy: pc,
-			Timeout: period, RoundTicks: period, Settle: 2 * period, SettleBound: 10 * period, MaxRounds: spec.MaxRounds, Responder: rc, AnswerBurst: 8,
-			Seed: c.ID.Seed()}, initial)
-	case "plexus":
-		return method.NewPlexus(PlexusConfig(spec, lp, period), initial)
-	default:
-		return nil, fmt.Errorf("%w: method %q", ErrSimulatorOnly, m)
-	}
-}
+// NewCore is node.NewCore: the core the spec's method names.
+func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) { return node.NewCore(spec, lp) }
 
-// PENSConfig is the selection policy a "pens" task's peers run: the
-// spec's policy, K neighbours averaged per round (m_selected), from
-// samples of 5K candidates of the overlay's neighbours (m_sampled: the
-// thesis' 20 for 4; a peer here knows at most 2L, and a sample is at most
-// all of them), the thesis' other parameters otherwise
-// (selection.DefaultConfig).
-func PENSConfig(spec task.Spec) (selection.Config, error) {
-	kind, err := selection.ParseKind(spec.Selection.Policy)
-	if err != nil || kind == selection.KindOracle {
-		return selection.Config{}, fmt.Errorf("%w: selection policy %q", ErrSimulatorOnly, spec.Selection.Policy)
-	}
-	pc := selection.DefaultConfig(kind)
-	if kind != selection.KindLocal {
-		pc.Selected = spec.Selection.K
-	}
-	if pc.Sampled > 0 {
-		pc.Sampled = 5 * spec.Selection.K // the thesis' ratio, 20 sampled for 4 selected
-	}
-	if kind == selection.KindPENS {
-		// The thesis' 10 samplings a round cost no more than one: a
-		// round evaluates each distinct candidate once.
-		pc.Step2Selected = spec.Selection.K
-	}
-	return pc, nil
-}
+// PENSConfig is node.PENSConfig.
+func PENSConfig(spec task.Spec) (selection.Config, error) { return node.PENSConfig(spec) }
 
-// PlexusConfig is what a "plexus" task's peers run, for learning peer lp
-// with the task's period in ticks. The spec has no sample size: s is
-// half the task's MaxPeers, at most the paper's 13 and at least 2 (a
-// sample smaller than the network, as in the paper's 13 of 100); sf is
-// the paper's 0.8, T_agg two periods, T_round three, three aggregator
-// ranks. No real peer measures its bandwidth: every one advertises 1,
-// so a sample's aggregator is its member with the smallest ID (still a
-// pure function of the members and the round) among those not ranked
-// last for a missed aggregator role (plexus.View.Missed: a dead one
-// costs one T_round, not one per round that samples it). The view is pushed to
-// the neighbours within a quarter period of a change and every ten
-// periods regardless (a digest frame can be dropped on a full queue), is
-// bounded by MaxPeers (what the
-// signalling server admits), and must stay unchanged for two periods
-// before round 1 starts.
+// PlexusConfig is node.PlexusConfig.
 func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfig {
-	c := lp.Config()
-	pc := plexus.DefaultConfig()
-	pc.ID, pc.Bandwidth, pc.Arch, pc.NumParams, pc.DataSize = c.ID, 1, lp.ArchTag(), lp.NumParams(), max(1, lp.DataSize())
-	pc.SampleSize = min(13, max(2, spec.MaxPeers/2))
-	pc.AggTimeout, pc.RoundTimeout = 2*period, 3*period
-	pc.Rounds = uint64(max(spec.MaxRounds, 0))
-	return method.PlexusConfig{Peer: pc, DigestEvery: max(1, period/4), RefreshEvery: 10 * period, Settle: 2 * period, MaxMembers: max(2, spec.MaxPeers)}
+	return node.PlexusConfig(spec, lp, period)
 }
 
 // evalSamples bounds the local samples an evaluation for the core runs

@@ -28,6 +28,7 @@ func writeMetrics(w io.Writer, s Status) error {
 		{"bad_signature", r.BadSignature}, {"replayed", r.Replayed}, {"bad_version", r.BadVersion},
 		{"oversized", r.Oversized}, {"unknown_kind", r.UnknownKind}, {"malformed", r.Malformed},
 		{"over_budget", r.OverBudget}, {"banned", r.BannedRefused}, {"offers_over_quota", r.OffersOverQuota},
+		{"server_offers_over_budget", r.ServerOffersRefused}, {"dead_offers", r.DeadOffers}, {"offers_evicted", r.OffersEvicted},
 		{"inbound_dropped", r.InboundDropped}, {"rate_limited", r.RateLimited}, {"session_refused", r.SessionsRefused},
 		{"transfer_refused", r.TransfersRefused}, {"hash_mismatch", r.HashMismatches},
 	} {

@@ -13,7 +13,7 @@ import (
 // the exposition parses line by line.
 func TestMetricsCountRefusalsByReason(t *testing.T) {
 	s := Status{
-		RTC:       rtc.Stats{BadSignature: 7, OffersOverQuota: 3, Bans: 1, Open: 2},
+		RTC:       rtc.Stats{BadSignature: 7, OffersOverQuota: 3, DeadOffers: 2, ServerOffersRefused: 6, OffersEvicted: 9, Bans: 1, Open: 2},
 		Resources: rtc.ResourceUsage{HeldBytes: 1000, PeakPeerBytes: 407080, OverLimit: 4},
 		Learn:     &LearnStatus{ModelsClipped: 5, ModelsRefused: map[string]int{"dropped": 2, "non_finite": 1}},
 	}
@@ -26,6 +26,9 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 		`peerlearn_rtc_refused_total{reason="bad_signature"} 7`,
 		`peerlearn_rtc_refused_total{reason="offers_over_quota"} 3`,
 		`peerlearn_rtc_refused_total{reason="replayed"} 0`,
+		`peerlearn_rtc_refused_total{reason="dead_offers"} 2`,
+		`peerlearn_rtc_refused_total{reason="server_offers_over_budget"} 6`,
+		`peerlearn_rtc_refused_total{reason="offers_evicted"} 9`,
 		`peerlearn_rtc_bans_total 1`,
 		`peerlearn_rtc_open_connections 2`,
 		`peerlearn_transfer_memory_bytes{what="peak_one_peer"} 407080`,

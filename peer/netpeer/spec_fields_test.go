@@ -3,6 +3,7 @@ package netpeer
 import (
 	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"slices"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func specLearner(t *testing.T, spec task.Spec, i int) (*learner, *learn.Peer) {
 // Nothing in the real peer read spec.Tiers: every peer ran the task's
 // period.
 func TestTiersRunOnRealPeers(t *testing.T) {
-	base := taskPeriod(fieldSpec(nil), specTick)
+	base := node.TaskPeriod(fieldSpec(nil), specTick)
 	train := synthetic(16, []int{0, 1}, 1)
 	seen := map[mep.Tier]int{}
 	for i := range 200 {

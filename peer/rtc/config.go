@@ -62,6 +62,13 @@ type Config struct {
 	// signalling server). Further offers are refused (ErrCapacity).
 	MaxPendingOffers   int
 	MaxOffersPerOrigin int
+	// MaxServerOffers offers relayed by the signalling server are
+	// answered per sender within ServerOfferPeriod; a dead one (no
+	// candidate that could work, or not open within ConnectTimeout) is a
+	// strike and uses the sender's budget up (policy_serveroffers.go).
+	// 0: no per-sender bound.
+	MaxServerOffers   int
+	ServerOfferPeriod time.Duration
 	// MaxStrikes refused frames from one peer within StrikeWindow ban it
 	// for BanTime: its connection is closed, its offers refused.
 	MaxStrikes   int
@@ -148,6 +155,8 @@ func DefaultConfig() Config {
 		MaxConnections:         128,                            // 2L = 10 neighbours, strays in their grace, attempts; far under a browser's limit
 		MaxPendingOffers:       16,                             // a join brings a few offers at once, repairs fewer
 		MaxOffersPerOrigin:     4,                              // one neighbour relays a share only
+		MaxServerOffers:        2,                              // a newcomer's first try and one retry per contact ...
+		ServerOfferPeriod:      5 * time.Minute,                // ... within this (a bootstrap window is 30 s)
 		MaxStrikes:             100,                            // honest peers refuse a handful an hour
 		StrikeWindow:           10 * time.Second,               // ... within this
 		BanTime:                5 * time.Minute,                // then the peer waits this long
@@ -195,8 +204,10 @@ func (c Config) Validate() error {
 		return bad("QueueFrames = %d", c.QueueFrames)
 	case c.MaxConnections < 1:
 		return bad("MaxConnections = %d", c.MaxConnections)
-	case c.MaxPendingOffers < 0 || c.MaxOffersPerOrigin < 0 || c.MaxStrikes < 0:
+	case c.MaxPendingOffers < 0 || c.MaxOffersPerOrigin < 0 || c.MaxServerOffers < 0 || c.MaxStrikes < 0:
 		return bad("offer budgets and MaxStrikes must not be negative")
+	case c.MaxServerOffers > 0 && c.ServerOfferPeriod <= 0:
+		return bad("ServerOfferPeriod = %v", c.ServerOfferPeriod)
 	case c.MaxStrikes > 0 && (c.StrikeWindow <= 0 || c.BanTime <= 0):
 		return bad("StrikeWindow = %v, BanTime = %v", c.StrikeWindow, c.BanTime)
 	case c.MaxFrameRate < 0 || c.MaxFrameRate > 0 && c.FrameBurst < 1:

@@ -97,6 +97,13 @@
 // signature. Offers being answered are bounded in all
 // (MaxPendingOffers) and per origin (MaxOffersPerOrigin: the neighbour
 // that relayed them, or the server); connections by MaxConnections.
+// Offers through the server are answered at most MaxServerOffers per
+// sender per ServerOfferPeriod, a dead one (no workable candidate, or not
+// open in time) is a strike and uses its sender's budget up, and a full
+// server share gives the oldest slot to the newest offer
+// (policy_serveroffers.go). A connection answered through the server is
+// reported to it when it opens: the contact's confirmation, without which
+// the server does not believe the newcomer's own claim.
 // Every refused frame is a strike: MaxStrikes within StrikeWindow ban
 // the peer for BanTime (its connection closed, its offers refused).
 // Message handlers at once are bounded (a browser runs one goroutine per

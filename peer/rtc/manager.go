@@ -136,6 +136,7 @@ func (m *Manager) Stats() Stats {
 	m.mu.Lock()
 	s.Open = len(m.core.OpenPeers())
 	s.Bans, s.OffersOverQuota, s.Denied = m.core.bansTotal, m.core.overQuota, m.core.denials
+	s.ServerOffersRefused, s.DeadOffers, s.OffersEvicted = m.core.serverOffersRefused, m.core.deadOffers, m.core.evicted
 	m.mu.Unlock()
 	return s
 }

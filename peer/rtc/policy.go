@@ -41,6 +41,11 @@ type policy struct {
 	denials    uint64                     // denials the application asked for (policy_deny.go)
 	buckets    map[ident.Peer]bucket      // control frame budgets (policy_rate.go)
 	overQuota  uint64                     // offers refused by the offer budgets
+	// Offers relayed by the signalling server (policy_serveroffers.go).
+	serverOffers        map[ident.Peer]serverOffers
+	serverOffersRefused uint64 // refused: the sender's budget was used up
+	deadOffers          uint64 // dead offers charged to their senders
+	evicted             uint64 // offers whose slot a newer one through the server took
 
 	actions []action
 }
@@ -63,6 +68,11 @@ type policyConfig struct {
 	// MaxPendingOffers and MaxOffersPerOrigin bound the offers being
 	// answered, in all and per origin (policy_budget.go); 0: no bound.
 	MaxPendingOffers, MaxOffersPerOrigin int
+	// MaxServerOffers offers relayed by the signalling server are
+	// answered per sender within ServerOfferPeriod
+	// (policy_serveroffers.go); 0: no bound.
+	MaxServerOffers   int
+	ServerOfferPeriod time.Duration
 	// MaxStrikes refused frames within StrikeWindow ban a peer for
 	// BanTime (policy_strikes.go); 0: no bans.
 	MaxStrikes   int
@@ -80,6 +90,7 @@ func policyConfigOf(c Config) policyConfig {
 		MaxRetryBackoff: c.MaxRetryBackoff, MaxLinks: c.MaxConnections, Grace: c.Grace, CrumbTTL: c.CrumbTTL,
 		SessionMaxAge: c.SessionMaxAge, Remember: maxRemembered,
 		MaxPendingOffers: c.MaxPendingOffers, MaxOffersPerOrigin: c.MaxOffersPerOrigin,
+		MaxServerOffers: c.MaxServerOffers, ServerOfferPeriod: c.ServerOfferPeriod,
 		MaxStrikes: c.MaxStrikes, StrikeWindow: c.StrikeWindow, BanTime: c.BanTime,
 		FrameRate: c.MaxFrameRate, FrameBurst: c.FrameBurst,
 	}
@@ -130,8 +141,8 @@ func newPolicy(cfg policyConfig, self ident.Peer) *policy {
 		backoff: map[ident.Peer]backoff{}, crumbs: map[ident.Peer]crumb{},
 		seen: map[sessionKey]time.Time{}, replay: map[ident.Peer]*replayState{},
 		strikes: map[ident.Peer]strikeCount{}, bans: map[ident.Peer]time.Time{},
-		buckets: map[ident.Peer]bucket{},
-		win:     newWindow(),
+		buckets: map[ident.Peer]bucket{}, serverOffers: map[ident.Peer]serverOffers{},
+		win: newWindow(),
 	}
 }
 

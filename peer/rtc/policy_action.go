@@ -27,6 +27,7 @@ const (
 	causeShutdown                       // the manager is closing
 	causeBanned                         // too many refused frames: the peer is banned for a while
 	causeDenied                         // the application denied the peer for a while (Manager.Deny)
+	causeEvicted                        // answering an offer through the server: a newer one took its slot
 )
 
 func (c closeCause) String() string {
@@ -47,6 +48,8 @@ func (c closeCause) String() string {
 		return "banned"
 	case causeDenied:
 		return "denied"
+	case causeEvicted:
+		return "its offer slot taken by a newer offer through the server"
 	}
 	return "unknown"
 }

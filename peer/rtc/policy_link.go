@@ -60,7 +60,8 @@ type offerOutcome struct {
 // relayed by the signalling server if viaServer, else its last hop was
 // the neighbour hop). It refuses stale and repeated offers (ErrReplay),
 // offers from banned peers (ErrBanned) and offers over the budgets
-// (ErrCapacity: MaxLinks, MaxPendingOffers, MaxOffersPerOrigin); when our
+// (ErrCapacity: MaxLinks, MaxPendingOffers, MaxOffersPerOrigin, and
+// MaxServerOffers per sender through the server); when our
 // own unanswered offer to from crossed it and our ID is the smaller,
 // ours wins and it is ignored; else a new link answers it, replacing
 // whatever link from had.
@@ -77,12 +78,18 @@ func (p *policy) Offer(from ident.Peer, session uint64, unixMilli int64, viaServ
 	if viaServer {
 		hop = ident.Peer{}
 	}
-	if err := p.offerBudget(hop); err != nil {
-		return offerOutcome{}, err
-	}
 	key := sessionKey{from, session}
 	if _, dup := p.seen[key]; dup {
 		return offerOutcome{}, fmt.Errorf("%w: offer %d seen before", ErrReplay, session)
+	}
+	if viaServer {
+		if err := p.serverOfferBudget(from, now); err != nil {
+			return offerOutcome{}, err
+		}
+		p.evictServerOffer(from, now)
+	}
+	if err := p.offerBudget(hop); err != nil {
+		return offerOutcome{}, err
 	}
 	remember(p.seen, key, now.Add(2*p.cfg.SessionMaxAge), p.cfg.Remember, func(t time.Time) time.Time { return t })
 	var out offerOutcome
@@ -135,6 +142,7 @@ func (p *policy) Opened(peer ident.Peer, id linkID, now time.Time) bool {
 	delete(p.backoff, peer)
 	p.win.opened(l)
 	p.maybeReport()
+	p.maybeConfirm(l)
 	return true
 }
 
@@ -168,6 +176,9 @@ func (p *policy) drop(l *link, cause closeCause, why string, now time.Time) {
 	p.actions = append(p.actions, action{kind: actClose, link: l.id, peer: l.peer, wasOpen: l.open, cause: cause, why: why})
 	if !l.open && l.initiator && cause != causeReplaced && cause != causeOrphaned && cause != causeShutdown {
 		p.backOff(l.peer, now)
+	}
+	if !l.open && !l.initiator && l.viaServer && (cause == causeTimeout || cause == causeShell) {
+		p.DeadOffer(l.peer, now) // answered through the server, and nothing ever opened
 	}
 	p.win.dropped(l)
 	if l.open {

@@ -151,6 +151,8 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 
 			MaxPendingOffers:   int(number(c, "max-pending", "0")),
 			MaxOffersPerOrigin: int(number(c, "max-per-origin", "0")),
+			MaxServerOffers:    int(number(c, "max-server-offers", "0")),
+			ServerOfferPeriod:  duration(c, "server-offer-period", "5m"),
 			MaxStrikes:         int(number(c, "max-strikes", "0")),
 			StrikeWindow:       duration(c, "strike-window", "10s"),
 			BanTime:            duration(c, "ban", "1m"),
@@ -286,6 +288,18 @@ func (s *policyScript) exec(c *datadriven.Cmd) (string, error) {
 			banned = s.p.Strike(peer, s.now) || banned
 		}
 		return fmt.Sprintf("banned=%v strikes=%d", s.p.Banned(peer, s.now), s.p.strikes[peer].n), nil
+	case "dead-offer":
+		// dead-offer from=X: X's offer through the server had no workable
+		// candidate (the shell's check).
+		s.p.DeadOffer(s.id(c.Get("from", "")), s.now)
+		return "ok", nil
+	case "server-offers":
+		var out []string
+		for from, b := range s.p.serverOffers {
+			out = append(out, fmt.Sprintf("%s: %d until %s", s.name(from), b.n, s.at(b.until)))
+		}
+		sort.Strings(out)
+		return fmt.Sprintf("refused=%d dead=%d over-quota=%d\n%s", s.p.serverOffersRefused, s.p.deadOffers, s.p.overQuota, strings.Join(out, "\n")), nil
 	case "deny":
 		// deny <peer> for=D: the application denies peer for D.
 		peer := s.arg(c)

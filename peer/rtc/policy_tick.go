@@ -27,4 +27,5 @@ func (p *policy) Tick(now time.Time) {
 	p.forgetReplay(now)
 	p.forgetStrikes(now)
 	p.forgetBuckets(now)
+	p.forgetServerOffers(now)
 }

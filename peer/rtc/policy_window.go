@@ -92,3 +92,17 @@ func (p *policy) maybeReport() {
 	w.shut = true
 	p.actions = append(p.actions, action{kind: actReport, peer: w.bootOpen})
 }
+
+// maybeConfirm queues actReport for the peer of link l, just opened, if
+// l answered that peer's offer relayed by the server: the server believes
+// a newcomer's "connected" claim only when the contact reports the open
+// channel too (signal/server/claims.go). An offer from one of our own
+// contacts inside our own window is our bootstrap, whose report is
+// maybeReport's.
+func (p *policy) maybeConfirm(l *link) {
+	w := &p.win
+	if p.closed || !w.server || !l.viaServer || l.initiator || w.contacts[l.peer] && !w.shut {
+		return
+	}
+	p.actions = append(p.actions, action{kind: actReport, peer: l.peer})
+}

@@ -128,6 +128,11 @@ func (m *Manager) onSession(s Session, path []ident.Peer, viaServer bool) {
 		m.onAnswer(s, refuse)
 		return
 	}
+	if viaServer && !workableCandidates(s.SDP) {
+		m.step(func(p *policy, now time.Time) { p.DeadOffer(s.From, now) })
+		refuse(fmt.Errorf("%w: dead offer: no candidate that could work", ErrMalformed))
+		return
+	}
 	var c *conn
 	var err error
 	m.step(func(p *policy, now time.Time) {

@@ -25,9 +25,17 @@ type Stats struct {
 	Bans            uint64 // peers banned for too many refused frames
 	Denied          uint64 // peers denied by the application (Manager.Deny: netpeer's repeat offenders)
 	BannedRefused   uint64 // frames and offers refused from banned peers
-	OffersOverQuota uint64 // offers refused: too many being answered at once (all, or from one origin)
-	InboundDropped  uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
-	RateLimited     uint64 // control frames over their sender's frame budget, refused unverified
+	OffersOverQuota uint64 // offers refused: too many being answered at once (all, or from one origin), or ServerOffersRefused
+	// ServerOffersRefused: offers relayed by the signalling server refused
+	// because their sender had used up its MaxServerOffers (or sent a
+	// dead one); DeadOffers: dead offers charged to their senders (no
+	// workable candidate, or not open within ConnectTimeout).
+	ServerOffersRefused, DeadOffers uint64
+	// OffersEvicted: offers through the server being answered whose slot
+	// a newer one took (the server's share was full).
+	OffersEvicted  uint64
+	InboundDropped uint64 // messages dropped on arrival: too many handlers at once (browsers: a goroutine each)
+	RateLimited    uint64 // control frames over their sender's frame budget, refused unverified
 
 	// Sending.
 	QueueDropped  uint64 // frames dropped: the queue of a connecting peer was full

@@ -5,7 +5,7 @@ package task
 // builds for its data set's samples. Package task does not link the
 // engine, so Validate cannot check these; an edge that links one (a
 // peer: cmd/peerlearn, the wasm peer) passes its Engine to ValidateFor or
-// ParseFor. netpeer.TaskEngine is the one this module's engine provides.
+// ParseFor. node.TaskEngine is the one this module's engine provides.
 type Engine interface {
 	// CheckSpec reports why the engine cannot run s (nil: it can). s has
 	// passed Validate.

@@ -6,13 +6,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/types/admission"
-	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // AdmissionConfig configures the admission tokens the server issues with
@@ -214,26 +212,3 @@ func refill(b *bucket, now time.Time) {
 // created task never asks more than Config.Tasks (creatable), so it is
 // theirs, fixed at New.
 func (s *Server) powBits() int { return s.basePoWBits }
-
-// Verified "connected" claims. A new peer's MsgConnected makes it an
-// established peer, which newcomers get as a contact first; a claim
-// alone would let a flood of fresh identities push themselves to the
-// front. The server believes the claim only when the claimed peer is one
-// of the new peer's contacts (chosen by the server) and took part in the
-// connection: it relayed an answer or candidates to the new peer during
-// its window, on its own authenticated session. A peer that never did is
-// not established, and its claim is counted as refused (not-allowed).
-
-// noteRelay records that from relayed to to, if from is one of to's
-// bootstrap contacts. Called with Server.mu held.
-func noteRelay(from, to *session) {
-	if slices.Contains(to.contacts, from.id) && !slices.Contains(to.relayedBy, from.id) {
-		to.relayedBy = append(to.relayedBy, from.id) // at most len(contacts)
-	}
-}
-
-// claimVerified reports whether sess's claim of a connection to peer is
-// backed by peer's own relays. Called with Server.mu held.
-func claimVerified(sess *session, peer ident.Peer) bool {
-	return slices.Contains(sess.contacts, peer) && slices.Contains(sess.relayedBy, peer)
-}

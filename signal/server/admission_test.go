@@ -146,44 +146,6 @@ func TestAdmissionLimits(t *testing.T) {
 	}
 }
 
-// TestConnectedClaimVerified: a "connected" claim makes a peer a
-// preferred contact only if the claimed contact relayed to it.
-func TestConnectedClaimVerified(t *testing.T) {
-	ts := startServer(t, func(c *Config) { c.Contacts = 1 })
-	ctx := context.Background()
-	a := dial(t, ts, 1) // the first peer: established
-	liar := dial(t, ts, 2)
-	if err := liar.Connected(ctx, a.ID()); err != nil { // a never answered it
-		t.Fatal(err)
-	}
-	eventually(t, "the claim refused", func() bool { return ts.Stats().Refusals[signal.CodeNotAllowed] == 1 })
-	honest := dial(t, ts, 3)
-	if err := a.Send(ctx, honest.ID(), signal.RelayAnswer, "answer"); err != nil {
-		t.Fatal(err)
-	}
-	nextEvent(t, honest)
-	if err := honest.Connected(ctx, a.ID()); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the honest claim", func() bool {
-		ts.mu.Lock()
-		defer ts.mu.Unlock()
-		return ts.peers[honest.ID()].established
-	})
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if ts.peers[liar.ID()].established {
-		t.Fatal("an unverified claim made the liar established")
-	}
-	// Newcomers' contacts come from the established peers only (a, honest).
-	for range 20 {
-		got := pickContacts(ts.tasks[ts.tid], ident.Peer{9}, 1)
-		if len(got) != 1 || got[0] == liar.ID() {
-			t.Fatalf("contacts %v include the liar", got)
-		}
-	}
-}
-
 // TestLoadAdmissionKey: the file is created once and read back alike, so
 // servers sharing it sign alike.
 func TestLoadAdmissionKey(t *testing.T) {

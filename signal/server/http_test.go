@@ -107,6 +107,8 @@ func TestHealthzAndMetrics(t *testing.T) {
 		`peerlearn_signal_relayed_total{kind="offer"} 0`,
 		`peerlearn_signal_refusals_total{reason="origin"} 1`,
 		`peerlearn_signal_refusals_total{reason="rate-limited"} 0`,
+		`peerlearn_signal_established_peers{name="test",task="` + ts.tid.String() + `"} 1`, // the first peer; the second claimed nothing
+		`peerlearn_signal_connected_reports_total{outcome="unconfirmed"} 0`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(body, want) {

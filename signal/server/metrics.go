@@ -12,7 +12,7 @@ type collector struct {
 	peers, conns, regs, relayed, refusals *prometheus.Desc
 	addrLimited, created, createRefused   *prometheus.Desc
 	accuracy, reporting, samples          *prometheus.Desc
-	summaries                             *prometheus.Desc
+	summaries, claims, established        *prometheus.Desc
 }
 
 func newCollector(s *Server) *collector {
@@ -30,6 +30,10 @@ func newCollector(s *Server) *collector {
 			"Refused requests and messages by reason.", []string{"reason"}, nil),
 		addrLimited: prometheus.NewDesc("peerlearn_signal_addr_limited_total",
 			"Handshakes and hellos refused by the per-address and per-subnet limits (also counted in refusals).", []string{"limit"}, nil),
+		claims: prometheus.NewDesc("peerlearn_signal_connected_reports_total",
+			"\"connected\" reports: claims confirmed by their contact, claims unconfirmed when made, contacts' confirmations, refused reports.", []string{"outcome"}, nil),
+		established: prometheus.NewDesc("peerlearn_signal_established_peers",
+			"Established peers (handed to newcomers first) per hosted task.", []string{"task", "name"}, nil),
 		created: prometheus.NewDesc("peerlearn_signal_tasks_created_total",
 			"Tasks created by pages (POST /tasks).", nil, nil),
 		createRefused: prometheus.NewDesc("peerlearn_signal_task_create_refused_total",
@@ -47,7 +51,7 @@ func newCollector(s *Server) *collector {
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited, c.created, c.createRefused, c.accuracy, c.reporting, c.samples, c.summaries} {
+	for _, d := range []*prometheus.Desc{c.peers, c.conns, c.regs, c.relayed, c.refusals, c.addrLimited, c.created, c.createRefused, c.accuracy, c.reporting, c.samples, c.summaries, c.claims, c.established} {
 		ch <- d
 	}
 }
@@ -58,6 +62,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.Stats()
 	for id, n := range st.Peers {
 		ch <- prometheus.MustNewConstMetric(c.peers, prometheus.GaugeValue, float64(n), id.String(), st.TaskNames[id])
+	}
+	for id, n := range st.Established {
+		ch <- prometheus.MustNewConstMetric(c.established, prometheus.GaugeValue, float64(n), id.String(), st.TaskNames[id])
+	}
+	for outcome, n := range map[string]uint64{"confirmed": st.Claims.Confirmed, "unconfirmed": st.Claims.Unconfirmed,
+		"confirmation": st.Claims.Confirmations, "refused": st.Claims.Refused} {
+		ch <- prometheus.MustNewConstMetric(c.claims, prometheus.CounterValue, float64(n), outcome)
 	}
 	ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(st.Connections))
 	ch <- prometheus.MustNewConstMetric(c.regs, prometheus.CounterValue, float64(st.Registrations))

@@ -1,88 +1,45 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/internal/nginx"
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/signal"
 )
 
-// nginxLocation is the proxy configuration DEPLOY.md shows (checked
-// there by TestBehindNginx): the websocket upgrade, and the client
-// address appended to X-Forwarded-For (what a client sent in it stays
-// to the left, where the server ignores it).
-const nginxLocation = `
-        proxy_pass http://%s;
-        proxy_http_version 1.1;
-        proxy_set_header Upgrade $http_upgrade;
-        proxy_set_header Connection $connection_upgrade;
-        proxy_set_header Host $host;
-        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        proxy_read_timeout 120s;
-`
-
-// startNginx runs Debian's nginx on loopback in front of upstream;
-// skipped without it, except under CI=true. It returns the proxy's
-// address.
+// startNginx runs Debian's nginx on loopback in front of upstream, with
+// the configuration DEPLOY.md shows (internal/nginx); skipped without it,
+// except under CI=true. It returns the proxy's address.
 func startNginx(t *testing.T, upstream string) string {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		bin = "/usr/sbin/nginx" // not on a non-root PATH
-		if _, err := os.Stat(bin); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("nginx is missing: scripts/deps.sh proxy installs it")
-			}
-			t.Skip("nginx not installed: scripts/deps.sh proxy (Debian nginx-light)")
-		}
-	}
-	dir := t.TempDir()
-	addr := proctest.FreeAddr(t)
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;" // workers as root: the temp paths are root's
-	}
-	conf := fmt.Sprintf(`%s
-worker_processes 1;
-daemon off;
-pid %[2]s/nginx.pid;
-error_log stderr warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path %[2]s/body;
-    proxy_temp_path %[2]s/proxy;
-    fastcgi_temp_path %[2]s/fastcgi;
-    uwsgi_temp_path %[2]s/uwsgi;
-    scgi_temp_path %[2]s/scgi;
-    map $http_upgrade $connection_upgrade { default upgrade; '' close; }
-    server {
-        listen %[3]s;
-        location / {%[4]s        }
-    }
-}
-`, user, dir, addr, fmt.Sprintf(nginxLocation, upstream))
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+	px, err := nginx.Start(t.TempDir(), upstream)
+	switch {
+	case errors.Is(err, nginx.ErrMissing) && os.Getenv("CI") != "true":
+		t.Skip(err)
+	case err != nil:
 		t.Fatal(err)
 	}
-	p := proctest.Start(t, "nginx", bin, []string{"-p", dir, "-c", path}, nil)
-	// Before Start's cleanup kills the master: SIGTERM makes it stop its
-	// worker, which a killed master leaves running (and holding the
-	// server's connections open).
-	t.Cleanup(func() { p.Stop(t) })
-	proctest.WaitTCP(t, addr)
-	return addr
+	t.Cleanup(func() {
+		if !px.Stop() {
+			t.Errorf("nginx did not stop on SIGTERM")
+		}
+		if t.Failed() {
+			if b, err := os.ReadFile(px.Log()); err == nil {
+				t.Logf("--- nginx stderr:\n%s", proctest.Tail(b, 6000))
+			}
+		}
+	})
+	return px.Addr
 }
 
 // identityN returns a deterministic identity for any n.
@@ -139,7 +96,7 @@ func TestBehindNginx(t *testing.T) {
 	if b, err := os.ReadFile("../../docs/DEPLOY.md"); err != nil {
 		t.Fatal(err)
 	} else {
-		for _, line := range strings.Split(fmt.Sprintf(nginxLocation, "127.0.0.1:8080"), "\n") {
+		for _, line := range strings.Split(fmt.Sprintf(nginx.Location, "127.0.0.1:8080"), "\n") {
 			if line = strings.TrimSpace(line); line != "" && !strings.Contains(string(b), line) {
 				t.Errorf("DEPLOY.md lacks the tested nginx line %q", line)
 			}

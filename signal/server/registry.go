@@ -92,8 +92,8 @@ func (s *Server) register(sess *session, h *signal.Hello) (*signal.Welcome, sign
 }
 
 // pickContacts returns up to k random peers of the task other than self,
-// established ones (connected to the overlay, as verified by
-// claimVerified) first. Called with mu held.
+// established ones (connected to the overlay, as their contacts
+// confirmed: claims.go) first. Called with mu held.
 func pickContacts(ts *taskState, self ident.Peer, k int) []ident.Peer {
 	var established, others []ident.Peer
 	for id, p := range ts.peers {
@@ -136,22 +136,29 @@ func peersOf(ts *taskState) int {
 	return peers
 }
 
-// bootstrapDone closes sess's bootstrap window: it reported its first
-// WebRTC connection (to peer).
+// bootstrapDone handles MsgConnected{peer} from sess: its claim of a
+// first connection (closing its bootstrap window), its confirmation of a
+// newcomer's claim, or both (claims.go). A claim counts only once the
+// contact confirms it; a report that is neither a claim nor from one of
+// the peer's contacts is refused.
 func (s *Server) bootstrapDone(sess *session, peer ident.Peer) {
-	s.mu.Lock()
-	wasOpen := time.Now().Before(sess.windowEnd)
-	sess.windowEnd = time.Time{}
-	verified := sess.established || claimVerified(sess, peer)
-	sess.established = verified
-	s.mu.Unlock()
-	if !verified {
-		s.counters.refuse(signal.CodeNotAllowed)
-		s.logf("signal server: peer %v claims a connection to %v, which never answered it; not used as a contact", sess.id, peer)
+	out := s.connectedReport(sess, peer)
+	switch {
+	case !out.claim && !out.contactOf:
+		s.counters.claimsRefused.Add(1)
+		sess.refuse(signal.CodeNotAllowed, fmt.Sprintf("connected to %v: neither your contact nor a newcomer you are a contact of", peer), true)
 		return
-	}
-	if wasOpen {
+	case out.claim && !out.established && !out.alreadyEstablished:
+		s.counters.claimsUnconfirmed.Add(1)
+		s.logf("signal server: peer %v claims a connection to %v, which has not confirmed it (yet); not handed out first unless it does", sess.id, peer)
+	case out.claim && out.windowWasOpen:
 		s.logf("signal server: peer %v connected to %v; bootstrap done", sess.id, peer)
+	}
+	if out.established || out.confirmedEstablished {
+		s.counters.claimsConfirmed.Add(1)
+	}
+	if out.confirm {
+		s.counters.confirmations.Add(1)
 	}
 }
 
@@ -163,8 +170,18 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 	s.mu.Lock()
 	to := s.peers[r.To]
 	allowed := from.mayRelay(now, r.To) || (to != nil && to.mayRelay(now, from.id))
+	late := !allowed && to != nil && slices.Contains(to.contacts, from.id)
 	s.mu.Unlock()
 	switch {
+	case late:
+		// A contact answering a newcomer whose window has closed (the
+		// newcomer claimed a connection, or its time ran out): refused
+		// and counted, but no strike. A fake that offers and claims at
+		// once would otherwise have its honest contacts struck, and
+		// after MaxStrikes of them disconnected, for answering it.
+		s.counters.refuse(signal.CodeNotAllowed)
+		from.sendError(signal.CodeNotAllowed, fmt.Sprintf("relay to %v: its bootstrap window is closed", r.To))
+		return
 	case !allowed:
 		from.refuse(signal.CodeNotAllowed, fmt.Sprintf("relay to %v: not a bootstrap contact, or the window is closed", r.To), true)
 		return
@@ -177,9 +194,6 @@ func (s *Server) relay(from *session, r *signal.Relay) {
 		from.refuse(signal.CodeBusy, fmt.Sprintf("relay to %v: its queue is full", r.To), true)
 		return
 	}
-	s.mu.Lock()
-	noteRelay(from, to)
-	s.mu.Unlock()
 	s.counters.relayed[r.Kind].Add(1)
 }
 

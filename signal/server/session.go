@@ -42,8 +42,9 @@ type session struct {
 	task         *taskState
 	contacts     []ident.Peer
 	windowEnd    time.Time    // relays allowed until then (zero: none)
-	established  bool         // connected (verified: claimVerified), or was a task's first peer
-	relayedBy    []ident.Peer // contacts that relayed to it in its window (admission.go)
+	established  bool         // connected, as a contact confirmed (claims.go), or was a task's first peer
+	claimed      []ident.Peer // contacts it claimed a connection to (claims.go)
+	confirmedBy  []ident.Peer // established contacts that reported an open channel with it (claims.go)
 	registered   bool
 	countedPeer  bool // counted in task.addrs (until dropped or replaced)
 	observer     bool // registered as an observer (signal.Hello.Observer): never a contact

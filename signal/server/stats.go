@@ -21,6 +21,11 @@ type counters struct {
 	tasksCreated  atomic.Uint64
 	summaries     [2]atomic.Uint64                   // summaryCounted, summaryRefused
 	createRefused [len(createRefusals)]atomic.Uint64 // POST /tasks, by reason
+	// Contact claims (claims.go).
+	claimsConfirmed   atomic.Uint64 // claims confirmed by their contact: peers made established
+	claimsUnconfirmed atomic.Uint64 // claims not (yet) confirmed when made
+	confirmations     atomic.Uint64 // contacts' reports of an open channel with a newcomer
+	claimsRefused     atomic.Uint64 // reports that were neither (also in Refusals as not-allowed)
 }
 
 // addrLimit names an AddrLimits refusal.
@@ -93,6 +98,20 @@ type Stats struct {
 	SummariesCounted, SummariesRefused uint64
 	// Progress is each task's point now, from its peers' summaries.
 	Progress map[ident.Task]ProgressPoint
+	// Claims counts the "connected" reports (claims.go).
+	Claims ClaimStats
+	// Established is the number of established peers per hosted task:
+	// those handed to newcomers first.
+	Established map[ident.Task]int
+}
+
+// ClaimStats counts "connected" reports: Confirmed claims (their contact
+// confirmed an open channel: the claimant became established),
+// Unconfirmed ones (no confirmation yet when made; a later one still
+// counts), Confirmations (contacts' reports) and Refused ones (neither a
+// claim nor a confirmation).
+type ClaimStats struct {
+	Confirmed, Unconfirmed, Confirmations, Refused uint64
 }
 
 // RelayedTotal sums Relayed.
@@ -119,6 +138,11 @@ func (s *Server) Stats() Stats {
 		Progress:         map[ident.Task]ProgressPoint{},
 		SummariesCounted: s.counters.summaries[summaryCounted].Load(),
 		SummariesRefused: s.counters.summaries[summaryRefused].Load(),
+		Established:      map[ident.Task]int{},
+		Claims: ClaimStats{
+			Confirmed: s.counters.claimsConfirmed.Load(), Unconfirmed: s.counters.claimsUnconfirmed.Load(),
+			Confirmations: s.counters.confirmations.Load(), Refused: s.counters.claimsRefused.Load(),
+		},
 	}
 	for i, why := range createRefusals {
 		if n := s.counters.createRefused[i].Load(); n > 0 {
@@ -136,6 +160,11 @@ func (s *Server) Stats() Stats {
 		st.Peers[id] = peers
 		st.TaskNames[id] = ts.spec.Name
 		st.Progress[id] = ts.progress.now(s.now(), peers)
+		for _, p := range ts.peers {
+			if p.established && !p.observer {
+				st.Established[id]++
+			}
+		}
 	}
 	s.mu.Unlock()
 	for k := range s.counters.relayed {

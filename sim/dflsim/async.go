@@ -62,7 +62,7 @@ type AsyncRun struct {
 	// receiving peer steps the decoded copy. Acknowledgements and resets
 	// reach the sender when the model arrives (their 33 bytes are not
 	// counted). A lossy codec needs every peer's MEP to take lossy copies
-	// (mep.Config.LossyWire, as netpeer.LearnerConfig sets it).
+	// (mep.Config.LossyWire, as node.LearnerConfig sets it).
 	Codec modelcodec.Config
 }
 

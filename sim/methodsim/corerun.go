@@ -10,7 +10,7 @@ import (
 )
 
 // CoreRun runs any method as its real peers run it: Cores[i] is peer i's
-// core, built as a real peer builds it (netpeer.NewCore for the task
+// core, built as a real peer builds it (node.NewCore for the task
 // spec), its peers Graph[i] (the overlay's neighbour sets for the peers'
 // IDs, which real peers converge to), driven by coreNet over virtual
 // time until every core is done (the spec's max_rounds) or Duration.

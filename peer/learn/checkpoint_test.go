@@ -1,0 +1,99 @@
+package learn
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/peerlearn/peerlearn/engine/nn"
+)
+
+// A peer rebuilt from a Checkpoint (a reloaded browser tab) holds the
+// same model, optimiser state and counters, offers its model at once and
+// goes on counting rounds: MaxRounds counts those before the restart.
+func TestCheckpointResume(t *testing.T) {
+	tk := newTask(t, 2, 64, 7)
+	peers := newPeers(t, tk, nil)
+	net := newAsyncNet(t, peers, [][]int{{1}, {0}})
+	for i := 0; i < 200 && (peers[0].Metrics().Rounds < 3 || peers[0].Busy()); i++ {
+		net.run(1)
+	}
+	if peers[0].Busy() || peers[0].Metrics().Rounds < 3 {
+		t.Fatalf("peer 0: %d rounds, busy %v", peers[0].Metrics().Rounds, peers[0].Busy())
+	}
+	c, err := peers[0].Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Opt.Kind != "sgd" || len(c.Opt.Buffers) != 1 || !slices.Equal(c.Params, peers[0].Published()) {
+		t.Fatalf("checkpoint: %s optimiser, %d buffers, params equal %v", c.Opt.Kind, len(c.Opt.Buffers), slices.Equal(c.Params, peers[0].Published()))
+	}
+
+	cfg := testConfig(tk, 0)
+	cfg.MEP.MaxRounds = c.Rounds + 2
+	p, err := NewPeer(cfg, tk.local[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Resume(c); err != nil {
+		t.Fatal(err)
+	}
+	again, err := p.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Rounds != c.Rounds || again.Samples != c.Samples || !slices.Equal(again.Params, c.Params) ||
+		!slices.Equal(again.Opt.Buffers[0], c.Opt.Buffers[0]) {
+		t.Fatalf("resumed peer: %d rounds, %d samples (want %d, %d), params or momentum differ", again.Rounds, again.Samples, c.Rounds, c.Samples)
+	}
+	if err := p.Resume(c); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second Resume: %v, want ErrBusy", err)
+	}
+	peers[0] = p
+	net.peers = peers
+	net.link(0, []int{1})
+	net.run(1)
+	if s := p.MEPStats(); s.OffersSent == 0 || !p.Busy() {
+		t.Fatalf("on its first tick the resumed peer offered %d models and started a round: %v (want both)", s.OffersSent, p.Busy())
+	}
+	for i := 0; i < 400 && !p.Done(); i++ {
+		net.run(1)
+	}
+	if got := p.Metrics().Rounds; !p.Done() || got != c.Rounds+2 {
+		t.Fatalf("resumed at %d rounds with MaxRounds %d: done %v after %d rounds", c.Rounds, cfg.MEP.MaxRounds, p.Done(), got)
+	}
+	if p.Metrics().SamplesTrained <= c.Samples {
+		t.Fatalf("samples %d, not beyond the checkpoint's %d", p.Metrics().SamplesTrained, c.Samples)
+	}
+}
+
+// A checkpoint that does not fit the peer is refused and leaves the peer
+// as it was (fresh: it can still resume a good one).
+func TestResumeRefused(t *testing.T) {
+	tk := newTask(t, 1, 32, 3)
+	good := func() Checkpoint {
+		n := newPeers(t, tk, nil)[0].NumParams()
+		return Checkpoint{Rounds: 4, Samples: 128, Params: make([]float32, n), Opt: nn.OptState{Kind: "sgd", Buffers: [][]float32{make([]float32, n)}}}
+	}
+	p := newPeers(t, tk, nil)[0]
+	short := good()
+	short.Params = short.Params[1:]
+	adam := good()
+	adam.Opt.Kind = "adam"
+	neg := good()
+	neg.Rounds = -1
+	for name, c := range map[string]Checkpoint{"short model": short, "adam state for sgd": adam, "negative rounds": neg} {
+		if err := p.Resume(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+		if p.Published() != nil || p.Metrics().Rounds != 0 {
+			t.Fatalf("%s: a refused checkpoint changed the peer", name)
+		}
+	}
+	if err := p.Resume(good()); err != nil {
+		t.Fatalf("after refusals, a good checkpoint: %v", err)
+	}
+	if p.Metrics().Rounds != 4 {
+		t.Fatalf("rounds %d, want 4", p.Metrics().Rounds)
+	}
+}
