@@ -35,6 +35,10 @@ import (
 //	{op: "evaluate", x, y}                     -> {metrics} (JSON)
 //	{op: "hessian", x, y}                      -> {hessian}
 //	{op: "reset"}                              drop the optimiser's state
+//	{op: "optState"}                           -> {kind, step, buffers}: the
+//	                                           optimiser's state (a resumable
+//	                                           tab's checkpoint)
+//	{op: "setOptState", kind, step, buffers}   restore it
 //	{op: "calibrate", arch, optimizer, batch, x, y} -> {sps}: this worker's speed
 //	{op: "evalParams", arch, checksum, params, x, y} -> {metrics}: evaluate
 //	                                           params on a model of its own
@@ -229,6 +233,34 @@ func (t *trainer) handle(d js.Value, out map[string]any) ([]any, error) {
 	case "reset":
 		t.tr.ResetOptimizer()
 		return nil, nil
+	case "optState":
+		st, err := nn.StateOf(t.tr.Optimizer())
+		if err != nil {
+			return nil, err
+		}
+		bufs := js.Global().Get("Array").New()
+		var transfer []any
+		for _, b := range st.Buffers {
+			a := float32sToJS(b)
+			bufs.Call("push", a)
+			transfer = append(transfer, a.Get("buffer"))
+		}
+		out["kind"], out["step"], out["buffers"] = st.Kind, st.Step, bufs
+		return transfer, nil
+	case "setOptState":
+		st := nn.OptState{Kind: d.Get("kind").String(), Step: d.Get("step").Int()}
+		bufs := d.Get("buffers")
+		if bufs.Type() != js.TypeObject || bufs.Get("length").Type() != js.TypeNumber || bufs.Get("length").Int() > 8 {
+			return nil, errors.New("setOptState: buffers must be an array of at most 8 Float32Arrays")
+		}
+		for i := range bufs.Get("length").Int() {
+			b, err := float32sFromJS(bufs.Index(i))
+			if err != nil {
+				return nil, fmt.Errorf("setOptState: buffer %d: %w", i, err)
+			}
+			st.Buffers = append(st.Buffers, b)
+		}
+		return nil, nn.SetState(t.tr.Optimizer(), st, t.tr.NumParams())
 	}
 	ds, err := batchData(d, t.arch)
 	if err != nil {

@@ -413,6 +413,53 @@ func (w *workerBackend) HessianDiag(x []float32, y []int32, dst []float32) error
 	return float32sIntoGo(dst, d.Get("hessian"))
 }
 
+var _ learn.StatefulBackend = (*workerBackend)(nil)
+
+// OptState is learn.StatefulBackend's: the worker's optimiser state (the
+// fallback trainer's once the worker failed), for a tab's checkpoint.
+func (w *workerBackend) OptState() (nn.OptState, error) {
+	if l, err := w.sticky(); err != nil || l != nil {
+		if err != nil {
+			return nn.OptState{}, err
+		}
+		return nn.StateOf(l.Optimizer())
+	}
+	d, err := w.c.do("optState", nil)
+	if err != nil {
+		return nn.OptState{}, err
+	}
+	st := nn.OptState{Kind: d.Get("kind").String(), Step: d.Get("step").Int()}
+	bufs := d.Get("buffers")
+	for i := range bufs.Get("length").Int() {
+		b, err := float32sFromJS(bufs.Index(i))
+		if err != nil {
+			return nn.OptState{}, fmt.Errorf("trainer: optimiser buffer %d: %w", i, err)
+		}
+		st.Buffers = append(st.Buffers, b)
+	}
+	return st, nil
+}
+
+// SetOptState is learn.StatefulBackend's: a resumed tab's optimiser
+// state into the worker (nn.SetState's checks, there).
+func (w *workerBackend) SetOptState(st nn.OptState, n int) error {
+	if n != w.n {
+		return fmt.Errorf("%w: optimiser state for %d parameters, the model has %d", nn.ErrShape, n, w.n)
+	}
+	if l, err := w.sticky(); err != nil || l != nil {
+		return errOr(err, func() error { return nn.SetState(l.Optimizer(), st, n) })
+	}
+	bufs := js.Global().Get("Array").New()
+	var transfer []any
+	for _, b := range st.Buffers {
+		a := float32sToJS(b)
+		bufs.Call("push", a)
+		transfer = append(transfer, a.Get("buffer"))
+	}
+	_, err := w.c.do("setOptState", map[string]any{"kind": st.Kind, "step": st.Step, "buffers": bufs}, transfer...)
+	return err
+}
+
 func (w *workerBackend) ResetOptimizer() {
 	if l, err := w.fallback(); err == nil && l != nil {
 		l.ResetOptimizer()

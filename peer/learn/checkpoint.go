@@ -20,25 +20,61 @@ type Checkpoint struct {
 	Opt     nn.OptState
 }
 
+// StatefulBackend is an external backend (Config.NewBackend) whose
+// optimiser state the peer can checkpoint and restore: the browser's
+// trainer worker. Its calls may block (a message to another thread).
+type StatefulBackend interface {
+	// OptState returns the optimiser's state (nn.StateOf's).
+	OptState() (nn.OptState, error)
+	// SetOptState restores it for a model of n parameters (nn.SetState's
+	// checks); on error the optimiser is unchanged.
+	SetOptState(s nn.OptState, n int) error
+}
+
+// optState and setOptState are the optimiser's state wherever it lives.
+func (p *Peer) optState() (nn.OptState, error) {
+	if !p.ext {
+		return nn.StateOf(p.opt)
+	}
+	if sb, ok := p.tr.(StatefulBackend); ok {
+		return sb.OptState()
+	}
+	return nn.OptState{}, fmt.Errorf("the optimiser of a %s backend lives outside this process", p.Backend())
+}
+
+func (p *Peer) setOptState(s nn.OptState, n int) error {
+	if !p.ext {
+		return nn.SetState(p.opt, s, n)
+	}
+	if sb, ok := p.tr.(StatefulBackend); ok {
+		return sb.SetOptState(s, n)
+	}
+	return fmt.Errorf("the optimiser of a %s backend lives outside this process", p.Backend())
+}
+
 // Checkpoint returns the peer's state after its last published round.
 // It is refused while a Work is outstanding (its Run is changing the
 // model and the optimiser: ask again between rounds), before the first
-// round (nothing to keep) and on an external backend (Config.NewBackend:
-// its optimiser lives outside this process).
+// round (nothing to keep) and on an external backend (Config.NewBackend)
+// that is not a StatefulBackend: its optimiser lives outside this
+// process.
 func (p *Peer) Checkpoint() (Checkpoint, error) {
 	switch {
 	case p.work != nil:
 		return Checkpoint{}, ErrBusy
 	case p.published == nil:
 		return Checkpoint{}, ErrNoModel
-	case p.ext:
-		return Checkpoint{}, fmt.Errorf("%w: checkpoint of a %s backend", ErrConfig, p.Backend())
 	}
-	st, err := nn.StateOf(p.opt)
+	// The counters and model first: a StatefulBackend's OptState may
+	// block, and the round it holds the state of is this one (a Work
+	// started meanwhile reaches the backend only after it answers).
+	c := Checkpoint{Rounds: p.metrics.Rounds, Samples: p.metrics.SamplesTrained, Params: slices.Clone(p.published)}
+	st, err := p.optState()
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Checkpoint{}, fmt.Errorf("%w: checkpoint: %w", ErrConfig, err)
 	}
-	return Checkpoint{Rounds: p.metrics.Rounds, Samples: p.metrics.SamplesTrained, Params: slices.Clone(p.published), Opt: st}, nil
+	c.Opt = st
+	return c, nil
 }
 
 // Resume restores c into a peer that has not started a round: its model
@@ -52,8 +88,6 @@ func (p *Peer) Resume(c Checkpoint) error {
 	switch {
 	case p.work != nil || p.published != nil || p.metrics.Rounds > 0 || p.metrics.RoundsFailed > 0:
 		return fmt.Errorf("%w: Resume after the first round", ErrBusy)
-	case p.ext:
-		return fmt.Errorf("%w: resume on a %s backend", ErrConfig, p.Backend())
 	case len(c.Params) != p.model.NumParams():
 		return fmt.Errorf("%w: checkpoint of %d parameters, the model has %d", ErrConfig, len(c.Params), p.model.NumParams())
 	case c.Rounds < 0 || c.Samples < 0:
@@ -65,16 +99,16 @@ func (p *Peer) Resume(c Checkpoint) error {
 	// The optimiser last: SetState leaves it unchanged on error, and
 	// nothing after it can fail but the MEP's Restore, whose conditions
 	// (no round, no model yet) the first case implies.
-	old, err := nn.StateOf(p.opt)
+	old, err := p.optState()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return fmt.Errorf("%w: resume: %w", ErrConfig, err)
 	}
-	if err := nn.SetState(p.opt, c.Opt, len(c.Params)); err != nil {
+	if err := p.setOptState(c.Opt, len(c.Params)); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	params := slices.Clone(c.Params)
 	if err := p.mep.Restore(params, uint64(c.Rounds)); err != nil {
-		_ = nn.SetState(p.opt, old, len(c.Params))
+		_ = p.setOptState(old, len(c.Params))
 		return err
 	}
 	if err := p.model.SetParams(params); err != nil {

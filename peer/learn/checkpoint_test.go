@@ -97,3 +97,83 @@ func TestResumeRefused(t *testing.T) {
 		t.Fatalf("rounds %d, want 4", p.Metrics().Rounds)
 	}
 }
+
+// statefulTrainer is an external backend whose optimiser state the peer
+// can reach (as the browser's trainer worker's).
+type statefulTrainer struct{ *nn.Trainer }
+
+func (s statefulTrainer) OptState() (nn.OptState, error) { return nn.StateOf(s.Optimizer()) }
+func (s statefulTrainer) SetOptState(st nn.OptState, n int) error {
+	return nn.SetState(s.Optimizer(), st, n)
+}
+
+// plainTrainer hides nn.Trainer's type: an external backend without
+// access to its optimiser state.
+type plainTrainer struct{ nn.Backend }
+
+// A peer on an external backend checkpoints and resumes through it when
+// it is a StatefulBackend (the momentum is the backend's, not the peer's
+// unused copy), and refuses both otherwise.
+func TestCheckpointExternalBackend(t *testing.T) {
+	tk := newTask(t, 2, 64, 7)
+	build := func(stateful bool) *Peer {
+		cfg := testConfig(tk, 0)
+		cfg.NewBackend = func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error) {
+			m, err := nn.NewModel(arch)
+			if err != nil {
+				return nil, err
+			}
+			tr, err := nn.NewTrainer(m, opt)
+			if err != nil {
+				return nil, err
+			}
+			if stateful {
+				return statefulTrainer{tr}, nil
+			}
+			return plainTrainer{tr}, nil
+		}
+		p, err := NewPeer(cfg, tk.local[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, stateful := range []bool{true, false} {
+		p := build(stateful)
+		w, err := p.TrainFrom(p.model.Params())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Run()
+		if err := p.Finish(w); err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.Checkpoint()
+		if !stateful {
+			if !errors.Is(err, ErrConfig) {
+				t.Errorf("checkpoint on a backend without its optimiser state: %v, want ErrConfig", err)
+			}
+			if err := build(false).Resume(Checkpoint{Params: p.Published()}); !errors.Is(err, ErrConfig) {
+				t.Errorf("resume on a backend without its optimiser state: %v, want ErrConfig", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Opt.Buffers) != 1 || !slices.ContainsFunc(c.Opt.Buffers[0], func(v float32) bool { return v != 0 }) {
+			t.Fatalf("checkpoint of the backend's optimiser: %d buffers, want its non-zero momentum", len(c.Opt.Buffers))
+		}
+		q := build(true)
+		if err := q.Resume(c); err != nil {
+			t.Fatal(err)
+		}
+		again, err := q.Checkpoint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(again.Opt.Buffers[0], c.Opt.Buffers[0]) || !slices.Equal(again.Params, c.Params) {
+			t.Errorf("resumed on a stateful backend: momentum or params differ")
+		}
+	}
+}
