@@ -31,7 +31,9 @@ func companionBinary(t *testing.T) string {
 
 // TestE2ECompanionJoins runs the GPU companion (`peerlearn peer -backend
 // torch`, libtorch on the CPU here) as one of 4 peer processes with 3
-// pure-Go peers on strongly label-skewed MNIST shards (Dirichlet 0.1):
+// pure-Go peers, all training a model the task declares (a convolution,
+// average pooling, dropout), on strongly label-skewed MNIST shards
+// (Dirichlet 0.1):
 // every peer, the companion included, must reach companionFloor test
 // accuracy with no model refused. The companion's shard 0 is almost all
 // 2s and 4s (labels [390 0 3801 0 4514 411 2 66 17 1], about a fifth of
@@ -44,10 +46,16 @@ func TestE2ECompanionJoins(t *testing.T) {
 	companion := companionBinary(t)
 	dir := dataDir(t)
 	const n = 4
-	spec := `{"aggregator":"fedlay","arch":"mlp","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
+	// A declared model (issue #24) with the layers the engine gained for
+	// it, average pooling and dropout: the pure-Go peers and the
+	// companion build it from the spec alike, and average each other's.
+	spec := `{"aggregator":"fedlay","arch":"","batch":32,"dataset":"mnist","init":{"gain":0,"mode":"he","seed":0},` +
 		`"local_epochs":0,"local_steps":30,"max_peers":100,"max_rounds":0,"name":"e2e-companion",` +
+		`"model":{"classes":["0","1","2","3","4","5","6","7","8","9"],"input":[28,28,1],"layers":[` +
+		`{"filters":4,"kernel":3,"pad":1,"type":"conv2d"},{"type":"relu"},{"kernel":2,"type":"avgpool2d"},` +
+		`{"rate":0.1,"type":"dropout"},{"type":"flatten"},{"type":"dense","units":10}]},` +
 		`"optimizer":{"lr":0.05,"momentum":0.9,"name":"sgd","weight_decay":0},"partition":{"parts":4,"seed":1,"spec":"dirichlet:0.1"},` +
-		`"period_ms":1000,"selection":{"k":0,"policy":"overlay"},"target_accuracy":0.8,"tiers":false,"version":1}`
+		`"period_ms":1000,"selection":{"k":0,"policy":"overlay"},"spaces":5,"target_accuracy":0.8,"tiers":false,"version":2}`
 	taskFile := filepath.Join(t.TempDir(), "task.json")
 	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
