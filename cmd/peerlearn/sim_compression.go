@@ -30,7 +30,7 @@ import (
 func init() {
 	scenario.Register(scenario.Scenario{
 		Name:    "compression",
-		Summary: "bytes per peer to a target accuracy and final accuracy, per method and model codec (f16, int8, delta-int8, delta-topk), against float32",
+		Summary: "bytes per peer to a target accuracy and final accuracy, per method (FedLay, Gossip, D-PSGD, PENS, Plexus) and model codec (f16, int8, delta-int8, delta-int4, delta-topk), against float32",
 		Data:    true,
 		Run:     runCompression,
 	})
@@ -91,10 +91,10 @@ func runCompression(ctx context.Context, o scenario.Options) (string, error) {
 	if ds == "" {
 		ds = "mnist"
 	}
-	n, rounds, seeds := 8, 16, 3
+	n, rounds, seeds := 8, 16, 5
 	if o.Quick {
 		n, rounds, seeds = 6, 8, 1
-		fmt.Fprintf(o.Stdout, "quick: %d peers, %d rounds, 1 seed (full: 8 peers, 16 rounds, 3 seeds)\n", n, rounds)
+		fmt.Fprintf(o.Stdout, "quick: %d peers, %d rounds, 1 seed (full: 8 peers, 16 rounds, 5 seeds)\n", n, rounds)
 	}
 	if o.N > 0 {
 		n = o.N
