@@ -58,3 +58,21 @@ func TestCompressionReport(t *testing.T) {
 		}
 	}
 }
+
+// A subset always runs float32, the reference, first; a bad key, codec,
+// method or seed count is refused.
+func TestCompressionSelect(t *testing.T) {
+	p := compressionPlan{codecs: compressionCodecs, methods: compressionMethods, seeds: 5}
+	if err := p.applySelect("codecs=delta-int4:64,f32 methods=dpsgd seeds=10"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.codecs, " ") != "f32 delta-int4:64" || strings.Join(p.methods, " ") != "dpsgd" || p.seeds != 10 || p.selected == "" {
+		t.Errorf("plan %+v", p)
+	}
+	for _, bad := range []string{"codecs=f9", "codecs=f32", "methods=fedavg", "seeds=0", "seeds=x", "rounds=3", "codecs"} {
+		p := compressionPlan{codecs: compressionCodecs, methods: compressionMethods, seeds: 5}
+		if err := p.applySelect(bad); err == nil {
+			t.Errorf("%q accepted: %+v", bad, p)
+		}
+	}
+}
