@@ -144,15 +144,35 @@ func TestErrorFeedbackConverges(t *testing.T) {
 	}
 }
 
-// A lost message, a reordered one, and a receiver that lost its state:
-// never a wrong model, and a refused delta leads back to a full one.
+// A lost message, a reordered one, and a receiver that lost its state,
+// for each delta codec: never a wrong model (the receiver's copy is the
+// one the sender computed, digest for digest, and within the codec's
+// rounding of the model sent), and a refused delta leads back to a full
+// model.
 func TestLostAndReorderedDeltas(t *testing.T) {
+	for _, tc := range []struct {
+		cfg Config
+		// tol bounds a delta's error: half a step of the largest
+		// difference between two of step()'s models (about 0.6), or
+		// none for top-k, which leaves most entries to later deltas.
+		tol float64
+	}{
+		{Config{Kind: DeltaInt8}, 0.5 / 127},
+		{Config{Kind: DeltaInt4}, 0.5 / 7},
+		{Config{Kind: DeltaTopK, TopK: 0.1}, math.Inf(1)},
+	} {
+		t.Run(tc.cfg.String(), func(t *testing.T) { lostAndReordered(t, tc.cfg, tc.tol) })
+	}
+}
+
+func lostAndReordered(t *testing.T, cfg Config, tol float64) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n := 3000
-	s, _ := NewSender(Config{Kind: DeltaInt8})
+	s, _ := NewSender(cfg)
 	var r Receiver
 	step := func() []float32 { return randomModel(rng, n, 0.1) }
 	deliver := func(p []byte) ([]float32, nn.Digest, error) { return r.Decode(p, n) }
+	const fullTol = 0.5 / 127 // a full model is int8 against zero
 
 	// The full model, acknowledged.
 	p0, _, _ := s.Encode(step())
@@ -164,11 +184,14 @@ func TestLostAndReorderedDeltas(t *testing.T) {
 	x1, x2 := step(), step()
 	_, _, _ = s.Encode(x1)
 	p2, d2, _ := s.Encode(x2)
+	if h, _ := PeekHeader(p2); h.Kind != cfg.Kind || h.Ref != a0 {
+		t.Fatalf("p2 is %v against %v, want %v against the acknowledged %v", h.Kind, h.Ref, cfg.Kind, a0)
+	}
 	y2, a2, err := deliver(p2)
-	if err != nil || a2 != d2 || maxErr(x2, y2) > 0.5/127 {
+	if err != nil || a2 != d2 || maxErr(x2, y2) > tol {
 		t.Fatalf("after a lost message: err %v, maxerr %g", err, maxErr(x2, y2))
 	}
-	// Reordered: p3 and p4 both against a0 (no ack for p2 yet), p4 first.
+	// Reordered: p3 and p4 both against a2, p4 first.
 	s.Ack(a2)
 	x3, x4 := step(), step()
 	p3, d3, _ := s.Encode(x3)
@@ -176,7 +199,7 @@ func TestLostAndReorderedDeltas(t *testing.T) {
 	if _, a4, err := deliver(p4); err != nil || a4 != d4 {
 		t.Fatalf("p4 first: %v", err)
 	}
-	if y3, a3, err := deliver(p3); err != nil || a3 != d3 || maxErr(x3, y3) > 0.5/127 {
+	if y3, a3, err := deliver(p3); err != nil || a3 != d3 || maxErr(x3, y3) > tol {
 		t.Fatalf("p3 second: %v", err)
 	}
 	// The receiver restarts: the next delta names a reference it does not
@@ -193,7 +216,7 @@ func TestLostAndReorderedDeltas(t *testing.T) {
 	if h, _ := PeekHeader(p6); h.Kind != DeltaInt8 || h.Ref != (nn.Digest{}) {
 		t.Fatalf("after Reset the sender sent %v against %v, want int8 against the zero model", h.Kind, h.Ref)
 	}
-	if y6, a6, err := deliver(p6); err != nil || a6 != d6 || maxErr(x5, y6) > 0.5/127 {
+	if y6, a6, err := deliver(p6); err != nil || a6 != d6 || maxErr(x5, y6) > fullTol {
 		t.Fatalf("full model after the refusal: %v", err)
 	}
 	// An unknown ack changes nothing.
