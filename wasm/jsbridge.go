@@ -3,9 +3,11 @@
 package main
 
 import (
+	"context"
+
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/peerlearn/peerlearn/internal/jsawait"
 	"runtime/debug"
 	"syscall/js"
 	"time"
@@ -87,44 +89,13 @@ func promise(name string, report func(error), work func() (any, error)) js.Value
 	return js.Global().Get("Promise").New(executor)
 }
 
-// await blocks the calling goroutine until the promise p settles. Never
-// call it from a js.FuncOf callback (the event loop would deadlock).
-func await(p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	onOK := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var v js.Value
-		if len(args) > 0 {
-			v = args[0]
-		}
-		ch <- result{v: v}
-		return nil
-	})
-	onErr := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "promise rejected"
-		if len(args) > 0 {
-			msg = jsString(args[0])
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer onOK.Release()
-	defer onErr.Release()
-	p.Call("then", onOK, onErr)
-	r := <-ch
-	return r.v, r.err
-}
+// await blocks the calling goroutine until the promise p settles
+// (jsawait.Await). Never call it from a js.FuncOf callback (the event
+// loop would deadlock).
+func await(p js.Value) (js.Value, error) { return jsawait.Await(context.Background(), p) }
 
 // jsString renders any JavaScript value (an Error: its message).
-func jsString(v js.Value) string {
-	if v.Type() == js.TypeObject && v.Get("message").Type() == js.TypeString {
-		return v.Get("message").String()
-	}
-	return js.Global().Get("String").Invoke(v).String()
-}
+func jsString(v js.Value) string { return jsawait.Text(v) }
 
 // toJS converts a Go value to a plain JavaScript object through JSON
 // (status snapshots are small: this is simpler than walking them).

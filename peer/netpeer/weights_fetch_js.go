@@ -4,9 +4,10 @@ package netpeer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"syscall/js"
+
+	"github.com/peerlearn/peerlearn/internal/jsawait"
 )
 
 // fetchWeights GETs url, at most limit bytes, with the browser's fetch:
@@ -15,7 +16,7 @@ import (
 func fetchWeights(ctx context.Context, url string, limit int64) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, weightsTimeout)
 	defer cancel()
-	resp, err := awaitPromise(ctx, js.Global().Call("fetch", url))
+	resp, err := jsawait.Await(ctx, js.Global().Call("fetch", url))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
@@ -28,7 +29,7 @@ func fetchWeights(ctx context.Context, url string, limit int64) ([]byte, error) 
 			return nil, fmt.Errorf("GET %s: %d bytes, more than the model's %d", url, size, limit)
 		}
 	}
-	buf, err := awaitPromise(ctx, resp.Call("arrayBuffer"))
+	buf, err := jsawait.Await(ctx, resp.Call("arrayBuffer"))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
@@ -39,40 +40,4 @@ func fetchWeights(ctx context.Context, url string, limit int64) ([]byte, error) 
 	b := make([]byte, arr.Get("length").Int())
 	js.CopyBytesToGo(b, arr)
 	return b, nil
-}
-
-// awaitPromise blocks until p settles or ctx ends. Never call it from a
-// js.FuncOf callback (the event loop would deadlock).
-func awaitPromise(ctx context.Context, p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	onOK := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var v js.Value
-		if len(args) > 0 {
-			v = args[0]
-		}
-		ch <- result{v: v}
-		return nil
-	})
-	onErr := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "promise rejected"
-		if len(args) > 0 {
-			msg = js.Global().Get("String").Invoke(args[0]).String()
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	p.Call("then", onOK, onErr)
-	select {
-	case r := <-ch:
-		onOK.Release()
-		onErr.Release()
-		return r.v, r.err
-	case <-ctx.Done():
-		// The callbacks stay: the promise may settle later (ch is buffered).
-		return js.Value{}, ctx.Err()
-	}
 }
