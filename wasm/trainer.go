@@ -128,6 +128,24 @@ func postReply(d js.Value, out map[string]any, err error, transfer []any) {
 	js.Global().Call("postMessage", msg, js.ValueOf(transfer))
 }
 
+// checkedArch reads a message's architecture and optimiser and checks
+// the architecture against the page's shape checksum: both sides build
+// the same model or the worker refuses.
+func checkedArch(d js.Value) (nn.Arch, learn.OptimizerConfig, error) {
+	arch, oc, err := archAndOptimizer(d)
+	if err != nil {
+		return nn.Arch{}, oc, err
+	}
+	sum, err := arch.ShapeChecksum()
+	if err != nil {
+		return nn.Arch{}, oc, err
+	}
+	if want := d.Get("checksum"); want.Type() != js.TypeString || want.String() != strconv.FormatUint(sum, 10) {
+		return nn.Arch{}, oc, fmt.Errorf("trainer: architecture %s decodes to checksum %d, the page's is %v", arch, sum, want)
+	}
+	return arch, oc, nil
+}
+
 func (t *trainer) handle(d js.Value, out map[string]any) ([]any, error) {
 	if d.Type() != js.TypeObject || d.Get("op").Type() != js.TypeString {
 		return nil, errors.New("trainer: a message is {id, op, ...}")
@@ -135,16 +153,9 @@ func (t *trainer) handle(d js.Value, out map[string]any) ([]any, error) {
 	op := d.Get("op").String()
 	switch op {
 	case "init":
-		arch, oc, err := archAndOptimizer(d)
+		arch, oc, err := checkedArch(d)
 		if err != nil {
 			return nil, err
-		}
-		sum, err := arch.ShapeChecksum()
-		if err != nil {
-			return nil, err
-		}
-		if want := d.Get("checksum"); want.Type() != js.TypeString || want.String() != strconv.FormatUint(sum, 10) {
-			return nil, fmt.Errorf("trainer: architecture %s decodes to checksum %d, the page's is %v", arch, sum, want)
 		}
 		m, err := nn.NewModel(arch)
 		if err != nil {
@@ -160,16 +171,9 @@ func (t *trainer) handle(d js.Value, out map[string]any) ([]any, error) {
 		t.arch = arch
 		return nil, nil
 	case "evalParams":
-		arch, _, err := archAndOptimizer(d)
+		arch, _, err := checkedArch(d)
 		if err != nil {
 			return nil, err
-		}
-		sum, err := arch.ShapeChecksum()
-		if err != nil {
-			return nil, err
-		}
-		if want := d.Get("checksum"); want.Type() != js.TypeString || want.String() != strconv.FormatUint(sum, 10) {
-			return nil, fmt.Errorf("trainer: architecture %s decodes to checksum %d, the page's is %v", arch, sum, want)
 		}
 		if t.eval == nil || t.evalSum != d.Get("checksum").String() {
 			if t.eval, err = nn.NewModel(arch); err != nil {
