@@ -52,7 +52,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	sigURLs := &urlList{urls: []string{"ws://127.0.0.1:8080/signal"}}
 	fs.Var(sigURLs, "signal", "signalling server websocket URL; several servers of the task: comma-separated or the flag repeated (any that answers is used)")
 	bridgeAlone := netpeer.BridgeWhenSplit
-	fs.Func("bridge-alone", "with one -signal server, when to register with it again and join through its contacts, which heals long partitions: when-split (default: while failed neighbours are not back, about every -bridge-every and then backing off), always (every -bridge-every) or never", func(s string) (err error) {
+	fs.Func("bridge-alone", "with one -signal server, when to register with it again and join through its contacts, which heals long partitions: when-split (default: twice after joining, then while failed neighbours are not back or the peer sits on an islet, about every -bridge-every and then backing off), always (every -bridge-every) or never", func(s string) (err error) {
 		bridgeAlone, err = netpeer.ParseBridgeMode(s)
 		return err
 	})

@@ -41,6 +41,7 @@ func TestBridgeWhenSplitBacksOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.checks = 0 // the join checks are TestJoinChecks'
 	now := time.Unix(1000, 0)
 	nbrs := []ident.Peer{{1}, {2}}
 	facts := func(remembered uint64, notBack int, ns []ident.Peer) Facts {
@@ -148,5 +149,38 @@ func TestNewRegistrarRefuses(t *testing.T) {
 		if _, err := NewRegistrar(cfg, "a", 0); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// A member whose neighbours all stay up registers again JoinChecks times
+// after it joined, on the bridge's schedule, then never; the checks do
+// not apply with several servers (those always move) or BridgeNever.
+func TestJoinChecks(t *testing.T) {
+	moves := func(servers []string, mode BridgeMode) int {
+		r, err := NewRegistrar(RegistrarConfig{Servers: servers, BridgeEvery: time.Minute, BridgeAlone: mode,
+			Rand: rand.New(rand.NewPCG(5, 6))}, servers[0], 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Unix(1000, 0)
+		n := 0
+		for range 24 * 60 { // a day of minutes
+			now = now.Add(time.Minute)
+			f := Facts{Now: now, Joined: true, Neighbors: []ident.Peer{{1}, {2}, {3}}, Connections: 3}
+			if d, _ := r.Tick(f); d != nil {
+				n++
+				r.Registered(Outcome{Why: d.Why, URL: d.URLs[0], Contacts: []ident.Peer{{1}}}, f)
+			}
+		}
+		return n
+	}
+	if n := moves([]string{"a"}, BridgeWhenSplit); n != JoinChecks {
+		t.Errorf("one server, when split: %d moves in a day, want the %d join checks", n, JoinChecks)
+	}
+	if n := moves([]string{"a"}, BridgeNever); n != 0 {
+		t.Errorf("BridgeNever: %d moves", n)
+	}
+	if n := moves([]string{"a", "b"}, BridgeWhenSplit); n < 24*60/2/2 {
+		t.Errorf("two servers: %d moves in a day, want one about every minute", n)
 	}
 }
