@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"errors"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"slices"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestTaskNamesMatchEngine(t *testing.T) {
 			for _, agg := range task.AggregatorNames() {
 				s := spec
 				s.Dataset, s.Arch, s.Aggregator = ds, arch, agg
-				if err := s.ValidateFor(TaskEngine{}); err != nil {
+				if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 					t.Errorf("%s/%s/%s: %v", ds, arch, agg, err)
 				}
 			}
@@ -63,7 +64,7 @@ func TestTaskEngineRefuses(t *testing.T) {
 	} {
 		s := spec
 		c.mutate(&s)
-		if err := (TaskEngine{}).CheckSpec(s); !errors.Is(err, c.want) {
+		if err := (node.TaskEngine{}).CheckSpec(s); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
@@ -87,18 +88,18 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 		if m == "plexus" {
 			s.Init = task.Init{Mode: "common", Seed: 1}
 		}
-		err := s.ValidateFor(TaskEngine{})
+		err := s.ValidateFor(node.TaskEngine{})
 		switch {
 		case m == "pens":
 			if err == nil {
 				t.Errorf("method pens without a policy accepted")
 			}
-		case slices.Contains(RealMethods(), m):
+		case slices.Contains(node.RealMethods(), m):
 			if err != nil {
 				t.Errorf("method %s: %v", m, err)
 			}
-		case !errors.Is(err, ErrSimulatorOnly):
-			t.Errorf("method %s: %v, want ErrSimulatorOnly", m, err)
+		case !errors.Is(err, node.ErrSimulatorOnly):
+			t.Errorf("method %s: %v, want node.ErrSimulatorOnly", m, err)
 		}
 	}
 	for _, p := range task.SelectionPolicies()[1:] {
@@ -107,17 +108,17 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 		if p != "local" {
 			s.Selection.K = 3
 		}
-		if err := s.ValidateFor(TaskEngine{}); err != nil {
+		if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 			t.Errorf("pens policy %s: %v", p, err)
 		}
 	}
 	s := spec
 	s.Init = task.Init{Mode: "he-gain"} // gain 0: estimated at run time (sizer.go)
-	if err := s.ValidateFor(TaskEngine{}); err != nil {
+	if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 		t.Errorf("he-gain, gain 0: %v", err)
 	}
 	s.Init.Gain = 0.3
-	if err := s.ValidateFor(TaskEngine{}); err != nil {
+	if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 		t.Errorf("he-gain, gain 0.3: %v", err)
 	}
 }
@@ -134,7 +135,7 @@ func TestPENSCoreRunsEveryPolicy(t *testing.T) {
 		if p != "local" {
 			spec.Selection.K = 2
 		}
-		lc, err := LearnerConfig(spec, id, train, 100*time.Millisecond)
+		lc, err := node.LearnerConfig(spec, id, train, 100*time.Millisecond)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -142,7 +143,7 @@ func TestPENSCoreRunsEveryPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		core, err := NewCore(spec, lp)
+		core, err := node.NewCore(spec, lp)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

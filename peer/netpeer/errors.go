@@ -2,8 +2,6 @@ package netpeer
 
 import (
 	"errors"
-
-	"github.com/peerlearn/peerlearn/peer/node"
 )
 
 // Sentinel errors. Functions wrap them with %w and context; test with
@@ -16,10 +14,6 @@ var (
 	ErrBootstrap = errors.New("netpeer: bootstrap failed")
 	// ErrState: a method called in the wrong state (Run twice).
 	ErrState = errors.New("netpeer: wrong state")
-	// ErrSimulatorOnly: a task spec asks for a method that only the
-	// simulator runs today (peerlearn sim train); a real peer refuses it
-	// rather than run something else under its name.
-	ErrSimulatorOnly = node.ErrSimulatorOnly
 )
 
 // Why a pull is refused (observers.go).

@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"encoding/binary"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -41,7 +42,7 @@ func newGuardRig(t *testing.T) *guardRig {
 	}
 	train := synthetic(200, []int{0, 1, 2}, 1)
 	self := ident.Peer{0x80}
-	lc, err := LearnerConfig(spec, self, train, 100*time.Millisecond)
+	lc, err := node.LearnerConfig(spec, self, train, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

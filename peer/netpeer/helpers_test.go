@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,8 +188,9 @@ func stopAll(t *testing.T, peers []*proc) {
 
 // runPeers makes n in-process peers from cfgOf(i) and runs each on a
 // goroutine until the test ends: cleanup cancels them, waits for every
-// Run to return, and dumps log if the test failed.
-func runPeers(t *testing.T, n int, log *testLog, cfgOf func(i int) Config) []*Peer {
+// Run to return, and dumps log if the test failed. With stagger > 0 the
+// peers start that far apart.
+func runPeers(t *testing.T, n int, stagger time.Duration, log *testLog, cfgOf func(i int) Config) []*Peer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -213,6 +215,9 @@ func runPeers(t *testing.T, n int, log *testLog, cfgOf func(i int) Config) []*Pe
 				t.Errorf("peer %d: %v", i, err)
 			}
 		}()
+		if stagger > 0 {
+			time.Sleep(stagger) // a start of a real-time peer: see the caller's reason
+		}
 	}
 	return peers
 }
@@ -223,7 +228,7 @@ func classLearner(classes []int, trainN int, seed uint64, test *data.Dataset, ti
 	return &LearnConfig{
 		Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
 			train := synthetic(trainN, classes, seed)
-			lc, err := LearnerConfig(spec, id, train, tick)
+			lc, err := node.LearnerConfig(spec, id, train, tick)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -49,21 +49,7 @@ func (c *LearnConfig) validate() error {
 
 // The spec-to-configuration recipe (TaskEngine, LearnerConfig, NewCore
 // and the methods' configurations) is peer/node's (recipe.go), shared
-// with the simulator and the tab; these names stay for the shell's
-// callers.
-
-// TaskEngine is node.TaskEngine: this module's training engine as a task
-// spec sees it.
-type TaskEngine = node.TaskEngine
-
-// RealMethods lists the task methods a real peer runs (node.RealMethods).
-func RealMethods() []string { return node.RealMethods() }
-
-// LearnerConfig is node.LearnerConfig: a task spec as a learning peer's
-// configuration.
-func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time.Duration) (learn.Config, error) {
-	return node.LearnerConfig(spec, id, train, tick)
-}
+// with the simulator and the tab.
 
 // LearnStatus is the learning part of Status.
 type LearnStatus struct {

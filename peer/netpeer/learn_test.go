@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"fmt"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func TestPeersLearnTogether(t *testing.T) {
 	if raceEnabled {
 		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
 	}
-	for _, m := range RealMethods() {
+	for _, m := range node.RealMethods() {
 		t.Run(m, func(t *testing.T) { learnTogether(t, m, "") })
 	}
 }
@@ -125,7 +126,7 @@ func learnTogether(t *testing.T, method, codec string) {
 	log := &testLog{}
 	test := synthetic(1000, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
 	const n = 4
-	peers := runPeers(t, n, log, func(i int) Config {
+	peers := runPeers(t, n, 0, log, func(i int) Config {
 		cfg := testPeerConfig(t, url, tid, 100+i, log)
 		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 600, uint64(i), test, cfg.Tick)
 		return cfg

@@ -12,7 +12,6 @@ import (
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/method"
-	"github.com/peerlearn/peerlearn/protocol/selection"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -48,23 +47,12 @@ type methodDriver struct {
 	codec *wireCodec
 }
 
-// NewCore is node.NewCore: the core the spec's method names.
-func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) { return node.NewCore(spec, lp) }
-
-// PENSConfig is node.PENSConfig.
-func PENSConfig(spec task.Spec) (selection.Config, error) { return node.PENSConfig(spec) }
-
-// PlexusConfig is node.PlexusConfig.
-func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfig {
-	return node.PlexusConfig(spec, lp, period)
-}
-
 // evalSamples bounds the local samples an evaluation for the core runs
 // on (the shard's first ones): it runs on the peer's loop.
 const evalSamples = 256
 
 func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func(string, ...any)) (*methodDriver, error) {
-	core, err := NewCore(spec, lp)
+	core, err := node.NewCore(spec, lp)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"context"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,7 +51,7 @@ func TestObserverCannotPushModels(t *testing.T) {
 		cfg := testPeerConfig(t, url, tid, 300+i, log)
 		cfg.Learn = &LearnConfig{Build: func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
 			train := synthetic(300, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint64(i))
-			lc, err := LearnerConfig(spec, id, train, cfg.Tick)
+			lc, err := node.LearnerConfig(spec, id, train, cfg.Tick)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -79,7 +80,7 @@ func TestObserverCannotPushModels(t *testing.T) {
 	oc := DefaultObserveConfig()
 	oc.PullEvery = 200 * time.Millisecond
 	oc.Accept = func(spec task.Spec) (int, error) {
-		a, err := LearnerConfig(spec, obs.ID(), synthetic(10, []int{0}, 1), cfg.Tick)
+		a, err := node.LearnerConfig(spec, obs.ID(), synthetic(10, []int{0}, 1), cfg.Tick)
 		if err != nil {
 			return 0, err
 		}

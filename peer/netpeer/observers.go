@@ -79,7 +79,7 @@ func (s *observerSet) expire(now time.Time) bool {
 }
 
 func (s *observerSet) ids() []ident.Peer {
-	return slices.SortedFunc(maps.Keys(s.m), func(a, b ident.Peer) int { return comparePeerIDs(a, b) })
+	return slices.SortedFunc(maps.Keys(s.m), func(a, b ident.Peer) int { return ident.ComparePeers(a, b) })
 }
 
 func (s *observerSet) status(now time.Time) []ObserverStatus {
@@ -89,16 +89,6 @@ func (s *observerSet) status(now time.Time) []ObserverStatus {
 		out = append(out, ObserverStatus{ID: hexID(id), SinceS: now.Sub(o.since).Seconds(), ModelsSent: o.sent, Round: o.round})
 	}
 	return out
-}
-
-func comparePeerIDs(a, b ident.Peer) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
 }
 
 // onPull answers an observer's pull with this peer's current model when

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 )
@@ -16,35 +15,11 @@ import (
 func TestPeersFormCorrectOverlay(t *testing.T) {
 	url, tid := startSignal(t, "netpeer-inproc")
 	log := &testLog{}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	const n = 6
-	peers := make([]*Peer, n)
-	for i := range n {
-		p, err := New(testPeerConfig(t, url, tid, i+1, log))
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers[i] = p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := p.Run(ctx); err != nil {
-				t.Errorf("peer %d: %v", i, err)
-			}
-		}()
-		// One after the other: joined at once, 6 peers took 16.5 s
-		// (twice, in the package's run; 1.4 s run alone), where this
-		// test asks connections = neighbours.
-		time.Sleep(150 * time.Millisecond)
-	}
-	defer func() {
-		cancel()
-		wg.Wait()
-		if t.Failed() {
-			log.dump(t)
-		}
-	}()
+	// One after the other: joined at once, 6 peers took 16.5 s (twice,
+	// in the package's run; 1.4 s run alone), where this test asks
+	// connections = neighbours.
+	peers := runPeers(t, n, 150*time.Millisecond, log, func(i int) Config { return testPeerConfig(t, url, tid, i+1, log) })
 	start := time.Now()
 	statuses := func() []Status {
 		out := make([]Status, n)

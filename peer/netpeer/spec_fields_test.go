@@ -61,7 +61,7 @@ func asMethod(m string) func(*task.Spec) {
 func specLearner(t *testing.T, spec task.Spec, i int) (*learner, *learn.Peer) {
 	t.Helper()
 	train := synthetic(64, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint64(i))
-	lc, err := LearnerConfig(spec, specID(i), train, specTick)
+	lc, err := node.LearnerConfig(spec, specID(i), train, specTick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestTiersRunOnRealPeers(t *testing.T) {
 	for i := range 200 {
 		for _, tiers := range []bool{false, true} {
 			spec := fieldSpec(func(s *task.Spec) { s.Tiers = tiers })
-			c, err := LearnerConfig(spec, specID(i), train, specTick)
+			c, err := node.LearnerConfig(spec, specID(i), train, specTick)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func coreStart(c method.Core) []float32 {
 // plain He model and trained from it, while /status said "init gain 2".
 func TestInitGainReachesEveryMethod(t *testing.T) {
 	const gain = 2
-	for _, m := range RealMethods() {
+	for _, m := range node.RealMethods() {
 		if m == "plexus" {
 			continue // common initialisation only (task validation)
 		}
@@ -309,7 +309,7 @@ func TestEverySpecFieldRunsOrIsRefused(t *testing.T) {
 						spec.Tiers, spec.MaxRounds, spec.Init, spec.Aggregator = tiers, rounds, in, agg
 						name := fmt.Sprintf("%s tiers=%v max_rounds=%d init=%s/%v aggregator=%s", m, tiers, rounds, in.Mode, in.Gain, agg)
 						wantRefused := m != "fedlay" && (tiers || agg != "mean") || m == "plexus" && in.Mode != "common"
-						err := spec.ValidateFor(TaskEngine{})
+						err := spec.ValidateFor(node.TaskEngine{})
 						if (err != nil) != wantRefused || err != nil && !errors.Is(err, task.ErrInvalid) {
 							t.Errorf("%s: validation says %v, want refused %v", name, err, wantRefused)
 							continue

@@ -33,7 +33,7 @@ func TestSummariesAndTheServerStopped(t *testing.T) {
 	log := &testLog{}
 	test := synthetic(500, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
 	const n = 3
-	peers := runPeers(t, n, log, func(i int) Config {
+	peers := runPeers(t, n, 0, log, func(i int) Config {
 		pc := testPeerConfig(t, servertest.SignalURL(addr), tid, 300+i, log)
 		pc.ShareProgress, pc.SummaryEvery = true, time.Second
 		pc.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 300, uint64(i), test, pc.Tick)

@@ -19,7 +19,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 	}
 	url, tid := startSignal(t, "netpeer-spaces", func(s *task.Spec) { s.Spaces = spaces })
 	log := &testLog{}
-	peers := runPeers(t, n, log, func(i int) Config { return testPeerConfig(t, url, tid, 100+i, log) })
+	peers := runPeers(t, n, 0, log, func(i int) Config { return testPeerConfig(t, url, tid, 100+i, log) })
 	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		sts := make([]Status, n)
 		tables := true

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,7 +68,7 @@ func TestDeclaredWeightsAreTheStart(t *testing.T) {
 	}
 	train := synthetic(64, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 3)
 	build := func(spec task.Spec, seed byte) (*learn.Peer, error) {
-		cfg, err := LearnerConfig(spec, ident.Peer{seed}, train, 100*time.Millisecond)
+		cfg, err := node.LearnerConfig(spec, ident.Peer{seed}, train, 100*time.Millisecond)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +98,7 @@ func TestDeclaredWeightsAreTheStart(t *testing.T) {
 		t.Errorf("three peers fetched the file %d times, want once (cached by hash)", g)
 	}
 
-	cfg, err := LearnerConfig(good, ident.Peer{9}, train, 100*time.Millisecond)
+	cfg, err := node.LearnerConfig(good, ident.Peer{9}, train, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestDeclaredWeightsAreTheStart(t *testing.T) {
 	}
 	gain := good
 	gain.Init = task.Init{Mode: "he-gain"}
-	if err := gain.ValidateFor(TaskEngine{}); !errors.Is(err, taskarch.ErrWeights) {
+	if err := gain.ValidateFor(node.TaskEngine{}); !errors.Is(err, taskarch.ErrWeights) {
 		t.Errorf("weights with he-gain: %v, want refused", err)
 	}
 }

@@ -2,6 +2,7 @@ package netpeer
 
 import (
 	"errors"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"testing"
 
@@ -97,13 +98,13 @@ func TestSpecCodecChecked(t *testing.T) {
 	s.Name = "codec"
 	for _, c := range []string{"int8:3", "delta-topk:2"} {
 		s.Codec = c
-		if err := s.ValidateFor(TaskEngine{}); !errors.Is(err, task.ErrInvalid) {
+		if err := s.ValidateFor(node.TaskEngine{}); !errors.Is(err, task.ErrInvalid) {
 			t.Errorf("codec %q: %v", c, err)
 		}
 	}
 	for c, on := range map[string]bool{"": false, "f32": false, "f16": true, "delta-int4": true} {
 		s.Codec = c
-		if err := s.ValidateFor(TaskEngine{}); err != nil {
+		if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 			t.Errorf("codec %q: %v", c, err)
 		}
 		w, err := newWireCodec(c)

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -140,7 +139,7 @@ func (g *Guard) Observe(rep aggregate.Report, now time.Time) (drop []ident.Peer)
 			drop = append(drop, id)
 		}
 	}
-	slices.SortFunc(drop, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(drop, ident.ComparePeers)
 	return drop
 }
 
@@ -173,7 +172,7 @@ func (g *Guard) Dropped(id ident.Peer, now time.Time) bool {
 // Expire lets back the neighbours whose drop has run out, at full trust
 // again (learn.Peer.Forgive); it returns them.
 func (g *Guard) Expire(now time.Time) (back []ident.Peer) {
-	for _, id := range slices.SortedFunc(maps.Keys(g.records), func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) }) {
+	for _, id := range slices.SortedFunc(maps.Keys(g.records), ident.ComparePeers) {
 		if o := g.records[id]; !o.until.IsZero() && !now.Before(o.until) {
 			o.until = time.Time{}
 			g.trust.Forgive(id)

@@ -177,18 +177,8 @@ func (p *policy) OpenPeers() []ident.Peer {
 			out = append(out, id)
 		}
 	}
-	slices.SortFunc(out, comparePeers)
+	slices.SortFunc(out, ident.ComparePeers)
 	return out
-}
-
-func comparePeers(a, b ident.Peer) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
 }
 
 // newLink registers a link to peer as its current one.

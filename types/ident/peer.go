@@ -36,6 +36,9 @@ func (p Peer) Hex() string { return hex.EncodeToString(p[:]) }
 // peers with it (FedLay's "smaller IP address", Definition 2).
 func (p Peer) Less(other Peer) bool { return bytes.Compare(p[:], other[:]) < 0 }
 
+// ComparePeers orders peers by their bytes, for slices.SortFunc.
+func ComparePeers(a, b Peer) int { return bytes.Compare(a[:], b[:]) }
+
 // ParsePeer reads the 64-hex-digit form written by Hex (either case).
 func ParsePeer(s string) (Peer, error) {
 	var p Peer
