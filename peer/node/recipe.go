@@ -67,8 +67,8 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	return nil
 }
 
-// RealMethods lists the task methods a real peer runs (newCore builds
-// their cores; "fedlay" is learn.Peer's MEP).
+// RealMethods lists the task methods a real peer runs (NewCore builds
+// their cores; "fedlay"'s is NewFedLayCore's, learn.Peer's MEP).
 func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"} }
 
 // LearnerConfig maps a task spec to a learning peer's configuration for
