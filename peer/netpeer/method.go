@@ -66,8 +66,7 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, tick time
 	var fl *node.FedLay
 	var err error
 	if spec.MethodOf() == "fedlay" {
-		fl, err = node.NewFedLay(node.FedLayConfig{Peer: lp, Period: node.NeighborPeriod(spec, node.TaskPeriod(spec, tick)),
-			Tick: tick, OnDrop: onDrop, Tamper: tamper, Logf: logf})
+		fl, err = node.NewFedLayCore(spec, lp, tick, node.FedLayHooks{OnDrop: onDrop, Tamper: tamper, Logf: logf})
 		core = fl
 	} else {
 		core, err = node.NewCore(spec, lp)

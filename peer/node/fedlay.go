@@ -51,6 +51,11 @@ type FedLayConfig struct {
 	// Tick is the duration of one tick: the guard's bans and log rate
 	// are in this time.
 	Tick time.Duration
+	FedLayHooks
+}
+
+// FedLayHooks are what the shell adds to a FedLay core.
+type FedLayHooks struct {
 	// OnDrop, if not nil, hears of each neighbour the guard drops and
 	// for how long: the shell closes its link and refuses it as long
 	// (rtc.Manager.Deny).
@@ -64,13 +69,14 @@ type FedLayConfig struct {
 }
 
 // NewFedLayCore builds the FedLay core for a "fedlay" task's learning
-// peer lp, with the overlay ticking every tick: its neighbours' periods
-// are the task's, or with tiers their tiers' (NeighborPeriod).
-func NewFedLayCore(spec task.Spec, lp *learn.Peer, tick time.Duration, logf func(string, ...any)) (*FedLay, error) {
+// peer lp (LearnerConfig's), with the overlay ticking every tick: its
+// neighbours' periods are the task's, or with tiers their tiers'
+// (NeighborPeriod). The spec's other methods' cores are NewCore's.
+func NewFedLayCore(spec task.Spec, lp *learn.Peer, tick time.Duration, hooks FedLayHooks) (*FedLay, error) {
 	if m := spec.MethodOf(); m != "fedlay" {
 		return nil, fmt.Errorf("%w: a FedLay core for method %q", ErrConfig, m)
 	}
-	return NewFedLay(FedLayConfig{Peer: lp, Period: NeighborPeriod(spec, TaskPeriod(spec, tick)), Tick: tick, Logf: logf})
+	return NewFedLay(FedLayConfig{Peer: lp, Period: NeighborPeriod(spec, TaskPeriod(spec, tick)), Tick: tick, FedLayHooks: hooks})
 }
 
 // NewFedLay returns the core for cfg.

@@ -52,7 +52,7 @@ func fedlayPeer(t *testing.T, spec task.Spec, i int, logf func(string, ...any)) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFedLayCore(spec, lp, fedlayTick, logf)
+	f, err := NewFedLayCore(spec, lp, fedlayTick, FedLayHooks{Logf: logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestFedLayCoreTiers(t *testing.T) {
 	if d := c.Defence(); d.Tier != own.Tier || d.Period != own.Period {
 		t.Errorf("tier %v period %d, want %v %d", d.Tier, d.Period, own.Tier, own.Period)
 	}
-	if _, err := NewFedLayCore(fedlaySpec(func(s *task.Spec) { s.Method = "gossip" }), c.Peer(), fedlayTick, nil); err == nil {
+	if _, err := NewFedLayCore(fedlaySpec(func(s *task.Spec) { s.Method = "gossip" }), c.Peer(), fedlayTick, FedLayHooks{}); err == nil {
 		t.Error("a FedLay core for a gossip task")
 	}
 }

@@ -148,7 +148,8 @@ func NeighborPeriod(spec task.Spec, base int) func(ident.Peer) int {
 // (its initial model, architecture, seed; its MEP period is the task's
 // period in ticks): what a real peer runs, and what the simulator runs
 // for the same spec (methodsim.CoreRun). TaskEngine refused every method
-// without one.
+// without one. FedLay's core, which times its guard in the overlay's
+// ticks, is NewFedLayCore's.
 func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	c := lp.Config()
 	initial, err := lp.Params()
