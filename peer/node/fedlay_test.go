@@ -404,3 +404,56 @@ func TestFedLayCoreTiers(t *testing.T) {
 		t.Error("a FedLay core for a gossip task")
 	}
 }
+
+// runAlone ticks a core with no peers, running its rounds, for ticks.
+func runAlone(t *testing.T, c *FedLay, ticks int) {
+	t.Helper()
+	for range ticks {
+		c.Tick()
+		for c.HasReady() {
+			if tr := c.Ready().Train; tr != nil {
+				tr.Job.Run()
+				if err := c.Trained(nil, tr.Job.Samples()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// A peer resumed from its checkpoint (a reloaded tab: learn.Peer.Resume,
+// the MEP's Restore) before its core is driven goes on from there: the
+// core's model is the checkpoint's, its rounds count the ones before
+// the restart, and max_rounds stops it at the same total.
+func TestFedLayCoreResumes(t *testing.T) {
+	spec := fedlaySpec(func(s *task.Spec) { s.MaxRounds = 3 })
+	first := fedlayPeer(t, spec, 0, t.Logf)
+	if err := first.SetPeers(nil); err != nil {
+		t.Fatal(err)
+	}
+	period := first.Peer().Config().MEP.Period
+	for first.Status().Round < 2 {
+		runAlone(t, first, 1)
+		if first.Peer().Now() > int64(10*period) {
+			t.Fatal("no second round within 10 periods")
+		}
+	}
+	ckpt, err := first.Peer().Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := fedlayPeer(t, spec, 0, t.Logf)
+	if err := again.Peer().Resume(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.SetPeers(nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := again.Status(); st.Round != 2 || st.Role == "done" || !slices.Equal(again.Model(), ckpt.Params) {
+		t.Fatalf("resumed: %+v, model is the checkpoint's %v", st, slices.Equal(again.Model(), ckpt.Params))
+	}
+	runAlone(t, again, 5*period)
+	if st := again.Status(); st.Round != 3 || st.Role != "done" || slices.Equal(again.Model(), ckpt.Params) {
+		t.Errorf("after the restart: %+v; want one more round, then done", st)
+	}
+}
