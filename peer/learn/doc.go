@@ -8,7 +8,9 @@
 //
 //   - Asynchronous (FedLay's MEP, Sec. III-C): the caller ticks the peer
 //     (Tick), hands it the messages that arrive (Step) and serves its
-//     Ready: Messages to send and, every T_u ticks, a Work to run. The MEP
+//     Ready: Messages to send and, every T_u ticks, a Work to run. On a
+//     real peer and in methodsim the caller is peer/node's FedLay, the
+//     MEP as a method core; sim/dflsim's AsyncRun drives it directly. The MEP
 //     offers fingerprints before models, on the pair period max(T_u, T_v),
 //     and keeps each neighbour's freshest model.
 //   - Synchronous rounds (SyncWork): every peer aggregates the models its

@@ -20,15 +20,14 @@ import (
 
 // guardRig is a learner on the task's default rule (clipped-fedlay) with
 // no transport: the test plays three honest neighbours and a liar by
-// handing it models as rtc transfers, runs its rounds itself and moves
-// its clock.
+// handing it models as rtc transfers and runs its rounds itself; the
+// guard's time is the FedLay core's ticks.
 type guardRig struct {
-	t     *testing.T
-	l     *learner
-	clock time.Time
-	vers  map[ident.Peer]uint64
-	rng   *rand.Rand
-	log   *testLog
+	t    *testing.T
+	l    *learner
+	vers map[ident.Peer]uint64
+	rng  *rand.Rand
+	log  *testLog
 	// denied records the links the learner asked the transport to close.
 	denied []denial
 }
@@ -51,13 +50,15 @@ func newGuardRig(t *testing.T) *guardRig {
 		t.Fatal(err)
 	}
 	log := &testLog{}
-	l, err := newLearner(LearnConfig{Build: func(task.Spec, ident.Peer) (*learn.Peer, *data.Dataset, error) { return nil, nil, nil }}, task.DefaultSpec(),
+	l, err := newLearner(LearnConfig{Build: func(task.Spec, ident.Peer) (*learn.Peer, *data.Dataset, error) { return nil, nil, nil }}, spec,
 		lp, nil, nil, 100*time.Millisecond, log.logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &guardRig{t: t, l: l, clock: time.Unix(1e9, 0), vers: map[ident.Peer]uint64{}, rng: rand.New(rand.NewPCG(1, 2)), log: log}
-	l.now = func() time.Time { return r.clock }
+	if l.method.fedlay == nil {
+		t.Fatal("a FedLay task without the FedLay core")
+	}
+	r := &guardRig{t: t, l: l, vers: map[ident.Peer]uint64{}, rng: rand.New(rand.NewPCG(1, 2)), log: log}
 	l.deny = func(id ident.Peer, d time.Duration, why string) { r.denied = append(r.denied, denial{id, d}) }
 	return r
 }
@@ -92,24 +93,32 @@ func (r *guardRig) model(id ident.Peer, scale float32) {
 	r.l.onTransfer(id, rtc.Manifest{Meta: hdr, Fingerprint: m.Fingerprint, Task: m.Model.Task}, payload)
 }
 
-// round ticks the learner until a round is due and runs it; the MEP's
-// messages are dropped (the neighbours are played by the test).
+// round ticks the learner until a round is due and runs it through the
+// driver as the loop does; the core's messages are dropped (the
+// neighbours are played by the test).
 func (r *guardRig) round() {
 	r.t.Helper()
+	d := r.l.method
 	for range 10 * r.l.peer.Config().MEP.Period {
-		r.clock = r.clock.Add(100 * time.Millisecond)
 		r.l.tick()
-		if !r.l.peer.HasReady() {
-			continue
-		}
-		if w := r.l.peer.Ready().Work; w != nil {
-			w.Run()
-			r.l.finish(w)
-			return
+		for d.core.HasReady() {
+			if tr := d.core.Ready().Train; tr != nil {
+				d.train(tr, r.l.workDone)
+				r.l.finish(<-r.l.workDone) // the round runs on its goroutine, as on a real peer
+				return
+			}
 		}
 	}
 	r.t.Fatal("no round came due")
 }
+
+// guard is the learner's FedLay guard and its time.
+func (r *guardRig) guard() (*node.Guard, time.Time) {
+	return r.l.method.fedlay.Guard(), r.l.method.fedlay.Now()
+}
+
+// dropped says whether the guard has dropped id now.
+func (r *guardRig) dropped(id ident.Peer) bool { g, now := r.guard(); return g.Dropped(id, now) }
 
 func mepIDs(ns []mep.Neighbor) []ident.Peer {
 	ids := make([]ident.Peer, len(ns))
@@ -134,7 +143,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	l.setNeighbors(append(slices.Clone(honest), liar))
 	r.round() // the first model: nothing to aggregate yet
 	rounds := 0
-	for ; rounds < 10 && !l.guard.Dropped(liar, r.clock); rounds++ {
+	for ; rounds < 10 && !r.dropped(liar); rounds++ {
 		for _, h := range honest {
 			r.model(h, 1)
 		}
@@ -142,7 +151,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 		r.round()
 	}
 	s := l.status()
-	if !l.guard.Dropped(liar, r.clock) {
+	if !r.dropped(liar) {
 		t.Fatalf("liar not dropped after %d rounds: reputation %.2f, %+v", rounds, l.peer.Reputation(liar), s)
 	}
 	t.Logf("liar dropped after %d rounds; %d models clipped", rounds, s.ModelsClipped)
@@ -163,8 +172,9 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	}
 	// The link goes with the exchange: the transport is asked to close
 	// the liar's connection and refuse it for the drop's whole time.
-	if len(r.denied) != 1 || r.denied[0] != (denial{liar, l.guard.BanFor()}) {
-		t.Errorf("denials %+v, want the liar for %v", r.denied, l.guard.BanFor())
+	guard, _ := r.guard()
+	if len(r.denied) != 1 || r.denied[0] != (denial{liar, guard.BanFor()}) {
+		t.Errorf("denials %+v, want the liar for %v", r.denied, guard.BanFor())
 	}
 
 	// Dropped: its models are refused unseen, counted by reason.
@@ -197,11 +207,18 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 		t.Errorf("%d log lines about the liar in %d rounds, want 2 (rate-limited)\n%s", lines, rounds+3, strings.Join(r.log.lines, "\n"))
 	}
 
-	// After the ban: back in the MEP, at full trust.
-	r.clock = r.clock.Add(l.guard.BanFor())
+	// After the ban (its time in the core's ticks): back in the MEP, at
+	// full trust.
+	for range int(guard.BanFor() / (100 * time.Millisecond)) {
+		r.l.tick()
+		if tr := l.method.core.Ready().Train; tr != nil {
+			l.method.train(tr, l.workDone)
+			l.finish(<-l.workDone)
+		}
+	}
 	r.round()
-	if l.guard.Dropped(liar, r.clock) || l.peer.Reputation(liar) != 1 || !slices.Contains(mepIDs(l.peer.Neighbors()), liar) {
-		t.Errorf("after %v: dropped %v, reputation %.2f, MEP neighbours %v", l.guard.BanFor(),
-			l.guard.Dropped(liar, r.clock), l.peer.Reputation(liar), mepIDs(l.peer.Neighbors()))
+	if r.dropped(liar) || l.peer.Reputation(liar) != 1 || !slices.Contains(mepIDs(l.peer.Neighbors()), liar) {
+		t.Errorf("after %v: dropped %v, reputation %.2f, MEP neighbours %v", guard.BanFor(),
+			r.dropped(liar), l.peer.Reputation(liar), mepIDs(l.peer.Neighbors()))
 	}
 }

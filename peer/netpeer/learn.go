@@ -1,17 +1,14 @@
 package netpeer
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -19,11 +16,11 @@ import (
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// LearnConfig makes a peer learn: FedLay's MEP over the overlay
-// neighbours (learn.Peer in asynchronous mode), ticked with the overlay;
-// MEP control messages travel as rtc KindApp frames, models as rtc
-// transfers (the encoded MsgModel header as the manifest's metadata, the
-// parameters as the payload).
+// LearnConfig makes a peer learn: the task's method (FedLay's MEP by
+// default, learn.Peer in asynchronous mode) over the overlay
+// neighbours, ticked with the overlay; control messages travel as rtc
+// KindApp frames, models as rtc transfers (the encoded header as the
+// manifest's metadata, the parameters as the payload).
 type LearnConfig struct {
 	// Build returns the learning peer (its Config().ID must be id, its
 	// MEP period in overlay ticks) and, optionally, a test set to
@@ -54,7 +51,8 @@ func (c *LearnConfig) validate() error {
 // LearnStatus is the learning part of Status.
 type LearnStatus struct {
 	// Method is the method's state and the peer's role in it (nil:
-	// FedLay's MEP, which these counters describe).
+	// FedLay's MEP, which these counters describe; its core is
+	// node.FedLay, driven like every other).
 	Method *method.Status `json:"method,omitempty"`
 	// Backend is the training engine: "go", or the companion's
 	// "libtorch/DEVICE" (learn.Peer.Backend).
@@ -76,9 +74,10 @@ type LearnStatus struct {
 	TargetReached bool    `json:"target_reached,omitempty"`
 	Rounds        int     `json:"rounds"`
 	TrainLoss     float64 `json:"train_loss"`
-	// TrainSeconds and TrainSamples sum a method core's finished
-	// trainings (FedLay's MEP: 0): wall time from hand-out to hand-back,
-	// and samples. bench live's simulator trains at their ratio.
+	// TrainSeconds and TrainSamples sum the method core's finished
+	// trainings (FedLay's: its rounds, aggregation included): wall time
+	// from hand-out to hand-back, and samples. bench live's simulator
+	// trains at their ratio.
 	TrainSeconds float64 `json:"train_seconds,omitempty"`
 	TrainSamples int     `json:"train_samples,omitempty"`
 	// Accuracy and EvalLoss are the last evaluation's, of the model the
@@ -124,9 +123,10 @@ type LearnStatus struct {
 	ModelRound int       `json:"-"`
 }
 
-// learner drives a learn.Peer on the peer's loop. Only the loop calls
-// its methods; Work.Run and evaluations run on their own goroutines and
-// report back through workDone and evalDone.
+// learner drives a learn.Peer on the peer's loop through its method
+// core (methodDriver: FedLay's MEP as every other method). Only the loop
+// calls its methods; trainings and evaluations run on their own
+// goroutines and report back through workDone and evalDone.
 type learner struct {
 	cfg      LearnConfig
 	peer     *learn.Peer
@@ -135,25 +135,22 @@ type learner struct {
 	test     *data.Dataset
 	eval     *learn.Evaluator
 	logf     func(string, ...any)
-	workDone chan *learn.Work
+	workDone chan method.Job
 	evalDone chan evalResult
 	evalBusy bool
 	lastEval time.Time
 	samples  uint64 // trained, every method (summary.go)
 	st       LearnStatus
-	guard    *node.Guard
-	nbrs     []ident.Peer     // the overlay's neighbours, dropped ones included
-	now      func() time.Time // the guard's clock: time.Now (tests advance their own)
-	// deny closes a dropped neighbour's link and refuses it for a while:
-	// the transport's Manager.Deny (nil without a transport; tests record).
+	nbrs     []ident.Peer  // the overlay's neighbours
+	tickDur  time.Duration // the overlay's tick
+	// deny closes a neighbour's link and refuses it for a while (FedLay's
+	// guard dropped it): the transport's Manager.Deny (nil without a
+	// transport; tests record).
 	deny func(id ident.Peer, d time.Duration, why string)
-	// method, if not nil, runs the spec's method instead of the MEP
-	// (method.go); peer then trains synchronously (TrainFrom).
+	// method runs the spec's method (method.go).
 	method *methodDriver
-	// period is a neighbour's MEP period (neighborPeriod).
-	period func(ident.Peer) int
-	// spec is the task a method core was built for (scaleInit builds it
-	// again).
+	// spec is the task the method core was built for (scaleInit builds
+	// it again).
 	spec task.Spec
 	// codec, if not nil, carries models in the task's codec (wirecodec.go).
 	codec *wireCodec
@@ -170,10 +167,8 @@ type evalResult struct {
 func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
 	l := &learner{
 		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
-		workDone: make(chan *learn.Work, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
-		guard:  node.NewGuard(p, p.Config().Reputation, time.Duration(max(p.Config().MEP.Period, 1))*tick, logf),
-		now:    time.Now,
-		period: node.NeighborPeriod(spec, node.TaskPeriod(spec, tick)),
+		workDone: make(chan method.Job, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
+		tickDur: tick, spec: spec,
 	}
 	if mgr != nil {
 		l.deny = mgr.Deny
@@ -190,35 +185,46 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		}
 		l.eval = ev
 	}
-	if spec.MethodOf() != "fedlay" {
-		d, err := newMethodDriver(spec, p, mgr, logf)
-		if err != nil {
-			return nil, err
-		}
-		d.codec = l.codec
-		l.method, l.spec = d, spec
+	if l.method, err = l.newDriver(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
 
+// newDriver builds the method core's driver for the learner's spec.
+func (l *learner) newDriver() (*methodDriver, error) {
+	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.tickDur, l.dropped, l.logf)
+	if err != nil {
+		return nil, err
+	}
+	d.codec = l.codec
+	return d, nil
+}
+
+// dropped is told of a neighbour FedLay's guard stopped exchanging
+// models with: its link goes too, for as long.
+func (l *learner) dropped(id ident.Peer, d time.Duration) {
+	if l.deny != nil {
+		l.deny(id, d, "a repeat offender in model exchange")
+	}
+}
+
 // scaleInit multiplies the initial model by the init gain the network-
 // size estimate gave (sizer.go), before the first round. A method core
-// was built from a copy of the plain He model (NewCore reads
-// learn.Peer.Params), so it is built again from the scaled one: nothing
-// has used it yet (the peer does not train, tick or step it before the
-// gain, Peer.training), only its peers were set. If the model cannot be
+// other than FedLay's was built from a copy of the plain He model
+// (NewCore reads learn.Peer.Params), so it is built again from the
+// scaled one: nothing has used it yet (the peer does not train, tick or
+// step it before the gain, Peer.training), only its peers were set.
+// FedLay's core trains learn.Peer's own model. If the model cannot be
 // scaled the error says so and the core trains from plain He.
 func (l *learner) scaleInit(gain float64) error {
 	if err := l.peer.ScaleInit(gain); err != nil {
 		return err
 	}
-	if l.method == nil {
+	if l.method.fedlay != nil {
 		return nil // the MEP trains from learn.Peer's own model
 	}
-	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.logf)
-	if err == nil {
-		d.codec = l.codec
-	}
+	d, err := l.newDriver()
 	if err != nil {
 		return fmt.Errorf("%s core from the scaled model: %w", l.method.name, err)
 	}
@@ -230,54 +236,17 @@ func (l *learner) scaleInit(gain float64) error {
 // setNeighbors follows the overlay's neighbour set.
 func (l *learner) setNeighbors(ids []ident.Peer) {
 	l.nbrs = slices.Clone(ids)
-	if l.method != nil {
-		l.method.setPeers(l.nbrs)
-		return
-	}
-	l.applyNeighbors(l.now())
-}
-
-// applyNeighbors gives the MEP the overlay's neighbours less the dropped
-// ones: no offer goes to a dropped neighbour and no round waits for its
-// model. The transport denies it for as long (rtc.Manager.Deny, called
-// from finish): its connection closes and none is made until the drop
-// ends, so the overlay cannot reach it either and its failure detection
-// takes it out of the neighbour set; a repair that finds it again only
-// meets the refusal. A neighbour's period is the task's, or with tiers
-// its tier's (drawn from its ID, as its own peer drew it).
-func (l *learner) applyNeighbors(now time.Time) {
-	ns := make([]mep.Neighbor, 0, len(l.nbrs))
-	for _, id := range l.nbrs {
-		if !l.guard.Dropped(id, now) {
-			ns = append(ns, mep.Neighbor{ID: id, Period: l.period(id)})
-		}
-	}
-	if err := l.peer.SetNeighbors(ns); err != nil {
-		l.logf("learn: neighbours: %v", err)
-	}
+	l.method.setPeers(l.nbrs)
 }
 
 func (l *learner) tick() {
-	if l.method != nil {
-		l.method.core.Tick()
-		l.maybeEval()
-		return
-	}
-	if now := l.now(); len(l.guard.Expire(now)) > 0 {
-		l.applyNeighbors(now)
-	}
-	if err := l.peer.Tick(); err != nil {
-		l.logf("learn: tick: %v", err)
-	}
+	l.method.core.Tick()
 	l.maybeEval()
 }
 
 // model is the model the peer evaluates and its round.
 func (l *learner) model() ([]float32, int) {
-	if l.method != nil {
-		return l.method.core.Model(), l.method.rounds
-	}
-	return l.peer.Published(), l.peer.Metrics().Rounds
+	return l.method.core.Model(), l.method.roundsDone()
 }
 
 func (l *learner) maybeEval() {
@@ -286,91 +255,27 @@ func (l *learner) maybeEval() {
 	}
 }
 
-// flush sends what the MEP wants sent and starts a due round.
-func (l *learner) flush() {
-	if l.method != nil {
-		l.method.flush(l.workDone)
-		return
-	}
-	if !l.peer.HasReady() {
-		return
-	}
-	rd := l.peer.Ready()
-	for _, m := range rd.Messages {
-		if err := l.send(m); err != nil {
-			l.logf("learn: send %v to %v: %v", m.Type, m.To, err)
-		}
-	}
-	if w := rd.Work; w != nil {
-		go func() {
-			w.Run()
-			l.workDone <- w // cap 1, one Work at a time
-		}()
-	}
-}
+// flush sends what the core wants sent and starts a due training.
+func (l *learner) flush() { l.method.flush(l.workDone) }
 
-// tamper, if not nil, rewrites a model before it is sent. It is nil in
-// every shipped binary: only attack.go, built with -tags attack for the
-// end-to-end attack test, sets it.
+// tamper, if not nil, rewrites a FedLay model before it is sent
+// (node.FedLayConfig.Tamper). It is nil in every shipped binary: only
+// attack.go, built with -tags attack for the end-to-end attack test,
+// sets it.
 var tamper func(m *mep.Message)
 
-func (l *learner) send(m mep.Message) error {
-	if tamper != nil && m.Type == mep.MsgModel {
-		tamper(&m)
+// finish applies a training that has run.
+func (l *learner) finish(j method.Job) {
+	if j.Err() == nil {
+		l.samples += uint64(j.Samples())
 	}
-	hdr, err := mep.Encode(m)
-	if err != nil {
-		return err
-	}
-	if m.Type != mep.MsgModel {
-		return l.mgr.SendApp(m.To, hdr)
-	}
-	var payload []byte
-	if l.codec != nil {
-		if payload, err = l.codec.encode(m.To, m.Params, m.Hessian); err != nil {
-			return err
-		}
-	} else {
-		payload = make([]byte, 0, 4*(len(m.Params)+len(m.Hessian)))
-		for _, v := range [][]float32{m.Params, m.Hessian} {
-			for _, x := range v {
-				payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
-			}
-		}
-	}
-	_, err = l.mgr.SendTransfer(m.To, hdr, payload, m.Fingerprint, m.Model.Task)
-	return err
+	l.method.finish(j)
+	l.st.Rounds, l.st.TrainLoss = l.method.roundsDone(), l.peer.Metrics().TrainLoss
+	l.st.TrainSeconds, l.st.TrainSamples = l.method.trainTime.Seconds(), l.method.trainSamples
 }
 
-// finish applies a Work that has run.
-func (l *learner) finish(w *learn.Work) {
-	if w.Err() == nil {
-		l.samples += uint64(w.Samples())
-	}
-	if l.method != nil {
-		l.method.finish(w)
-		l.st.Rounds, l.st.TrainLoss = l.method.rounds, l.peer.Metrics().TrainLoss
-		l.st.TrainSeconds, l.st.TrainSamples = l.method.trainTime.Seconds(), l.method.trainSamples
-		return
-	}
-	if err := l.peer.Finish(w); err != nil {
-		l.logf("learn: round: %v", err)
-	}
-	now := l.now()
-	if drop := l.guard.Observe(w.Report(), now); len(drop) > 0 {
-		for _, id := range drop {
-			l.guard.Drop(id, now)
-			if l.deny != nil {
-				l.deny(id, l.guard.BanFor(), "a repeat offender in model exchange") // the link goes too
-			}
-		}
-		l.applyNeighbors(now)
-	}
-	mt := l.peer.Metrics()
-	l.st.Rounds, l.st.TrainLoss = mt.Rounds, mt.TrainLoss
-}
-
-// onApp steps the MEP with a control message from peer from.
+// onApp steps the core with a control message from peer from (a codec's
+// ack or reset goes to the codec).
 func (l *learner) onApp(from ident.Peer, b []byte) {
 	if l.codec != nil && isCodecFrame(b) {
 		if err := l.codec.onFrame(from, b); err != nil {
@@ -379,94 +284,12 @@ func (l *learner) onApp(from ident.Peer, b []byte) {
 		}
 		return
 	}
-	if l.method != nil {
-		l.method.onApp(from, b)
-		return
-	}
-	if l.guard.Dropped(from, l.now()) {
-		l.guard.RefusedDropped(from) // its offers go unanswered: no model of it is fetched
-		return
-	}
-	m, err := mep.Decode(b)
-	if err == nil && m.From != from {
-		err = fmt.Errorf("MEP message from %v claims to be from %v", from, m.From)
-	}
-	if err == nil && m.Type == mep.MsgModel {
-		err = errors.New("a model header without its payload")
-	}
-	if err == nil {
-		m.To = l.self
-		err = l.peer.Step(m)
-	}
-	if err != nil {
-		l.st.Refused++
-		l.logf("learn: dropped a message from %v: %v", from, err)
-	}
+	l.method.onApp(from, b)
 }
 
-// onTransfer steps the MEP with a model that arrived intact.
+// onTransfer steps the core with a model that arrived intact.
 func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
-	if l.method != nil {
-		l.method.onTransfer(from, man, payload)
-		return
-	}
-	if l.guard.Dropped(from, l.now()) {
-		l.guard.RefusedDropped(from) // one asked for before the drop
-		return
-	}
-	m, err := mep.Decode(man.Meta)
-	switch {
-	case err != nil:
-	case m.From != from || m.Type != mep.MsgModel:
-		err = fmt.Errorf("transfer from %v holds a %v from %v", from, m.Type, m.From)
-	case man.Fingerprint != m.Fingerprint || man.Task != m.Model.Task:
-		err = fmt.Errorf("transfer's manifest does not match its header")
-	case l.codec == nil && int64(len(payload)) != m.Model.PayloadBytes():
-		err = fmt.Errorf("transfer of %d bytes does not match its header (%d bytes)", len(payload), m.Model.PayloadBytes())
-	}
-	if err == nil {
-		m.Params, m.Hessian, err = l.modelOf(from, m.Model, payload)
-	}
-	if err == nil {
-		m.To = l.self
-		err = l.peer.Step(m)
-	}
-	if err != nil {
-		l.st.Refused++
-		l.logf("learn: dropped a model from %v: %v", from, err)
-	}
-}
-
-// modelOf reads a model's parameters (and Hessian, if the header says
-// one goes along) from a transfer's payload: float32 as it is, or the
-// task's codec (which may answer the sender with an ack or a reset).
-func (l *learner) modelOf(from ident.Peer, h mep.ModelHeader, payload []byte) (params, hessian []float32, err error) {
-	n := int(h.NumParams)
-	if l.codec == nil {
-		vals := make([]float32, len(payload)/4)
-		for i := range vals {
-			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
-		}
-		if h.HasHessian {
-			hessian = vals[n:]
-		}
-		return vals[:n:n], hessian, nil
-	}
-	rest := 0
-	if h.HasHessian {
-		rest = n
-	}
-	params, hessian, reply, err := l.codec.decode(from, payload, n, rest)
-	l.st.CodecResets = l.codec.resets
-	if reply != nil && l.mgr != nil {
-		if serr := l.mgr.SendApp(from, reply); serr != nil {
-			l.logf("learn: codec reply to %v: %v", from, serr)
-		}
-	}
-	if !h.HasHessian {
-		hessian = nil
-	}
-	return params, hessian, err
+	l.method.onTransfer(from, man, payload)
 }
 
 func (l *learner) startEval() {
@@ -500,25 +323,24 @@ func (l *learner) evaluated(r evalResult) {
 func (l *learner) status() LearnStatus {
 	s := l.st
 	if l.codec != nil {
-		s.ModelBytesRaw, s.ModelBytesWire = l.codec.raw, l.codec.wire
+		s.ModelBytesRaw, s.ModelBytesWire, s.CodecResets = l.codec.raw, l.codec.wire, l.codec.resets
 	}
 	s.Backend = l.peer.Backend()
 	s.Model, s.ModelRound = l.model()
-	if l.method != nil {
-		ms := l.method.core.Status()
-		s.Method, s.MaxRounds, s.Done = &ms, ms.MaxRounds, ms.Role == "done"
-		s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
-		s.Refused += l.method.refused
+	s.Refused += l.method.refused
+	ms := l.method.core.Status()
+	s.MaxRounds, s.Done = ms.MaxRounds, ms.Role == "done"
+	s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
+	fl := l.method.fedlay
+	if fl == nil {
+		s.Method = &ms
 		return s
 	}
-	c := l.peer.Config().MEP
-	s.Tier, s.Period, s.MaxRounds, s.Done = c.Tier.String(), c.Period, c.MaxRounds, l.peer.Done()
-	mt := l.peer.Metrics()
-	s.ModelsSent, s.ModelsReceived, s.ModelsRejected = mt.ModelsSent, mt.ModelsReceived, mt.ModelsRejected
-	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = mt.Outliers, mt.Bounded, l.guard.Drops()
-	if r := l.guard.Refused(); len(r) > 0 {
-		s.ModelsRefused = r
-	}
-	s.Offenders = l.guard.Offenders(l.now())
+	// FedLay's: no Method (these counters describe its MEP), its tier
+	// and period, and what its robust aggregation and guard did.
+	fs := fl.Defence()
+	s.Tier, s.Period, s.ModelsRejected = fs.Tier.String(), fs.Period, fs.ModelsRejected
+	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = fs.Clipped, fs.Bounded, fs.Drops
+	s.ModelsRefused, s.Offenders = fs.Refused, fs.Offenders
 	return s
 }

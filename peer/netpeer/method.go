@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/gossip"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -16,25 +16,32 @@ import (
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
-// methodDriver runs a method.Core (every method but FedLay's MEP, which
-// learn.Peer drives itself) on the peer's loop: the core's peers are the
-// overlay's neighbours, its ticks the overlay's, its control messages
-// rtc KindApp frames, its models rtc transfers (the header as metadata,
-// the parameters as payload), its trainings learn.Peer's TrainFrom on
-// the local shard (one at a time, on a goroutine like the MEP's Work).
+// methodDriver runs the spec's method.Core on the peer's loop, for every
+// method: FedLay's MEP (node.FedLay) as Gossip, D-PSGD, PENS and Plexus.
+// The core's peers are the overlay's neighbours, its ticks the
+// overlay's, its control messages rtc KindApp frames, its models rtc
+// transfers (the header as metadata, the parameters and any Rest as
+// payload), its trainings learn.Peer's TrainFrom on the local shard, or
+// the Job the core prepared itself (FedLay's aggregate-then-train
+// learn.Work), one at a time, on a goroutine.
 type methodDriver struct {
 	name string
 	core method.Core
-	peer *learn.Peer
-	task ident.Task
-	mgr  *rtc.Manager
-	logf func(string, ...any)
+	// fedlay is core when the method is FedLay's (its status fields).
+	fedlay *node.FedLay
+	peer   *learn.Peer
+	task   ident.Task
+	mgr    *rtc.Manager
+	logf   func(string, ...any)
 
 	eval    *learn.Evaluator // for the core's Evals, on the local shard's head
 	rounds  int              // trainings finished
 	refused int              // messages and transfers refused on arrival
 	sendErr int
 	busy    bool
+	// job is the running training a core prepared itself (nil: a
+	// TrainFrom of learn.Peer, or none).
+	job method.Job
 	// trainStart is when the running training was handed out;
 	// trainTime and trainSamples sum the finished ones' wall time (to
 	// their hand-back on the loop) and samples: the speed this peer
@@ -51,8 +58,19 @@ type methodDriver struct {
 // on (the shard's first ones): it runs on the peer's loop.
 const evalSamples = 256
 
-func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func(string, ...any)) (*methodDriver, error) {
-	core, err := node.NewCore(spec, lp)
+// newMethodDriver builds the spec's core for lp; tick is the overlay's
+// (FedLay's guard times its bans in it), onDrop hears of a neighbour
+// FedLay's guard dropped.
+func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, tick time.Duration, onDrop func(ident.Peer, time.Duration), logf func(string, ...any)) (*methodDriver, error) {
+	var core method.Core
+	var fl *node.FedLay
+	var err error
+	if spec.MethodOf() == "fedlay" {
+		fl, err = node.NewFedLayCore(spec, lp, tick, node.FedLayHooks{OnDrop: onDrop, Tamper: tamper, Logf: logf})
+		core = fl
+	} else {
+		core, err = node.NewCore(spec, lp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +82,7 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, logf func
 	if err != nil {
 		return nil, err
 	}
-	return &methodDriver{name: spec.MethodOf(), core: core, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}, nil
+	return &methodDriver{name: spec.MethodOf(), core: core, fedlay: fl, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}, nil
 }
 
 func (d *methodDriver) setPeers(ids []ident.Peer) {
@@ -74,7 +92,7 @@ func (d *methodDriver) setPeers(ids []ident.Peer) {
 }
 
 // flush sends what the core wants sent and starts its training.
-func (d *methodDriver) flush(workDone chan<- *learn.Work) {
+func (d *methodDriver) flush(workDone chan<- method.Job) {
 	for d.core.HasReady() {
 		rd := d.core.Ready()
 		for _, s := range rd.Sends {
@@ -87,7 +105,7 @@ func (d *methodDriver) flush(workDone chan<- *learn.Work) {
 			d.evaluate(e)
 		}
 		if tr := rd.Train; tr != nil {
-			d.train(tr.Params, workDone)
+			d.train(tr, workDone)
 		}
 	}
 }
@@ -115,13 +133,15 @@ func (d *methodDriver) send(s method.Send) error {
 	var payload []byte
 	if d.codec != nil {
 		var err error
-		if payload, err = d.codec.encode(s.To, s.Params, nil); err != nil {
+		if payload, err = d.codec.encode(s.To, s.Params, s.Rest); err != nil {
 			return err
 		}
 	} else {
-		payload = make([]byte, 0, 4*len(s.Params))
-		for _, x := range s.Params {
-			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+		payload = make([]byte, 0, 4*(len(s.Params)+len(s.Rest)))
+		for _, v := range [][]float32{s.Params, s.Rest} {
+			for _, x := range v {
+				payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
+			}
 		}
 	}
 	_, err := d.mgr.SendTransfer(s.To, s.Header, payload, sha256.Sum256(payload), d.task)
@@ -129,9 +149,19 @@ func (d *methodDriver) send(s method.Send) error {
 }
 
 // train runs a training on its own goroutine (every core stops asking
-// after the spec's MaxRounds).
-func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
-	w, err := d.peer.TrainFrom(params)
+// after the spec's MaxRounds): the core's own Job, or learn.Peer's
+// TrainFrom of its Params.
+func (d *methodDriver) train(tr *method.Train, workDone chan<- method.Job) {
+	if tr.Job != nil {
+		j := tr.Job
+		d.busy, d.job, d.trainStart = true, j, time.Now()
+		go func() {
+			j.Run()
+			workDone <- j // cap 1, one training at a time
+		}()
+		return
+	}
+	w, err := d.peer.TrainFrom(tr.Params)
 	if err != nil {
 		d.logf("%s: train: %v", d.name, err)
 		if err := d.core.Trained(nil, 0); err != nil {
@@ -147,10 +177,19 @@ func (d *methodDriver) train(params []float32, workDone chan<- *learn.Work) {
 }
 
 // finish hands the core a training that has run.
-func (d *methodDriver) finish(w *learn.Work) {
+func (d *methodDriver) finish(j method.Job) {
 	d.busy = false
 	d.trainTime += time.Since(d.trainStart)
-	d.trainSamples += w.Samples()
+	d.trainSamples += j.Samples()
+	if d.job != nil {
+		d.job = nil
+		d.rounds++
+		if err := d.core.Trained(nil, j.Samples()); err != nil { // the Job holds the result
+			d.logf("%s: %v", d.name, err)
+		}
+		return
+	}
+	w := j.(*learn.Work) // train's TrainFrom
 	var trained []float32
 	if err := d.peer.Finish(w); err != nil {
 		d.logf("%s: training: %v", d.name, err)
@@ -176,7 +215,7 @@ func (d *methodDriver) onTransfer(from ident.Peer, man rtc.Manifest, payload []b
 		return
 	}
 	if d.codec != nil {
-		vals, _, reply, err := d.codec.decode(from, payload, d.peer.NumParams(), 0)
+		params, rest, reply, err := d.codec.decode(from, payload, d.peer.NumParams(), restOf(payload))
 		if reply != nil && d.mgr != nil {
 			if serr := d.mgr.SendApp(from, reply); serr != nil {
 				d.logf("%s: codec reply to %v: %v", d.name, from, serr)
@@ -187,7 +226,10 @@ func (d *methodDriver) onTransfer(from ident.Peer, man rtc.Manifest, payload []b
 			d.logf("%s: dropped a transfer from %v: %v", d.name, from, err)
 			return
 		}
-		d.step(from, man.Meta, vals)
+		if len(rest) > 0 {
+			params = append(params, rest...) // the core's header says where its parameters end
+		}
+		d.step(from, man.Meta, params)
 		return
 	}
 	vals := make([]float32, len(payload)/4)
@@ -204,4 +246,13 @@ func (d *methodDriver) step(from ident.Peer, header []byte, params []float32) {
 			d.logf("%s: dropped a message from %v: %v", d.name, from, err)
 		}
 	}
+}
+
+// roundsDone is the rounds the peer's model has been through: FedLay's
+// published rounds, or the trainings finished.
+func (d *methodDriver) roundsDone() int {
+	if d.fedlay != nil {
+		return d.fedlay.Status().Round
+	}
+	return d.rounds
 }

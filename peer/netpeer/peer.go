@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/pushsum"
 	"github.com/peerlearn/peerlearn/signal"
@@ -227,7 +227,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		return err
 	}
 	defer mgr.Close()
-	var workDone chan *learn.Work
+	var workDone chan method.Job
 	var evalDone chan evalResult
 	if lc := p.cfg.Learn; lc != nil {
 		lp, test, err := lc.Build(w.Task, p.id)

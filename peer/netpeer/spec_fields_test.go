@@ -188,7 +188,7 @@ func TestInitGainReachesEveryMethod(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []float32
-			if l.method != nil {
+			if l.method.fedlay == nil {
 				got = coreStart(l.method.core)
 				if st := l.method.core.Status(); st.Peers != 2 {
 					t.Errorf("the rebuilt core has %d peers, want the overlay's 2", st.Peers)
@@ -218,7 +218,7 @@ func TestInitGainReachesEveryMethod(t *testing.T) {
 // peerRuns is what the real peer built for a spec runs, read off its
 // learning peer, its learner and its method core.
 type peerRuns struct {
-	method     string   // "fedlay" (learn.Peer's MEP) or the core's Status().Method
+	method     string   // the core's Status().Method ("fedlay": node.FedLay, learn.Peer's MEP)
 	tier       mep.Tier // the MEP's (every core runs the task's period)
 	period     int      // the MEP period in ticks (NewCore's period too)
 	maxRounds  int      // the MEP's MaxRounds, or the core's Status().MaxRounds
@@ -243,7 +243,7 @@ func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 		}
 	}
 	st := l.status()
-	if l.method != nil {
+	if l.method.fedlay == nil {
 		ms := l.method.core.Status()
 		r.method, r.maxRounds = ms.Method, ms.MaxRounds
 		r.start = coreStart(l.method.core)
@@ -251,6 +251,11 @@ func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 			t.Errorf("%s: /status max_rounds %d, the core's %d", r.method, st.MaxRounds, ms.MaxRounds)
 		}
 		return r
+	}
+	// FedLay's core: its status names it, /status has no Method (its
+	// counters are the MEP's) and the MEP's tier, period and max_rounds.
+	if ms := l.method.core.Status(); ms.Method != "fedlay" || ms.MaxRounds != c.MEP.MaxRounds || st.Method != nil {
+		t.Errorf("FedLay core status %+v, /status method %v", ms, st.Method)
 	}
 	if st.Tier != c.MEP.Tier.String() || st.Period != c.MEP.Period || st.MaxRounds != c.MEP.MaxRounds || st.Target != spec.TargetAccuracy {
 		t.Errorf("/status tier %q period %d max_rounds %d target %v, the peer runs %v %d %d (target %v)",

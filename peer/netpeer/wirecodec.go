@@ -137,6 +137,21 @@ func (c *wireCodec) decode(from ident.Peer, payload []byte, n, rest int) (params
 	return params, restVals, reply, nil
 }
 
+// restOf is how many raw float32 follow the codec part of a payload
+// (a core's Send.Rest: FedLay's Hessian); 0 for a payload too short or
+// whose tail is not whole float32, which decode then refuses.
+func restOf(payload []byte) int {
+	if len(payload) < 4 {
+		return 0
+	}
+	k := int64(binary.BigEndian.Uint32(payload))
+	tail := int64(len(payload)) - 4 - k
+	if tail < 0 || tail%4 != 0 {
+		return 0
+	}
+	return int(tail / 4)
+}
+
 // onFrame applies an ack or a reset from peer from.
 func (c *wireCodec) onFrame(from ident.Peer, b []byte) error {
 	s := c.send[from]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/modelcodec"
@@ -81,6 +82,37 @@ func TestWireCodecLink(t *testing.T) {
 	}
 	if b.refused < 3 {
 		t.Errorf("refused %d payloads, want the 3 above counted", b.refused)
+	}
+}
+
+// A core's Send.Rest (FedLay's Hessian) follows the codec part as raw
+// float32: the receiver finds its length in the payload (restOf) and
+// gets it back exactly, the parameters through the codec.
+func TestWireCodecCarriesRest(t *testing.T) {
+	a, _ := newWireCodec("delta-int8")
+	b, _ := newWireCodec("delta-int8")
+	ida, idb := ident.Peer{1}, ident.Peer{2}
+	params, rest := make([]float32, 500), make([]float32, 500)
+	for i := range params {
+		params[i], rest[i] = float32(i%7)*0.01, 1e-3*float32(i)
+	}
+	p, err := a.encode(idb, params, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := restOf(p); n != len(rest) {
+		t.Fatalf("restOf: %d, want %d", n, len(rest))
+	}
+	got, gotRest, _, err := b.decode(ida, p, len(params), restOf(p))
+	if err != nil || len(got) != len(params) || !slices.Equal(gotRest, rest) {
+		t.Fatalf("decoded %d parameters, rest equal %v: %v", len(got), slices.Equal(gotRest, rest), err)
+	}
+	// Malformed: no rest where the tail is short of a float32 or the
+	// codec length runs past the payload (decode refuses those).
+	for _, bad := range [][]byte{nil, {0, 0}, append(slices.Clone(p), 1), {0xff, 0xff, 0xff, 0xff, 1}} {
+		if n := restOf(bad); n != 0 {
+			t.Errorf("restOf(%d bytes) = %d, want 0", len(bad), n)
+		}
 	}
 }
 

@@ -13,5 +13,7 @@
 // split suspicion, admission renewal) and what it does with the
 // registration it gets; and the Guard (guard.go), which counts what the
 // robust aggregation did to each neighbour's models and says which
-// repeat offender to drop and when to let it back.
+// repeat offender to drop and when to let it back; and FedLay
+// (fedlay.go), FedLay's Model Exchange Protocol with that guard as a
+// method.Core, so that one driver runs every method.
 package node

@@ -67,8 +67,8 @@ func (TaskEngine) CheckSpec(s task.Spec) error {
 	return nil
 }
 
-// RealMethods lists the task methods a real peer runs (newCore builds
-// their cores; "fedlay" is learn.Peer's MEP).
+// RealMethods lists the task methods a real peer runs (NewCore builds
+// their cores; "fedlay"'s is NewFedLayCore's, learn.Peer's MEP).
 func RealMethods() []string { return []string{"fedlay", "gossip", "dpsgd", "pens", "plexus"} }
 
 // LearnerConfig maps a task spec to a learning peer's configuration for
@@ -148,7 +148,8 @@ func NeighborPeriod(spec task.Spec, base int) func(ident.Peer) int {
 // (its initial model, architecture, seed; its MEP period is the task's
 // period in ticks): what a real peer runs, and what the simulator runs
 // for the same spec (methodsim.CoreRun). TaskEngine refused every method
-// without one.
+// without one. FedLay's core, which times its guard in the overlay's
+// ticks, is NewFedLayCore's.
 func NewCore(spec task.Spec, lp *learn.Peer) (method.Core, error) {
 	c := lp.Config()
 	initial, err := lp.Params()

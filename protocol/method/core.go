@@ -39,16 +39,39 @@ type Send struct {
 	Header []byte
 	// Params is shared, never modified: the runtime may send it later.
 	Params []float32
+	// Rest, if not nil, follows Params in the payload as float32 as it
+	// is, never through a lossy codec (FedLay's Hessian diagonal). The
+	// receiving runtime hands the core Params and Rest as one vector:
+	// the core's header says where Params end. Shared, never modified.
+	Rest []float32
 }
 
-// Bytes is what s costs on the wire: header plus 4 bytes a parameter.
-func (s Send) Bytes() int64 { return int64(len(s.Header)) + 4*int64(len(s.Params)) }
+// Bytes is what s costs on the wire: header plus 4 bytes a value.
+func (s Send) Bytes() int64 {
+	return int64(len(s.Header)) + 4*int64(len(s.Params)+len(s.Rest))
+}
 
 // Train asks the runtime to train Params (a slice the runtime owns: it
 // may train it in place) on the local shard, once, and to call Trained.
 // A core has at most one Train outstanding.
+//
+// A core that prepares its trainings itself (FedLay's MEP: aggregate the
+// neighbours' models under a robust rule, then train, as one
+// learn.Work) hands out Job instead, with Params nil: the runtime calls
+// Job.Run, on any goroutine, and then Trained(nil, Job.Samples()) on
+// the core's; the Job holds the result.
 type Train struct {
 	Params []float32
+	Job    Job
+}
+
+// Job is a training a core prepared itself (learn.Work is one): Run does
+// the computation and touches nothing the core's other methods touch;
+// Samples is what it trains on, Err says why Run failed (nil before Run).
+type Job interface {
+	Run()
+	Samples() int
+	Err() error
 }
 
 // Eval asks the runtime to evaluate Params (shared: do not modify) on its

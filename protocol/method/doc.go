@@ -14,8 +14,9 @@
 // on the overlay graph, gossip's RoundNode), PENS (the PENS family of
 // selection policies, package selection, with evalreq's polls and
 // responder) and Plexus (package plexus's Peer, its membership view
-// pushed to the overlay's neighbours as digests). FedLay's MEP is driven
-// through learn.Peer (it aggregates inside the training Work). In the
+// pushed to the overlay's neighbours as digests). FedLay's MEP is a Core
+// too (peer/node's FedLay over learn.Peer): it aggregates inside its
+// training, so it hands out each round as a Train's Job. In the
 // simulator, GossipRun, PlexusRun, DPSGDRun (the DPSGD core with a
 // schedule's mixing, gossip.NodeSchedule), SelectionRun (the PENS core,
 // its policies' choices observed through PENSConfig.OnAverage) and

@@ -32,15 +32,16 @@ func newLinkCodecs(cfg modelcodec.Config) (*linkCodecs, error) {
 // encodes them: header bytes plus the payload on the wire, the
 // receiver's decoded copy handed to deliver, and for a delta codec an
 // acknowledgement back to the sender (or, on a refusal, a reset of the
-// link to full models).
-func (c *coreNet) sendModel(from, to int, header []byte, params []float32, deliver func([]float32)) {
+// link to full models). rest (a core's Send.Rest) follows as raw
+// float32, as on a real peer's wire.
+func (c *coreNet) sendModel(from, to int, header []byte, params, rest []float32, deliver func([]float32)) {
 	s := c.codecs.Sender(from, to)
 	payload, digest, err := s.Encode(params)
 	if err != nil {
 		c.fail(err)
 		return
 	}
-	c.sim.send(from, to, int64(len(header)+len(payload)), true, func() {
+	c.sim.send(from, to, int64(len(header)+len(payload)+4*len(rest)), true, func() {
 		got, ack, err := c.codecs.Receiver(from, to).Decode(payload, len(params))
 		if errors.Is(err, modelcodec.ErrUnknownReference) {
 			c.codecs.refused++
@@ -58,6 +59,15 @@ func (c *coreNet) sendModel(from, to int, header []byte, params []float32, deliv
 			}
 			c.sim.send(to, from, ackBytes, false, func() { s.Ack(ack) })
 		}
-		deliver(got)
+		deliver(withRest(got, rest))
 	})
+}
+
+// withRest is the values a receiving core gets: the parameters, then a
+// Send's Rest (a copy when there is one: the sender's are shared).
+func withRest(params, rest []float32) []float32 {
+	if rest == nil {
+		return params
+	}
+	return append(append(make([]float32, 0, len(params)+len(rest)), params...), rest...)
 }

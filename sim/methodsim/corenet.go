@@ -11,7 +11,8 @@ import (
 // coreNet drives one method.Core per peer over an eventSim: what a core
 // sends is delivered to the addressee's core when Links says it arrives
 // (Send.Bytes on the wire), what it asks to train runs on the peer's
-// compute (learn.Peer.TrainFrom) and is reported back. It is the
+// compute (learn.Peer.TrainFrom, or the core's own Job: FedLay's round)
+// and is reported back. It is the
 // simulator's counterpart of peer/netpeer's methodDriver: the method's
 // logic is the core's alone.
 type coreNet struct {
@@ -58,16 +59,16 @@ func (c *coreNet) drain(i int) {
 				c.drain(to)
 			}
 			if c.codecs != nil && s.Params != nil {
-				c.sendModel(i, to, s.Header, s.Params, deliver)
+				c.sendModel(i, to, s.Header, s.Params, s.Rest, deliver)
 				continue
 			}
-			c.sim.send(i, to, s.Bytes(), s.Params != nil, func() { deliver(s.Params) })
+			c.sim.send(i, to, s.Bytes(), s.Params != nil, func() { deliver(withRest(s.Params, s.Rest)) })
 		}
 		for _, e := range rd.Evals {
 			c.evaluate(i, e)
 		}
 		if tr := rd.Train; tr != nil {
-			c.sim.train(i, trainReq{params: tr.Params, done: func(trained []float32, samples int) {
+			c.sim.train(i, trainReq{params: tr.Params, job: tr.Job, done: func(trained []float32, samples int) {
 				if err := core.Trained(trained, samples); err != nil {
 					c.fail(fmt.Errorf("%w: peer %d: %w", ErrRun, i, err))
 				}

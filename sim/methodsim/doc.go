@@ -22,7 +22,10 @@
 //     StaticGraph on a 10-regular graph): the method.DPSGD core real
 //     peers run, given each peer's part of the schedule, over CoreRun.
 //   - CoreRun: any method.Core (the cores real peers run for a task
-//     spec) over a simnet.Scheduler in virtual time.
+//     spec) over a simnet.Scheduler in virtual time, FedLay's
+//     (node.FedLay: its rounds are Jobs on the peer's compute) included;
+//     dflsim's AsyncRun still drives learn.Peer's MEP itself, with the
+//     overlay, joins, tiers and attacks of the FedLay figures.
 //
 // Local training and evaluations run on a Pool across cores; each peer
 // trains with its own seeded source and every result is applied at a

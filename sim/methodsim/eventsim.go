@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 )
 
@@ -27,9 +28,12 @@ type eventSim struct {
 	futs []*Future
 }
 
-// trainReq is a training waiting for its peer's compute.
+// trainReq is a training waiting for its peer's compute: params to
+// train (learn.Peer.TrainFrom), or a Job the core prepared itself
+// (FedLay's aggregate-then-train learn.Work).
 type trainReq struct {
 	params []float32
+	job    method.Job
 	// still, if not nil, is asked when the training would start: false
 	// drops it (the result is no longer wanted).
 	still func() bool
@@ -76,6 +80,10 @@ func (s *eventSim) next(i int) {
 		if r.still != nil && !r.still() {
 			continue
 		}
+		if r.job != nil {
+			s.runJob(i, r)
+			continue
+		}
 		p := s.peers.Peers[i]
 		w, err := p.TrainFrom(r.params)
 		if err != nil {
@@ -100,6 +108,26 @@ func (s *eventSim) next(i int) {
 			s.next(i)
 		})
 	}
+}
+
+// runJob runs a core's own Job on the pool and reports it (done(nil,
+// samples): the Job holds the result) once its device time has passed.
+func (s *eventSim) runJob(i int, r trainReq) {
+	s.busy[i] = true
+	j := r.job
+	fut := s.pool.Go(func(*Worker) { j.Run() })
+	s.futs = append(s.futs, fut)
+	d := s.dev[i].TrainTime(j.Samples())
+	s.sched.After(d, func() {
+		fut.Wait()
+		s.busy[i] = false
+		if j.Err() != nil {
+			s.failed++
+		}
+		s.ledger.Train(i, j.Samples(), d)
+		r.done(nil, j.Samples())
+		s.next(i)
+	})
 }
 
 // wait waits for every training handed to the pool (those still
