@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
@@ -14,8 +13,8 @@ import (
 
 // adoptAdmission turns on admitted placement (types/admission,
 // overlay/records.go) with the token of the peer's first welcome, unless
-// Config.PlainPlacement: the node is rebuilt with the token's coordinates
-// (nothing has used it yet: Run calls this before joining), and every
+// Config.PlainPlacement: the peer core's overlay node is built with the token's coordinates
+// (Run calls this before it builds the peer core), and every
 // later registration presents the token, so that the peer keeps its place
 // and costs no new admission. A server that issues no token is refused.
 func (p *Peer) adoptAdmission(c *signal.Client) error {
@@ -36,11 +35,6 @@ func (p *Peer) adoptAdmission(c *signal.Client) error {
 		Self:   tok,
 	}
 	p.cfg.Signal.Token = raw
-	node, err := overlay.NewNode(p.id, p.cfg.Overlay)
-	if err != nil {
-		return fmt.Errorf("%w: admitted node: %w", ErrConfig, err)
-	}
-	p.node = node
 	p.logf("admitted for epoch %d (proof of work %d bits)", tok.Epoch, w.Task.PoWBits())
 	return nil
 }
@@ -61,7 +55,7 @@ func (p *Peer) checkToken(c *signal.Client) {
 	}
 	tok, err := admission.Unmarshal(raw)
 	if err == nil {
-		err = p.node.RenewRecord(tok)
+		err = p.n.RenewRecord(tok) // and the renewal's clock
 	}
 	if err != nil {
 		p.logf("the signalling server issued another admission token; keeping the first (its place): %v", err)
@@ -71,33 +65,12 @@ func (p *Peer) checkToken(c *signal.Client) {
 	p.logf("admission renewed for epoch %d (the same place)", tok.Epoch)
 }
 
-// renewBefore is how long before its token expires a peer registers
-// again to have it renewed: half the default epoch, so a renewal that
-// fails (no server answers) is tried again many times before the end.
-const renewBefore = admission.DefaultEpoch / 2
-
-// renewalDue reports whether the peer's token expires within
-// renewBefore of now.
-func (p *Peer) renewalDue(now time.Time) bool {
-	if p.cfg.PlainPlacement || p.cfg.Overlay.Admission == nil {
-		return false
-	}
-	tok, err := admission.Unmarshal(p.cfg.Signal.Token)
-	return err == nil && tokenDue(tok.NotAfter, now)
-}
-
-// tokenDue reports whether a token valid until the unix second notAfter
-// is due for renewal at now.
-func tokenDue(notAfter int64, now time.Time) bool {
-	return time.Unix(notAfter, 0).Sub(now) < renewBefore
-}
-
 // placement returns the coordinates of this peer and its neighbours.
 func (p *Peer) placement() map[string][]float64 {
-	ids := append([]ident.Peer{p.id}, p.node.Neighbors()...)
+	ids := append([]ident.Peer{p.id}, p.n.Neighbors()...)
 	out := make(map[string][]float64, len(ids))
 	for _, id := range ids {
-		cs, ok := p.node.Coordinates(id)
+		cs, ok := p.n.Coordinates(id)
 		if !ok {
 			continue
 		}

@@ -113,7 +113,7 @@ func TestTaskEngineRefusesSimulatorOnly(t *testing.T) {
 		}
 	}
 	s := spec
-	s.Init = task.Init{Mode: "he-gain"} // gain 0: estimated at run time (sizer.go)
+	s.Init = task.Init{Mode: "he-gain"} // gain 0: estimated at run time (node.Node, peer/node/sizer.go)
 	if err := s.ValidateFor(node.TaskEngine{}); err != nil {
 		t.Errorf("he-gain, gain 0: %v", err)
 	}

@@ -210,7 +210,7 @@ func (l *learner) dropped(id ident.Peer, d time.Duration) {
 }
 
 // scaleInit multiplies the initial model by the init gain the network-
-// size estimate gave (sizer.go), before the first round. A method core
+// size estimate gave (node.Node, peer/node/sizer.go), before the first round. A method core
 // other than FedLay's was built from a copy of the plain He model
 // (NewCore reads learn.Peer.Params), so it is built again from the
 // scaled one: nothing has used it yet (the peer does not train, tick or

@@ -95,7 +95,7 @@ func (s *observerSet) status(now time.Time) []ObserverStatus {
 // a round has made one it does not hold.
 func (p *Peer) onPull(from ident.Peer, b []byte) {
 	have, err := decodePull(b)
-	if err == nil && slices.Contains(p.node.Neighbors(), from) {
+	if err == nil && slices.Contains(p.n.Neighbors(), from) {
 		err = errObserverNeighbour
 	}
 	now := time.Now()

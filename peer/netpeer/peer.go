@@ -25,7 +25,6 @@ import (
 type Peer struct {
 	cfg     Config
 	id      ident.Peer
-	node    *overlay.Node
 	ln      net.Listener // status endpoint, or nil
 	running atomic.Bool
 
@@ -33,19 +32,21 @@ type Peer struct {
 	mgr    *rtc.Manager
 	client *signal.Client // the latest registration's
 	server string         // its server's URL
-	// reg decides the registrations after the first (node.Registrar;
-	// registration.go is its shell); regDone brings a dial's outcome.
-	reg       *node.Registrar
+	// n is the peer core: the overlay node, the size estimate and the
+	// registrations after the first (node.Node); Run's loop steps and
+	// ticks it and carries out its Ready (flush). regDone brings a
+	// dial's outcome (registration.go), dialled holds it until the core
+	// decides.
+	n         *node.Node
+	ctx       context.Context // Run's, for the dials the core asks for
 	regDone   chan registration
+	dialled   map[uint64]registration
 	learner   *learner  // nil: overlay only
 	summaries summaries // ShareProgress (summary.go)
-	sizer     *sizer    // the network-size estimate of init he-gain with gain 0 (sizer.go), or nil
 	obs       observerSet
 	watch     *watcher // an observer's own state (observer.go), or nil
 	started   time.Time
-	errs      uint64 // overlay messages refused (malformed, forged From, refused by the node)
 	sendErr   uint64 // overlay sends the transport refused
-	removed   uint64 // neighbours dropped
 	lastErr   time.Time
 
 	smu    sync.Mutex
@@ -146,11 +147,10 @@ func New(cfg Config) (*Peer, error) {
 	if cfg.Overlay.Rand == nil {
 		cfg.Overlay.Rand = rand.New(rand.NewPCG(id.Seed(), uint64(time.Now().UnixNano())))
 	}
-	node, err := overlay.NewNode(id, cfg.Overlay)
-	if err != nil {
+	if _, err := overlay.NewNode(id, cfg.Overlay); err != nil { // checked now; the peer core builds its own in Run
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	p := &Peer{cfg: cfg, id: id, node: node}
+	p := &Peer{cfg: cfg, id: id}
 	p.status = Status{ID: hex.EncodeToString(id[:]), Task: cfg.Task.Hex(), State: "starting"}
 	if cfg.StatusAddr != "" {
 		ln, err := listenStatus(cfg.StatusAddr)
@@ -208,19 +208,11 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.client, p.server = client, server
 	defer func() { p.client.Close() }() // the latest client: a rebootstrap replaces it
 	w := client.Welcome()
-	if err := p.newRegistrar(server, len(w.Contacts)); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	if err := p.adoptTask(w.Task); err != nil { // the task's L, before the node joins
 		return err
 	}
 	if err := p.adoptAdmission(client); err != nil { // its token's place, before it joins
 		return err
-	}
-	if needsSizeEstimate(w.Task) {
-		if p.sizer, err = newSizer(p.id); err != nil {
-			return fmt.Errorf("%w: %w", ErrConfig, err)
-		}
 	}
 	mgr, err := p.startTransport(w, client)
 	if err != nil {
@@ -244,13 +236,8 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
 		p.logf("learning %s (%s, %d params, period %d ticks, tier %v, max rounds %d)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period, lp.Config().MEP.Tier, w.Task.MaxRounds)
 	}
-	if len(w.Contacts) > 0 {
-		p.logf("joining through %v (%d contacts)", w.Contacts[0], len(w.Contacts))
-		if err := p.joinThrough(w.Contacts); err != nil {
-			return fmt.Errorf("%w: join: %w", ErrBootstrap, err)
-		}
-	} else {
-		p.logf("no contacts: founding the overlay")
+	if err := p.newCore(ctx, server, w); err != nil {
+		return err
 	}
 	p.flush()
 	p.publish()
@@ -268,8 +255,7 @@ func (p *Peer) Run(ctx context.Context) error {
 			// (a heartbeat waiting here must not time its sender out).
 			p.handlePending(mgr)
 			for range clock.due(time.Now()) {
-				p.node.Tick()
-				p.sizerTick()
+				p.n.Tick(time.Now())
 				if p.training() {
 					p.learner.tick()
 				}
@@ -285,12 +271,44 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handlePending(mgr) // what else has arrived, before flushing
 		}
 		p.watchObservers(time.Now())
-		p.watchRegistration(ctx)
 		p.watchSummary(time.Now())
 		p.flush()
 		p.publish()
 	}
 }
+
+// newCore builds the peer core after the first registration with server,
+// whose welcome w brought the task and the contacts to join through.
+func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) error {
+	n, err := node.New(node.Config{
+		ID: p.id, Overlay: p.cfg.Overlay, Server: server, Contacts: w.Contacts,
+		Registrar: node.RegistrarConfig{
+			Servers: p.cfg.servers(), RebootstrapAfter: p.cfg.RebootstrapAfter,
+			BridgeEvery: p.cfg.BridgeEvery, BridgeAlone: p.cfg.BridgeAlone, Rand: p.rng(),
+		},
+		SizeEstimate: node.NeedsSizeEstimate(w.Task), Blocked: p.cutBlocked,
+	}, time.Now())
+	switch {
+	case errors.Is(err, node.ErrConfig):
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrBootstrap, err)
+	}
+	p.n, p.ctx = n, ctx
+	p.regDone, p.dialled = make(chan registration), map[uint64]registration{}
+	return nil
+}
+
+// step hands the core one event; an error is a bug of the shell's.
+func (p *Peer) step(ev node.Event) {
+	if err := p.n.Step(ev); err != nil {
+		p.logf("%v", err)
+	}
+}
+
+// training reports whether the learner may run: a peer waiting for its
+// init gain starts no round and takes part in no model exchange yet.
+func (p *Peer) training() bool { return p.learner != nil && p.n.Training() }
 
 // startTransport makes the peer's transport (p.mgr) for the task and ICE
 // servers of the welcome w, attached to client for its bootstrap
@@ -334,7 +352,7 @@ func (p *Peer) signalConfig() signal.ClientConfig {
 // leave runs NDMP's leave, gives the Leave messages time to go out and
 // lets Run's defers close the connections.
 func (p *Peer) leave() {
-	if err := p.node.Leave(); err != nil {
+	if err := p.n.Leave(); err != nil {
 		p.logf("leave: %v", err)
 	}
 	p.flush()
@@ -357,11 +375,11 @@ func (p *Peer) handle(ev rtc.Event) {
 	case rtc.EventMessage:
 		switch {
 		case ev.Kind == rtc.KindOverlay:
-			p.onOverlay(ev.Peer, ev.Data)
+			p.step(node.OverlayMessage{From: ev.Peer, Data: ev.Data})
 		case pull:
 			p.onPull(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && pushsum.IsFrame(ev.Data):
-			p.onPushSum(ev.Peer, ev.Data)
+			p.step(node.PushSumShare{From: ev.Peer, Data: ev.Data})
 		case ev.Kind == rtc.KindApp && p.training():
 			p.learner.onApp(ev.Peer, ev.Data)
 		}
@@ -375,36 +393,14 @@ func (p *Peer) handle(ev rtc.Event) {
 		}
 		p.logf("transfer to %v failed: %v", ev.Peer, ev.Err)
 	case rtc.EventUp:
-		p.node.Reached(ev.Peer) // not across a partition (servers.go)
+		p.step(node.LinkUp{Peer: ev.Peer})
 		p.logf("connection to %v open", ev.Peer)
 	case rtc.EventDown:
+		p.step(node.LinkDown{Peer: ev.Peer})
 		if p.learner != nil && p.learner.codec != nil {
 			p.learner.codec.forget(ev.Peer) // both ends start again from a full model
 		}
 		p.logf("connection to %v closed", ev.Peer)
-	}
-}
-
-// onOverlay steps the node with an overlay message from peer from (the
-// transport authenticated it: From must be that peer).
-func (p *Peer) onOverlay(from ident.Peer, b []byte) {
-	m, err := overlay.Unmarshal(b)
-	if err == nil && m.From != from {
-		err = fmt.Errorf("overlay message from %v claims to be from %v", from, m.From)
-	}
-	if err == nil && p.cutBlocked(from) {
-		return // a test's partition (cut_hook.go)
-	}
-	if err == nil {
-		switch m.Type {
-		case overlay.MsgDiscover, overlay.MsgRepair, overlay.MsgRoute:
-			p.mgr.NoteRoute(m.Origin, from) // signalling for Origin goes back this way
-		}
-		err = p.node.Step(m)
-	}
-	if err != nil && !errors.Is(err, overlay.ErrStopped) {
-		p.errs++
-		p.rateLogf("refused an overlay message from %v: %v", from, err)
 	}
 }
 
@@ -416,79 +412,96 @@ func (p *Peer) rateLogf(format string, args ...any) {
 	}
 }
 
-// flush hands the node's messages to the transport and tells it the
-// neighbour set when that changed.
+// flush carries out what the peer core wants done (node.Ready): its
+// overlay messages and push-sum shares go to the transport, which learns
+// the routes and the neighbour set; dials start; registrations are
+// adopted or closed; the learner scales its initial model by the init
+// gain. Then the learner's core sends and trains.
 func (p *Peer) flush() {
+	for p.n.HasReady() {
+		p.carryOut(p.n.Ready())
+	}
 	if p.training() {
-		defer p.learner.flush()
-	}
-	p.flushSizer(p.mgr)
-	if !p.node.HasReady() {
-		return
-	}
-	rd, err := overlay.Flush(p.node, overlayTransport{p})
-	if err != nil {
-		p.sendErr++
-		p.rateLogf("send: %v", err)
-	}
-	if len(rd.Added) > 0 || len(rd.Removed) > 0 {
-		p.removed += uint64(len(rd.Removed))
-		nb := p.node.Neighbors()
-		p.mgr.SetNeighbors(nb)
-		if p.learner != nil {
-			p.learner.setNeighbors(nb)
-		}
-		p.logf("neighbours: +%d -%d = %d", len(rd.Added), len(rd.Removed), len(nb))
+		p.learner.flush()
 	}
 }
 
-// overlayTransport sends the node's messages through the transport,
-// except across a test's partition (cut_hook.go), where they are lost.
-type overlayTransport struct{ p *Peer }
-
-func (t overlayTransport) Send(to ident.Peer, msg []byte) error {
-	if t.p.cutBlocked(to) {
-		return nil
+func (p *Peer) carryOut(rd node.Ready) {
+	for _, r := range rd.Routes {
+		p.mgr.NoteRoute(r.Origin, r.Via) // signalling for Origin goes back this way
 	}
-	return t.p.mgr.Send(to, msg)
+	for _, e := range rd.Overlay {
+		if err := p.mgr.Send(e.To, e.Data); err != nil {
+			p.sendErr++
+			p.rateLogf("send: %v", err)
+		}
+	}
+	for _, sh := range rd.Shares {
+		if err := p.mgr.SendApp(sh.To, sh.Data); err != nil {
+			p.step(node.ShareReturned{Share: sh}) // its mass is not lost
+			p.rateLogf("push-sum share to %v: %v", sh.To, err)
+		}
+	}
+	if rd.NeighborsChanged {
+		p.mgr.SetNeighbors(rd.Neighbors)
+		if p.learner != nil {
+			p.learner.setNeighbors(rd.Neighbors)
+		}
+	}
+	for _, l := range rd.Logs {
+		if l.Rated {
+			p.rateLogf("%s", l.Text)
+		} else {
+			p.logf("%s", l.Text)
+		}
+	}
+	for _, d := range rd.Dials {
+		p.dial(p.ctx, d)
+	}
+	for _, d := range rd.Decisions {
+		p.decided(d)
+	}
+	if rd.InitGain != 0 && p.learner != nil {
+		if err := p.learner.scaleInit(rd.InitGain); err != nil {
+			p.step(node.InitGainFailed{Err: err}) // not reached: the learner has not started a round, its core was built once
+		}
+	}
 }
 
 // publish refreshes the status snapshot.
 func (p *Peer) publish() {
-	st := Status{ID: p.status.ID, Task: p.status.Task, Ticks: p.node.Now(), UptimeS: time.Since(p.started).Seconds()}
+	st := Status{ID: p.status.ID, Task: p.status.Task, Ticks: p.n.Ticks(), UptimeS: time.Since(p.started).Seconds()}
 	switch {
-	case p.node.Left():
+	case p.n.Left():
 		st.State = "left"
-	case p.node.Joined():
+	case p.n.Joined():
 		st.State = "member"
 	default:
 		st.State = "joining"
 	}
-	st.Neighbors = hexIDs(p.node.Neighbors())
-	for _, a := range p.node.Table() {
+	st.Neighbors = hexIDs(p.n.Neighbors())
+	for _, a := range p.n.Table() {
 		st.Table = append(st.Table, AdjacentHex{Pred: hexID(a.Pred), Succ: hexID(a.Succ)})
 	}
 	st.Connections = hexIDs(p.mgr.Peers())
 	st.Links = p.mgr.Links()
 	st.Placement = p.placement()
-	ns := p.node.Stats()
+	ns := p.n.OverlayStats()
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
-	st.OverlayRefused, st.SendErrors = p.errs, p.sendErr
+	st.OverlayRefused, st.SendErrors = p.n.Refused(), p.sendErr
 	st.RecordsRefused = ns.BadRecords + ns.NoRecord
 	st.RTC = p.mgr.Stats()
 	if d := st.RTC.LastFailure; d.Cause != "" {
 		st.ConnectFailure = &d
 	}
 	st.Resources = p.mgr.Resources()
-	st.Rebootstraps, st.Bridges = p.reg.Stats()
-	st.Server, st.NeighborsRemoved = p.server, p.removed
+	st.Rebootstraps, st.Bridges, _ = p.n.Registrations()
+	st.Server, st.NeighborsRemoved = p.server, p.n.Removed()
 	if p.learner != nil {
 		ls := p.learner.status()
 		st.Learn = &ls
 	}
-	if p.sizer != nil {
-		st.InitGain = p.sizer.status()
-	}
+	st.InitGain = p.n.InitGain()
 	st.Observers = p.obs.status(time.Now())
 	st.ObserverRefused, st.PullsRefused = p.obs.refusedFrom, p.obs.refusedPulls
 	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
@@ -507,12 +520,7 @@ func countsMap(c overlay.Counts) map[string]uint64 {
 	return m
 }
 
-func hexID(id ident.Peer) string {
-	if id == (ident.Peer{}) {
-		return ""
-	}
-	return hex.EncodeToString(id[:])
-}
+func hexID(id ident.Peer) string { return node.HexID(id) }
 
 func hexIDs(ids []ident.Peer) []string {
 	out := make([]string, len(ids))
@@ -521,3 +529,7 @@ func hexIDs(ids []ident.Peer) []string {
 	}
 	return out
 }
+
+// InitGainStatus is the network-size estimate and the init gain on
+// /status (the peer core's: node.InitGainStatus).
+type InitGainStatus = node.InitGainStatus

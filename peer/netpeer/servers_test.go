@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/peerlearn/peerlearn/signal"
 )
@@ -82,15 +81,5 @@ func TestBridgeModeNamesRoundTrip(t *testing.T) {
 	c.BridgeAlone = BridgeNever + 1
 	if err := c.Validate(); !errors.Is(err, ErrConfig) {
 		t.Fatalf("BridgeAlone %v: Validate() = %v, want ErrConfig", c.BridgeAlone, err)
-	}
-}
-
-func TestTokenDueForRenewal(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	if tokenDue(now.Add(renewBefore+time.Minute).Unix(), now) {
-		t.Fatal("a token with more than renewBefore left is due")
-	}
-	if !tokenDue(now.Add(renewBefore-time.Minute).Unix(), now) || !tokenDue(now.Add(-time.Hour).Unix(), now) {
-		t.Fatal("a token close to (or past) its end is not due")
 	}
 }

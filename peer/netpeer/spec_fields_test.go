@@ -175,7 +175,7 @@ func TestInitGainReachesEveryMethod(t *testing.T) {
 		t.Run(m, func(t *testing.T) {
 			spec := fieldSpec(asMethod(m))
 			spec.Init = task.Init{Mode: "he-gain"}
-			if !needsSizeEstimate(spec) {
+			if !node.NeedsSizeEstimate(spec) {
 				t.Fatal("no size estimate")
 			}
 			l, lp := specLearner(t, spec, 1)
@@ -228,7 +228,7 @@ type peerRuns struct {
 }
 
 // runsOf builds peer i for spec as Run does and reads what it runs; a
-// peer waiting for its size estimate gets gain (as sizerTick gives it)
+// peer waiting for its size estimate gets gain (as the peer core hands it out)
 // before its start model is read.
 func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 	t.Helper()
@@ -236,7 +236,7 @@ func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 	l.setNeighbors([]ident.Peer{specID(1000), specID(1001)})
 	c := lp.Config()
 	r := peerRuns{method: "fedlay", tier: c.MEP.Tier, period: c.MEP.Period, maxRounds: c.MEP.MaxRounds,
-		aggregator: c.Aggregator, estimates: needsSizeEstimate(spec)}
+		aggregator: c.Aggregator, estimates: node.NeedsSizeEstimate(spec)}
 	if r.estimates {
 		if err := l.scaleInit(gain); err != nil {
 			t.Fatal(err)

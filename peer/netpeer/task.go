@@ -19,10 +19,8 @@ func (p *Peer) adoptTask(spec task.Spec) error {
 		return nil
 	}
 	p.cfg.Overlay.Spaces = l
-	node, err := overlay.NewNode(p.id, p.cfg.Overlay)
-	if err != nil {
+	if _, err := overlay.NewNode(p.id, p.cfg.Overlay); err != nil {
 		return fmt.Errorf("%w: task %q: %w", ErrConfig, spec.Name, err)
 	}
-	p.node = node
 	return nil
 }

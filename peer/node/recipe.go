@@ -42,7 +42,7 @@ type TaskEngine struct{}
 // 10 classes). It also refuses what only the simulator runs (ErrSimulatorOnly):
 // a method not in RealMethods (none today). Accepting it would run plain
 // FedLay under another method's name. Init "he-gain" with gain 0 runs: the
-// peer estimates the network size first (netpeer's sizer.go).
+// peer estimates the network size first (node's sizer.go).
 func (TaskEngine) CheckSpec(s task.Spec) error {
 	if !slices.Contains(RealMethods(), s.MethodOf()) {
 		return fmt.Errorf("%w: method %q (a real peer runs %v)", ErrSimulatorOnly, s.MethodOf(), RealMethods())
@@ -104,7 +104,7 @@ func LearnerConfig(spec task.Spec, id ident.Peer, train *data.Dataset, tick time
 		c.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: spec.Init.Seed}
 	case "he-gain":
 		// Gain 0: plain He here; the peer multiplies it by the gain of
-		// its network-size estimate (learn.Peer.ScaleInit, netpeer's sizer.go)
+		// its network-size estimate (learn.Peer.ScaleInit, node's sizer.go)
 		// before its first round.
 		if spec.Init.Gain > 0 {
 			c.Init = learn.Init{Mode: learn.InitGain, Gain: spec.Init.Gain}

@@ -1,11 +1,8 @@
-package netpeer
+package node
 
 import (
-	"fmt"
 	"math"
-	"slices"
 
-	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/pushsum"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/theory/initgain"
@@ -18,11 +15,11 @@ import (
 // not: a peer that dropped the shares would lose their mass) estimates
 // the network size n by push-sum over its overlay links
 // (protocol/pushsum), and a learning peer multiplies its seeded He
-// initial model by the approximate gain of the FedLay overlay (a method
-// core is built again from the scaled model: learner.scaleInit), a
-// near-regular graph (degree <= 2L): initgain.Regular, √n, clamped to
-// [MinInitGain, MaxInitGain]. Its learner does not start a round before
-// that (Peer.training).
+// initial model by the approximate gain of the FedLay overlay (the shell
+// builds a method core again from the scaled model), a near-regular graph
+// (degree <= 2L): initgain.Regular, √n, clamped to [MinInitGain,
+// MaxInitGain]. The Node hands the gain out once (Ready.InitGain) and
+// says the learner may not start a round before that (Node.Training).
 //
 // The estimate is of the network a peer is in during its first
 // estimation rounds (pushsum.DefaultConfig: 5 s to 30 s at 100 ms ticks):
@@ -69,13 +66,13 @@ type InitGainStatus struct {
 	Stale    uint64 `json:"stale"`
 }
 
-// needsSizeEstimate reports whether spec's initialisation needs the
+// NeedsSizeEstimate reports whether spec's initialisation needs the
 // network size at run time.
-func needsSizeEstimate(spec task.Spec) bool {
+func NeedsSizeEstimate(spec task.Spec) bool {
 	return spec.Init.Mode == "he-gain" && spec.Init.Gain == 0
 }
 
-// sizer drives a pushsum.Node on the peer's loop.
+// sizer is the Node's push-sum estimator and its gain decision.
 type sizer struct {
 	node    *pushsum.Node
 	family  initgain.Family
@@ -101,88 +98,28 @@ func (s *sizer) gain(n float64) float64 {
 	return min(max(g, MinInitGain), MaxInitGain)
 }
 
-// sizerTick runs one push-sum round over the neighbours with an open
-// link and, when the estimation phase has just ended, applies the gain.
-func (p *Peer) sizerTick() {
-	s := p.sizer
-	if s == nil {
-		return
-	}
-	open := p.mgr.Peers()
-	var nbrs []ident.Peer
-	for _, id := range p.node.Neighbors() {
-		if slices.Contains(open, id) && !p.cutBlocked(id) {
-			nbrs = append(nbrs, id)
-		}
-	}
+// tick runs one push-sum round over nbrs (the neighbours with an open
+// link) and, when the estimation phase has just ended, fixes the gain:
+// it returns true then.
+func (s *sizer) tick(nbrs []ident.Peer) bool {
 	s.node.SetNeighbors(nbrs)
 	s.node.Tick()
-	if s.node.Done() && !s.applied {
-		s.applied = true
-		r := s.node.Result()
-		used := r.Estimate
-		s.st.State = "done"
-		if !r.OK {
-			used = float64(len(nbrs) + 1) // the peers it knows: a lower bound of n
-			s.st.State = "fallback"
-		}
-		s.st.Used, s.st.Gain, s.st.Converged = used, s.gain(used), r.Converged
-		p.logf("network size estimate %.2f after %d rounds (converged %v, %s): init gain %.3f", used, r.Rounds, r.Converged, s.st.State, s.st.Gain)
-		if p.learner != nil {
-			if err := p.learner.scaleInit(s.st.Gain); err != nil {
-				s.st.State = "failed" // not reached: the learner has not started a round, its core was built once
-				p.logf("init gain: %v", err)
-			}
-		}
+	if !s.node.Done() || s.applied {
+		return false
 	}
+	s.applied = true
+	r := s.node.Result()
+	used := r.Estimate
+	s.st.State = "done"
+	if !r.OK {
+		used = float64(len(nbrs) + 1) // the peers it knows: a lower bound of n
+		s.st.State = "fallback"
+	}
+	s.st.Used, s.st.Gain, s.st.Converged = used, s.gain(used), r.Converged
+	return true
 }
 
-// onPushSum steps the estimator with a share from peer from.
-func (p *Peer) onPushSum(from ident.Peer, b []byte) {
-	s := p.sizer
-	if s == nil {
-		p.errs++
-		p.rateLogf("refused a push-sum share from %v: this task estimates no size", from)
-		return
-	}
-	m, err := pushsum.Decode(b)
-	if err == nil && m.From != from {
-		err = fmt.Errorf("push-sum share from %v claims to be from %v", from, m.From)
-	}
-	if err == nil && p.cutBlocked(from) {
-		return // a test's partition (cut_hook.go)
-	}
-	if err != nil {
-		s.refused++
-		p.rateLogf("refused a push-sum share from %v: %v", from, err)
-		return
-	}
-	m.To = p.id
-	if err := s.node.Step(m); err != nil {
-		p.rateLogf("refused a push-sum share from %v: %v", from, err)
-	}
-}
-
-// flushSizer sends the queued shares; one the transport refuses is
-// given back, so its mass is not lost.
-func (p *Peer) flushSizer(mgr *rtc.Manager) {
-	s := p.sizer
-	if s == nil || !s.node.HasReady() {
-		return
-	}
-	for _, m := range s.node.Ready() {
-		b, err := pushsum.Encode(m)
-		if err == nil {
-			err = mgr.SendApp(m.To, b)
-		}
-		if err != nil {
-			s.node.Returned(m)
-			p.rateLogf("push-sum share to %v: %v", m.To, err)
-		}
-	}
-}
-
-// status returns the estimator's part of Status.
+// status returns the estimator's part of a status.
 func (s *sizer) status() *InitGainStatus {
 	st := s.st
 	if est, ok := s.node.Estimate(); ok {
@@ -192,15 +129,8 @@ func (s *sizer) status() *InitGainStatus {
 	if s.applied {
 		st.Rounds = s.node.Result().Rounds
 	}
-	lead := s.node.Leader()
-	st.Leader = hexID(lead)
+	st.Leader = HexID(s.node.Leader())
 	ns := s.node.Stats()
 	st.Sent, st.Received, st.Stale, st.Refused = ns.Sent, ns.Received, ns.Stale, ns.Refused+s.refused
 	return &st
-}
-
-// training reports whether the learner may run: a peer waiting for its
-// init gain starts no round and takes part in no model exchange yet.
-func (p *Peer) training() bool {
-	return p.learner != nil && (p.sizer == nil || p.sizer.applied)
 }

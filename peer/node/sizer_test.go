@@ -1,8 +1,9 @@
-package netpeer
+package node
 
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -25,11 +26,21 @@ func TestSizerGainClamped(t *testing.T) {
 	}
 	spec := task.DefaultSpec()
 	spec.Init = task.Init{Mode: "he-gain"}
-	if !needsSizeEstimate(spec) {
+	if !NeedsSizeEstimate(spec) {
 		t.Error("he-gain with gain 0 needs no estimate")
 	}
 	spec.Init.Gain = 2
-	if needsSizeEstimate(spec) {
+	if NeedsSizeEstimate(spec) {
 		t.Error("he-gain with gain 2 needs an estimate")
+	}
+}
+
+func TestTokenDueForRenewal(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	if TokenDue(now.Add(RenewBefore+time.Minute).Unix(), now) {
+		t.Fatal("a token with more than RenewBefore left is due")
+	}
+	if !TokenDue(now.Add(RenewBefore-time.Minute).Unix(), now) || !TokenDue(now.Add(-time.Hour).Unix(), now) {
+		t.Fatal("a token close to (or past) its end is not due")
 	}
 }
