@@ -8,7 +8,15 @@
 // decisions, in the simulator as on a real peer. Golden datadriven
 // scripts in testdata/ cover each decision.
 //
-// Today: the Registrar (registrar.go), which decides when a peer
+// Node (node.go) is the core the shell drives, in the style of etcd's
+// RawNode: Step(event), Tick(now), Ready(). It owns the overlay node, the
+// network-size estimate and init gain (sizer.go) and the Registrar, and
+// returns everything it wants done (overlay sends, push-sum shares,
+// routes, the neighbour set, dials, registration decisions, the gain)
+// in a Ready; its scripts are testdata/node-*.txt, a few Nodes on an
+// in-memory network.
+//
+// Its parts: the Registrar (registrar.go), which decides when a peer
 // registers with a signalling server again (re-bootstrap, bridge and
 // split suspicion, admission renewal) and what it does with the
 // registration it gets; and the Guard (guard.go), which counts what the

@@ -36,6 +36,7 @@ type Node struct {
 	nbrs     []ident.Peer        // the neighbour set Ready last handed out
 	notAfter int64               // the admission token's expiry (unix s), 0: none
 	dialSeq  uint64
+	gainOut  bool // Ready handed out the init gain
 
 	rd       Ready // what the next Ready returns, besides the overlay's
 	refused  uint64
@@ -384,6 +385,9 @@ func (n *Node) HasReady() bool {
 func (n *Node) Ready() Ready {
 	rd := n.rd
 	n.rd = Ready{}
+	if rd.InitGain != 0 {
+		n.gainOut = true
+	}
 	if s := n.sizer; s != nil && s.node.HasReady() {
 		for _, m := range s.node.Ready() {
 			b, err := pushsum.Encode(m)
@@ -423,8 +427,10 @@ func (n *Node) Ready() Ready {
 }
 
 // Training reports whether a learner may run: a peer waiting for its init
-// gain starts no round and takes part in no model exchange yet.
-func (n *Node) Training() bool { return n.sizer == nil || n.sizer.applied }
+// gain starts no round and takes part in no model exchange until Ready
+// has handed the gain out (the shell scales the model before the next
+// tick).
+func (n *Node) Training() bool { return n.sizer == nil || n.gainOut }
 
 // What the shell reads for its status.
 

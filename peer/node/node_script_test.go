@@ -1,0 +1,345 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/internal/datadriven"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// TestNodeScripts runs the golden scripts testdata/node-*.txt: a few
+// Nodes on virtual time, wired by an in-memory network that delivers
+// what each Ready sends (a first message between two peers opens their
+// link: LinkUp on both sides). Commands:
+//
+//	new spaces=2 after=5s every=0s alone=when-split seed=1 servers=s
+//	                       a fresh network; the Registrar settings every
+//	                       peer gets
+//	peer NAME [contacts=a,b] [estimate]
+//	                       a Node registered with the first server,
+//	                       joining through contacts (none: founding)
+//	tick by=100ms [times=N]
+//	                       ticks every live Node, then delivers until
+//	                       nothing is left; prints each line a Node logs
+//	                       (rated ones marked), each Dial, each
+//	                       Decision and each init gain, with the time
+//	kill NAME              the peer stops: its messages are lost, its
+//	                       links close (LinkDown at the other end)
+//	cut a,b | heal         messages between the two groups of the
+//	                       cut are lost (links stay up)
+//	registered NAME seq=N url=s [err=...] [contacts=x,y]
+//	                       a dial's outcome
+//	inject NAME from=X [forge=Y]
+//	                       an overlay message from X: garbage, or a
+//	                       heartbeat that claims to be from Y
+//	show NAME              the Node's state
+//	overlay                whether the live Nodes' tables are the
+//	                       correct overlay of their IDs
+//
+// Peers are named by words (their IDs the hash of the word).
+func TestNodeScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/node-*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s := &netScript{}
+			datadriven.Run(t, f, *rewrite, s.run)
+		})
+	}
+}
+
+type netScript struct {
+	now   time.Duration // since scriptEpoch
+	cfg   Config
+	seed  uint64
+	nodes map[string]*Node
+	names map[ident.Peer]string
+	links map[[2]string]bool
+	cut   map[string]bool // one side of the cut (nil: none)
+	out   []string
+}
+
+func (s *netScript) id(name string) ident.Peer {
+	id := ident.PeerFromPublicKey([]byte(name))
+	s.names[id] = name
+	return id
+}
+
+func (s *netScript) name(id ident.Peer) string {
+	if n, ok := s.names[id]; ok {
+		return n
+	}
+	return id.String()
+}
+
+func (s *netScript) nameList(ids []ident.Peer) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = s.name(id)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+func (s *netScript) live() []string {
+	var out []string
+	for n := range s.nodes {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *netScript) run(t *testing.T, c *datadriven.Cmd) string {
+	if c.Name != "new" && s.nodes == nil {
+		t.Fatalf("line %d: %s before new", c.Line, c.Name)
+	}
+	out, err := s.exec(c)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return out
+}
+
+func (s *netScript) at() string {
+	return "t=" + s.now.String()
+}
+
+func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
+	switch c.Name {
+	case "new":
+		mode := map[string]BridgeMode{"when-split": BridgeWhenSplit, "always": BridgeAlways, "never": BridgeNever}[c.Get("alone", "when-split")]
+		ov := overlay.DefaultConfig()
+		ov.Spaces = int(num(c, "spaces", "2"))
+		s.cfg = Config{Overlay: ov, Registrar: RegistrarConfig{
+			Servers: strings.Split(c.Get("servers", "s"), ","), RebootstrapAfter: dur(c, "after", "5s"),
+			BridgeEvery: dur(c, "every", "0s"), BridgeAlone: mode,
+		}}
+		s.seed = num(c, "seed", "1")
+		s.now = 0
+		s.nodes, s.names, s.links, s.cut = map[string]*Node{}, map[ident.Peer]string{}, map[[2]string]bool{}, nil
+		return "ok", nil
+	case "peer":
+		name := c.Args[0]
+		cfg := s.cfg
+		cfg.ID = s.id(name)
+		cfg.Server = cfg.Registrar.Servers[0]
+		cfg.Overlay.Rand = rand.New(rand.NewPCG(s.seed, cfg.ID.Seed()))
+		cfg.Registrar.Rand = rand.New(rand.NewPCG(s.seed, cfg.ID.Seed()+1))
+		cfg.SizeEstimate = slices.Contains(c.Args, "estimate")
+		cfg.Blocked = func(id ident.Peer) bool { return s.cutBetween(name, s.name(id)) }
+		for _, n := range strings.Split(c.Get("contacts", ""), ",") {
+			if n != "" {
+				cfg.Contacts = append(cfg.Contacts, s.id(n))
+			}
+		}
+		n, err := New(cfg, scriptEpoch.Add(s.now))
+		if err != nil {
+			return "", err
+		}
+		s.nodes[name] = n
+		s.out = nil
+		s.deliver()
+		return strings.Join(append(s.out, "ok"), "\n"), nil
+	case "tick":
+		by := dur(c, "by", "100ms")
+		s.out = nil
+		for range num(c, "times", "1") {
+			s.now += by
+			for _, name := range s.live() {
+				s.nodes[name].Tick(scriptEpoch.Add(s.now))
+			}
+			s.deliver()
+		}
+		return strings.Join(append(s.out, s.at()), "\n"), nil
+	case "kill":
+		name := c.Args[0]
+		delete(s.nodes, name)
+		s.out = nil
+		for _, other := range s.live() {
+			if s.links[key(name, other)] {
+				delete(s.links, key(name, other))
+				if err := s.nodes[other].Step(LinkDown{Peer: s.id(name)}); err != nil {
+					return "", err
+				}
+			}
+		}
+		s.deliver()
+		return strings.Join(append(s.out, "ok"), "\n"), nil
+	case "cut":
+		s.cut = map[string]bool{}
+		for _, n := range strings.Split(c.Args[0], ",") {
+			s.cut[n] = true
+		}
+		return "ok", nil
+	case "heal":
+		s.cut = nil
+		return "ok", nil
+	case "registered":
+		n, ok := s.nodes[c.Args[0]]
+		if !ok {
+			return "", fmt.Errorf("no peer %s", c.Args[0])
+		}
+		why := map[string]Why{"rebootstrap": Rebootstrap, "bridge": Bridge, "renew": Renew}[c.Get("why", "rebootstrap")]
+		o := Outcome{Why: why, URL: c.Get("url", "")}
+		if e := c.Get("err", ""); e != "" {
+			o.Err = errors.New(e)
+		}
+		for _, x := range strings.Split(c.Get("contacts", ""), ",") {
+			if x != "" {
+				o.Contacts = append(o.Contacts, s.id(x))
+			}
+		}
+		s.out = nil
+		if err := n.Step(Registered{Seq: num(c, "seq", "1"), Outcome: o}); err != nil {
+			return "", err
+		}
+		s.deliver()
+		return strings.Join(s.out, "\n"), nil
+	case "inject":
+		n, ok := s.nodes[c.Args[0]]
+		if !ok {
+			return "", fmt.Errorf("no peer %s", c.Args[0])
+		}
+		data := []byte("garbage")
+		if f := c.Get("forge", ""); f != "" {
+			b, err := overlay.Marshal(overlay.Message{Type: overlay.MsgHeartbeat, From: s.id(f), To: n.ID()})
+			if err != nil {
+				return "", err
+			}
+			data = b
+		}
+		s.out = nil
+		if err := n.Step(OverlayMessage{From: s.id(c.Get("from", "")), Data: data}); err != nil {
+			return "", err
+		}
+		s.deliver()
+		return strings.Join(append(s.out, fmt.Sprintf("refused=%d", n.Refused())), "\n"), nil
+	case "show":
+		n, ok := s.nodes[c.Args[0]]
+		if !ok {
+			return "", fmt.Errorf("no peer %s", c.Args[0])
+		}
+		reb, br, server := n.Registrations()
+		line := fmt.Sprintf("joined=%v nbrs=%s refused=%d removed=%d rebootstraps=%d bridges=%d server=%s training=%v",
+			n.Joined(), s.nameList(n.Neighbors()), n.Refused(), n.Removed(), reb, br, server, n.Training())
+		if g := n.InitGain(); g != nil {
+			line += fmt.Sprintf("\ninit gain: %s used=%.0f gain=%.3f", g.State, g.Used, g.Gain)
+		}
+		return line, nil
+	case "overlay":
+		tables := map[ident.Peer]overlay.Table{}
+		for _, name := range s.live() {
+			tables[s.nodes[name].ID()] = s.nodes[name].Table()
+		}
+		cr := overlay.Check(tables, s.cfg.Overlay.Spaces)
+		return fmt.Sprintf("correct=%v nodes=%d neighbours %d/%d extra=%d wrong-slots=%d", cr.OK(), cr.Nodes, cr.Correct, cr.Expected, cr.Extra, cr.WrongSlots), nil
+	}
+	return "", fmt.Errorf("unknown command %q", c.Name)
+}
+
+func key(a, b string) [2]string {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// cutBetween reports whether the cut separates a and b.
+func (s *netScript) cutBetween(a, b string) bool {
+	return s.cut != nil && s.cut[a] != s.cut[b]
+}
+
+// deliver hands every Node's Ready to the network until nothing is left
+// (bounded: a script that loops forever fails).
+func (s *netScript) deliver() {
+	for round := 0; ; round++ {
+		if round > 1000 {
+			panic("deliver: the Nodes never settle")
+		}
+		busy := false
+		for _, name := range s.live() {
+			n := s.nodes[name]
+			if !n.HasReady() {
+				continue
+			}
+			busy = true
+			s.carryOut(name, n, n.Ready())
+		}
+		if !busy {
+			return
+		}
+	}
+}
+
+func (s *netScript) carryOut(name string, n *Node, rd Ready) {
+	for _, l := range rd.Logs {
+		mark := ""
+		if l.Rated {
+			mark = " (rated)"
+		}
+		s.out = append(s.out, fmt.Sprintf("%s %s: %s%s", s.at(), name, s.renamed(l.Text), mark))
+	}
+	for _, d := range rd.Dials {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> dial %v %s (seq %d)", s.at(), name, d.Why, strings.Join(d.URLs, ","), d.Seq))
+	}
+	for _, d := range rd.Decisions {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> decision seq %d adopt=%v check-token=%v", s.at(), name, d.Seq, d.Adopt, d.CheckToken))
+	}
+	if rd.InitGain != 0 {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> init gain %.3f", s.at(), name, rd.InitGain))
+	}
+	for _, e := range rd.Overlay {
+		if to := s.name(e.To); s.open(name, to) {
+			s.must(s.nodes[to].Step(OverlayMessage{From: n.ID(), Data: e.Data}))
+		}
+	}
+	for _, sh := range rd.Shares {
+		if to := s.name(sh.To); s.open(name, to) {
+			s.must(s.nodes[to].Step(PushSumShare{From: n.ID(), Data: sh.Data}))
+		} else {
+			s.must(n.Step(ShareReturned{Share: sh}))
+		}
+	}
+}
+
+// open reports whether a message from a can reach b, opening their link
+// on the first (the transport connects on a first send).
+func (s *netScript) open(a, b string) bool {
+	if _, ok := s.nodes[b]; !ok {
+		return false
+	}
+	if !s.links[key(a, b)] {
+		s.links[key(a, b)] = true
+		s.must(s.nodes[a].Step(LinkUp{Peer: s.id(b)}))
+		s.must(s.nodes[b].Step(LinkUp{Peer: s.id(a)}))
+	}
+	return true
+}
+
+func (s *netScript) must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// renamed replaces the short IDs in a log line by the peers' names.
+func (s *netScript) renamed(line string) string {
+	for id, name := range s.names {
+		line = strings.ReplaceAll(line, id.String(), name)
+	}
+	return line
+}
