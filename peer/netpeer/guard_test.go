@@ -25,6 +25,7 @@ import (
 type guardRig struct {
 	t    *testing.T
 	l    *learner
+	core *coreRig // the peer core that drives the learner's method
 	vers map[ident.Peer]uint64
 	rng  *rand.Rand
 	log  *testLog
@@ -55,10 +56,10 @@ func newGuardRig(t *testing.T) *guardRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.method.fedlay == nil {
+	if l.method.FedLay() == nil {
 		t.Fatal("a FedLay task without the FedLay core")
 	}
-	r := &guardRig{t: t, l: l, vers: map[ident.Peer]uint64{}, rng: rand.New(rand.NewPCG(1, 2)), log: log}
+	r := &guardRig{t: t, l: l, core: newCoreRig(t, l, 100*time.Millisecond), vers: map[ident.Peer]uint64{}, rng: rand.New(rand.NewPCG(1, 2)), log: log}
 	l.deny = func(id ident.Peer, d time.Duration, why string) { r.denied = append(r.denied, denial{id, d}) }
 	return r
 }
@@ -90,23 +91,17 @@ func (r *guardRig) model(id ident.Peer, scale float32) {
 	for _, x := range ps {
 		payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(x))
 	}
-	r.l.onTransfer(id, rtc.Manifest{Meta: hdr, Fingerprint: m.Fingerprint, Task: m.Model.Task}, payload)
+	r.core.transfer(id, rtc.Manifest{Meta: hdr, Fingerprint: m.Fingerprint, Task: m.Model.Task}, payload)
 }
 
-// round ticks the learner until a round is due and runs it through the
-// driver as the loop does; the core's messages are dropped (the
-// neighbours are played by the test).
+// round ticks the peer core until a round is due and has run, as the
+// loop does; the core's messages are dropped (the neighbours are played
+// by the test).
 func (r *guardRig) round() {
 	r.t.Helper()
-	d := r.l.method
 	for range 10 * r.l.peer.Config().MEP.Period {
-		r.l.tick()
-		for d.core.HasReady() {
-			if tr := d.core.Ready().Train; tr != nil {
-				d.train(tr, r.l.workDone)
-				r.l.finish(<-r.l.workDone) // the round runs on its goroutine, as on a real peer
-				return
-			}
+		if r.core.step() {
+			return
 		}
 	}
 	r.t.Fatal("no round came due")
@@ -114,7 +109,7 @@ func (r *guardRig) round() {
 
 // guard is the learner's FedLay guard and its time.
 func (r *guardRig) guard() (*node.Guard, time.Time) {
-	return r.l.method.fedlay.Guard(), r.l.method.fedlay.Now()
+	return r.l.method.FedLay().Guard(), r.l.method.FedLay().Now()
 }
 
 // dropped says whether the guard has dropped id now.
@@ -140,7 +135,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	l := r.l
 	honest := []ident.Peer{{0x10}, {0x20}, {0x30}}
 	liar := ident.Peer{0xee}
-	l.setNeighbors(append(slices.Clone(honest), liar))
+	l.method.SetPeers(append(slices.Clone(honest), liar))
 	r.round() // the first model: nothing to aggregate yet
 	rounds := 0
 	for ; rounds < 10 && !r.dropped(liar); rounds++ {
@@ -186,7 +181,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 		r.model(liar, -100)
 		r.round()
 	}
-	l.onApp(liar, []byte{0}) // an offer, say: not even decoded
+	r.core.app(liar, []byte{0}) // an offer, say: not even decoded
 	s = l.status()
 	if s.ModelsClipped != clipped || s.ModelsRefused["dropped"] != 4 || s.Offenders[0].Refused["dropped"] != 4 {
 		t.Errorf("while dropped: %d clipped (was %d), refused %v; want no more clips, 4 refused as dropped", s.ModelsClipped, clipped, s.ModelsRefused)
@@ -210,11 +205,7 @@ func TestLearnerDropsRepeatOffender(t *testing.T) {
 	// After the ban (its time in the core's ticks): back in the MEP, at
 	// full trust.
 	for range int(guard.BanFor() / (100 * time.Millisecond)) {
-		r.l.tick()
-		if tr := l.method.core.Ready().Train; tr != nil {
-			l.method.train(tr, l.workDone)
-			l.finish(<-l.workDone)
-		}
+		r.core.step()
 	}
 	r.round()
 	if r.dropped(liar) || l.peer.Reputation(liar) != 1 || !slices.Contains(mepIDs(l.peer.Neighbors()), liar) {

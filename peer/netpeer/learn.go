@@ -3,12 +3,12 @@ package netpeer
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -123,14 +123,18 @@ type LearnStatus struct {
 	ModelRound int       `json:"-"`
 }
 
-// learner drives a learn.Peer on the peer's loop through its method
-// core (methodDriver: FedLay's MEP as every other method). Only the loop
-// calls its methods; trainings and evaluations run on their own
-// goroutines and report back through workDone and evalDone.
+// learner is the shell of a learning peer's method core (node.Method,
+// which the peer core drives: Run's loop hands it the core's models and
+// control messages, runs the trainings the core hands out on their own
+// goroutine and brings them back through workDone, and sends what the
+// core sends, method.go). The learner keeps what needs a clock, a
+// goroutine or the transport: the evaluations on the test set (evalDone),
+// the wire codec, and the status.
 type learner struct {
 	cfg      LearnConfig
 	peer     *learn.Peer
 	self     ident.Peer
+	task     ident.Task
 	mgr      *rtc.Manager
 	test     *data.Dataset
 	eval     *learn.Evaluator
@@ -139,19 +143,19 @@ type learner struct {
 	evalDone chan evalResult
 	evalBusy bool
 	lastEval time.Time
-	samples  uint64 // trained, every method (summary.go)
-	st       LearnStatus
-	nbrs     []ident.Peer  // the overlay's neighbours
-	tickDur  time.Duration // the overlay's tick
+	// trainStart is when the running training was handed out (the core
+	// sums the wall time to its hand-back: the speed this peer actually
+	// trained at, load included).
+	trainStart time.Time
+	samples    uint64 // trained, every method (summary.go)
+	sendErr    int    // the core's messages the transport refused
+	st         LearnStatus
 	// deny closes a neighbour's link and refuses it for a while (FedLay's
 	// guard dropped it): the transport's Manager.Deny (nil without a
 	// transport; tests record).
 	deny func(id ident.Peer, d time.Duration, why string)
-	// method runs the spec's method (method.go).
-	method *methodDriver
-	// spec is the task the method core was built for (scaleInit builds
-	// it again).
-	spec task.Spec
+	// method is the spec's method core, which the peer core drives.
+	method *node.Method
 	// codec, if not nil, carries models in the task's codec (wirecodec.go).
 	codec *wireCodec
 }
@@ -162,13 +166,16 @@ type evalResult struct {
 	err   error
 }
 
-// newLearner drives p in the spec's method; tick is the overlay's (and
-// the MEP's) tick.
+// newLearner builds the spec's method core for p; tick is the overlay's
+// (and the MEP's) tick.
 func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Dataset, mgr *rtc.Manager, tick time.Duration, logf func(string, ...any)) (*learner, error) {
+	tid, err := spec.ID()
+	if err != nil {
+		return nil, err
+	}
 	l := &learner{
-		cfg: cfg, peer: p, self: p.Config().ID, mgr: mgr, test: test, logf: logf,
+		cfg: cfg, peer: p, self: p.Config().ID, task: tid, mgr: mgr, test: test, logf: logf,
 		workDone: make(chan method.Job, 1), evalDone: make(chan evalResult, 1), st: LearnStatus{Target: spec.TargetAccuracy},
-		tickDur: tick, spec: spec,
 	}
 	if mgr != nil {
 		l.deny = mgr.Deny
@@ -185,78 +192,31 @@ func newLearner(cfg LearnConfig, spec task.Spec, p *learn.Peer, test *data.Datas
 		}
 		l.eval = ev
 	}
-	if l.method, err = l.newDriver(); err != nil {
+	if l.method, err = node.NewMethod(spec, p, tick, tamper); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// newDriver builds the method core's driver for the learner's spec.
-func (l *learner) newDriver() (*methodDriver, error) {
-	d, err := newMethodDriver(l.spec, l.peer, l.mgr, l.tickDur, l.dropped, l.logf)
-	if err != nil {
-		return nil, err
-	}
-	d.codec = l.codec
-	return d, nil
-}
-
-// dropped is told of a neighbour FedLay's guard stopped exchanging
-// models with: its link goes too, for as long.
-func (l *learner) dropped(id ident.Peer, d time.Duration) {
+// dropped closes the link of a neighbour FedLay's guard stopped
+// exchanging models with, for as long.
+func (l *learner) dropped(d node.Deny) {
 	if l.deny != nil {
-		l.deny(id, d, "a repeat offender in model exchange")
+		l.deny(d.Peer, d.For, "a repeat offender in model exchange")
 	}
-}
-
-// scaleInit multiplies the initial model by the init gain the network-
-// size estimate gave (node.Node, peer/node/sizer.go), before the first round. A method core
-// other than FedLay's was built from a copy of the plain He model
-// (NewCore reads learn.Peer.Params), so it is built again from the
-// scaled one: nothing has used it yet (the peer does not train, tick or
-// step it before the gain, Peer.training), only its peers were set.
-// FedLay's core trains learn.Peer's own model. If the model cannot be
-// scaled the error says so and the core trains from plain He.
-func (l *learner) scaleInit(gain float64) error {
-	if err := l.peer.ScaleInit(gain); err != nil {
-		return err
-	}
-	if l.method.fedlay != nil {
-		return nil // the MEP trains from learn.Peer's own model
-	}
-	d, err := l.newDriver()
-	if err != nil {
-		return fmt.Errorf("%s core from the scaled model: %w", l.method.name, err)
-	}
-	l.method = d
-	d.setPeers(l.nbrs)
-	return nil
-}
-
-// setNeighbors follows the overlay's neighbour set.
-func (l *learner) setNeighbors(ids []ident.Peer) {
-	l.nbrs = slices.Clone(ids)
-	l.method.setPeers(l.nbrs)
-}
-
-func (l *learner) tick() {
-	l.method.core.Tick()
-	l.maybeEval()
 }
 
 // model is the model the peer evaluates and its round.
 func (l *learner) model() ([]float32, int) {
-	return l.method.core.Model(), l.method.roundsDone()
+	return l.method.Model(), l.method.RoundsDone()
 }
 
+// maybeEval starts an evaluation on the test set when one is due.
 func (l *learner) maybeEval() {
 	if m, _ := l.model(); l.eval != nil && !l.evalBusy && time.Since(l.lastEval) >= l.cfg.EvalEvery && m != nil {
 		l.startEval()
 	}
 }
-
-// flush sends what the core wants sent and starts a due training.
-func (l *learner) flush() { l.method.flush(l.workDone) }
 
 // tamper, if not nil, rewrites a FedLay model before it is sent
 // (node.FedLayConfig.Tamper). It is nil in every shipped binary: only
@@ -264,34 +224,33 @@ func (l *learner) flush() { l.method.flush(l.workDone) }
 // sets it.
 var tamper func(m *mep.Message)
 
-// finish applies a training that has run.
-func (l *learner) finish(j method.Job) {
+// startTraining runs a training the core handed out on its own
+// goroutine (the core hands out one at a time).
+func (l *learner) startTraining(j method.Job) {
+	l.trainStart = time.Now()
+	go func() {
+		j.Run()
+		l.workDone <- j // cap 1, one training at a time
+	}()
+}
+
+// trained is told of a training the core has taken back.
+func (l *learner) trained(j method.Job) {
 	if j.Err() == nil {
 		l.samples += uint64(j.Samples())
 	}
-	l.method.finish(j)
-	l.st.Rounds, l.st.TrainLoss = l.method.roundsDone(), l.peer.Metrics().TrainLoss
-	l.st.TrainSeconds, l.st.TrainSamples = l.method.trainTime.Seconds(), l.method.trainSamples
+	d, n := l.method.Trainings()
+	l.st.Rounds, l.st.TrainLoss = l.method.RoundsDone(), l.peer.Metrics().TrainLoss
+	l.st.TrainSeconds, l.st.TrainSamples = d.Seconds(), n
 }
 
-// onApp steps the core with a control message from peer from (a codec's
-// ack or reset goes to the codec).
-func (l *learner) onApp(from ident.Peer, b []byte) {
-	if l.codec != nil && isCodecFrame(b) {
-		if err := l.codec.onFrame(from, b); err != nil {
-			l.st.Refused++
-			l.logf("learn: dropped a codec frame from %v: %v", from, err)
-		}
-		return
+// onCodecFrame takes a codec's ack or reset.
+func (l *learner) onCodecFrame(from ident.Peer, b []byte) {
+	if err := l.codec.onFrame(from, b); err != nil {
+		l.st.Refused++
+		l.logf("learn: dropped a codec frame from %v: %v", from, err)
 	}
-	l.method.onApp(from, b)
 }
-
-// onTransfer steps the core with a model that arrived intact.
-func (l *learner) onTransfer(from ident.Peer, man rtc.Manifest, payload []byte) {
-	l.method.onTransfer(from, man, payload)
-}
-
 func (l *learner) startEval() {
 	params, round := l.model() // never modified: safe to read on another goroutine
 	n := l.test.Len()
@@ -327,11 +286,11 @@ func (l *learner) status() LearnStatus {
 	}
 	s.Backend = l.peer.Backend()
 	s.Model, s.ModelRound = l.model()
-	s.Refused += l.method.refused
-	ms := l.method.core.Status()
+	s.Refused += l.method.Refused()
+	ms := l.method.Core().Status()
 	s.MaxRounds, s.Done = ms.MaxRounds, ms.Role == "done"
 	s.ModelsSent, s.ModelsReceived = ms.ModelsSent, ms.ModelsReceived
-	fl := l.method.fedlay
+	fl := l.method.FedLay()
 	if fl == nil {
 		s.Method = &ms
 		return s

@@ -236,7 +236,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
 		p.logf("learning %s (%s, %d params, period %d ticks, tier %v, max rounds %d)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period, lp.Config().MEP.Tier, w.Task.MaxRounds)
 	}
-	if err := p.newCore(ctx, server, w); err != nil {
+	if err := p.newCore(ctx, server, w); err != nil { // joins through the welcome's contacts
 		return err
 	}
 	p.flush()
@@ -256,14 +256,15 @@ func (p *Peer) Run(ctx context.Context) error {
 			p.handlePending(mgr)
 			for range clock.due(time.Now()) {
 				p.n.Tick(time.Now())
-				if p.training() {
-					p.learner.tick()
-				}
+			}
+			if p.training() {
+				p.learner.maybeEval()
 			}
 		case r := <-p.regDone:
 			p.registered(r)
 		case wk := <-workDone:
-			p.learner.finish(wk)
+			p.step(node.TrainDone{Job: wk, Elapsed: time.Since(p.learner.trainStart)})
+			p.learner.trained(wk)
 		case r := <-evalDone:
 			p.learner.evaluated(r)
 		case ev := <-mgr.Events():
@@ -286,7 +287,7 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 			Servers: p.cfg.servers(), RebootstrapAfter: p.cfg.RebootstrapAfter,
 			BridgeEvery: p.cfg.BridgeEvery, BridgeAlone: p.cfg.BridgeAlone, Rand: p.rng(),
 		},
-		SizeEstimate: node.NeedsSizeEstimate(w.Task), Blocked: p.cutBlocked,
+		SizeEstimate: node.NeedsSizeEstimate(w.Task), Method: p.method(), Blocked: p.cutBlocked,
 	}, time.Now())
 	switch {
 	case errors.Is(err, node.ErrConfig):
@@ -297,6 +298,14 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 	p.n, p.ctx = n, ctx
 	p.regDone, p.dialled = make(chan registration), map[uint64]registration{}
 	return nil
+}
+
+// method is the learner's method core, for the peer core to drive.
+func (p *Peer) method() *node.Method {
+	if p.learner == nil {
+		return nil
+	}
+	return p.learner.method
 }
 
 // step hands the core one event; an error is a bug of the shell's.
@@ -380,12 +389,17 @@ func (p *Peer) handle(ev rtc.Event) {
 			p.onPull(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && pushsum.IsFrame(ev.Data):
 			p.step(node.PushSumShare{From: ev.Peer, Data: ev.Data})
+		case ev.Kind == rtc.KindApp && p.training() && p.learner.codec != nil && isCodecFrame(ev.Data):
+			p.learner.onCodecFrame(ev.Peer, ev.Data)
 		case ev.Kind == rtc.KindApp && p.training():
-			p.learner.onApp(ev.Peer, ev.Data)
+			p.step(node.ModelMessage{From: ev.Peer, Header: ev.Data})
 		}
 	case rtc.EventTransfer:
-		if p.training() {
-			p.learner.onTransfer(ev.Peer, ev.Manifest, ev.Data)
+		if !p.training() {
+			break
+		}
+		if params, ok := p.learner.decodeTransfer(ev.Peer, ev.Manifest, ev.Data); ok {
+			p.step(node.ModelMessage{From: ev.Peer, Header: ev.Manifest.Meta, Params: params})
 		}
 	case rtc.EventSendFailed:
 		if p.learner != nil {
@@ -415,14 +429,11 @@ func (p *Peer) rateLogf(format string, args ...any) {
 // flush carries out what the peer core wants done (node.Ready): its
 // overlay messages and push-sum shares go to the transport, which learns
 // the routes and the neighbour set; dials start; registrations are
-// adopted or closed; the learner scales its initial model by the init
-// gain. Then the learner's core sends and trains.
+// adopted or closed; the links of the neighbours FedLay's guard dropped
+// close. The method core's messages go out, its training starts.
 func (p *Peer) flush() {
 	for p.n.HasReady() {
 		p.carryOut(p.n.Ready())
-	}
-	if p.training() {
-		p.learner.flush()
 	}
 }
 
@@ -444,9 +455,6 @@ func (p *Peer) carryOut(rd node.Ready) {
 	}
 	if rd.NeighborsChanged {
 		p.mgr.SetNeighbors(rd.Neighbors)
-		if p.learner != nil {
-			p.learner.setNeighbors(rd.Neighbors)
-		}
 	}
 	for _, l := range rd.Logs {
 		if l.Rated {
@@ -461,10 +469,20 @@ func (p *Peer) carryOut(rd node.Ready) {
 	for _, d := range rd.Decisions {
 		p.decided(d)
 	}
-	if rd.InitGain != 0 && p.learner != nil {
-		if err := p.learner.scaleInit(rd.InitGain); err != nil {
-			p.step(node.InitGainFailed{Err: err}) // not reached: the learner has not started a round, its core was built once
+	if p.learner == nil {
+		return
+	}
+	for _, d := range rd.Denies {
+		p.learner.dropped(d)
+	}
+	for _, s := range rd.ModelSends {
+		if err := p.learner.sendModel(s); err != nil {
+			p.learner.sendErr++
+			p.logf("%s: send to %v: %v", p.learner.method.Name(), s.To, err)
 		}
+	}
+	if rd.Train != nil {
+		p.learner.startTraining(rd.Train)
 	}
 }
 

@@ -113,7 +113,7 @@ func TestTiersRunOnRealPeers(t *testing.T) {
 	for i := 1; len(nbrs) < 8 && i < 100; i++ {
 		nbrs = append(nbrs, specID(i))
 	}
-	l.setNeighbors(nbrs)
+	l.method.SetPeers(nbrs)
 	periods := map[int]bool{}
 	for _, n := range lp.Neighbors() {
 		if p := mep.CapacityOf(n.ID, base).Period; n.Period != p {
@@ -136,14 +136,11 @@ func TestTiersRunOnRealPeers(t *testing.T) {
 func TestFedLayStopsAtMaxRounds(t *testing.T) {
 	spec := fieldSpec(func(s *task.Spec) { s.MaxRounds = 3 })
 	l, lp := specLearner(t, spec, 0)
-	l.setNeighbors(nil)
+	l.method.SetPeers(nil)
+	rig := newCoreRig(t, l, specTick)
 	period := lp.Config().MEP.Period
 	for range 10 * period {
-		l.tick()
-		l.flush()
-		if lp.Busy() {
-			l.finish(<-l.workDone) // the Work runs on its goroutine, as on a real peer
-		}
+		rig.step() // a Work runs on its goroutine, as on a real peer
 	}
 	st := l.status()
 	if st.Rounds != 3 || !st.Done || !lp.Done() {
@@ -183,14 +180,14 @@ func TestInitGainReachesEveryMethod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.setNeighbors([]ident.Peer{specID(2), specID(3)})
-			if err := l.scaleInit(gain); err != nil {
+			l.method.SetPeers([]ident.Peer{specID(2), specID(3)})
+			if err := l.method.ScaleInit(gain); err != nil {
 				t.Fatal(err)
 			}
 			var got []float32
-			if l.method.fedlay == nil {
-				got = coreStart(l.method.core)
-				if st := l.method.core.Status(); st.Peers != 2 {
+			if l.method.FedLay() == nil {
+				got = coreStart(l.method.Core())
+				if st := l.method.Core().Status(); st.Peers != 2 {
 					t.Errorf("the rebuilt core has %d peers, want the overlay's 2", st.Peers)
 				}
 			} else if got, err = lp.Params(); err != nil {
@@ -233,20 +230,20 @@ type peerRuns struct {
 func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 	t.Helper()
 	l, lp := specLearner(t, spec, i)
-	l.setNeighbors([]ident.Peer{specID(1000), specID(1001)})
+	l.method.SetPeers([]ident.Peer{specID(1000), specID(1001)})
 	c := lp.Config()
 	r := peerRuns{method: "fedlay", tier: c.MEP.Tier, period: c.MEP.Period, maxRounds: c.MEP.MaxRounds,
 		aggregator: c.Aggregator, estimates: node.NeedsSizeEstimate(spec)}
 	if r.estimates {
-		if err := l.scaleInit(gain); err != nil {
+		if err := l.method.ScaleInit(gain); err != nil {
 			t.Fatal(err)
 		}
 	}
 	st := l.status()
-	if l.method.fedlay == nil {
-		ms := l.method.core.Status()
+	if l.method.FedLay() == nil {
+		ms := l.method.Core().Status()
 		r.method, r.maxRounds = ms.Method, ms.MaxRounds
-		r.start = coreStart(l.method.core)
+		r.start = coreStart(l.method.Core())
 		if st.MaxRounds != ms.MaxRounds || st.Method == nil {
 			t.Errorf("%s: /status max_rounds %d, the core's %d", r.method, st.MaxRounds, ms.MaxRounds)
 		}
@@ -254,7 +251,7 @@ func runsOf(t *testing.T, spec task.Spec, i int, gain float64) peerRuns {
 	}
 	// FedLay's core: its status names it, /status has no Method (its
 	// counters are the MEP's) and the MEP's tier, period and max_rounds.
-	if ms := l.method.core.Status(); ms.Method != "fedlay" || ms.MaxRounds != c.MEP.MaxRounds || st.Method != nil {
+	if ms := l.method.Core().Status(); ms.Method != "fedlay" || ms.MaxRounds != c.MEP.MaxRounds || st.Method != nil {
 		t.Errorf("FedLay core status %+v, /status method %v", ms, st.Method)
 	}
 	if st.Tier != c.MEP.Tier.String() || st.Period != c.MEP.Period || st.MaxRounds != c.MEP.MaxRounds || st.Target != spec.TargetAccuracy {

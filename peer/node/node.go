@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/pushsum"
 	"github.com/peerlearn/peerlearn/types/admission"
@@ -29,14 +30,14 @@ type Node struct {
 	id      ident.Peer
 	overlay *overlay.Node
 	reg     *Registrar
-	sizer   *sizer // nil: the task estimates no size
+	sizer   *sizer  // nil: the task estimates no size
+	method  *Method // nil: the peer does not learn
 	now     time.Time
 
 	links    map[ident.Peer]bool // open connections (LinkUp, LinkDown)
 	nbrs     []ident.Peer        // the neighbour set Ready last handed out
 	notAfter int64               // the admission token's expiry (unix s), 0: none
 	dialSeq  uint64
-	gainOut  bool // Ready handed out the init gain
 
 	rd       Ready // what the next Ready returns, besides the overlay's
 	refused  uint64
@@ -59,6 +60,9 @@ type Config struct {
 	Contacts  []ident.Peer
 	// SizeEstimate: the task needs the network size (NeedsSizeEstimate).
 	SizeEstimate bool
+	// Method, if not nil, is the learning peer's method core, which the
+	// Node drives (NewMethod): the shell never steps or ticks it.
+	Method *Method
 	// Blocked, if not nil, is a test's partition (netpeer's cuttest
 	// build): overlay messages and push-sum shares to or from a peer it
 	// names are dropped, as if the network between them had failed.
@@ -79,7 +83,7 @@ func New(cfg Config, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, now: now, links: map[ident.Peer]bool{}}
+	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, method: cfg.Method, now: now, links: map[ident.Peer]bool{}}
 	if a := cfg.Overlay.Admission; a != nil {
 		n.notAfter = a.Self.NotAfter
 	}
@@ -129,9 +133,20 @@ type Registered struct {
 	Outcome Outcome
 }
 
-// InitGainFailed: the learner could not scale its model by the gain
-// Ready.InitGain handed out (it trains from plain He).
-type InitGainFailed struct{ Err error }
+// ModelMessage is a method message from From: a control message (Params
+// nil) or a model whose parameters the shell decoded.
+type ModelMessage struct {
+	From   ident.Peer
+	Header []byte
+	Params []float32
+}
+
+// TrainDone brings back the training Ready.Train handed out, which took
+// Elapsed from hand-out to hand-back.
+type TrainDone struct {
+	Job     method.Job
+	Elapsed time.Duration
+}
 
 func (OverlayMessage) event() {}
 func (PushSumShare) event()   {}
@@ -139,7 +154,8 @@ func (ShareReturned) event()  {}
 func (LinkUp) event()         {}
 func (LinkDown) event()       {}
 func (Registered) event()     {}
-func (InitGainFailed) event() {}
+func (ModelMessage) event()   {}
+func (TrainDone) event()      {}
 
 // Envelope is an encoded message for one peer.
 type Envelope struct {
@@ -185,8 +201,9 @@ type Log struct {
 
 // Ready is what the Node wants done, in order: send Overlay (NDMP) and
 // Shares (push-sum, KindApp), note Routes, follow Neighbors when
-// NeighborsChanged, dial Dials, carry out Decisions, scale the initial
-// model by InitGain when set (once), log Logs.
+// NeighborsChanged, dial Dials, carry out Decisions, close the links of
+// Denies, send ModelSends, run Train (on a goroutine of its own), log
+// Logs.
 type Ready struct {
 	Overlay          []Envelope
 	Shares           []Share
@@ -196,7 +213,9 @@ type Ready struct {
 	Added, Removed   int
 	Dials            []DialRequest
 	Decisions        []RegistrationDecision
-	InitGain         float64
+	Denies           []Deny
+	ModelSends       []method.Send
+	Train            method.Job
 	Logs             []Log
 }
 
@@ -229,11 +248,15 @@ func (n *Node) Step(ev Event) error {
 		delete(n.links, e.Peer)
 	case Registered:
 		n.registered(e)
-	case InitGainFailed:
-		if n.sizer != nil {
-			n.sizer.st.State = "failed"
+	case ModelMessage:
+		if n.method != nil && n.Training() {
+			n.method.Step(e.From, e.Header, e.Params)
 		}
-		n.logf("init gain: %v", e.Err)
+	case TrainDone:
+		if n.method == nil || !n.method.busy {
+			return fmt.Errorf("%w: a training nobody handed out", ErrConfig)
+		}
+		n.method.trained(e.Job, e.Elapsed)
 	default:
 		return fmt.Errorf("%w: unknown event %T", ErrConfig, ev)
 	}
@@ -304,8 +327,16 @@ func (n *Node) Tick(now time.Time) {
 		if s.tick(nbrs) {
 			r := s.node.Result()
 			n.logf("network size estimate %.2f after %d rounds (converged %v, %s): init gain %.3f", s.st.Used, r.Rounds, r.Converged, s.st.State, s.st.Gain)
-			n.rd.InitGain = s.st.Gain
+			if n.method != nil {
+				if err := n.method.ScaleInit(s.st.Gain); err != nil {
+					s.st.State = "failed" // not reached: the method has not started a round, its core was built once
+					n.logf("init gain: %v", err)
+				}
+			}
 		}
+	}
+	if n.method != nil && n.Training() {
+		n.method.Tick()
 	}
 	n.watchRegistration()
 }
@@ -376,8 +407,12 @@ func (n *Node) Leave() error { return n.overlay.Leave() }
 // HasReady reports whether Ready has anything.
 func (n *Node) HasReady() bool {
 	r := &n.rd
+	if m := n.method; m != nil && (len(m.out.sends) > 0 || m.out.train != nil || len(m.out.deny) > 0 || len(m.out.logs) > 0 ||
+		(n.Training() && m.core.HasReady())) {
+		return true
+	}
 	return n.overlay.HasReady() || (n.sizer != nil && n.sizer.node.HasReady()) || len(r.Routes) > 0 ||
-		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.InitGain != 0 || len(r.Logs) > 0
+		len(r.Dials) > 0 || len(r.Decisions) > 0 || len(r.Logs) > 0
 }
 
 // Ready returns what the Node wants done and forgets it: the shell
@@ -385,9 +420,21 @@ func (n *Node) HasReady() bool {
 func (n *Node) Ready() Ready {
 	rd := n.rd
 	n.rd = Ready{}
-	if rd.InitGain != 0 {
-		n.gainOut = true
+	n.overlayReady(&rd)
+	if m := n.method; m != nil {
+		if n.Training() {
+			m.collect()
+		}
+		rd.ModelSends, rd.Train, rd.Denies = m.out.sends, m.out.train, m.out.deny
+		rd.Logs = append(rd.Logs, m.out.logs...)
+		m.out = methodOut{}
 	}
+	return rd
+}
+
+// overlayReady adds the push-sum shares and the overlay's messages and
+// neighbour changes to rd; the method core follows the neighbours.
+func (n *Node) overlayReady(rd *Ready) {
 	if s := n.sizer; s != nil && s.node.HasReady() {
 		for _, m := range s.node.Ready() {
 			b, err := pushsum.Encode(m)
@@ -400,7 +447,7 @@ func (n *Node) Ready() Ready {
 		}
 	}
 	if !n.overlay.HasReady() {
-		return rd
+		return
 	}
 	ord := n.overlay.Ready()
 	for _, m := range ord.Messages {
@@ -422,15 +469,19 @@ func (n *Node) Ready() Ready {
 		rd.NeighborsChanged, rd.Neighbors = true, slices.Clone(n.nbrs)
 		rd.Added, rd.Removed = len(ord.Added), len(ord.Removed)
 		rd.Logs = append(rd.Logs, Log{Text: fmt.Sprintf("neighbours: +%d -%d = %d", rd.Added, rd.Removed, len(n.nbrs))})
+		if n.method != nil {
+			n.method.SetPeers(slices.Clone(n.nbrs))
+		}
 	}
-	return rd
 }
 
 // Training reports whether a learner may run: a peer waiting for its init
-// gain starts no round and takes part in no model exchange until Ready
-// has handed the gain out (the shell scales the model before the next
-// tick).
-func (n *Node) Training() bool { return n.sizer == nil || n.gainOut }
+// gain starts no round and takes part in no model exchange yet.
+func (n *Node) Training() bool { return n.sizer == nil || n.sizer.applied }
+
+// Method is the learning peer's method core (nil: none), for the shell's
+// status.
+func (n *Node) Method() *Method { return n.method }
 
 // What the shell reads for its status.
 

@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/internal/datadriven"
+	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -23,14 +26,20 @@ import (
 //	new spaces=2 after=5s every=0s alone=when-split seed=1 servers=s
 //	                       a fresh network; the Registrar settings every
 //	                       peer gets
-//	peer NAME [contacts=a,b] [estimate]
+//	peer NAME [contacts=a,b] [estimate] [learn=METHOD] [max-rounds=N]
 //	                       a Node registered with the first server,
-//	                       joining through contacts (none: founding)
+//	                       joining through contacts (none: founding);
+//	                       with learn, a learning peer of a small task
+//	                       (synthetic data, a 1 s period) in METHOD
+//	                       whose core the Node drives: its messages are
+//	                       delivered like the overlay's, its trainings
+//	                       run at once and come back with TrainDone
 //	tick by=100ms [times=N]
 //	                       ticks every live Node, then delivers until
 //	                       nothing is left; prints each line a Node logs
 //	                       (rated ones marked), each Dial, each
-//	                       Decision and each init gain, with the time
+//	                       Decision, each training handed out and the
+//	                       models sent, with the time
 //	kill NAME              the peer stops: its messages are lost, its
 //	                       links close (LinkDown at the other end)
 //	cut a,b | heal         messages between the two groups of the
@@ -40,6 +49,7 @@ import (
 //	inject NAME from=X [forge=Y]
 //	                       an overlay message from X: garbage, or a
 //	                       heartbeat that claims to be from Y
+//	message NAME from=X    a method message from X that no core reads
 //	show NAME              the Node's state
 //	overlay                whether the live Nodes' tables are the
 //	                       correct overlay of their IDs
@@ -140,6 +150,13 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		cfg.Overlay.Rand = rand.New(rand.NewPCG(s.seed, cfg.ID.Seed()))
 		cfg.Registrar.Rand = rand.New(rand.NewPCG(s.seed, cfg.ID.Seed()+1))
 		cfg.SizeEstimate = slices.Contains(c.Args, "estimate")
+		if m := c.Get("learn", ""); m != "" {
+			meth, err := scriptMethod(cfg.ID, m, int(num(c, "max-rounds", "0")), cfg.SizeEstimate)
+			if err != nil {
+				return "", err
+			}
+			cfg.Method = meth
+		}
 		cfg.Blocked = func(id ident.Peer) bool { return s.cutBetween(name, s.name(id)) }
 		for _, n := range strings.Split(c.Get("contacts", ""), ",") {
 			if n != "" {
@@ -228,6 +245,17 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		}
 		s.deliver()
 		return strings.Join(append(s.out, fmt.Sprintf("refused=%d", n.Refused())), "\n"), nil
+	case "message":
+		n, ok := s.nodes[c.Args[0]]
+		if !ok || n.Method() == nil {
+			return "", fmt.Errorf("no learning peer %s", c.Args[0])
+		}
+		s.out = nil
+		if err := n.Step(ModelMessage{From: s.id(c.Get("from", "")), Header: []byte("garbage")}); err != nil {
+			return "", err
+		}
+		s.deliver()
+		return strings.Join(append(s.out, fmt.Sprintf("refused=%d", n.Method().Refused())), "\n"), nil
 	case "show":
 		n, ok := s.nodes[c.Args[0]]
 		if !ok {
@@ -236,6 +264,10 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		reb, br, server := n.Registrations()
 		line := fmt.Sprintf("joined=%v nbrs=%s refused=%d removed=%d rebootstraps=%d bridges=%d server=%s training=%v",
 			n.Joined(), s.nameList(n.Neighbors()), n.Refused(), n.Removed(), reb, br, server, n.Training())
+		if m := n.Method(); m != nil {
+			st := m.Core().Status()
+			line += fmt.Sprintf("\nmethod %s rounds=%d sent=%d received=%d refused=%d role=%s", m.Name(), m.RoundsDone(), st.ModelsSent, st.ModelsReceived, m.Refused(), st.Role)
+		}
 		if g := n.InitGain(); g != nil {
 			line += fmt.Sprintf("\ninit gain: %s used=%.0f gain=%.3f", g.State, g.Used, g.Gain)
 		}
@@ -299,8 +331,30 @@ func (s *netScript) carryOut(name string, n *Node, rd Ready) {
 	for _, d := range rd.Decisions {
 		s.out = append(s.out, fmt.Sprintf("%s %s -> decision seq %d adopt=%v check-token=%v", s.at(), name, d.Seq, d.Adopt, d.CheckToken))
 	}
-	if rd.InitGain != 0 {
-		s.out = append(s.out, fmt.Sprintf("%s %s -> init gain %.3f", s.at(), name, rd.InitGain))
+	if len(rd.ModelSends) > 0 {
+		var to []ident.Peer
+		models := 0
+		for _, m := range rd.ModelSends {
+			to = append(to, m.To)
+			if m.Params != nil {
+				models++
+			}
+		}
+		s.out = append(s.out, fmt.Sprintf("%s %s -> %d messages (%d models) to %s", s.at(), name, len(rd.ModelSends), models, s.nameList(slices.Compact(to))))
+	}
+	for _, m := range rd.ModelSends {
+		if to := s.name(m.To); s.open(name, to) {
+			var params []float32
+			if m.Params != nil {
+				params = append(slices.Clone(m.Params), m.Rest...)
+			}
+			s.must(s.nodes[to].Step(ModelMessage{From: n.ID(), Header: m.Header, Params: params}))
+		}
+	}
+	if rd.Train != nil {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> train", s.at(), name))
+		rd.Train.Run() // at once: the script's trainings take no virtual time
+		s.must(n.Step(TrainDone{Job: rd.Train, Elapsed: 0}))
 	}
 	for _, e := range rd.Overlay {
 		if to := s.name(e.To); s.open(name, to) {
@@ -342,4 +396,29 @@ func (s *netScript) renamed(line string) string {
 		line = strings.ReplaceAll(line, id.String(), name)
 	}
 	return line
+}
+
+// scriptMethod is a learning peer of a small task in method m (as a real
+// peer builds it: LearnerConfig, learn.NewPeer, NewMethod) on a synthetic
+// shard drawn from id.
+func scriptMethod(id ident.Peer, m string, maxRounds int, estimate bool) (*Method, error) {
+	spec := task.DefaultSpec()
+	spec.Name, spec.Method, spec.PeriodMS, spec.LocalEpochs, spec.LocalSteps, spec.Batch, spec.MaxRounds = "node-script", m, 1000, 0, 1, 16, maxRounds
+	if m != "fedlay" {
+		spec.Aggregator = "mean" // the method mixes by its own weights
+	}
+	if estimate {
+		spec.Init = task.Init{Mode: "he-gain"}
+	}
+	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
+	train := syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
+	lc, err := LearnerConfig(spec, id, train, 100*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := learn.NewPeer(lc, train)
+	if err != nil {
+		return nil, err
+	}
+	return NewMethod(spec, lp, 100*time.Millisecond, nil)
 }
