@@ -1,13 +1,19 @@
 // Package netpeer runs one PeerLearn peer in real time: the FedLay
 // overlay's NDMP node (package overlay) ticking on a wall-clock ticker,
 // over WebRTC data channels (package rtc), bootstrapped through the
-// signalling server (package signal). It is the one place with clocks
-// and goroutines around the pure state machines.
+// signalling server (package signal). It is the shell around the peer
+// core, node.Node (package peer/node): the one place with clocks, sockets
+// and goroutines.
 //
-// One goroutine, the loop, owns the overlay node: it ticks it, steps it
-// with the messages the transport delivers, flushes what it wants sent
-// into the transport and tells the transport the neighbour set (so that
-// connections to former neighbours close after a grace period). The
+// One goroutine, the loop, owns the peer core, which owns the overlay
+// node, the method core, the size estimate and the Registrar: the loop
+// ticks it on a wall-clock ticker, steps it with the events the transport
+// delivers (overlay and method messages, links opened and closed) and
+// with what its goroutines bring back (a dial's registration, a finished
+// training), and carries out its Ready: sends into the transport, the
+// neighbour set to the transport (so that connections to former
+// neighbours close after a grace period), dials, trainings on a goroutine
+// of their own. The
 // transport's own goroutines (pion's, the manager's) only ever hand the
 // loop events through a channel. A status snapshot, refreshed by the loop,
 // is served as JSON on a loopback HTTP endpoint for tests and tools.

@@ -14,7 +14,7 @@ import (
 )
 
 // FedLay is FedLay's Model Exchange Protocol as a method.Core, so that
-// one driver runs every method (netpeer's methodDriver, methodsim's
+// one driver runs every method (node.Method, driven by node.Node; methodsim's
 // coreNet): learn.Peer's MEP in asynchronous mode (offers before models,
 // on the pair period max(T_u, T_v); tiers and max_rounds are the peer's
 // MEP configuration, LearnerConfig's) and the Guard over its robust

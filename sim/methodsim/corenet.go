@@ -13,7 +13,7 @@ import (
 // (Send.Bytes on the wire), what it asks to train runs on the peer's
 // compute (learn.Peer.TrainFrom, or the core's own Job: FedLay's round)
 // and is reported back. It is the
-// simulator's counterpart of peer/netpeer's methodDriver: the method's
+// simulator's counterpart of peer/node's Method (which node.Node drives): the method's
 // logic is the core's alone.
 type coreNet struct {
 	sim   *eventSim
@@ -23,7 +23,7 @@ type coreNet struct {
 	stepErrors int
 	err        error
 	// evalSamples bounds the local samples an Eval runs on (the shard's
-	// first ones, as netpeer's methodDriver does).
+	// first ones, as node.Method does).
 	evalSamples int
 	// after, if not nil, runs once peer i's core has nothing ready (a
 	// scenario driver measures there).

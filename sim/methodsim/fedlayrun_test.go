@@ -12,7 +12,7 @@ import (
 )
 
 // CoreRun drives FedLay's core (node.FedLay, as a real peer runs it
-// through netpeer's methodDriver) on virtual time: its rounds are Jobs
+// through node.Method, driven by node.Node) on virtual time: its rounds are Jobs
 // on the peers' compute, its MEP messages travel the links, DecHW's
 // Hessian goes along as Send.Rest, and every peer stops at max_rounds.
 func TestCoreRunFedLay(t *testing.T) {
