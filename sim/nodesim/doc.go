@@ -1,0 +1,17 @@
+// Package nodesim runs the real peer core, node.Node (peer/node), on
+// simnet's virtual time: N peers, each ticked every Tick with its own
+// phase, their Readys carried out over a simnet.Network (latency, loss,
+// partitions, crashes) as netpeer carries them out over WebRTC, and a
+// signalling server played in memory (a registration's welcome lists a
+// few live peers as contacts). It is the simulator's driver of the same
+// decisions a real peer makes (joins, repairs, re-bootstraps and the
+// Registrar's split checks, the size estimate, a method core when the
+// peers learn), so claims made on a few real processes can be checked
+// here deterministically, at fixed seeds, with many peers, in seconds.
+//
+// What the transport does that the core does not see is modelled
+// simply: the first message between two peers opens their link (LinkUp
+// on both sides, as rtc's connection); a crashed peer's links close
+// LinkTimeout later (rtc's ICE timeout); a partition keeps links up
+// (their messages are lost) as a real one does until rtc's grace.
+package nodesim

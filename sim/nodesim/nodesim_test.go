@@ -1,0 +1,117 @@
+package nodesim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/peer/node"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// build starts n peers half a second apart and runs until all have had
+// time to join.
+func build(t *testing.T, cfg Config, n int) *Sim {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := s.Add(i); err != nil {
+			t.Fatal(err)
+		}
+		s.Run(500 * time.Millisecond)
+	}
+	s.Run(20 * time.Second)
+	return s
+}
+
+func checkCorrect(t *testing.T, s *Sim, what string) {
+	t.Helper()
+	if c := s.Overlay(s.Live()); !c.OK() {
+		t.Fatalf("%s at %v: the overlay of %d live peers is not correct: %+v", what, s.Now(), len(s.Live()), c)
+	}
+	if len(s.Errors) > 0 {
+		t.Fatalf("%s: the cores refused the simulation's events: %v", what, s.Errors)
+	}
+}
+
+// TestKilledQuarterRepairedAround: 16 real peer cores join one by one
+// through the in-memory signalling server's contacts and form the correct
+// overlay; a quarter of them crash without a word, and the survivors'
+// failure detectors and repairs rebuild the correct overlay of the 12
+// left, with no registration needed (none is cut off).
+func TestKilledQuarterRepairedAround(t *testing.T) {
+	s := build(t, DefaultConfig(), 16)
+	checkCorrect(t, s, "after the joins")
+	live := s.Live()
+	for _, i := range []int{2, 5, 9, 13} { // 4 peers spread over the join order
+		if err := s.Kill(live[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Run(30 * time.Second)
+	if got := len(s.Live()); got != 12 {
+		t.Fatalf("%d live peers, want 12", got)
+	}
+	checkCorrect(t, s, "after a quarter crashed")
+	if s.Dials[node.Rebootstrap] != 0 {
+		t.Errorf("%d re-bootstraps: no survivor was cut off", s.Dials[node.Rebootstrap])
+	}
+	for _, id := range s.Live() {
+		if s.Node(id).Removed() == 0 {
+			continue
+		}
+		return // at least one survivor dropped a dead neighbour: the repair was exercised
+	}
+	t.Fatal("no survivor dropped a neighbour")
+}
+
+// TestPartitionHeals: 12 peers split into two halves for 20 s, longer
+// than the failure timeout, so each half repairs into an overlay of its
+// own and remembers neighbours that failed; after the heal the overlay's
+// merge probes and the Registrar's split checks (a registration with the
+// server for fresh contacts while a split is suspected) join them into
+// the one correct overlay again.
+func TestPartitionHeals(t *testing.T) {
+	s := build(t, DefaultConfig(), 12)
+	checkCorrect(t, s, "after the joins")
+	live := s.Live()
+	a, b := live[:6], live[6:]
+	if err := s.Partition(a, b); err != nil {
+		t.Fatal(err)
+	}
+	s.Run(20 * time.Second)
+	for _, half := range [][]ident.Peer{a, b} {
+		if c := s.Overlay(half); !c.OK() {
+			t.Fatalf("a half did not repair into its own overlay during the cut: %+v", c)
+		}
+	}
+	s.Heal()
+	s.Run(3 * time.Minute)
+	checkCorrect(t, s, "after the heal")
+}
+
+// TestSameSeedSameRun: the simulation is deterministic: the same seed
+// gives the same tables and the same traffic.
+func TestSameSeedSameRun(t *testing.T) {
+	run := func() (uint64, []ident.Peer) {
+		s := build(t, DefaultConfig(), 12)
+		if err := s.Kill(s.Live()[3]); err != nil {
+			t.Fatal(err)
+		}
+		s.Run(10 * time.Second)
+		id := s.Live()[0]
+		return s.net.Total().Sent, s.Node(id).Neighbors()
+	}
+	sent1, nb1 := run()
+	sent2, nb2 := run()
+	if sent1 != sent2 || len(nb1) != len(nb2) {
+		t.Fatalf("two runs of one seed differ: %d vs %d messages, neighbours %v vs %v", sent1, sent2, nb1, nb2)
+	}
+	for i := range nb1 {
+		if nb1[i] != nb2[i] {
+			t.Fatalf("two runs of one seed differ: neighbours %v vs %v", nb1, nb2)
+		}
+	}
+}
