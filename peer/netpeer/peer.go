@@ -432,7 +432,10 @@ func (p *Peer) rateLogf(format string, args ...any) {
 // adopted or closed; the links of the neighbours FedLay's guard dropped
 // close. The method core's messages go out, its training starts.
 func (p *Peer) flush() {
-	for p.n.HasReady() {
+	// One Ready holds all the core has queued; anything carrying it out
+	// gives back (a share the transport refused: its mass returns to the
+	// estimator) waits for the next flush.
+	if p.n.HasReady() {
 		p.carryOut(p.n.Ready())
 	}
 }

@@ -365,7 +365,7 @@ func (s *netScript) carryOut(name string, n *Node, rd Ready) {
 		if to := s.name(sh.To); s.open(name, to) {
 			s.must(s.nodes[to].Step(PushSumShare{From: n.ID(), Data: sh.Data}))
 		} else {
-			s.must(n.Step(ShareReturned{Share: sh}))
+			s.must(n.Step(ShareReturned{Share: sh})) // the transport refused it: its mass stays here
 		}
 	}
 }
