@@ -192,6 +192,26 @@ func (s *Sim) Kill(id ident.Peer) error {
 	if err := s.net.Crash(id); err != nil {
 		return err
 	}
+	s.closeLinks(id)
+	return nil
+}
+
+// Disconnect cuts peer id off the network (a partition of it alone, as a
+// laptop that lost its network) and closes its links at both ends
+// LinkTimeout later; Heal ends it.
+func (s *Sim) Disconnect(id ident.Peer) error {
+	if p := s.peers[id]; p == nil || !p.alive {
+		return fmt.Errorf("nodesim: no live peer %v", id)
+	}
+	if err := s.net.Partition([]ident.Peer{id}); err != nil {
+		return err
+	}
+	s.closeLinks(id)
+	return nil
+}
+
+// closeLinks closes id's links LinkTimeout from now, at the live ends.
+func (s *Sim) closeLinks(id ident.Peer) {
 	for _, other := range s.order {
 		k := key(id, other)
 		if !s.links[k] {
@@ -202,12 +222,13 @@ func (s *Sim) Kill(id ident.Peer) error {
 				return
 			}
 			delete(s.links, k)
-			if q := s.peers[other]; q.alive {
-				s.step(other, node.LinkDown{Peer: id})
+			for _, ends := range [2][2]ident.Peer{{id, other}, {other, id}} {
+				if q := s.peers[ends[0]]; q.alive {
+					s.step(ends[0], node.LinkDown{Peer: ends[1]})
+				}
 			}
 		})
 	}
-	return nil
 }
 
 // Partition cuts the network into groups (simnet.Network.Partition); the

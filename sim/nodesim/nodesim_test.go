@@ -115,3 +115,29 @@ func TestSameSeedSameRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCutOffPeerRegistersAgain: one peer of 16 loses its network for
+// 20 s: its neighbours drop it and it drops them, its links close, and
+// it is cut off (neither a neighbour nor a link), which no repair can
+// mend from its side. On the Registrar's schedule (RebootstrapAfter, and
+// backing off while the network is gone) it registers with the server
+// again and joins through the new welcome's contacts; once its network is
+// back the 16 form the one correct overlay.
+func TestCutOffPeerRegistersAgain(t *testing.T) {
+	s := build(t, DefaultConfig(), 16)
+	checkCorrect(t, s, "after the joins")
+	lonely := s.Live()[7]
+	if err := s.Disconnect(lonely); err != nil {
+		t.Fatal(err)
+	}
+	s.Run(20 * time.Second)
+	if n := len(s.Node(lonely).Neighbors()); n != 0 || s.Dials[node.Rebootstrap] == 0 {
+		t.Fatalf("offline for 20 s: %d neighbours, %d re-bootstraps dialled; want none and some", n, s.Dials[node.Rebootstrap])
+	}
+	s.Heal()
+	s.Run(time.Minute)
+	if reb, _, _ := s.Node(lonely).Registrations(); reb == 0 {
+		t.Fatalf("the cut-off peer adopted no re-bootstrap (%d dialled in all)", s.Dials[node.Rebootstrap])
+	}
+	checkCorrect(t, s, "after the re-bootstrap")
+}
