@@ -27,12 +27,13 @@ func newCoreRig(t *testing.T, l *learner, tick time.Duration) *coreRig {
 	t.Helper()
 	epoch := time.Unix(1_700_000_000, 0)
 	n, err := node.New(node.Config{
-		ID: l.self, Overlay: overlay.DefaultConfig(), Server: "ws://rig", Method: l.method,
+		ID: l.self, Overlay: overlay.DefaultConfig(), Server: "ws://rig", Method: l.method, Target: l.st.Target,
 		Registrar: node.RegistrarConfig{Servers: []string{"ws://rig"}, Rand: rand.New(rand.NewPCG(1, 2))},
 	}, epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.core = n
 	return &coreRig{t: t, n: n, l: l, now: epoch, tick: tick}
 }
 

@@ -141,8 +141,9 @@ type learner struct {
 	logf     func(string, ...any)
 	workDone chan method.Job
 	evalDone chan evalResult
-	evalBusy bool
-	lastEval time.Time
+	// core is the peer core that drives the method and decides the
+	// evaluations (nil until Run built it; tests without one).
+	core *node.Node
 	// trainStart is when the running training was handed out (the core
 	// sums the wall time to its hand-back: the speed this peer actually
 	// trained at, load included).
@@ -211,11 +212,13 @@ func (l *learner) model() ([]float32, int) {
 	return l.method.Model(), l.method.RoundsDone()
 }
 
-// maybeEval starts an evaluation on the test set when one is due.
-func (l *learner) maybeEval() {
-	if m, _ := l.model(); l.eval != nil && !l.evalBusy && time.Since(l.lastEval) >= l.cfg.EvalEvery && m != nil {
-		l.startEval()
+// evalEvery is the evaluations' period the peer core schedules: none
+// without a test set.
+func (l *learner) evalEvery() time.Duration {
+	if l.eval == nil {
+		return 0
 	}
+	return l.cfg.EvalEvery
 }
 
 // tamper, if not nil, rewrites a FedLay model before it is sent
@@ -251,38 +254,30 @@ func (l *learner) onCodecFrame(from ident.Peer, b []byte) {
 		l.logf("learn: dropped a codec frame from %v: %v", from, err)
 	}
 }
-func (l *learner) startEval() {
-	params, round := l.model() // never modified: safe to read on another goroutine
+
+// startEval runs the evaluation the peer core asked for on the test
+// set, on a goroutine of its own.
+func (l *learner) startEval(r node.EvalRequest) {
+	params, round := r.Params, r.Round
 	n := l.test.Len()
 	if l.cfg.EvalSamples > 0 {
 		n = min(n, l.cfg.EvalSamples)
 	}
 	x, y := l.test.X[:n*l.test.Features()], l.test.Y[:n]
-	l.evalBusy, l.lastEval = true, time.Now()
 	go func() {
 		m, err := l.eval.Evaluate(params, x, y)
 		l.evalDone <- evalResult{m: m, round: round, err: err}
 	}()
 }
 
-func (l *learner) evaluated(r evalResult) {
-	l.evalBusy = false
-	if r.err != nil {
-		l.logf("learn: evaluation: %v", r.err)
-		return
-	}
-	l.st.Accuracy, l.st.EvalLoss, l.st.EvalRound = r.m.Accuracy, r.m.Loss, r.round
-	l.st.Evals++
-	if !l.st.TargetReached && r.m.Accuracy >= l.st.Target {
-		l.st.TargetReached = true
-		l.logf("learn: target accuracy %.3f reached: %.4f at round %d", l.st.Target, r.m.Accuracy, r.round)
-	}
-}
-
 func (l *learner) status() LearnStatus {
 	s := l.st
 	if l.codec != nil {
 		s.ModelBytesRaw, s.ModelBytesWire, s.CodecResets = l.codec.raw, l.codec.wire, l.codec.resets
+	}
+	if l.core != nil {
+		e := l.core.Evaluation()
+		s.Accuracy, s.EvalLoss, s.EvalRound, s.Evals, s.TargetReached = e.Accuracy, e.Loss, e.Round, e.Evals, e.TargetReached
 	}
 	s.Backend = l.peer.Backend()
 	s.Model, s.ModelRound = l.model()

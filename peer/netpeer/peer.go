@@ -257,16 +257,13 @@ func (p *Peer) Run(ctx context.Context) error {
 			for range clock.due(time.Now()) {
 				p.n.Tick(time.Now())
 			}
-			if p.training() {
-				p.learner.maybeEval()
-			}
 		case r := <-p.regDone:
 			p.registered(r)
 		case wk := <-workDone:
 			p.step(node.TrainDone{Job: wk, Elapsed: time.Since(p.learner.trainStart)})
 			p.learner.trained(wk)
 		case r := <-evalDone:
-			p.learner.evaluated(r)
+			p.step(node.Evaluated{Round: r.round, Accuracy: r.m.Accuracy, Loss: r.m.Loss, Err: r.err})
 		case ev := <-mgr.Events():
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
@@ -288,6 +285,7 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 			BridgeEvery: p.cfg.BridgeEvery, BridgeAlone: p.cfg.BridgeAlone, Rand: p.rng(),
 		},
 		SizeEstimate: node.NeedsSizeEstimate(w.Task), Method: p.method(), Blocked: p.cutBlocked,
+		EvalEvery: p.evalEvery(), Target: w.Task.TargetAccuracy,
 	}, time.Now())
 	switch {
 	case errors.Is(err, node.ErrConfig):
@@ -296,6 +294,9 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
 	p.n, p.ctx = n, ctx
+	if p.learner != nil {
+		p.learner.core = n
+	}
 	p.regDone, p.dialled = make(chan registration), map[uint64]registration{}
 	return nil
 }
@@ -306,6 +307,15 @@ func (p *Peer) method() *node.Method {
 		return nil
 	}
 	return p.learner.method
+}
+
+// evalEvery is the period of the learner's evaluations on its test set
+// (0: none).
+func (p *Peer) evalEvery() time.Duration {
+	if p.learner == nil {
+		return 0
+	}
+	return p.learner.evalEvery()
 }
 
 // step hands the core one event; an error is a bug of the shell's.
@@ -486,6 +496,9 @@ func (p *Peer) carryOut(rd node.Ready) {
 	}
 	if rd.Train != nil {
 		p.learner.startTraining(rd.Train)
+	}
+	if rd.Evaluate != nil {
+		p.learner.startEval(*rd.Evaluate)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -368,11 +367,14 @@ func runsWithout(r peerRuns) peerRuns { r.start = nil; return r }
 func TestTargetAccuracyReported(t *testing.T) {
 	spec := fieldSpec(func(s *task.Spec) { s.TargetAccuracy = 0.9 })
 	l, _ := specLearner(t, spec, 0)
+	rig := newCoreRig(t, l, specTick)
 	for _, c := range []struct {
 		acc     float64
 		reached bool
 	}{{0.5, false}, {0.89, false}, {0.93, true}, {0.7, true}} { // once reached, it stays
-		l.evaluated(evalResult{m: nn.Metrics{Accuracy: c.acc}, round: 1})
+		if err := rig.n.Step(node.Evaluated{Accuracy: c.acc, Round: 1}); err != nil {
+			t.Fatal(err)
+		}
 		if st := l.status(); st.TargetReached != c.reached || st.Target != 0.9 {
 			t.Errorf("after accuracy %v: target %v reached %v, want %v", c.acc, st.Target, st.TargetReached, c.reached)
 		}

@@ -34,6 +34,7 @@ type Node struct {
 	method  *Method // nil: the peer does not learn
 	now     time.Time
 
+	eval     evaluation
 	links    map[ident.Peer]bool // open connections (LinkUp, LinkDown)
 	nbrs     []ident.Peer        // the neighbour set Ready last handed out
 	notAfter int64               // the admission token's expiry (unix s), 0: none
@@ -63,6 +64,11 @@ type Config struct {
 	// Method, if not nil, is the learning peer's method core, which the
 	// Node drives (NewMethod): the shell never steps or ticks it.
 	Method *Method
+	// EvalEvery is the period of evaluating the method core's model on
+	// the shell's test set (0: never; Ready.Evaluate); Target is the
+	// task's target accuracy.
+	EvalEvery time.Duration
+	Target    float64
 	// Blocked, if not nil, is a test's partition (netpeer's cuttest
 	// build): overlay messages and push-sum shares to or from a peer it
 	// names are dropped, as if the network between them had failed.
@@ -83,7 +89,8 @@ func New(cfg Config, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, method: cfg.Method, now: now, links: map[ident.Peer]bool{}}
+	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, method: cfg.Method, now: now, links: map[ident.Peer]bool{},
+		eval: evaluation{every: cfg.EvalEvery, st: EvalStatus{Target: cfg.Target}}}
 	if a := cfg.Overlay.Admission; a != nil {
 		n.notAfter = a.Self.NotAfter
 	}
@@ -202,8 +209,8 @@ type Log struct {
 // Ready is what the Node wants done, in order: send Overlay (NDMP) and
 // Shares (push-sum, KindApp), note Routes, follow Neighbors when
 // NeighborsChanged, dial Dials, carry out Decisions, close the links of
-// Denies, send ModelSends, run Train (on a goroutine of its own), log
-// Logs.
+// Denies, send ModelSends, run Train and Evaluate (each on a goroutine
+// of its own), log Logs.
 type Ready struct {
 	Overlay          []Envelope
 	Shares           []Share
@@ -216,6 +223,7 @@ type Ready struct {
 	Denies           []Deny
 	ModelSends       []method.Send
 	Train            method.Job
+	Evaluate         *EvalRequest
 	Logs             []Log
 }
 
@@ -252,6 +260,8 @@ func (n *Node) Step(ev Event) error {
 		if n.method != nil && n.Training() {
 			n.method.Step(e.From, e.Header, e.Params)
 		}
+	case Evaluated:
+		n.evaluated(e)
 	case TrainDone:
 		if n.method == nil || !n.method.busy {
 			return fmt.Errorf("%w: a training nobody handed out", ErrConfig)
@@ -337,6 +347,7 @@ func (n *Node) Tick(now time.Time) {
 	}
 	if n.method != nil && n.Training() {
 		n.method.Tick()
+		n.maybeEval()
 	}
 	n.watchRegistration()
 }
@@ -412,7 +423,7 @@ func (n *Node) HasReady() bool {
 		return true
 	}
 	return n.overlay.HasReady() || (n.sizer != nil && n.sizer.node.HasReady()) || len(r.Routes) > 0 ||
-		len(r.Dials) > 0 || len(r.Decisions) > 0 || len(r.Logs) > 0
+		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.Evaluate != nil || len(r.Logs) > 0
 }
 
 // Ready returns what the Node wants done and forgets it: the shell

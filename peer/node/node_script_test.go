@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,14 +27,17 @@ import (
 //	new spaces=2 after=5s every=0s alone=when-split seed=1 servers=s
 //	                       a fresh network; the Registrar settings every
 //	                       peer gets
-//	peer NAME [contacts=a,b] [estimate] [learn=METHOD] [max-rounds=N]
+//	peer NAME [contacts=a,b] [estimate] [learn=METHOD] [max-rounds=N] [eval=D]
 //	                       a Node registered with the first server,
 //	                       joining through contacts (none: founding);
 //	                       with learn, a learning peer of a small task
 //	                       (synthetic data, a 1 s period) in METHOD
 //	                       whose core the Node drives: its messages are
 //	                       delivered like the overlay's, its trainings
-//	                       run at once and come back with TrainDone
+//	                       run at once and come back with TrainDone;
+//	                       with eval, its model is evaluated every D
+//	                       (target accuracy 0.9), finding what the last
+//	                       accuracy command said
 //	tick by=100ms [times=N]
 //	                       ticks every live Node, then delivers until
 //	                       nothing is left; prints each line a Node logs
@@ -49,6 +53,7 @@ import (
 //	inject NAME from=X [forge=Y]
 //	                       an overlay message from X: garbage, or a
 //	                       heartbeat that claims to be from Y
+//	accuracy V             what the evaluations find from now on
 //	message NAME from=X    a method message from X that no core reads
 //	show NAME              the Node's state
 //	overlay                whether the live Nodes' tables are the
@@ -77,6 +82,7 @@ type netScript struct {
 	links map[[2]string]bool
 	cut   map[string]bool // one side of the cut (nil: none)
 	out   []string
+	acc   float64 // what the script's evaluations find (accuracy)
 }
 
 func (s *netScript) id(name string) ident.Peer {
@@ -156,6 +162,7 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 				return "", err
 			}
 			cfg.Method = meth
+			cfg.EvalEvery, cfg.Target = dur(c, "eval", "0s"), 0.9
 		}
 		cfg.Blocked = func(id ident.Peer) bool { return s.cutBetween(name, s.name(id)) }
 		for _, n := range strings.Split(c.Get("contacts", ""), ",") {
@@ -245,6 +252,10 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		}
 		s.deliver()
 		return strings.Join(append(s.out, fmt.Sprintf("refused=%d", n.Refused())), "\n"), nil
+	case "accuracy":
+		v, err := strconv.ParseFloat(c.Args[0], 64)
+		s.acc = v
+		return "ok", err
 	case "message":
 		n, ok := s.nodes[c.Args[0]]
 		if !ok || n.Method() == nil {
@@ -267,6 +278,9 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		if m := n.Method(); m != nil {
 			st := m.Core().Status()
 			line += fmt.Sprintf("\nmethod %s rounds=%d sent=%d received=%d refused=%d role=%s", m.Name(), m.RoundsDone(), st.ModelsSent, st.ModelsReceived, m.Refused(), st.Role)
+			if e := n.Evaluation(); e.Evals > 0 {
+				line += fmt.Sprintf("\nevaluations=%d accuracy=%.2f at round %d target %.2f reached=%v", e.Evals, e.Accuracy, e.Round, e.Target, e.TargetReached)
+			}
 		}
 		if g := n.InitGain(); g != nil {
 			line += fmt.Sprintf("\ninit gain: %s used=%.0f gain=%.3f", g.State, g.Used, g.Gain)
@@ -350,6 +364,10 @@ func (s *netScript) carryOut(name string, n *Node, rd Ready) {
 			}
 			s.must(s.nodes[to].Step(ModelMessage{From: n.ID(), Header: m.Header, Params: params}))
 		}
+	}
+	if e := rd.Evaluate; e != nil {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> evaluate round %d: accuracy %.2f", s.at(), name, e.Round, s.acc))
+		s.must(n.Step(Evaluated{Round: e.Round, Accuracy: s.acc, Loss: 1 - s.acc}))
 	}
 	if rd.Train != nil {
 		s.out = append(s.out, fmt.Sprintf("%s %s -> train", s.at(), name))
