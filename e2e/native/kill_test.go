@@ -1,4 +1,4 @@
-package netpeer
+package native
 
 import (
 	"encoding/hex"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -30,6 +31,7 @@ import (
 // virtual time: sim/overlaynet's TestClusterGrowFailRepair (10 of 40
 // crashed), sim/overlaysim's TestFailuresSmall.
 func TestE2EKillQuarter(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	const (
 		n, killed, spaces = 8, 2, 3
@@ -143,7 +145,7 @@ func newLinks(t *testing.T, sts []Status, dead map[string]bool, spaces int) int 
 			alive = append(alive, id)
 		}
 	}
-	place := PlacementOf(sts)
+	place := netpeer.PlacementOf(sts)
 	now := overlay.ExpectedTablesAt(all, spaces, place)
 	n := 0
 	for id, tb := range overlay.ExpectedTablesAt(alive, spaces, place) {

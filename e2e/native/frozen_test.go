@@ -1,6 +1,6 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"syscall"
@@ -15,6 +15,7 @@ import (
 // neighbour gone and no open connection: it must bootstrap again through
 // the signalling server and the overlay must be correct with it.
 func TestE2EFrozenPeerComesBack(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	const n, spaces = 6, 2
 	tf := taskFile(t, "e2e-frozen", spaces)

@@ -1,6 +1,6 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"context"
