@@ -43,7 +43,14 @@ func TestE2EFrozenPeerComesBack(t *testing.T) {
 	// grace is TestE2EKillQuarter's, whose overlay is correct with
 	// connections = neighbours.)
 	t.Logf("%s thawed: the overlay of %d is correct again, every neighbour connected, in %v", frozen.ID[:8], n, time.Since(t1).Round(time.Millisecond))
-	if r := sts[n-1].Rebootstraps; r != 1 {
-		t.Errorf("the thawed peer registered again %d times, want 1", r)
+	// It came back by registering again: at least once. When and how
+	// often a cut-off peer registers again (RebootstrapAfter, the
+	// backoff, one attempt at a time) is peer/node's golden script
+	// testdata/registrar-rebootstrap.txt, on a script clock; on a loaded
+	// machine a join slower than RebootstrapAfter may take a second.
+	if r := sts[n-1].Rebootstraps; r < 1 {
+		t.Errorf("the thawed peer rejoined without registering again (%d re-registrations)", r)
+	} else if r > 1 {
+		t.Logf("the thawed peer registered again %d times", r)
 	}
 }
