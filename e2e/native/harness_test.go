@@ -135,10 +135,14 @@ func statuses(peers []*proc) ([]Status, error) {
 func pollUntil(t testing.TB, bound, poll time.Duration, cond func() (ok bool, why string)) time.Duration {
 	t.Helper()
 	return proctest.WaitUntil(t, "condition", bound, poll, func() string {
-		if ok, why := cond(); !ok {
+		switch ok, why := cond(); {
+		case ok:
+			return ""
+		case why == "":
+			return "not yet" // WaitUntil reads "" as done
+		default:
 			return why
 		}
-		return ""
 	})
 }
 
