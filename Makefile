@@ -75,8 +75,8 @@ test: deps data test-native test-wasm test-companion
 # processes), whose peers mostly wait on their periods and whose tests
 # assert mechanisms a loaded machine does not miss (TestE2ESaturatedCPU
 # loads every core on purpose). e2e/native's tests run in parallel
-# within the package (go test's -parallel, GOMAXPROCS by default), all
-# but TestE2ESaturatedCPU, which runs alone before them.
+# within the package, three at once (its TestMain), all but
+# TestE2ESaturatedCPU, which runs alone before them.
 MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/

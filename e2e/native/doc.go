@@ -12,9 +12,10 @@
 // for a loaded 2-core machine. How well or how fast a method does, and
 // any rate, is claimed on virtual time by the simulator and the cores'
 // tests; each test's comment names them. Most tests wait on the peers'
-// periods and timeouts rather than on the CPU, so they run in parallel
-// (go test's -parallel bounds how many at once); TestE2ESaturatedCPU,
-// which loads every core on purpose, runs alone before them.
+// periods and timeouts rather than on the CPU, so they run in parallel,
+// three at once unless go test's -parallel says otherwise (TestMain);
+// TestE2ESaturatedCPU, which loads every core on purpose, runs alone
+// before them.
 //
 // The tests need the MNIST files of `make data` ($PEERLEARN_DATA or the
 // checkout's .data) where they train; without them those skip. All skip
