@@ -24,6 +24,16 @@ type trainerView struct {
 	Samples int64   `json:"worker_samples,omitempty"`
 	Evals   int64   `json:"worker_evals,omitempty"`
 	BusyMS  float64 `json:"worker_busy_ms,omitempty"`
+	// PageKernels and PageGemms are the page's own Go instance's: its
+	// kernels and the matrix products they have run
+	// (f32.AccelCalls: every product of a training step, an evaluation
+	// or a calibration large enough for the SIMD module; element-wise
+	// work such as an aggregation is not counted). While the worker
+	// trains, the page's count stays where it was: the page's thread
+	// does none of the training (TestTrainerWorker checks it; with
+	// simd128 kernels only, "go" kernels count nothing).
+	PageKernels string `json:"page_kernels"`
+	PageGemms   uint64 `json:"page_gemms"`
 }
 
 // calibrateTrainer measures the speed of whatever will train and, with a
@@ -72,8 +82,9 @@ func (b *browserPeer) trainerView() trainerView {
 		if note == "" {
 			note = "no trainer worker given"
 		}
-		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note}
+		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note, PageKernels: f32.Kernels(), PageGemms: f32.AccelCalls()}
 	}
 	st := tc.Stats()
-	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS}
+	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS,
+		PageKernels: f32.Kernels(), PageGemms: f32.AccelCalls()}
 }

@@ -82,7 +82,8 @@ func newMethodDriver(spec task.Spec, lp *learn.Peer, mgr *rtc.Manager, tick time
 	if err != nil {
 		return nil, err
 	}
-	return &methodDriver{name: spec.MethodOf(), core: core, fedlay: fl, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf}, nil
+	resumeCore(spec.MethodOf(), core, lp, logf) // a resumed peer's round count goes on (methodresume.go)
+	return &methodDriver{name: spec.MethodOf(), core: core, fedlay: fl, peer: lp, task: tid, mgr: mgr, eval: ev, logf: logf, rounds: lp.Metrics().Rounds}, nil
 }
 
 func (d *methodDriver) setPeers(ids []ident.Peer) {
@@ -200,6 +201,7 @@ func (d *methodDriver) finish(j method.Job) {
 	if err := d.core.Trained(trained, w.Samples()); err != nil {
 		d.logf("%s: %v", d.name, err)
 	}
+	keepProgress(d.core, d.peer)
 }
 
 // onApp steps the core with a control message.
