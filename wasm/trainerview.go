@@ -25,13 +25,11 @@ type trainerView struct {
 	Evals   int64   `json:"worker_evals,omitempty"`
 	BusyMS  float64 `json:"worker_busy_ms,omitempty"`
 	// PageKernels and PageGemms are the page's own Go instance's: its
-	// kernels and the matrix products they have run
-	// (f32.AccelCalls: every product of a training step, an evaluation
-	// or a calibration large enough for the SIMD module; element-wise
-	// work such as an aggregation is not counted). While the worker
-	// trains, the page's count stays where it was: the page's thread
-	// does none of the training (TestTrainerWorker checks it; with
-	// simd128 kernels only, "go" kernels count nothing).
+	// kernels and the matrix products it has run (f32.GemmCalls: every
+	// training step, evaluation or calibration does some; element-wise
+	// work such as an aggregation none). While the worker trains, the
+	// page's count stays where it was: the page's thread does none of
+	// the training (TestTrainerWorker checks it).
 	PageKernels string `json:"page_kernels"`
 	PageGemms   uint64 `json:"page_gemms"`
 }
@@ -82,9 +80,9 @@ func (b *browserPeer) trainerView() trainerView {
 		if note == "" {
 			note = "no trainer worker given"
 		}
-		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note, PageKernels: f32.Kernels(), PageGemms: f32.AccelCalls()}
+		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note, PageKernels: f32.Kernels(), PageGemms: f32.GemmCalls()}
 	}
 	st := tc.Stats()
 	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS,
-		PageKernels: f32.Kernels(), PageGemms: f32.AccelCalls()}
+		PageKernels: f32.Kernels(), PageGemms: f32.GemmCalls()}
 }

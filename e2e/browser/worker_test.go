@@ -105,7 +105,7 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 // and says so, and the worker trained nothing. That the worker keeps
 // training off the page's thread is checked on the mechanism, which load
 // cannot change: over the rounds watched the page's own Go instance ran
-// no matrix product (f32.AccelCalls: no training step, evaluation or
+// no matrix product (f32.GemmCalls: no training step, evaluation or
 // calibration there) while the worker trained batches, and with
 // ?trainer=main the same count grows (so it sees page-thread training).
 // The frame gaps of both are logged, not compared: on a loaded machine
@@ -131,9 +131,6 @@ func TestTrainerWorker(t *testing.T) {
 	}
 	if fs.Frames == 0 {
 		t.Errorf("no frames drawn while the worker trained: %+v", fs)
-	}
-	if st.PageKernels != "simd128" {
-		t.Fatalf("the page's kernels are %q: its matrix products are counted with simd128 only (TestSIMDKernels)", st.PageKernels)
 	}
 	if st.WorkerBatchesRun == 0 || st.PageGemmsRun != 0 {
 		t.Errorf("over 3 rounds the worker trained %d batches and the page's thread ran %d matrix products: want batches in the worker and none on the page",
@@ -174,7 +171,7 @@ func TestTrainerWorker(t *testing.T) {
 	if sm.WorkerSamples != 0 || sm.WorkerEvals != 0 || sm.SamplesTrained == 0 {
 		t.Errorf("main-thread tab: worker %d samples and %d evaluations, peer %d samples: want the page's thread to do it all", sm.WorkerSamples, sm.WorkerEvals, sm.SamplesTrained)
 	}
-	if sm.PageKernels != "simd128" || sm.PageGemmsRun == 0 {
+	if sm.PageGemmsRun == 0 {
 		t.Errorf("main-thread tab: %d matrix products counted on the page's thread (%s kernels) over 3 rounds it trained there: the count does not see page-thread training",
 			sm.PageGemmsRun, sm.PageKernels)
 	}
