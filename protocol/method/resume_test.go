@@ -242,3 +242,28 @@ func TestPlexusResumeJoinsRunningRounds(t *testing.T) {
 		t.Errorf("the resumed core took part in no round after %d: %+v", pr.Round, c.Status())
 	}
 }
+
+// A PENS core resumed past step 1 runs step 1 again (its neighbour
+// counts were not kept): its first round polls candidates, where a core
+// at that round without the history would choose from nothing.
+func TestPENSResumeRerunsStep1(t *testing.T) {
+	pc := selection.DefaultConfig(selection.KindPENS)
+	resumeAt := pc.Step1Rounds + 5
+	c, err := NewPENS(PENSConfig{ID: pid(1), Arch: "t", NumParams: 2, Policy: pc, Timeout: 5, Responder: evalreq.DefaultResponderConfig(), AnswerBurst: 1}, []float32{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Resume(Progress{Round: resumeAt}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetPeers([]ident.Peer{pid(2), pid(3)}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		c.Tick()
+	}
+	if c.phase != phPolling || c.polRound() != 1 || c.Status().Round != resumeAt {
+		t.Fatalf("resumed at round %d past step 1 (%d rounds): phase %s, policy round %d, round %d; want polling in the policy's round 1",
+			resumeAt, pc.Step1Rounds, phaseNames[c.phase], c.polRound(), c.Status().Round)
+	}
+}
