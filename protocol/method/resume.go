@@ -39,7 +39,8 @@ type Progress struct {
 }
 
 // Resumable is a Core that can go on from a Progress. Every core of this
-// package is one.
+// package is one; FedLay's (peer/node's) resumes through learn.Peer.Resume
+// instead, the MEP's round being the learner's.
 type Resumable interface {
 	Core
 	// Progress is the core's Progress now: kept with the model of the
