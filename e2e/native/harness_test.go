@@ -176,38 +176,6 @@ func idsOf(t testing.TB, sts []Status) []ident.Peer {
 	return ids
 }
 
-// checkOverlay compares the peers' neighbour sets with
-// overlay.ExpectedTablesAt of their IDs and placement; it returns a
-// description of the first differences, or "" when all are right.
-func checkOverlay(sts []Status, spaces int) string {
-	ids := make([]ident.Peer, len(sts))
-	for i, s := range sts {
-		b, _ := hex.DecodeString(s.ID)
-		copy(ids[i][:], b)
-	}
-	want := overlay.ExpectedTablesAt(ids, spaces, netpeer.PlacementOf(sts))
-	var diffs []string
-	for i, s := range sts {
-		w := hexIDsOf(want[ids[i]].Neighbors())
-		if !slices.Equal(w, s.Neighbors) {
-			diffs = append(diffs, fmt.Sprintf("%s: %d neighbours, want %d", s.ID[:8], len(s.Neighbors), len(w)))
-		}
-	}
-	if len(diffs) > 3 {
-		diffs = append(diffs[:3], fmt.Sprintf("... %d peers wrong", len(diffs)))
-	}
-	return fmt.Sprint(diffs)[1 : len(fmt.Sprint(diffs))-1]
-}
-
-func hexIDsOf(ids []ident.Peer) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = hex.EncodeToString(id[:])
-	}
-	slices.Sort(out)
-	return out
-}
-
 // waitNeighbours polls until the peers' neighbour sets are the correct
 // ones for exactly these peers (connections not checked).
 func waitNeighbours(t *testing.T, peers []*proc, spaces int, bound time.Duration) time.Duration {
@@ -217,7 +185,7 @@ func waitNeighbours(t *testing.T, peers []*proc, spaces int, bound time.Duration
 		if err != nil {
 			return false, err.Error()
 		}
-		why := checkOverlay(sts, spaces)
+		why := netpeer.WrongNeighbours(sts, spaces)
 		return why == "", "neighbour sets not correct: " + why
 	})
 }
@@ -233,7 +201,7 @@ func waitCorrect(t *testing.T, peers []*proc, spaces int, bound time.Duration) [
 		if sts, err = statuses(peers); err != nil {
 			return false, err.Error()
 		}
-		if why := checkOverlay(sts, spaces); why != "" {
+		if why := netpeer.WrongNeighbours(sts, spaces); why != "" {
 			return false, "overlay not correct: " + why
 		}
 		for _, s := range sts {
@@ -259,7 +227,7 @@ func waitLinked(t *testing.T, peers []*proc, spaces int, bound time.Duration) []
 		if sts, err = statuses(peers); err != nil {
 			return false, err.Error()
 		}
-		if why := checkOverlay(sts, spaces); why != "" {
+		if why := netpeer.WrongNeighbours(sts, spaces); why != "" {
 			return false, "overlay not correct: " + why
 		}
 		for _, s := range sts {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/peer/netpeer"
 )
 
 // TestE2ESaturatedCPU runs 6 peer processes while busy loops (one shell
@@ -68,7 +70,7 @@ func TestE2ESaturatedCPU(t *testing.T) {
 		sts = got
 		slowest = max(slowest, time.Since(start))
 		checks++
-		if why = checkOverlay(sts, spaces); why != "" {
+		if why = netpeer.WrongNeighbours(sts, spaces); why != "" {
 			wrong++
 			t.Logf("after %v under load: %s", time.Since(t0).Round(time.Second), why)
 		}
@@ -103,7 +105,7 @@ func TestE2ESaturatedCPU(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		why := checkOverlay(rest, spaces)
+		why := netpeer.WrongNeighbours(rest, spaces)
 		return why == "", "still under load, neighbour sets not repaired: " + why
 	})
 	t.Logf("still under load, %s killed: neighbour sets correct again in %v", peers[k].ID[:8], took.Round(time.Millisecond))

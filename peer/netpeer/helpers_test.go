@@ -3,17 +3,14 @@ package netpeer
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"fmt"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
@@ -79,38 +76,6 @@ func testPeerConfig(t *testing.T, url string, tid ident.Task, seed int, log *tes
 		cfg.Logf = log.logf
 	}
 	return cfg
-}
-
-// checkOverlay compares the peers' neighbour sets with
-// overlay.ExpectedTablesAt of their IDs and placement; it returns a description of the
-// first differences, or "" when all are right.
-func checkOverlay(sts []Status, spaces int) string {
-	ids := make([]ident.Peer, len(sts))
-	for i, s := range sts {
-		b, _ := hex.DecodeString(s.ID)
-		copy(ids[i][:], b)
-	}
-	want := overlay.ExpectedTablesAt(ids, spaces, PlacementOf(sts))
-	var diffs []string
-	for i, s := range sts {
-		w := hexIDsOf(want[ids[i]].Neighbors())
-		if !slices.Equal(w, s.Neighbors) {
-			diffs = append(diffs, fmt.Sprintf("%s: %d neighbours, want %d", s.ID[:8], len(s.Neighbors), len(w)))
-		}
-	}
-	if len(diffs) > 3 {
-		diffs = append(diffs[:3], fmt.Sprintf("... %d peers wrong", len(diffs)))
-	}
-	return fmt.Sprint(diffs)[1 : len(fmt.Sprint(diffs))-1]
-}
-
-func hexIDsOf(ids []ident.Peer) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = hex.EncodeToString(id[:])
-	}
-	slices.Sort(out)
-	return out
 }
 
 // pollUntil calls cond every poll until it holds and returns how long

@@ -25,7 +25,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 			sts[i] = p.Status()
 			tables = tables && len(sts[i].Table) == spaces
 		}
-		diff := checkOverlay(sts, spaces)
+		diff := WrongNeighbours(sts, spaces)
 		return tables && diff == "", fmt.Sprintf("tables of %d spaces: %v; overlay for L = %d: %s", spaces, tables, spaces, diff)
 	})
 }
