@@ -67,24 +67,27 @@ serve-web: deps data build wasm
 test: deps data test-native test-wasm test-companion
 
 # The packages whose tests run many processes, Chromium or network
-# namespaces at once (REALTIME_PKGS): each runs alone (-p 1) after the
-# others, which run in parallel. Two of them side by side on a 2-core
-# machine starved each other's WebRTC connections (ICE and TURN timeouts,
+# namespaces at once (REALTIME_PKGS): each runs alone after the others,
+# which run in parallel. Two of them side by side on a 2-core machine
+# starved each other's WebRTC connections (ICE and TURN timeouts,
 # flapping links). sim/scenario is heavy on CPU only, on virtual time: it
-# runs beside peer/netpeer, whose processes mostly wait on their periods
-# and whose tests assert mechanisms a loaded machine does not miss
-# (TestE2ESaturatedCPU loads every core on purpose).
+# runs beside peer/netpeer (in-process peers) and then e2e/native (peer
+# processes), whose peers mostly wait on their periods and whose tests
+# assert mechanisms a loaded machine does not miss (TestE2ESaturatedCPU
+# loads every core on purpose). e2e/native's tests run in parallel
+# within the package, three at once (its TestMain), all but
+# TestE2ESaturatedCPU, which runs alone before them.
 MODULE := github.com/peerlearn/peerlearn
-REALTIME_PKGS := ./peer/netpeer/ ./e2e/netlab/ ./e2e/browser/
+REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
 test-native:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
 	$(GO) test -count=1 -timeout 30m ./sim/scenario/ & scenario=$$!; \
-	$(GO) test -count=1 -timeout 30m ./peer/netpeer/; rc=$$?; \
+	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
 	wait $$scenario && exit $$rc
-	$(GO) test -p 1 -count=1 -timeout 30m $(filter-out ./peer/netpeer/,$(REALTIME_PKGS))
+	$(GO) test -p 1 -count=1 -timeout 30m $(filter-out ./peer/netpeer/ ./e2e/native/,$(REALTIME_PKGS))
 	scripts/live-agree_test.sh
 
 # The heavy packages N times (default 3; PKGS=... narrows them), one
@@ -105,7 +108,7 @@ test-wasm:
 test-companion: deps data
 	$(GO) vet -tags torch ./gpu/
 	$(GO) test -tags torch -count=1 -timeout 10m ./gpu/
-	$(GO) test -tags torch -count=1 -timeout 10m -run 'Companion|BackendFlag' ./peer/netpeer/ ./cmd/peerlearn/
+	$(GO) test -tags torch -count=1 -timeout 10m -run 'Companion|BackendFlag' ./e2e/native/ ./cmd/peerlearn/
 
 companion: deps
 	$(GO) build -tags torch -o $(BIN)/peerlearn-companion ./cmd/peerlearn

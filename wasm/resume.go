@@ -11,18 +11,26 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
 // Resume: the page keeps this peer's session in IndexedDB (web/resume.js)
 // and hands it back after a reload or a crash. The session is the
 // learning peer's learn.Checkpoint (its published model, its optimiser's
-// state, its rounds and samples) plus the CPU time it has given; the
+// state, its rounds and samples, and for every method but FedLay's the
+// method core's round and model age, method.Progress: the core resumes
+// its round count and max_rounds from it) plus the CPU time it has
+// given; the
 // model and each optimiser buffer travel in nn's model format (magic,
 // architecture name, shape checksum, CRC-32C), so a damaged or foreign
 // record is refused by the checks every saved model gets:
 //
 //	{version: 1, task: hex, id: hex, arch: name, round, samples, given_ms,
+//	 method_round, method_age,
 //	 model: Uint8Array, optimizer: {kind, step, buffers: [Uint8Array...]}}
+//
+// (method_round and method_age absent: 0, a record of a page before
+// them.)
 const sessionVersion = 1
 
 // maxSessionBytes bounds one encoded vector of a record: far above any
@@ -114,6 +122,8 @@ func (b *browserPeer) exportState(since int) (js.Value, error) {
 	rec.Set("round", snap.Rounds)
 	rec.Set("samples", float64(snap.Samples))
 	rec.Set("given_ms", float64(b.ctl.given().Milliseconds()))
+	rec.Set("method_round", snap.Method.Round)
+	rec.Set("method_age", float64(snap.Method.Age))
 	rec.Set("model", model)
 	rec.Set("optimizer", opt)
 	return rec, nil
@@ -150,6 +160,17 @@ func (b *browserPeer) importState(v js.Value) error {
 	if err != nil {
 		return err
 	}
+	var mp method.Progress
+	if v.Get("method_round").Type() != js.TypeUndefined || v.Get("method_age").Type() != js.TypeUndefined {
+		if mp.Round, err = jsInt(v, "method_round", 0, math.MaxInt32); err != nil {
+			return err
+		}
+		age, err := jsInt(v, "method_age", 0, 1<<53)
+		if err != nil {
+			return err
+		}
+		mp.Age = uint64(age)
+	}
 	h, params, err := decodeJSModel(v.Get("model"))
 	if err != nil {
 		return fmt.Errorf("saved model: %w", err)
@@ -185,7 +206,7 @@ func (b *browserPeer) importState(v js.Value) error {
 		return errors.New("import the session before joining")
 	}
 	b.resume.pending = &pendingResume{arch: h.Arch, sum: h.ShapeChecksum,
-		ckpt: learn.Checkpoint{Rounds: round, Samples: int64(samples), Params: params, Opt: st}}
+		ckpt: learn.Checkpoint{Rounds: round, Samples: int64(samples), Params: params, Opt: st, Method: mp}}
 	b.ctl.setGiven(givenMS)
 	return nil
 }
@@ -219,8 +240,8 @@ func (b *browserPeer) applyResume(lp *learn.Peer, cfg learn.Config) {
 		b.emit(map[string]any{"type": "resume", "ok": false, "message": msg})
 		return
 	}
-	b.progress(fmt.Sprintf("resumed the saved session at round %d (%d samples trained before)", p.ckpt.Rounds, p.ckpt.Samples))
-	b.emit(map[string]any{"type": "resume", "ok": true, "round": p.ckpt.Rounds})
+	b.progress(fmt.Sprintf("resumed the saved session at round %d (method round %d, %d samples trained before)", p.ckpt.Rounds, p.ckpt.Method.Round, p.ckpt.Samples))
+	b.emit(map[string]any{"type": "resume", "ok": true, "round": p.ckpt.Rounds, "method_round": p.ckpt.Method.Round})
 }
 
 // decodeJSModel decodes a Uint8Array in nn's model format.

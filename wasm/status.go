@@ -269,7 +269,9 @@ func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr,
 		lv.ModelsClipped, lv.ModelsBounded, lv.ModelsRefused = ls.ModelsClipped, ls.ModelsBounded, ls.ModelsRefused
 		lv.NeighborsDropped, lv.Offenders = ls.NeighborsDropped, ls.Offenders
 		if lv.Method = ls.Method; ls.Method != nil {
-			lv.Rounds, lv.ModelsSent, lv.ModelsReceived = ls.Rounds, ls.ModelsSent, ls.ModelsReceived
+			// The driver's trainings (failed ones too), or before its
+			// first the learner's, resumed from a saved session.
+			lv.Rounds, lv.ModelsSent, lv.ModelsReceived = max(ls.Rounds, mt.Rounds), ls.ModelsSent, ls.ModelsReceived
 		}
 	}
 	if shard > 0 {

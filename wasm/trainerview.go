@@ -24,6 +24,14 @@ type trainerView struct {
 	Samples int64   `json:"worker_samples,omitempty"`
 	Evals   int64   `json:"worker_evals,omitempty"`
 	BusyMS  float64 `json:"worker_busy_ms,omitempty"`
+	// PageKernels and PageGemms are the page's own Go instance's: its
+	// kernels and the matrix products it has run (f32.GemmCalls: every
+	// training step, evaluation or calibration does some; element-wise
+	// work such as an aggregation none). While the worker trains, the
+	// page's count stays where it was: the page's thread does none of
+	// the training (TestTrainerWorker checks it).
+	PageKernels string `json:"page_kernels"`
+	PageGemms   uint64 `json:"page_gemms"`
 }
 
 // calibrateTrainer measures the speed of whatever will train and, with a
@@ -72,8 +80,9 @@ func (b *browserPeer) trainerView() trainerView {
 		if note == "" {
 			note = "no trainer worker given"
 		}
-		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note}
+		return trainerView{Where: "main", Kernels: f32.Kernels(), Note: note, PageKernels: f32.Kernels(), PageGemms: f32.GemmCalls()}
 	}
 	st := tc.Stats()
-	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS}
+	return trainerView{Where: "worker", Kernels: tc.kernels, Batches: st.Batches, Samples: st.Samples, Evals: st.Evals, BusyMS: st.BusyMS,
+		PageKernels: f32.Kernels(), PageGemms: f32.GemmCalls()}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
 // tabSession is what the resume and controls tests read from a page.
@@ -18,8 +20,9 @@ type tabSession struct {
 	State string `json:"state"`
 	Error string `json:"error"`
 	Learn *struct {
-		Rounds  int   `json:"rounds"`
-		Samples int64 `json:"samples_trained"`
+		Rounds  int            `json:"rounds"`
+		Samples int64          `json:"samples_trained"`
+		Method  *method.Status `json:"method"` // every method but FedLay's
 	} `json:"learn"`
 	Controls struct {
 		Paused  bool    `json:"paused"`
@@ -39,9 +42,10 @@ type tabSession struct {
 	SavedRound int      `json:"savedRound"`
 	Refused    []string `json:"refused"`
 	Records    []struct {
-		Task  string `json:"task"`
-		ID    string `json:"id"`
-		Round int    `json:"round"`
+		Task        string `json:"task"`
+		ID          string `json:"id"`
+		Round       int    `json:"round"`
+		MethodRound int    `json:"method_round"`
 	} `json:"records"`
 	SnapRound int     `json:"snapRound"` // the round of the session the peer would save now (-1: none)
 	Seed      string  `json:"seed"`
@@ -64,7 +68,7 @@ func readSession(tb *tab) (tabSession, error) {
 		return JSON.stringify({
 			...(window.peerlearnPeer ? window.peerlearnPeer.status() : {}),
 			restored: r.restored || null, againMS: r.againMS || 0, savedRound: r.savedRound ?? -1, refused: r.refused || [],
-			records: recs.map((x) => ({ task: x.task, id: x.id, round: x.round })),
+			records: recs.map((x) => ({ task: x.task, id: x.id, round: x.round, method_round: x.method_round || 0 })),
 			snapRound: window.peerlearnPeer && window.peerlearnPeer.exportState() ? window.peerlearnPeer.exportState().round : -1,
 			seed: sessionStorage.getItem("peerlearn-seed") || "", now: performance.now(),
 		});

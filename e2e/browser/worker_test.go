@@ -34,6 +34,12 @@ type trainerStatus struct {
 	Evals          int     `json:"evals"`
 	Shown          string  `json:"shown"`
 	ShownWhere     string  `json:"shown_where"`
+	PageKernels    string  `json:"page_kernels"`
+	PageGemms      uint64  `json:"page_gemms"`
+	// Over trainWatchingFrames's rounds: the matrix products the page's
+	// own Go instance ran, and the batches the worker trained.
+	PageGemmsRun     uint64 `json:"-"`
+	WorkerBatchesRun int64  `json:"-"`
 }
 
 func tabTrainer(tb *tab) (trainerStatus, error) {
@@ -60,7 +66,7 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 	if _, err := evalJS[bool](tb, `peerlearnPerf.reset(), true`); err != nil {
 		t.Fatal(err)
 	}
-	r0 := st.Rounds
+	r0, g0, b0 := st.Rounds, st.PageGemms, st.WorkerBatches
 	waitUntil(t, fmt.Sprintf("%s trains %d more rounds", name, rounds), 120*time.Second, 200*time.Millisecond, func() string {
 		if st, err = tabTrainer(tb); err == nil && st.Rounds >= r0+rounds {
 			return ""
@@ -71,6 +77,8 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.PageGemmsRun, st.WorkerBatchesRun = st.PageGemms-g0, st.WorkerBatches-b0
+	run := st
 	// The status the page last drew (it redraws twice a second).
 	waitUntil(t, name+" shows where it trains", 10*time.Second, 100*time.Millisecond, func() string {
 		if st, err = tabTrainer(tb); err == nil && st.ShownWhere != "" {
@@ -78,8 +86,10 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 		}
 		return fmt.Sprintf("%+v %v", st, err)
 	})
-	t.Logf("%s: training in %s (%s), %d rounds: %d frames, longest gap %.0f ms, p99 %.0f ms, %d over 50 ms; worker %d batches, %d samples, %.0f ms busy; calibrated %.0f samples/s; loss %.3f, accuracy %.3f (%d evaluations)",
-		name, st.Where, st.Shown, st.Rounds, fs.Frames, fs.MaxFrameMS, fs.P99FrameMS, fs.Over50, st.WorkerBatches, st.WorkerSamples, st.WorkerBusyMS, st.TrainSPS, st.TrainLoss, st.Accuracy, st.Evals)
+	st.PageGemmsRun, st.WorkerBatchesRun = run.PageGemmsRun, run.WorkerBatchesRun
+	t.Logf("%s: training in %s (%s), %d rounds: %d frames, longest gap %.0f ms, p99 %.0f ms, %d over 50 ms; worker %d batches, %d samples, %.0f ms busy; calibrated %.0f samples/s; loss %.3f, accuracy %.3f (%d evaluations); over the %d rounds watched: %d matrix products on the page's thread (%s), %d batches in the worker",
+		name, st.Where, st.Shown, st.Rounds, fs.Frames, fs.MaxFrameMS, fs.P99FrameMS, fs.Over50, st.WorkerBatches, st.WorkerSamples, st.WorkerBusyMS, st.TrainSPS, st.TrainLoss, st.Accuracy, st.Evals,
+		rounds, st.PageGemmsRun, st.PageKernels, st.WorkerBatchesRun)
 	return fs, st, tb
 }
 
@@ -92,8 +102,14 @@ func trainWatchingFrames(t *testing.T, bin, name string, srv e2eServer, query st
 // (bench-browser's frame_gap_ms is the same measure with the machine
 // loaded); when the worker fails, the tab trains on its own thread and
 // says why. With ?trainer=main the same tab trains on the page's thread
-// and says so, and the worker trained nothing. The frame gaps of both
-// are logged, not compared: on a loaded machine either can stall.
+// and says so, and the worker trained nothing. That the worker keeps
+// training off the page's thread is checked on the mechanism, which load
+// cannot change: over the rounds watched the page's own Go instance ran
+// no matrix product (f32.GemmCalls: no training step, evaluation or
+// calibration there) while the worker trained batches, and with
+// ?trainer=main the same count grows (so it sees page-thread training).
+// The frame gaps of both are logged, not compared: on a loaded machine
+// either can stall (bench-browser's frame_gap_ms measures them).
 func TestTrainerWorker(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
@@ -115,6 +131,10 @@ func TestTrainerWorker(t *testing.T) {
 	}
 	if fs.Frames == 0 {
 		t.Errorf("no frames drawn while the worker trained: %+v", fs)
+	}
+	if st.WorkerBatchesRun == 0 || st.PageGemmsRun != 0 {
+		t.Errorf("over 3 rounds the worker trained %d batches and the page's thread ran %d matrix products: want batches in the worker and none on the page",
+			st.WorkerBatchesRun, st.PageGemmsRun)
 	}
 	// What the worker trained is the peer's model: it learns. The page's
 	// evaluations of it run in the worker too.
@@ -150,6 +170,10 @@ func TestTrainerWorker(t *testing.T) {
 	}
 	if sm.WorkerSamples != 0 || sm.WorkerEvals != 0 || sm.SamplesTrained == 0 {
 		t.Errorf("main-thread tab: worker %d samples and %d evaluations, peer %d samples: want the page's thread to do it all", sm.WorkerSamples, sm.WorkerEvals, sm.SamplesTrained)
+	}
+	if sm.PageGemmsRun == 0 {
+		t.Errorf("main-thread tab: %d matrix products counted on the page's thread (%s kernels) over 3 rounds it trained there: the count does not see page-thread training",
+			sm.PageGemmsRun, sm.PageKernels)
 	}
 	t.Logf("longest frame gap while training: worker %.0f ms, page's thread %.0f ms", fs.MaxFrameMS, fm.MaxFrameMS)
 }

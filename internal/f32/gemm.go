@@ -24,6 +24,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("f32: Gemm with negative size m=%d n=%d k=%d", m, n, k))
 	}
+	gemmCalls.Add(1) // GemmCalls (gemmcount.go)
 	checkMatrix("C", m, n, c, ldc)
 	if alpha == 0 || k == 0 {
 		scaleMatrix(m, n, beta, c, ldc)

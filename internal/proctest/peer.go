@@ -15,11 +15,12 @@ type Peer struct {
 	ID     string // the hex peer ID
 }
 
-// StartPeer runs `peerlearn peer` (bin) with args and waits up to 10 s
-// for its first stdout line, which must carry status= and id=.
-func StartPeer(t testing.TB, bin, name string, args []string) *Peer {
+// StartPeer runs `peerlearn peer` (bin) with args, and env (NAME=value)
+// added to its environment (StartEnv), and waits up to 10 s for its
+// first stdout line, which must carry status= and id=.
+func StartPeer(t testing.TB, bin, name string, args []string, env ...string) *Peer {
 	t.Helper()
-	p := &Peer{Proc: Start(t, name, bin, args, nil)}
+	p := &Peer{Proc: StartEnv(t, name, bin, args, env, nil)}
 	l, err := p.WaitFirst(context.Background(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

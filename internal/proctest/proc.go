@@ -2,6 +2,7 @@ package proctest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,8 +27,26 @@ type Proc struct {
 // the tail of the process's stderr.
 func Start(t testing.TB, name, bin string, args []string, lines chan<- string) *Proc {
 	t.Helper()
+	return StartEnv(t, name, bin, args, nil, lines)
+}
+
+// StartEnv is Start with env (NAME=value entries) added to the
+// process's environment. A parallel test cannot t.Setenv, and one
+// variable per process (a test hook's file, say) needs it anyway. It
+// runs through env(1), which execs bin: the PID is bin's, so signals
+// (SIGSTOP, SIGKILL) reach bin itself.
+func StartEnv(t testing.TB, name, bin string, args, env []string, lines chan<- string) *Proc {
+	t.Helper()
+	var prefix []string
+	if len(env) > 0 {
+		envBin, err := exec.LookPath("env")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix = append([]string{envBin}, env...)
+	}
 	logFile := filepath.Join(t.TempDir(), name+".log")
-	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args, LogPath: logFile, Lines: lines})
+	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args, Prefix: prefix, LogPath: logFile, Lines: lines})
 	if err != nil {
 		t.Fatal(err)
 	}

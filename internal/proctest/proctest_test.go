@@ -1,6 +1,8 @@
 package proctest
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -56,4 +58,43 @@ func TestStartPeerReadsFirstLine(t *testing.T) {
 		t.Fatalf("Status %q, ID %q", p.Status, p.ID)
 	}
 	p.Kill()
+}
+
+func TestBinaryBuildsOncePerNameWithTags(t *testing.T) {
+	defer RemoveBinaries()
+	plain := Binary(t, "hello", "./testdata/hello")
+	loud := Binary(t, "hello-loud", "./testdata/hello", "loud")
+	if again := Binary(t, "hello", "./testdata/hello", "loud"); again != plain {
+		t.Fatalf("second Binary of one name: %q, want the first build %q", again, plain)
+	}
+	for bin, want := range map[string]string{plain: "plain", loud: "loud"} {
+		lines := make(chan string, 1)
+		StartEnv(t, want, bin, nil, []string{"HELLO=there"}, lines)
+		select {
+		case l := <-lines:
+			if l != want+" there" {
+				t.Fatalf("%s printed %q, want %q", bin, l, want+" there")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s printed nothing", bin)
+		}
+	}
+}
+
+func TestGetJSON(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/status" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"state":"member"}`))
+	}))
+	defer srv.Close()
+	var st struct{ State string }
+	if err := GetJSON(srv.URL+"/status", &st); err != nil || st.State != "member" {
+		t.Fatalf("GetJSON: %+v, %v", st, err)
+	}
+	if err := GetJSON(srv.URL+"/nothing", &st); err == nil {
+		t.Fatal("GetJSON of a 404 returned no error")
+	}
 }

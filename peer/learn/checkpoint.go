@@ -6,6 +6,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/f32"
+	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
 // Checkpoint is what a peer needs to go on training where it stopped
@@ -18,7 +19,23 @@ type Checkpoint struct {
 	Samples int64 // samples trained
 	Params  []float32
 	Opt     nn.OptState
+	// Method is the method core's Progress with Params (every method
+	// but FedLay's MEP, whose round is Rounds): what the runtime
+	// recorded last (SetMethodProgress); a core built after Resume goes
+	// on from it (MethodProgress).
+	Method method.Progress
 }
+
+// SetMethodProgress records the method core's Progress with the model
+// the peer just published: the runtime calls it each time it reports a
+// training to the core, so a Checkpoint holds the core's round of its
+// model.
+func (p *Peer) SetMethodProgress(pr method.Progress) { p.methodPr = pr }
+
+// MethodProgress is the Progress recorded last, or resumed (Resume):
+// where a method core built from the peer's model goes on from
+// (method.Resumable.Resume).
+func (p *Peer) MethodProgress() method.Progress { return p.methodPr }
 
 // StatefulBackend is an external backend (Config.NewBackend) whose
 // optimiser state the peer can checkpoint and restore: the browser's
@@ -68,7 +85,7 @@ func (p *Peer) Checkpoint() (Checkpoint, error) {
 	// The counters and model first: a StatefulBackend's OptState may
 	// block, and the round it holds the state of is this one (a Work
 	// started meanwhile reaches the backend only after it answers).
-	c := Checkpoint{Rounds: p.metrics.Rounds, Samples: p.metrics.SamplesTrained, Params: slices.Clone(p.published)}
+	c := Checkpoint{Rounds: p.metrics.Rounds, Samples: p.metrics.SamplesTrained, Params: slices.Clone(p.published), Method: p.methodPr}
 	st, err := p.optState()
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("%w: checkpoint: %w", ErrConfig, err)
@@ -90,8 +107,8 @@ func (p *Peer) Resume(c Checkpoint) error {
 		return fmt.Errorf("%w: Resume after the first round", ErrBusy)
 	case len(c.Params) != p.model.NumParams():
 		return fmt.Errorf("%w: checkpoint of %d parameters, the model has %d", ErrConfig, len(c.Params), p.model.NumParams())
-	case c.Rounds < 0 || c.Samples < 0:
-		return fmt.Errorf("%w: checkpoint of %d rounds, %d samples", ErrConfig, c.Rounds, c.Samples)
+	case c.Rounds < 0 || c.Samples < 0 || c.Method.Round < 0:
+		return fmt.Errorf("%w: checkpoint of %d rounds (method round %d), %d samples", ErrConfig, c.Rounds, c.Method.Round, c.Samples)
 	}
 	if i := f32.FirstNonFinite(c.Params); i >= 0 {
 		return fmt.Errorf("%w: checkpoint parameter %d is %v", ErrConfig, i, c.Params[i])
@@ -116,5 +133,6 @@ func (p *Peer) Resume(c Checkpoint) error {
 	}
 	p.published, p.mixed = params, nil // no neighbourhood model: robust rules run without our step (originOf)
 	p.metrics.Rounds, p.metrics.SamplesTrained = c.Rounds, c.Samples
+	p.methodPr = c.Method // the method core checks it (Resume)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/protocol/method"
 )
 
 // A peer rebuilt from a Checkpoint (a reloaded browser tab) holds the
@@ -82,7 +83,9 @@ func TestResumeRefused(t *testing.T) {
 	adam.Opt.Kind = "adam"
 	neg := good()
 	neg.Rounds = -1
-	for name, c := range map[string]Checkpoint{"short model": short, "adam state for sgd": adam, "negative rounds": neg} {
+	negMethod := good()
+	negMethod.Method.Round = -2
+	for name, c := range map[string]Checkpoint{"short model": short, "adam state for sgd": adam, "negative rounds": neg, "negative method round": negMethod} {
 		if err := p.Resume(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
 		}
@@ -90,11 +93,22 @@ func TestResumeRefused(t *testing.T) {
 			t.Fatalf("%s: a refused checkpoint changed the peer", name)
 		}
 	}
-	if err := p.Resume(good()); err != nil {
+	if p.MethodProgress() != (method.Progress{}) {
+		t.Fatalf("a refused checkpoint left method progress %+v", p.MethodProgress())
+	}
+	g := good()
+	g.Method = method.Progress{Round: 3, Age: 96}
+	if err := p.Resume(g); err != nil {
 		t.Fatalf("after refusals, a good checkpoint: %v", err)
 	}
-	if p.Metrics().Rounds != 4 {
-		t.Fatalf("rounds %d, want 4", p.Metrics().Rounds)
+	if p.Metrics().Rounds != 4 || p.MethodProgress() != g.Method {
+		t.Fatalf("rounds %d, method progress %+v; want 4, %+v", p.Metrics().Rounds, p.MethodProgress(), g.Method)
+	}
+	// The method core's progress goes into the next checkpoint as the
+	// runtime records it.
+	p.SetMethodProgress(method.Progress{Round: 5})
+	if c, err := p.Checkpoint(); err != nil || c.Method != (method.Progress{Round: 5}) {
+		t.Fatalf("checkpoint after SetMethodProgress: %+v, %v", c.Method, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -54,6 +55,7 @@ type Peer struct {
 	pubHessian []float32
 	metrics    Metrics
 	reputation *aggregate.Reputation // touched by Finish, on the caller's goroutine
+	methodPr   method.Progress       // the method core's, with published (checkpoint.go)
 }
 
 // NewPeer builds a peer on its local training set and draws its initial

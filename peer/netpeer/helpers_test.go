@@ -3,20 +3,14 @@ package netpeer
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"fmt"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
-	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/internal/proctest"
-	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
@@ -84,44 +78,12 @@ func testPeerConfig(t *testing.T, url string, tid ident.Task, seed int, log *tes
 	return cfg
 }
 
-// checkOverlay compares the peers' neighbour sets with
-// overlay.ExpectedTablesAt of their IDs and placement; it returns a description of the
-// first differences, or "" when all are right.
-func checkOverlay(sts []Status, spaces int) string {
-	ids := make([]ident.Peer, len(sts))
-	for i, s := range sts {
-		b, _ := hex.DecodeString(s.ID)
-		copy(ids[i][:], b)
-	}
-	want := overlay.ExpectedTablesAt(ids, spaces, PlacementOf(sts))
-	var diffs []string
-	for i, s := range sts {
-		w := hexIDsOf(want[ids[i]].Neighbors())
-		if !slices.Equal(w, s.Neighbors) {
-			diffs = append(diffs, fmt.Sprintf("%s: %d neighbours, want %d", s.ID[:8], len(s.Neighbors), len(w)))
-		}
-	}
-	if len(diffs) > 3 {
-		diffs = append(diffs[:3], fmt.Sprintf("... %d peers wrong", len(diffs)))
-	}
-	return fmt.Sprint(diffs)[1 : len(fmt.Sprint(diffs))-1]
-}
-
-func hexIDsOf(ids []ident.Peer) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = hex.EncodeToString(id[:])
-	}
-	slices.Sort(out)
-	return out
-}
-
 // pollUntil calls cond every poll until it holds and returns how long
 // that took, or fails the test with cond's last reason after bound. A
-// separate process tells what it does only on its /status page, and a
-// loopback swarm has no event a test could block on: so this polls, the
-// one place the process tests wait on the clock (bounds are generous:
-// other work may load the machine).
+// loopback swarm of real-time peers has no event a test could block on:
+// so this polls, the one place these tests wait on the clock (bounds are
+// generous: other work may load the machine). The separate-process
+// tests are e2e/native's.
 func pollUntil(t testing.TB, bound, poll time.Duration, cond func() (ok bool, why string)) time.Duration {
 	t.Helper()
 	t0 := time.Now()
@@ -135,55 +97,6 @@ func pollUntil(t testing.TB, bound, poll time.Duration, cond func() (ok bool, wh
 		}
 		time.Sleep(poll) // see above: nothing to block on
 	}
-}
-
-// startServer runs cmd/signalserver hosting task file tf on a free
-// loopback port (servers of one task file share its admission key) and
-// returns it once it accepts connections, with its websocket URL.
-func startServer(t *testing.T, sigBin, name, tf string) (*proctest.Proc, string) {
-	t.Helper()
-	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, name, sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
-	return srv, "ws://" + addr + "/signal"
-}
-
-// statuses reads every peer's /status; the first error is returned.
-func statuses(peers []*proc) ([]Status, error) {
-	sts := make([]Status, len(peers))
-	for i, p := range peers {
-		var err error
-		if sts[i], err = fetchStatus(p.Status); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Name, err)
-		}
-	}
-	return sts, nil
-}
-
-// writeSpec writes a task spec (JSON) to a file of the test's.
-func writeSpec(t *testing.T, spec string) string {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// stopAll sends every peer SIGTERM at once and waits until all left
-// (each must leave on it, proctest.Proc.Stop): one at a time, a swarm's
-// graceful leaves took a second or more each.
-func stopAll(t *testing.T, peers []*proc) {
-	t.Helper()
-	var wg sync.WaitGroup
-	for _, p := range peers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.Stop(t)
-		}()
-	}
-	wg.Wait()
 }
 
 // runPeers makes n in-process peers from cfgOf(i) and runs each on a

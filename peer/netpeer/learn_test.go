@@ -50,8 +50,14 @@ func TestPeersLearnTogether(t *testing.T) {
 	if raceEnabled {
 		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
 	}
-	for _, m := range node.RealMethods() {
-		t.Run(m, func(t *testing.T) { learnTogether(t, m, "") })
+	// Each method's swarm has its own server and mostly waits on its
+	// periods (PENS and D-PSGD: 3 s): they run side by side, as many at
+	// once as go test's -parallel allows.
+	for k, m := range node.RealMethods() {
+		t.Run(m, func(t *testing.T) {
+			t.Parallel()
+			learnTogether(t, m, "", 100+10*k)
+		})
 	}
 }
 
@@ -63,8 +69,12 @@ func TestPeersLearnTogetherCompressed(t *testing.T) {
 	if raceEnabled {
 		t.Skip("CPU-bound training under the race detector starves the peers' loops (heartbeats time out)")
 	}
-	for m, codec := range map[string]string{"fedlay": "delta-int4", "dpsgd": "delta-int8"} {
-		t.Run(m+"/"+codec, func(t *testing.T) { learnTogether(t, m, codec) })
+	for k, mc := range [][2]string{{"fedlay", "delta-int4"}, {"dpsgd", "delta-int8"}} {
+		m, codec := mc[0], mc[1]
+		t.Run(m+"/"+codec, func(t *testing.T) {
+			t.Parallel()
+			learnTogether(t, m, codec, 200+10*k)
+		})
 	}
 }
 
@@ -72,7 +82,9 @@ func TestPeersLearnTogetherCompressed(t *testing.T) {
 // three reaches only with its neighbours' models.
 const togetherFloor = 0.6
 
-func learnTogether(t *testing.T, method, codec string) {
+// learnTogether runs the swarm; its peers' keys come from seeds
+// seed..seed+3, distinct from the other swarms running beside it.
+func learnTogether(t *testing.T, method, codec string, seed int) {
 	url, tid := startSignal(t, "netpeer-learn-"+method, func(s *task.Spec) {
 		s.PeriodMS, s.LocalEpochs, s.LocalSteps = 500, 0, 20
 		s.Codec = codec
@@ -127,7 +139,7 @@ func learnTogether(t *testing.T, method, codec string) {
 	test := synthetic(1000, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
 	const n = 4
 	peers := runPeers(t, n, 0, log, func(i int) Config {
-		cfg := testPeerConfig(t, url, tid, 100+i, log)
+		cfg := testPeerConfig(t, url, tid, seed+i, log)
 		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 600, uint64(i), test, cfg.Tick)
 		return cfg
 	})

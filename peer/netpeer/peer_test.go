@@ -30,7 +30,7 @@ func TestPeersFormCorrectOverlay(t *testing.T) {
 	}
 	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
 		sts := statuses()
-		diff := checkOverlay(sts, DefaultConfig().Overlay.Spaces)
+		diff := WrongNeighbours(sts, DefaultConfig().Overlay.Spaces)
 		conns := true
 		for _, s := range sts {
 			conns = conns && slices.Equal(s.Connections, s.Neighbors)

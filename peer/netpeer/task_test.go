@@ -2,8 +2,6 @@ package netpeer
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -27,30 +25,7 @@ func TestPeersUseTheTasksSpaces(t *testing.T) {
 			sts[i] = p.Status()
 			tables = tables && len(sts[i].Table) == spaces
 		}
-		diff := checkOverlay(sts, spaces)
+		diff := WrongNeighbours(sts, spaces)
 		return tables && diff == "", fmt.Sprintf("tables of %d spaces: %v; overlay for L = %d: %s", spaces, tables, spaces, diff)
 	})
 }
-
-// taskFile writes a task spec whose overlay has L = spaces, for the
-// separate-process tests: the server hosts it (-task) and the peers name
-// it (-task), since L is the task's.
-func taskFile(t *testing.T, name string, spaces int) string {
-	t.Helper()
-	s := task.DefaultSpec()
-	s.Name, s.Spaces = name, spaces
-	b, err := s.Canonical()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// admissionKeyFile is where the signalling servers of a test that share
-// task file tf keep their admission key: servers of one task (and a
-// restarted server) must sign with the same key.
-func admissionKeyFile(tf string) string { return filepath.Join(filepath.Dir(tf), "admission.key") }

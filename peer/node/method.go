@@ -74,14 +74,16 @@ func NewMethod(spec task.Spec, lp *learn.Peer, tick time.Duration, tamper func(*
 	if err != nil {
 		return nil, err
 	}
-	m := &Method{name: spec.MethodOf(), peer: lp, spec: spec, tick: tick, tamper: tamper, eval: ev}
+	// A resumed peer's trainings count on from its checkpoint's.
+	m := &Method{name: spec.MethodOf(), peer: lp, spec: spec, tick: tick, tamper: tamper, eval: ev, rounds: lp.Metrics().Rounds}
 	if err := m.build(); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// build makes the core from learn.Peer's current model.
+// build makes the core from learn.Peer's current model, where a resumed
+// peer's core stood (method_resume.go).
 func (m *Method) build() error {
 	if m.spec.MethodOf() == "fedlay" {
 		fl, err := NewFedLayCore(m.spec, m.peer, m.tick, FedLayHooks{OnDrop: m.dropped, Tamper: m.tamper, Logf: m.logf})
@@ -89,6 +91,7 @@ func (m *Method) build() error {
 			return err
 		}
 		m.core, m.fedlay = fl, fl
+		resumeCore(m.name, fl, m.peer, m.logf)
 		return nil
 	}
 	c, err := NewCore(m.spec, m.peer)
@@ -96,6 +99,7 @@ func (m *Method) build() error {
 		return err
 	}
 	m.core, m.fedlay = c, nil
+	resumeCore(m.name, c, m.peer, m.logf) // a resumed peer's round count goes on
 	return nil
 }
 
@@ -232,6 +236,7 @@ func (m *Method) trained(j method.Job, elapsed time.Duration) {
 	if err := m.core.Trained(trained, w.Samples()); err != nil {
 		m.logf("%s: %v", m.name, err)
 	}
+	keepProgress(m.core, m.peer) // with the model just published, for the next checkpoint
 }
 
 // What the shell reads for its status.

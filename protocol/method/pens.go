@@ -105,6 +105,7 @@ type PENS struct {
 	now       int64
 	started   int64 // tick the current round started
 	round     int
+	resumed   int // rounds before a Resume (polRound)
 	phase     pensPhase
 	initial   []float32 // what round 0 trains from: the model until round 0 is trained
 	published []float32
@@ -196,10 +197,10 @@ func sameView(a, b []ident.Peer) bool {
 // settled reports whether round 1 may sample the view (see
 // PENSConfig.Settle); later rounds always may.
 func (p *PENS) settled() bool {
-	if p.round > 1 || p.cfg.Settle == 0 {
+	if p.polRound() > 1 || p.cfg.Settle == 0 {
 		return true
 	}
-	plan := p.pol.Plan(p.round)
+	plan := p.pol.Plan(p.polRound())
 	if plan.Samples == 0 || plan.Size == 0 {
 		return true // Local: nothing to draw from the view
 	}
@@ -231,12 +232,12 @@ func (p *PENS) Trained(params []float32, _ int) error {
 
 // startRound samples candidates and polls them if the plan says so.
 func (p *PENS) startRound() {
-	if len(p.peers) == 0 || !p.settled() || (p.round > 1 && p.now-p.started < int64(p.cfg.RoundTicks)) {
+	if len(p.peers) == 0 || !p.settled() || (p.polRound() > 1 && p.now-p.started < int64(p.cfg.RoundTicks)) {
 		p.phase = phIdle
 		return
 	}
 	p.started = p.now
-	p.plan = p.pol.Plan(p.round)
+	p.plan = p.pol.Plan(p.polRound())
 	p.samples = p.samples[:0]
 	var targets []ident.Peer
 	for range p.plan.Samples {
@@ -305,7 +306,7 @@ func (p *PENS) afterPoll(rs []evalreq.Result) {
 }
 
 func (p *PENS) selectAndFetch() {
-	sel, err := p.pol.Select(p.round, p.cands, p.rng)
+	sel, err := p.pol.Select(p.polRound(), p.cands, p.rng)
 	if err != nil || len(sel) == 0 {
 		p.stats.selected = nil
 		p.startTrain(p.published) // Local, or nobody to average with
@@ -558,7 +559,7 @@ func (p *PENS) Status() Status {
 		ModelsSent: p.stats.sent, ModelsReceived: p.stats.received, Refused: p.stats.refused,
 		Timeouts: p.stats.timeouts, Stale: p.stats.stale,
 		Candidates: slices.Clone(p.stats.candidates), Selected: slices.Clone(p.stats.selected)}
-	if pp, ok := p.pol.(*selection.PENS); ok && p.round > p.cfg.Policy.Step1Rounds {
+	if pp, ok := p.pol.(*selection.PENS); ok && p.polRound() > p.cfg.Policy.Step1Rounds {
 		st.Neighbours = pp.Neighbours() // (before, it would end step 1)
 	}
 	return st

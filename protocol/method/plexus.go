@@ -83,6 +83,7 @@ type Plexus struct {
 	cur     uint64            // the round being trained (busy)
 	busy    bool
 	rounds  int      // trainings finished
+	resumed uint64   // the round a Resume continues from (resume.go)
 	aggd    []uint64 // rounds aggregated here, the newest recentRounds
 	refused uint64   // messages refused before the protocol saw them
 	digests Traffic  // digests sent
@@ -163,7 +164,7 @@ func (c *Plexus) Tick() {
 		c.joined = true
 		// Rounds that ran before this peer came (newest > 0): it waits
 		// to be sampled.
-		if c.newest() == 0 {
+		if c.newest() == 0 && c.resumed == 0 {
 			if err := c.p.Start(c.initial); err != nil {
 				panic(fmt.Sprintf("method: plexus: %v", err)) // checked in NewPlexus, called once
 			}
@@ -330,7 +331,7 @@ func (c *Plexus) Ready() Ready {
 	if !c.busy && c.pending != nil {
 		t := *c.pending
 		c.pending = nil
-		if c.p.Wanted(t.Round) {
+		if c.p.Wanted(t.Round) && t.Round > c.resumed { // a resumed peer has passed its rounds
 			c.busy, c.cur = true, t.Round
 			out.Train = &Train{Params: slices.Clone(t.Params)}
 		}
@@ -363,7 +364,7 @@ func (c *Plexus) newest() uint64 {
 
 // over reports whether this peer knows the last round was aggregated.
 func (c *Plexus) over() bool {
-	return c.p.Finished() || (c.cfg.Peer.Rounds > 0 && c.newest() >= c.cfg.Peer.Rounds)
+	return c.p.Finished() || (c.cfg.Peer.Rounds > 0 && max(c.newest(), c.resumed) >= c.cfg.Peer.Rounds)
 }
 
 // Model implements Core: the newest global model this peer knows (a
@@ -386,7 +387,7 @@ func (c *Plexus) Status() Status {
 	st := c.p.Stats()
 	v := c.p.View()
 	k := c.p.Newest()
-	s := Status{Method: "plexus", Round: int(k), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
+	s := Status{Method: "plexus", Round: int(max(k, c.resumed)), MaxRounds: int(c.cfg.Peer.Rounds), Role: "idle", Peers: len(c.peers), Members: v.Len(),
 		ModelsSent:     st.Sent[plexus.MsgTrain].Msgs + st.Sent[plexus.MsgTrained].Msgs,
 		ModelsReceived: st.Received[plexus.MsgTrain].Msgs + st.Received[plexus.MsgTrained].Msgs,
 		Refused:        st.Rejected + c.refused, Timeouts: st.AggTimeouts + st.Escalations + st.ResumeTimeouts,

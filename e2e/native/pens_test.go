@@ -1,4 +1,4 @@
-package netpeer
+package native
 
 import (
 	"fmt"
@@ -29,6 +29,7 @@ import (
 // 2 points above Random: the comparison this test made against a second
 // swarm running Random).
 func TestE2EPENSRotated(t *testing.T) {
+	parallel(t)
 	dir := dataDir(t)
 	const n, rounds = 6, 12
 	train, _, err := data.Load(os.DirFS(dir), "mnist")

@@ -1,54 +1,25 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/internal/proctest"
 )
 
-var (
-	cutBuildOnce sync.Once
-	cutBin       string
-	cutBuildErr  error
-)
-
-// cutBinary builds `peerlearn` with the test-only partition hook
-// (-tags cuttest, cut_hook.go) once per test run.
+// cutBinary is cmd/peerlearn built with the test-only partition hook
+// (-tags cuttest, peer/netpeer's cut_hook.go: PEERLEARN_TEST_CUT names
+// a file of peer IDs whose overlay messages the peer drops).
 func cutBinary(t *testing.T) string {
 	t.Helper()
-	binaries(t) // skips with -short; makes binDir
-	cutBuildOnce.Do(func() {
-		cutBin = filepath.Join(binDir, "peerlearn-cuttest")
-		out, err := exec.Command("go", "build", "-tags", "cuttest", "-o", cutBin, "../../cmd/peerlearn").CombinedOutput()
-		if err != nil {
-			cutBuildErr = fmt.Errorf("go build -tags cuttest: %v\n%s", err, out)
-		}
-	})
-	if cutBuildErr != nil {
-		t.Fatal(cutBuildErr)
-	}
-	return cutBin
-}
-
-// waitNeighbours polls until the peers' neighbour sets are the correct
-// ones for exactly these peers (connections not checked).
-func waitNeighbours(t *testing.T, peers []*proc, spaces int, bound time.Duration) time.Duration {
-	t.Helper()
-	return pollUntil(t, bound, 250*time.Millisecond, func() (bool, string) {
-		sts, err := statuses(peers)
-		if err != nil {
-			return false, err.Error()
-		}
-		why := checkOverlay(sts, spaces)
-		return why == "", "neighbour sets not correct: " + why
-	})
+	return proctest.Binary(t, "peerlearn-cuttest", "../../cmd/peerlearn", "cuttest")
 }
 
 // TestE2EPartitionHeals cuts 8 peer processes into two halves of 4 (each
@@ -56,9 +27,9 @@ func waitNeighbours(t *testing.T, peers []*proc, spaces int, bound time.Duration
 // hook of cut_hook.go), waits until each half has repaired into a correct
 // overlay of its own, heals the cut and checks that the halves merge into
 // one correct overlay of all 8: first at once ("short"), then, on the
-// same peers, after holding a second cut 15 s more ("long"), past rtc's
-// 10 s grace, when the transport has closed the connections across the
-// cut. (Two swarms before, one per cut.) The bounds are generous, the
+// same peers, after holding a second cut until the transport has closed
+// every connection across it ("long": rtc's 10 s grace for connections
+// that are no neighbour's). (Two swarms before, one per cut.) The bounds are generous, the
 // mechanism is what is checked: a merge on virtual time, over 40 nodes,
 // is sim/overlaysim's TestPartitionSmall.
 //
@@ -76,6 +47,7 @@ func waitNeighbours(t *testing.T, peers []*proc, spaces int, bound time.Duration
 // re-registration opens one to a contact that may not be a neighbour,
 // closed after the 10 s grace.
 func TestE2EPartitionHeals(t *testing.T) {
+	parallel(t)
 	bin := cutBinary(t)
 	_, sigBin := binaries(t)
 	const n, spaces = 8, 2
@@ -84,11 +56,11 @@ func TestE2EPartitionHeals(t *testing.T) {
 	_, url := startServer(t, sigBin, "signalserver", tf)
 	dir := t.TempDir()
 	cuts := make([]string, n)
-	peers := startPeers(t, bin, "peer", url, n, func(i int) []string {
+	peers := make([]*proc, n)
+	for i := range peers {
 		cuts[i] = filepath.Join(dir, fmt.Sprintf("cut%d", i))
-		t.Setenv("PEERLEARN_TEST_CUT", cuts[i])
-		return []string{"-task", tf, "-bridge-every", "10s"}
-	})
+		peers[i] = startPeer(t, bin, fmt.Sprintf("peer%d", i), url, []string{"-task", tf, "-bridge-every", "10s"}, "PEERLEARN_TEST_CUT="+cuts[i])
+	}
 	waitNeighbours(t, peers, spaces, bound)
 
 	left, right := peers[:n/2], peers[n/2:]
@@ -100,9 +72,9 @@ func TestE2EPartitionHeals(t *testing.T) {
 		return strings.Join(s, "\n")
 	}
 	for _, c := range []struct {
-		name string
-		hold time.Duration
-	}{{"short", 0}, {"long", 15 * time.Second}} {
+		name  string
+		apart bool // held until no connection crosses the cut
+	}{{"short", false}, {"long", true}} {
 		for i := range n {
 			other := right
 			if i >= n/2 {
@@ -116,9 +88,30 @@ func TestE2EPartitionHeals(t *testing.T) {
 		waitNeighbours(t, left, spaces, bound)
 		waitNeighbours(t, right, spaces, bound)
 		t.Logf("%s: cut into halves of %d: each half a correct overlay of its own in %v", c.name, n/2, time.Since(t0).Round(time.Millisecond))
-		// The long cut must outlast rtc's grace for connections that
-		// are no neighbour's: only time passing does that.
-		time.Sleep(c.hold)
+		if c.apart {
+			// The long cut outlasts rtc's grace for connections that are
+			// no neighbour's: held until the transport has closed every
+			// one across the cut, as /status shows.
+			took := pollUntil(t, bound, 500*time.Millisecond, func() (bool, string) {
+				sts, err := statuses(peers)
+				if err != nil {
+					return false, err.Error()
+				}
+				for i, s := range sts {
+					other := right
+					if i >= n/2 {
+						other = left
+					}
+					for _, o := range other {
+						if slices.Contains(s.Connections, o.ID) {
+							return false, fmt.Sprintf("%s still connected across the cut to %s", s.ID[:8], o.ID[:8])
+						}
+					}
+				}
+				return true, ""
+			})
+			t.Logf("%s: no connection across the cut %v after the halves were correct", c.name, took.Round(time.Millisecond))
+		}
 
 		for i := range n {
 			if err := os.Remove(cuts[i]); err != nil {

@@ -1,6 +1,6 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"encoding/hex"
@@ -36,6 +36,7 @@ import (
 // killed aggregator on virtual time protocol/method's
 // TestPlexusCoreAggregatorKilled.
 func TestE2EPlexus(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	dir := dataDir(t)
 	const n, maxPeers = 8, 12

@@ -1,15 +1,12 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,29 +15,11 @@ import (
 	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
-var (
-	attackOnce sync.Once
-	attackBin  string
-	attackErr  error
-)
-
-// attackerBinary builds cmd/peerlearn with -tags attack (netpeer's
-// attack.go: PEERLEARN_ATTACK rewrites the models the peer sends) next to
-// the plain binaries.
+// attackerBinary is cmd/peerlearn built with -tags attack (netpeer's
+// attack.go: PEERLEARN_ATTACK rewrites the models the peer sends).
 func attackerBinary(t *testing.T) string {
 	t.Helper()
-	binaries(t) // makes binDir, skips with -short
-	attackOnce.Do(func() {
-		attackBin = filepath.Join(binDir, "peerlearn-attack")
-		out, err := exec.Command("go", "build", "-tags", "attack", "-o", attackBin, "../../cmd/peerlearn").CombinedOutput()
-		if err != nil {
-			attackErr = fmt.Errorf("go build -tags attack: %v\n%s", err, out)
-		}
-	})
-	if attackErr != nil {
-		t.Fatal(attackErr)
-	}
-	return attackBin
+	return proctest.Binary(t, "peerlearn-attack", "../../cmd/peerlearn", "attack")
 }
 
 // attackSpec: every model the attacker sends is its own times -10
@@ -76,25 +55,17 @@ func startAttackRun(t *testing.T, aggregator string, n int) attackRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf := filepath.Join(t.TempDir(), "task.json")
-	if err := os.WriteFile(tf, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver-"+aggregator, sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
-	url := "ws://" + addr + "/signal"
+	tf := writeSpec(t, string(b))
+	_, url := startServer(t, sigBin, "signalserver-"+aggregator, tf)
 	args := func(k int) []string {
 		return []string{"-learn", "-task", tf, "-data", dir, "-shard", fmt.Sprintf("%d/%d", k, n+1),
 			"-eval-every", "2s", "-eval-samples", "1000"}
 	}
 	// The attacker is there first: its models reach every honest peer's
-	// first aggregation. The plain binary ignores PEERLEARN_ATTACK; only
-	// the attack build reads it.
-	t.Setenv("PEERLEARN_ATTACK", attackSpec)
-	r := attackRun{attacker: startPeer(t, evil, aggregator+"-attacker", url, args(n)...)}
+	// first aggregation. Only the attack build reads PEERLEARN_ATTACK.
+	r := attackRun{attacker: startPeer(t, evil, aggregator+"-attacker", url, args(n), "PEERLEARN_ATTACK="+attackSpec)}
 	for i := range n {
-		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", aggregator, i), url, args(i)...))
+		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", aggregator, i), url, args(i)))
 	}
 	return r
 }
@@ -143,6 +114,7 @@ func (r attackRun) stop(t *testing.T) {
 // neighbour drop the attacker within 60 s: CI missed that on one
 // neighbour in one run of four.
 func TestE2EAttackClippedAndDropped(t *testing.T) {
+	parallel(t)
 	const n = 5
 	r := startAttackRun(t, task.DefaultSpec().Aggregator, n)
 	defer r.stop(t)

@@ -1,11 +1,10 @@
 //go:build torch
 
-package netpeer
+package native
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,20 +12,11 @@ import (
 	"github.com/peerlearn/peerlearn/internal/proctest"
 )
 
-// companionBinary builds cmd/peerlearn with -tags torch (the GPU
-// companion) next to the plain binaries.
+// companionBinary is cmd/peerlearn built with -tags torch (the GPU
+// companion).
 func companionBinary(t *testing.T) string {
 	t.Helper()
-	binaries(t) // makes binDir, skips with -short
-	bin := filepath.Join(binDir, "peerlearn-companion")
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	out, err := exec.Command("go", "build", "-tags", "torch", "-o", bin, "../../cmd/peerlearn").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build -tags torch: %v\n%s", err, out)
-	}
-	return bin
+	return proctest.Binary(t, "peerlearn-companion", "../../cmd/peerlearn", "torch")
 }
 
 // TestE2ECompanionJoins runs the GPU companion (`peerlearn peer -backend
@@ -65,10 +55,7 @@ func TestE2ECompanionJoins(t *testing.T) {
 	if err := os.WriteFile(taskFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", taskFile, "-admission-key", admissionKeyFile(taskFile)}, nil)
-	proctest.WaitTCP(t, addr)
-	url := "ws://" + addr + "/signal"
+	_, url := startServer(t, sigBin, "signalserver", taskFile)
 	t0 := time.Now()
 	var peers []*proc
 	for i := range n {
@@ -78,54 +65,47 @@ func TestE2ECompanionJoins(t *testing.T) {
 		}
 		args := append([]string{"-learn", "-task", taskFile, "-data", dir, "-shard", fmt.Sprintf("%d/%d", i, n),
 			"-eval-every", "3s", "-eval-samples", "2000"}, extra...)
-		peers = append(peers, startPeer(t, bin, fmt.Sprintf("peer%d", i), url, args...))
+		peers = append(peers, startPeer(t, bin, fmt.Sprintf("peer%d", i), url, args))
 	}
 	const companionFloor = 0.5
-	deadline := t0.Add(180 * time.Second)
-	for {
-		time.Sleep(time.Second) // polls /status: see pollUntil
-		sts := make([]Status, 0, n)
+	var sts []Status
+	pollUntil(t, 180*time.Second, time.Second, func() (bool, string) {
+		sts = sts[:0]
+		var got []string
 		for _, p := range peers {
 			if s, err := fetchStatus(p.Status); err == nil && s.Learn != nil && s.Learn.Evals > 0 {
 				sts = append(sts, s)
+				got = append(got, fmt.Sprintf("%s %s: accuracy %.4f eval loss %.4g train loss %.4g after %d rounds, models in %d out %d, rejected %d, refused %v, clipped %d",
+					p.Name, s.Learn.Backend, s.Learn.Accuracy, s.Learn.EvalLoss, s.Learn.TrainLoss, s.Learn.Rounds,
+					s.Learn.ModelsReceived, s.Learn.ModelsSent, s.Learn.ModelsRejected, s.Learn.ModelsRefused, s.Learn.ModelsClipped))
 			}
 		}
 		done := len(sts) == n
 		for _, s := range sts {
 			done = done && s.Learn.Accuracy >= companionFloor && s.Learn.ModelsSent > 0 && s.Learn.ModelsReceived > 0
 		}
-		if done {
-			for i, s := range sts {
-				t.Logf("peer%d %s: accuracy %.4f after %d rounds, models in %d out %d, rejected %d",
-					i, s.Learn.Backend, s.Learn.Accuracy, s.Learn.Rounds, s.Learn.ModelsReceived, s.Learn.ModelsSent, s.Learn.ModelsRejected)
-			}
-			if b := sts[0].Learn.Backend; b != "libtorch/cpu" {
-				t.Fatalf("companion trains on %q, want libtorch/cpu", b)
-			}
-			for i, s := range sts[1:] {
-				if s.Learn.Backend != "go" {
-					t.Fatalf("peer%d trains on %q, want go", i+1, s.Learn.Backend)
-				}
-			}
-			for i, s := range sts {
-				if s.Learn.ModelsRejected != 0 { // a model of one engine the other cannot use
-					t.Fatalf("peer%d rejected %d models", i, s.Learn.ModelsRejected)
-				}
-				if s.Learn.Refused != 0 { // races with neighbour changes; logged, not a failure
-					t.Logf("peer%d dropped %d MEP messages", i, s.Learn.Refused)
-				}
-			}
-			t.Logf("all %d peers at %.0f%% or more after %v", n, 100*companionFloor, time.Since(t0).Round(time.Second))
-			break
-		}
-		if time.Now().After(deadline) {
-			for i, s := range sts {
-				t.Logf("peer%d %s: accuracy %.4f eval loss %.4g train loss %.4g after %d rounds, models in %d out %d, rejected %d, refused %v, clipped %d",
-					i, s.Learn.Backend, s.Learn.Accuracy, s.Learn.EvalLoss, s.Learn.TrainLoss, s.Learn.Rounds,
-					s.Learn.ModelsReceived, s.Learn.ModelsSent, s.Learn.ModelsRejected, s.Learn.ModelsRefused, s.Learn.ModelsClipped)
-			}
-			t.Fatalf("not all peers at %.0f%% after %v", 100*companionFloor, time.Since(t0).Round(time.Second))
+		return done, fmt.Sprintf("not all %d peers at %.0f%% with models sent and received: %v", n, 100*companionFloor, got)
+	})
+	for i, s := range sts {
+		t.Logf("peer%d %s: accuracy %.4f after %d rounds, models in %d out %d, rejected %d",
+			i, s.Learn.Backend, s.Learn.Accuracy, s.Learn.Rounds, s.Learn.ModelsReceived, s.Learn.ModelsSent, s.Learn.ModelsRejected)
+	}
+	if b := sts[0].Learn.Backend; b != "libtorch/cpu" {
+		t.Fatalf("companion trains on %q, want libtorch/cpu", b)
+	}
+	for i, s := range sts[1:] {
+		if s.Learn.Backend != "go" {
+			t.Fatalf("peer%d trains on %q, want go", i+1, s.Learn.Backend)
 		}
 	}
+	for i, s := range sts {
+		if s.Learn.ModelsRejected != 0 { // a model of one engine the other cannot use
+			t.Fatalf("peer%d rejected %d models", i, s.Learn.ModelsRejected)
+		}
+		if s.Learn.Refused != 0 { // races with neighbour changes; logged, not a failure
+			t.Logf("peer%d dropped %d MEP messages", i, s.Learn.Refused)
+		}
+	}
+	t.Logf("all %d peers at %.0f%% or more after %v", n, 100*companionFloor, time.Since(t0).Round(time.Second))
 	stopAll(t, peers)
 }

@@ -1,4 +1,4 @@
-package netpeer
+package native
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 // estimate on overlays of 8 to 200 nodes is protocol/pushsum's
 // TestEstimateOnRings.)
 func TestE2EInitGainEstimate(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	dir := dataDir(t)
 	const n = 6

@@ -1,6 +1,6 @@
 //go:build !js
 
-package netpeer
+package native
 
 import (
 	"fmt"
@@ -21,6 +21,7 @@ import (
 // which TestE2EKillQuarter checks). Then server A is killed and a
 // newcomer that lists A first still joins, through B.
 func TestE2ETwoSignalServers(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	const half, spaces = 4, 2
 	const bridgeEvery = "20s" // first move 10-30 s after joining: after group B formed
@@ -33,8 +34,7 @@ func TestE2ETwoSignalServers(t *testing.T) {
 	groupA := startPeers(t, peerBin, "a", urlA+","+urlB, half, func(int) []string { return []string{"-task", tf, "-bridge-every", bridgeEvery} })
 	waitCorrect(t, groupA, spaces, 60*time.Second)
 
-	proctest.Start(t, "signalserverB", sigBin, []string{"-addr", addrB, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addrB)
+	startServerAt(t, sigBin, "signalserverB", tf, addrB)
 	t0 := time.Now()
 	groupB := startPeers(t, peerBin, "b", urlB, half, func(int) []string { return []string{"-task", tf, "-bridge-every", bridgeEvery} })
 	// Every B peer is a member through B. (Their overlay alone is not
@@ -71,7 +71,7 @@ func TestE2ETwoSignalServers(t *testing.T) {
 
 	srvA.Kill()
 	t1 := time.Now()
-	newcomer := startPeer(t, peerBin, "newcomer", urlA+","+urlB, "-task", tf, "-bridge-every", bridgeEvery)
+	newcomer := startPeer(t, peerBin, "newcomer", urlA+","+urlB, []string{"-task", tf, "-bridge-every", bridgeEvery})
 	all = append(all, newcomer)
 	sts = waitLinked(t, all, spaces, 60*time.Second)
 	if s := sts[len(sts)-1]; s.Server != urlB {

@@ -1,4 +1,4 @@
-package netpeer
+package native
 
 import (
 	"context"
@@ -42,13 +42,13 @@ func taskIDOf(t *testing.T, file string) [32]byte {
 // peers form an overlay: P, which never had a neighbour, registers again
 // by itself, gets them as contacts and is a member within 30 s.
 func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	tf := taskFile(t, "e2e-recovery", 2)
 	tid := taskIDOf(t, tf)
 	addr := proctest.FreeAddr(t)
 	url := "ws://" + addr + "/signal"
-	srv := proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
+	srv := startServerAt(t, sigBin, "signalserver", tf, addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for i := range 3 { // the silent fakes: registered, never answering
@@ -64,7 +64,7 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 		}
 		t.Cleanup(func() { c.Close() })
 	}
-	p := startPeer(t, peerBin, "stranded", url, "-task", tf)
+	p := startPeer(t, peerBin, "stranded", url, []string{"-task", tf})
 	// "Goes nowhere" is a claim about time passing: 3 s, past the
 	// contacts' connection attempts, it is still joining, unconnected.
 	time.Sleep(3 * time.Second)
@@ -73,14 +73,13 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 	}
 	// The server restarts: the fakes are gone; live peers come.
 	srv.Stop(t)
-	proctest.Start(t, "signalserver2", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
-	live := []*proc{startPeer(t, peerBin, "live0", url, "-task", tf)}
+	startServerAt(t, sigBin, "signalserver2", tf, addr)
+	live := []*proc{startPeer(t, peerBin, "live0", url, []string{"-task", tf})}
 	pollUntil(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) { // the first live peer is the overlay
 		st, err := fetchStatus(live[0].Status)
 		return err == nil && st.State == "member", fmt.Sprintf("live0: %s, %v", st.State, err)
 	})
-	live = append(live, startPeer(t, peerBin, "live1", url, "-task", tf))
+	live = append(live, startPeer(t, peerBin, "live1", url, []string{"-task", tf}))
 	waitCorrect(t, live, 2, 20*time.Second)
 	t0 := time.Now()
 	all := append(live, p)
@@ -96,11 +95,11 @@ func TestE2ENeverLinkedPeerRegistersAgain(t *testing.T) {
 // taken), the peer says why on its status page and retries; once the
 // server takes it, it runs.
 func TestE2EBusyServerIsRetried(t *testing.T) {
+	parallel(t)
 	peerBin, sigBin := binaries(t)
 	tf := taskFile(t, "e2e-busy", 2)
 	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
+	startServerAt(t, sigBin, "signalserver", tf, addr)
 	// The front: 503 until busy is cleared, then a TCP pass-through.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -109,7 +108,7 @@ func TestE2EBusyServerIsRetried(t *testing.T) {
 	busy := make(chan struct{})
 	go serveBusyFront(ln, addr, busy)
 	t.Cleanup(func() { ln.Close() })
-	p := startPeer(t, peerBin, "patient", "ws://"+ln.Addr().String()+"/signal", "-task", tf)
+	p := startPeer(t, peerBin, "patient", "ws://"+ln.Addr().String()+"/signal", []string{"-task", tf})
 	var st Status
 	pollUntil(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
 		st, err = fetchStatus(p.Status)
