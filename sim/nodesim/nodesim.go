@@ -31,6 +31,8 @@ type Config struct {
 	DialDelay time.Duration
 	// LinkTimeout is how long after a peer crashed its links close.
 	LinkTimeout time.Duration
+	// Logf, if not nil, receives each peer's log lines.
+	Logf func(id ident.Peer, line string)
 	// Method, if not nil, builds peer id's method core (a learning peer);
 	// its trainings run at once, in no virtual time.
 	Method func(id ident.Peer) (*node.Method, error)
@@ -304,6 +306,11 @@ func (s *Sim) carryOut(id ident.Peer) {
 	p := s.peers[id]
 	for p.alive && p.n.HasReady() {
 		rd := p.n.Ready()
+		if s.cfg.Logf != nil {
+			for _, l := range rd.Logs {
+				s.cfg.Logf(id, l.Text)
+			}
+		}
 		for _, e := range rd.Overlay {
 			s.send(p, e.To, Msg{Kind: KindOverlay, Data: e.Data})
 		}

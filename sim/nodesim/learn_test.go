@@ -1,0 +1,91 @@
+package nodesim
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
+	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// learning returns a Config.Method for a small task in method m (the
+// MLP on synthetic MNIST-shaped shards, one local step a round, a 1 s
+// period, max_rounds rounds), built as a real peer builds it
+// (LearnerConfig, learn.NewPeer, NewMethod).
+func learning(m string, maxRounds int, tick time.Duration) func(ident.Peer) (*node.Method, error) {
+	spec := task.DefaultSpec()
+	spec.Name, spec.Method, spec.PeriodMS, spec.LocalEpochs, spec.LocalSteps, spec.Batch, spec.MaxRounds = "nodesim", m, 1000, 0, 1, 16, maxRounds
+	if m != "fedlay" {
+		spec.Aggregator = "mean" // the method mixes by its own weights
+	}
+	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
+	return func(id ident.Peer) (*node.Method, error) {
+		train := syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
+		lc, err := node.LearnerConfig(spec, id, train, tick)
+		if err != nil {
+			return nil, err
+		}
+		lp, err := learn.NewPeer(lc, train)
+		if err != nil {
+			return nil, err
+		}
+		return node.NewMethod(spec, lp, tick, nil)
+	}
+}
+
+// TestLearningPeersFinishAroundACrash: 12 learning peers (Gossip and
+// FedLay's MEP) on the real peer core: one crashes after the first
+// round; every other core exchanges models with its overlay neighbours,
+// trains max_rounds rounds and is done.
+func TestLearningPeersFinishAroundACrash(t *testing.T) {
+	for _, m := range []string{"gossip", "fedlay"} {
+		t.Run(m, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Method = learning(m, 3, cfg.Tick)
+			var drops []string
+			cfg.Logf = func(id ident.Peer, line string) {
+				if strings.Contains(line, "dropped a message") {
+					drops = append(drops, line)
+				}
+			}
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 12 {
+				if _, err := s.Add(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Run(1500 * time.Millisecond)
+			if err := s.Kill(s.Live()[5]); err != nil {
+				t.Fatal(err)
+			}
+			s.Run(30 * time.Second)
+			for _, id := range s.Live() {
+				meth := s.Node(id).Method()
+				st := meth.Core().Status()
+				if meth.RoundsDone() != 3 || st.Role != "done" || st.ModelsReceived == 0 {
+					t.Errorf("%v: %d rounds, role %s, %d models received; want 3, done, some",
+						id, meth.RoundsDone(), st.Role, st.ModelsReceived)
+				}
+			}
+			// The only refusals: messages in flight from a peer that is
+			// no longer (or not yet) a neighbour while the overlay
+			// settles around the joins and the crash.
+			for _, d := range drops {
+				if !strings.Contains(d, "non-neighbour") {
+					t.Errorf("refused: %s", d)
+				}
+			}
+			if c := s.Overlay(s.Live()); !c.OK() || len(s.Errors) > 0 {
+				t.Errorf("overlay %+v, errors %v", c, s.Errors)
+			}
+		})
+	}
+}
