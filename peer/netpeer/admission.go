@@ -1,7 +1,6 @@
 package netpeer
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 
@@ -37,32 +36,6 @@ func (p *Peer) adoptAdmission(c *signal.Client) error {
 	p.cfg.Signal.Token = raw
 	p.logf("admitted for epoch %d (proof of work %d bits)", tok.Epoch, w.Task.PoWBits())
 	return nil
-}
-
-// checkToken takes the token of a later registration: a renewal of ours
-// (the same place, a later epoch: admission.Issuer.Renew) replaces it, so
-// that newcomers of the later epoch accept this peer's record; another
-// token (another server key, or ours had lapsed) is noted and the node
-// keeps the place it has, where peers that cannot verify its token will
-// refuse it.
-func (p *Peer) checkToken(c *signal.Client) {
-	if p.cfg.PlainPlacement {
-		return
-	}
-	raw, _ := c.Token()
-	if bytes.Equal(raw, p.cfg.Signal.Token) {
-		return
-	}
-	tok, err := admission.Unmarshal(raw)
-	if err == nil {
-		err = p.n.RenewRecord(tok) // and the renewal's clock
-	}
-	if err != nil {
-		p.logf("the signalling server issued another admission token; keeping the first (its place): %v", err)
-		return
-	}
-	p.cfg.Signal.Token = raw
-	p.logf("admission renewed for epoch %d (the same place)", tok.Epoch)
 }
 
 // placement returns the coordinates of this peer and its neighbours.
@@ -112,4 +85,13 @@ func PlacementFrom(known map[string][]float64) func(ident.Peer, int) overlay.Coo
 		}
 		return overlay.Coordinate(id, space)
 	}
+}
+
+// admittedToken is the token the peer presents under admitted placement
+// (nil under plain placement), for the peer core's renewals.
+func (p *Peer) admittedToken() []byte {
+	if p.cfg.PlainPlacement || p.cfg.Overlay.Admission == nil {
+		return nil
+	}
+	return p.cfg.Signal.Token
 }

@@ -279,7 +279,7 @@ func (p *Peer) Run(ctx context.Context) error {
 // whose welcome w brought the task and the contacts to join through.
 func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) error {
 	n, err := node.New(node.Config{
-		ID: p.id, Overlay: p.cfg.Overlay, Server: server, Contacts: w.Contacts,
+		ID: p.id, Overlay: p.cfg.Overlay, Token: p.admittedToken(), Server: server, Contacts: w.Contacts,
 		Registrar: node.RegistrarConfig{
 			Servers: p.cfg.servers(), RebootstrapAfter: p.cfg.RebootstrapAfter,
 			BridgeEvery: p.cfg.BridgeEvery, BridgeAlone: p.cfg.BridgeAlone, Rand: p.rng(),
@@ -478,6 +478,9 @@ func (p *Peer) carryOut(rd node.Ready) {
 	}
 	for _, d := range rd.Dials {
 		p.dial(p.ctx, d)
+	}
+	if rd.Token != nil {
+		p.cfg.Signal.Token = rd.Token // the renewal: presented from now on
 	}
 	for _, d := range rd.Decisions {
 		p.decided(d)

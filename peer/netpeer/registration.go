@@ -12,8 +12,9 @@ import (
 // decided by the peer core (node.Node and its Registrar); this file is
 // their shell: it dials the servers a DialRequest names on a goroutine of
 // its own, brings the outcome back to the core, and carries out its
-// RegistrationDecision (attach the new registration, close the old, take
-// its admission token; the core has joined through its contacts).
+// RegistrationDecision (attach the new registration, close the old; the
+// core has taken its admission token if it renewed ours, and joined
+// through its contacts).
 
 // registration is the outcome of one dial, back on Run's loop.
 type registration struct {
@@ -46,11 +47,13 @@ func (p *Peer) dial(ctx context.Context, d node.DialRequest) {
 // decision (decided).
 func (p *Peer) registered(r registration) {
 	var contacts []ident.Peer
+	var token []byte
 	if r.client != nil {
 		contacts = r.client.Welcome().Contacts
+		token, _ = r.client.Token()
 	}
 	p.dialled[r.seq] = r
-	p.step(node.Registered{Seq: r.seq, Outcome: node.Outcome{Why: r.why, URL: r.url, Err: r.err, Contacts: contacts}})
+	p.step(node.Registered{Seq: r.seq, Outcome: node.Outcome{Why: r.why, URL: r.url, Err: r.err, Contacts: contacts}, Token: token})
 }
 
 // decided carries out the core's decision on a dial's outcome.
@@ -60,9 +63,6 @@ func (p *Peer) decided(d node.RegistrationDecision) {
 		return
 	}
 	delete(p.dialled, d.Seq)
-	if d.CheckToken && r.client != nil {
-		p.checkToken(r.client) // a renewal counts even if the peer stays
-	}
 	if !d.Adopt {
 		if r.client != nil {
 			go r.client.Close() // the server drops it; Close may wait seconds for the server

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -37,7 +38,8 @@ type Node struct {
 	eval     evaluation
 	links    map[ident.Peer]bool // open connections (LinkUp, LinkDown)
 	nbrs     []ident.Peer        // the neighbour set Ready last handed out
-	notAfter int64               // the admission token's expiry (unix s), 0: none
+	token    []byte              // the admission token the peer presents (nil: plain placement)
+	notAfter int64               // its expiry (unix s), 0: none
 	dialSeq  uint64
 
 	rd       Ready // what the next Ready returns, besides the overlay's
@@ -50,9 +52,11 @@ type Node struct {
 type Config struct {
 	ID ident.Peer
 	// Overlay is the overlay node's configuration: the task's Spaces, and
-	// Admission under admitted placement (its token's NotAfter is the
+	// Admission under admitted placement, whose token (Token, as the
+	// server issued it) the peer presents and renews (its NotAfter is the
 	// renewal's clock).
 	Overlay overlay.Config
+	Token   []byte
 	// Registrar configures the registrations after the first; Server is
 	// the first's server and Contacts its welcome's (none: the peer
 	// founds the overlay).
@@ -91,8 +95,8 @@ func New(cfg Config, now time.Time) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, method: cfg.Method, now: now, links: map[ident.Peer]bool{},
 		eval: evaluation{every: cfg.EvalEvery, st: EvalStatus{Target: cfg.Target}}}
-	if a := cfg.Overlay.Admission; a != nil {
-		n.notAfter = a.Self.NotAfter
+	if a := cfg.Overlay.Admission; a != nil && len(cfg.Token) > 0 {
+		n.token, n.notAfter = slices.Clone(cfg.Token), a.Self.NotAfter
 	}
 	if cfg.SizeEstimate {
 		if n.sizer, err = newSizer(cfg.ID); err != nil {
@@ -134,10 +138,12 @@ type ShareReturned struct{ Share Share }
 type LinkUp struct{ Peer ident.Peer }
 type LinkDown struct{ Peer ident.Peer }
 
-// Registered is what the dial Seq (Ready.Dials) brought.
+// Registered is what the dial Seq (Ready.Dials) brought, with the
+// admission token its server issued (nil: none).
 type Registered struct {
 	Seq     uint64
 	Outcome Outcome
+	Token   []byte
 }
 
 // ModelMessage is a method message from From: a control message (Params
@@ -190,13 +196,12 @@ type DialRequest struct {
 }
 
 // RegistrationDecision is the Node's answer to Registered{Seq}: adopt the
-// new registration (attach it, close the old) or close it, and whether
-// to take its admission token (CheckToken). The Node has already joined
-// through its contacts.
+// new registration (attach it, close the old) or close it. The Node has
+// already taken its admission token if it was a renewal of the peer's
+// (Ready.Token) and joined through its contacts.
 type RegistrationDecision struct {
-	Seq        uint64
-	Adopt      bool
-	CheckToken bool
+	Seq   uint64
+	Adopt bool
 }
 
 // Log is a line for the peer's log; Rated lines (refusals an attacker can
@@ -208,7 +213,8 @@ type Log struct {
 
 // Ready is what the Node wants done, in order: send Overlay (NDMP) and
 // Shares (push-sum, KindApp), note Routes, follow Neighbors when
-// NeighborsChanged, dial Dials, carry out Decisions, close the links of
+// NeighborsChanged, dial Dials, carry out Decisions, present Token in
+// the registrations from now on when set, close the links of
 // Denies, send ModelSends, run Train and Evaluate (each on a goroutine
 // of its own), log Logs.
 type Ready struct {
@@ -220,6 +226,7 @@ type Ready struct {
 	Added, Removed   int
 	Dials            []DialRequest
 	Decisions        []RegistrationDecision
+	Token            []byte
 	Denies           []Deny
 	ModelSends       []method.Send
 	Train            method.Job
@@ -380,7 +387,10 @@ func (n *Node) registered(e Registered) {
 	if d.Log != "" {
 		n.logf("%s", d.Log)
 	}
-	n.rd.Decisions = append(n.rd.Decisions, RegistrationDecision{Seq: e.Seq, Adopt: d.Adopt, CheckToken: d.CheckToken})
+	if d.CheckToken && e.Token != nil {
+		n.checkToken(e.Token) // a renewal counts even if the peer stays
+	}
+	n.rd.Decisions = append(n.rd.Decisions, RegistrationDecision{Seq: e.Seq, Adopt: d.Adopt})
 	if d.Adopt && len(d.Join) > 0 {
 		if err := n.join(d.Join); err != nil {
 			n.logf("join: %v", err)
@@ -402,14 +412,28 @@ func (n *Node) join(contacts []ident.Peer) error {
 	return nil
 }
 
-// RenewRecord takes a renewal of the peer's own admission token (the
-// same place, a later epoch), which moves the renewal's clock.
-func (n *Node) RenewRecord(tok admission.Token) error {
-	if err := n.overlay.RenewRecord(tok); err != nil {
-		return err
+// checkToken takes the token of a later registration: a renewal of ours
+// (the same place, a later epoch: admission.Issuer.Renew) replaces it, so
+// that newcomers of the later epoch accept this peer's record, and moves
+// the renewal's clock; another token (another server key, or ours had
+// lapsed) is noted and the peer keeps the place it has, where peers that
+// cannot verify its token will refuse it. Under plain placement there is
+// no token to check.
+func (n *Node) checkToken(raw []byte) {
+	if n.token == nil || bytes.Equal(raw, n.token) {
+		return
 	}
-	n.notAfter = tok.NotAfter
-	return nil
+	tok, err := admission.Unmarshal(raw)
+	if err == nil {
+		err = n.overlay.RenewRecord(tok)
+	}
+	if err != nil {
+		n.logf("the signalling server issued another admission token; keeping the first (its place): %v", err)
+		return
+	}
+	n.token, n.notAfter = slices.Clone(raw), tok.NotAfter
+	n.rd.Token = n.token
+	n.logf("admission renewed for epoch %d (the same place)", tok.Epoch)
 }
 
 // Leave runs NDMP's leave; the Leave messages are in the next Ready.
@@ -423,7 +447,7 @@ func (n *Node) HasReady() bool {
 		return true
 	}
 	return n.overlay.HasReady() || (n.sizer != nil && n.sizer.node.HasReady()) || len(r.Routes) > 0 ||
-		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.Evaluate != nil || len(r.Logs) > 0
+		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.Token != nil || r.Evaluate != nil || len(r.Logs) > 0
 }
 
 // Ready returns what the Node wants done and forgets it: the shell

@@ -343,7 +343,7 @@ func (s *netScript) carryOut(name string, n *Node, rd Ready) {
 		s.out = append(s.out, fmt.Sprintf("%s %s -> dial %v %s (seq %d)", s.at(), name, d.Why, strings.Join(d.URLs, ","), d.Seq))
 	}
 	for _, d := range rd.Decisions {
-		s.out = append(s.out, fmt.Sprintf("%s %s -> decision seq %d adopt=%v check-token=%v", s.at(), name, d.Seq, d.Adopt, d.CheckToken))
+		s.out = append(s.out, fmt.Sprintf("%s %s -> decision seq %d adopt=%v", s.at(), name, d.Seq, d.Adopt))
 	}
 	if len(rd.ModelSends) > 0 {
 		var to []ident.Peer
