@@ -10,11 +10,15 @@
 //
 // Node (node.go) is the core the shell drives, in the style of etcd's
 // RawNode: Step(event), Tick(now), Ready(). It owns the overlay node, the
-// network-size estimate and init gain (sizer.go) and the Registrar, and
+// method core (Method, method.go: every method, FedLay's MEP and its
+// guard included; the trainings it hands out; the evaluations' schedule
+// and the target, evaluation.go), the network-size estimate and init
+// gain (sizer.go), the Registrar and the admission token's renewal, and
 // returns everything it wants done (overlay sends, push-sum shares,
-// routes, the neighbour set, dials, registration decisions, the gain)
-// in a Ready; its scripts are testdata/node-*.txt, a few Nodes on an
-// in-memory network.
+// routes, the neighbour set, dials, registration decisions, the token to
+// present, denials, model sends, a training, an evaluation) in a Ready;
+// its scripts are testdata/node-*.txt, a few Nodes on an in-memory
+// network. sim/nodesim runs it on simnet's virtual time.
 //
 // Its parts: the Registrar (registrar.go), which decides when a peer
 // registers with a signalling server again (re-bootstrap, bridge and
