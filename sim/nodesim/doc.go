@@ -13,5 +13,7 @@
 // simply: the first message between two peers opens their link (LinkUp
 // on both sides, as rtc's connection); a crashed peer's links close
 // LinkTimeout later (rtc's ICE timeout); a partition keeps links up
-// (their messages are lost) as a real one does until rtc's grace.
+// (their messages are lost) as a real one does until rtc's grace; a
+// node.Deny closes the link and refuses it for its time, as rtc's
+// Manager.Deny.
 package nodesim

@@ -9,6 +9,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
+	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -16,8 +17,9 @@ import (
 // learning returns a Config.Method for a small task in method m (the
 // MLP on synthetic MNIST-shaped shards, one local step a round, a 1 s
 // period, max_rounds rounds), built as a real peer builds it
-// (LearnerConfig, learn.NewPeer, NewMethod).
-func learning(m string, maxRounds int, tick time.Duration) func(ident.Peer) (*node.Method, error) {
+// (LearnerConfig, learn.NewPeer, NewMethod); tamper, if not nil, is the
+// FedLay hook of the peers it names (nil for the others).
+func learning(m string, maxRounds int, tick time.Duration, tamper func(ident.Peer) func(*mep.Message)) func(ident.Peer) (*node.Method, error) {
 	spec := task.DefaultSpec()
 	spec.Name, spec.Method, spec.PeriodMS, spec.LocalEpochs, spec.LocalSteps, spec.Batch, spec.MaxRounds = "nodesim", m, 1000, 0, 1, 16, maxRounds
 	if m != "fedlay" {
@@ -34,7 +36,11 @@ func learning(m string, maxRounds int, tick time.Duration) func(ident.Peer) (*no
 		if err != nil {
 			return nil, err
 		}
-		return node.NewMethod(spec, lp, tick, nil)
+		var tm func(*mep.Message)
+		if tamper != nil {
+			tm = tamper(id)
+		}
+		return node.NewMethod(spec, lp, tick, tm)
 	}
 }
 
@@ -46,7 +52,7 @@ func TestLearningPeersFinishAroundACrash(t *testing.T) {
 	for _, m := range []string{"gossip", "fedlay"} {
 		t.Run(m, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Method = learning(m, 3, cfg.Tick)
+			cfg.Method = learning(m, 3, cfg.Tick, nil)
 			var drops []string
 			cfg.Logf = func(id ident.Peer, line string) {
 				if strings.Contains(line, "dropped a message") {

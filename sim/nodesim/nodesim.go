@@ -89,6 +89,11 @@ type Sim struct {
 	peers map[ident.Peer]*peer
 	order []ident.Peer // in order of Add
 	links map[[2]ident.Peer]bool
+	// denied holds the pairs whose link a peer closed and refuses until
+	// the time given (node.Deny: FedLay's guard dropped the other).
+	denied map[[2]ident.Peer]time.Duration
+	// Denials lists each (by, whom) a peer's core asked to deny.
+	Denials [][2]ident.Peer
 	// Dials counts registrations after the first, by why; Errors the
 	// core's refusals of the simulation's own events (none expected).
 	Dials  map[node.Why]int
@@ -110,7 +115,7 @@ func New(cfg Config) (*Sim, error) {
 		return nil, err
 	}
 	return &Sim{cfg: cfg, sched: sched, net: net, rng: rng, peers: map[ident.Peer]*peer{},
-		links: map[[2]ident.Peer]bool{}, Dials: map[node.Why]int{}}, nil
+		links: map[[2]ident.Peer]bool{}, denied: map[[2]ident.Peer]time.Duration{}, Dials: map[node.Why]int{}}, nil
 }
 
 // Now is the virtual time.
@@ -284,6 +289,9 @@ func (s *Sim) deliver(to, from ident.Peer, m Msg) {
 	if !p.alive {
 		return
 	}
+	if s.Now() < s.denied[key(to, from)] {
+		return // the transport refuses the denied peer's link
+	}
 	if k := key(to, from); !s.links[k] {
 		s.links[k] = true
 		if q := s.peers[from]; q != nil && q.alive {
@@ -323,6 +331,18 @@ func (s *Sim) carryOut(id ident.Peer) {
 				params = append(slices.Clone(m.Params), m.Rest...)
 			}
 			s.send(p, m.To, Msg{Kind: KindModel, Header: m.Header, Params: params})
+		}
+		for _, d := range rd.Denies {
+			s.Denials = append(s.Denials, [2]ident.Peer{id, d.Peer})
+			k := key(id, d.Peer)
+			s.denied[k] = s.Now() + d.For
+			if s.links[k] {
+				delete(s.links, k)
+				s.step(id, node.LinkDown{Peer: d.Peer})
+				if q := s.peers[d.Peer]; q != nil && q.alive {
+					s.step(d.Peer, node.LinkDown{Peer: id})
+				}
+			}
 		}
 		for _, d := range rd.Dials {
 			s.Dials[d.Why]++
