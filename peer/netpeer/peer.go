@@ -451,6 +451,15 @@ func (p *Peer) flush() {
 }
 
 func (p *Peer) carryOut(rd node.Ready) {
+	// Registrations first: an adopted one is attached before the Join
+	// messages to its welcome's contacts go out, so that their
+	// connections are signalled through the server that knows them.
+	if rd.Token != nil {
+		p.cfg.Signal.Token = rd.Token // the renewal: presented from now on
+	}
+	for _, d := range rd.Decisions {
+		p.decided(d)
+	}
 	for _, r := range rd.Routes {
 		p.mgr.NoteRoute(r.Origin, r.Via) // signalling for Origin goes back this way
 	}
@@ -478,12 +487,6 @@ func (p *Peer) carryOut(rd node.Ready) {
 	}
 	for _, d := range rd.Dials {
 		p.dial(p.ctx, d)
-	}
-	if rd.Token != nil {
-		p.cfg.Signal.Token = rd.Token // the renewal: presented from now on
-	}
-	for _, d := range rd.Decisions {
-		p.decided(d)
 	}
 	if p.learner == nil {
 		return

@@ -211,12 +211,13 @@ type Log struct {
 	Rated bool
 }
 
-// Ready is what the Node wants done, in order: send Overlay (NDMP) and
-// Shares (push-sum, KindApp), note Routes, follow Neighbors when
-// NeighborsChanged, dial Dials, carry out Decisions, present Token in
-// the registrations from now on when set, close the links of
-// Denies, send ModelSends, run Train and Evaluate (each on a goroutine
-// of its own), log Logs.
+// Ready is what the Node wants done, in order: carry out Decisions (an
+// adopted registration must be attached before the Join messages to its
+// welcome's contacts go out) and present Token in the registrations from
+// now on when set; send Overlay (NDMP) and Shares (push-sum, KindApp);
+// note Routes; follow Neighbors when NeighborsChanged; dial Dials; close
+// the links of Denies; send ModelSends; run Train and Evaluate (each on
+// a goroutine of its own); log Logs.
 type Ready struct {
 	Overlay          []Envelope
 	Shares           []Share
