@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -10,8 +11,8 @@ import (
 
 // The report's arithmetic on made-up runs: one target per method (the
 // float32 runs' mean last curve point less 2 points), the bytes ratio
-// over the seeds that reached it, a codec that reached it in fewer seeds
-// than float32 scored 0, the gap the mean of the per-seed (paired)
+// of the medians over the seeds of the bytes to it (a miss counting as
+// infinite: a codec that missed in half the seeds scores 0), the gap the mean of the per-seed (paired)
 // differences with its standard error, for the window's final and the
 // end alone, and the best codec the highest worst-method ratio among
 // those within 0.5 points.
@@ -59,7 +60,7 @@ func TestCompressionReport(t *testing.T) {
 	for _, row := range []string{
 		"last 4 of 16 rounds",
 		"m        f32                0.9000    400.000        300.000    1.00     0.00   0.00     0.00   0.00",
-		"m        quarter            0.9000    100.000   50.000 (1/2)    0.00     0.00   0.00     0.00   0.00",
+		"m        quarter            0.9000    100.000   missed (1/2)    0.00     0.00   0.00     0.00   0.00",
 		"m        eighth             0.8900     50.000         37.500    8.00     1.00   0.00     1.00   0.00",
 		"m        paired             0.8980    200.000        150.000    2.00     0.20   0.20     0.20   0.80",
 	} {
@@ -83,6 +84,28 @@ func TestCompressionSelect(t *testing.T) {
 		p := compressionPlan{codecs: compressionCodecs, methods: compressionMethods, seeds: 5}
 		if err := p.applySelect(bad); err == nil {
 			t.Errorf("%q accepted: %+v", bad, p)
+		}
+	}
+}
+
+// The median of bytes to the target, a miss (NaN) counting as infinite:
+// one miss in three seeds leaves it finite, two make it infinite, as
+// does one in two.
+func TestCensoredMedian(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{300, 100, 200}, 200},
+		{[]float64{300, nan, 100}, 300},
+		{[]float64{nan, nan, 100}, inf},
+		{[]float64{100, 200}, 150},
+		{[]float64{100, nan}, inf},
+		{nil, inf},
+	} {
+		if got := censoredMedian(c.v); got != c.want {
+			t.Errorf("censoredMedian(%v) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }
