@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,10 +70,13 @@ type compressionCell struct {
 	// acc[k] the mean accuracy then (compressionEvalSamples a peer); the
 	// last measurement is at the end.
 	bytes, acc []float64
-	// final is the mean accuracy at the end on every peer's whole
-	// own-distribution test split.
-	final    float64
-	refusals int
+	// final is the mean over the peers of each one's accuracy averaged
+	// over the models it ended its last compressionWindow(rounds) rounds
+	// on (sim_compression_window.go); end the same for its model at the
+	// end alone (the single measurement this scenario took before). Both
+	// on every peer's whole own-distribution test split.
+	final, end float64
+	refusals   int
 }
 
 // bytesTo returns the bytes a peer had sent when the mean accuracy first
@@ -99,7 +103,7 @@ func runCompression(ctx context.Context, o scenario.Options) (string, error) {
 	if o.N > 0 {
 		n = o.N
 	}
-	plan := compressionPlan{codecs: compressionCodecs, methods: compressionMethods, seeds: seeds}
+	plan := compressionPlan{codecs: compressionCodecs, methods: compressionMethods, seeds: seeds, rounds: rounds}
 	if err := plan.compressionSelected(); err != nil {
 		return "", err
 	}
@@ -115,11 +119,11 @@ func runCompression(ctx context.Context, o scenario.Options) (string, error) {
 	for _, m := range plan.methods {
 		for _, c := range plan.codecs {
 			for k := range uint64(plan.seeds) {
-				cell, err := compressionRun(ctx, m, c, ds, n, rounds, o.Seed+k, train, test)
+				cell, err := compressionRun(ctx, m, c, ds, n, plan.rounds, o.Seed+k, train, test)
 				if err != nil {
 					return "", fmt.Errorf("%s %s seed %d: %w", m, c, o.Seed+k, err)
 				}
-				o.Logf("compression: %s %s seed %d final %.4f, %.2f MB a peer, %d refused deltas", m, c, o.Seed+k, cell.final, last(cell.bytes)/1e6, cell.refusals)
+				o.Logf("compression: %s %s seed %d final %.4f (end %.4f), %.2f MB a peer, %d refused deltas", m, c, o.Seed+k, cell.final, cell.end, last(cell.bytes)/1e6, cell.refusals)
 				cells = append(cells, cell)
 			}
 		}
@@ -177,6 +181,20 @@ func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed ui
 		}
 		return compressionMeanAcc(ev, models, sp.tests, samples)
 	}
+	window := newRoundModels(n, compressionWindow(rounds))
+	afterPeer := func(i int) {
+		if m == "dpsgd" {
+			// D-PSGD ends on its last round's mix, but its Model is the
+			// last trained model until then: the window takes the mixes
+			// its last rounds trained from (learn.Peer.Mixed, renewed
+			// when a training is applied), the same kind of model.
+			lp := sp.peers.Peers[i]
+			window.seen(i, lp.Metrics().Rounds, lp.Mixed())
+			return
+		}
+		core := sp.cores[i]
+		window.seen(i, core.Status().Round, core.Model())
+	}
 	pool := methodsim.NewPool(0)
 	defer pool.Close()
 	next := time.Duration(0)
@@ -198,7 +216,7 @@ func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed ui
 		return false, nil
 	}
 	res, err := methodsim.CoreRun{Peers: sp.peers, Devices: devs, Links: links, Cores: sp.cores, Graph: sp.graph,
-		Tick: tick, Duration: time.Hour, EvalSamples: 256, Pool: pool, Ctx: ctx, Observe: observe, Codec: cfg}.Run()
+		Tick: tick, Duration: time.Hour, EvalSamples: 256, Pool: pool, Ctx: ctx, Observe: observe, AfterPeer: afterPeer, Codec: cfg}.Run()
 	if err != nil {
 		return cell, err
 	}
@@ -209,7 +227,8 @@ func compressionRun(ctx context.Context, m, c, ds string, n, rounds int, seed ui
 	if err != nil {
 		return cell, err
 	}
-	if cell.final, err = meanAcc(0); err != nil {
+	window.end(res.Models)
+	if cell.final, cell.end, err = window.accuracy(ev, sp.tests); err != nil {
 		return cell, err
 	}
 	var sent int64
@@ -249,7 +268,10 @@ func compressionMeanAcc(ev *learn.Evaluator, models [][]float32, tests []*data.D
 // the summary line: the best codec is the one whose worst method's bytes
 // ratio is highest among those whose every method keeps its final
 // accuracy within 0.5 points of float32 (if none does, the one with the
-// smallest gap).
+// smallest gap). A gap is the mean over the seeds of the paired
+// difference, float32's final less the codec's in the same seed (same
+// partition, initial model and schedule), printed with its standard
+// error; "end gap" is the same for the single end measurement.
 func compressionReport(o scenario.Options, ds string, plan compressionPlan, cells []compressionCell) (string, error) {
 	type key struct {
 		method string
@@ -269,11 +291,13 @@ func compressionReport(o scenario.Options, ds string, plan compressionPlan, cell
 		target[m] = sum/refSeeds[m] - compressionTargetGap
 	}
 	// Per method and codec, over the seeds: mean final accuracy, the
-	// mean bytes to the method's target over the seeds that reached it,
-	// and how many did.
+	// bytes to the method's target in each seed (NaN: missed) and how
+	// many reached it.
 	type mean struct {
-		final, refFinal, bytes, sent float64
-		seeds, reached, refusals     int
+		final, sent              float64
+		toTarget                 []float64 // one a seed, NaN where it missed
+		gaps, endGaps            []float64 // paired, in points, one a seed
+		seeds, reached, refusals int
 	}
 	type mc struct{ method, codec string }
 	agg := map[mc]*mean{}
@@ -288,31 +312,44 @@ func compressionReport(o scenario.Options, ds string, plan compressionPlan, cell
 		}
 		a.seeds++
 		a.final += c.final
-		a.refFinal += r.final
+		a.gaps = append(a.gaps, 100*(r.final-c.final))
+		a.endGaps = append(a.endGaps, 100*(r.end-c.end))
 		a.sent += last(c.bytes)
 		a.refusals += c.refusals
+		a.toTarget = append(a.toTarget, b)
 		if !math.IsNaN(b) {
 			a.reached++
-			a.bytes += b
 		}
-		rows = append(rows, []any{c.method, c.codec, c.seed, c.final, last(c.bytes), b, 100 * (r.final - c.final), c.refusals})
+		rows = append(rows, []any{c.method, c.codec, c.seed, c.final, c.end, last(c.bytes), b, 100 * (r.final - c.final), 100 * (r.end - c.end), c.refusals})
 	}
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "compression.csv"),
-		[]string{"method", "codec", "seed", "final_acc", "bytes_per_peer", "bytes_to_target", "acc_gap_points", "refused_deltas"}, rows); err != nil {
+		[]string{"method", "codec", "seed", "final_acc", "end_acc", "bytes_per_peer", "bytes_to_target", "acc_gap_points", "end_gap_points", "refused_deltas"}, rows); err != nil {
 		return "", err
 	}
 	type codecScore struct{ ratio, gap float64 }
 	score := map[string]*codecScore{}
-	fmt.Fprintf(o.Stdout, "%-8s %-16s %8s %10s %14s %7s %8s\n", "method", "codec", "final", "MB/peer", "MB to tgt", "ratio", "gap pts")
+	fmt.Fprintf(o.Stdout, "final: each peer's mean accuracy over the models it ended its last %d of %d rounds on; gap: float32's final less the codec's, paired by seed, mean and standard error (se) in points; end gap: the same for the model at the end alone\n", compressionWindow(plan.rounds), plan.rounds)
+	fmt.Fprintf(o.Stdout, "%-8s %-16s %8s %10s %14s %7s %8s %6s %8s %6s\n", "method", "codec", "final", "MB/peer", "MB to tgt", "ratio", "gap pts", "se", "end gap", "se")
 	for _, m := range plan.methods {
 		r := agg[mc{m, plan.codecs[0]}]
 		for _, c := range plan.codecs {
 			a := agg[mc{m, c}]
 			k := float64(a.seeds)
-			ratio, gap := (r.bytes/float64(r.reached))/(a.bytes/float64(a.reached)), 100*(a.refFinal-a.final)/k
-			if a.reached < r.reached || a.reached == 0 {
-				ratio = 0 // fewer seeds than float32's reached the target
+			// The ratio of the medians over the seeds, a missed target
+			// counting as infinite bytes (a median of right-censored
+			// times to the target): a codec that missed in half the
+			// seeds or more scores 0, and so does any codec where
+			// float32 itself did (no reference). One seed's miss near
+			// the line (the target sits 2 points under float32's mean
+			// end, so some seeds of every codec end just short of it)
+			// no longer scores 0.
+			rm, am := censoredMedian(r.toTarget), censoredMedian(a.toTarget)
+			ratio := rm / am
+			if math.IsInf(rm, 1) || math.IsInf(am, 1) {
+				ratio = 0
 			}
+			gap, se := meanSE(a.gaps)
+			endGap, endSE := meanSE(a.endGaps)
 			s := score[c]
 			if s == nil {
 				s = &codecScore{ratio: math.Inf(1), gap: math.Inf(-1)}
@@ -320,13 +357,13 @@ func compressionReport(o scenario.Options, ds string, plan compressionPlan, cell
 			}
 			s.ratio, s.gap = min(s.ratio, ratio), max(s.gap, gap)
 			tgt := "missed"
-			if a.reached > 0 {
-				tgt = fmt.Sprintf("%.3f", a.bytes/float64(a.reached)/1e6)
+			if !math.IsInf(am, 1) {
+				tgt = fmt.Sprintf("%.3f", am/1e6)
 			}
 			if a.reached < a.seeds {
 				tgt += fmt.Sprintf(" (%d/%d)", a.reached, a.seeds)
 			}
-			fmt.Fprintf(o.Stdout, "%-8s %-16s %8.4f %10.3f %14s %7.2f %8.2f\n", m, c, a.final/k, a.sent/k/1e6, tgt, ratio, gap)
+			fmt.Fprintf(o.Stdout, "%-8s %-16s %8.4f %10.3f %14s %7.2f %8.2f %6.2f %8.2f %6.2f\n", m, c, a.final/k, a.sent/k/1e6, tgt, ratio, gap, se, endGap, endSE)
 		}
 	}
 	for _, m := range plan.methods {
@@ -391,6 +428,11 @@ func compressionRunFedLay(ctx context.Context, cell compressionCell, cfg modelco
 	}
 	period := time.Duration(spec.PeriodMS) * time.Millisecond
 	samples := spec.Batch * spec.LocalSteps
+	window := newRoundModels(n, compressionWindow(rounds))
+	afterTrain := func(i int) {
+		p := sp.peers.Peers[i]
+		window.seen(i, p.Metrics().Rounds, p.Published())
+	}
 	pool := dflsim.NewPool(0)
 	defer pool.Close()
 	res, err := dflsim.AsyncRun{
@@ -401,6 +443,7 @@ func compressionRunFedLay(ctx context.Context, cell compressionCell, cfg modelco
 		Graph:     g,
 		Eval:      dflsim.Eval{Test: test, Samples: compressionEvalSamples * n, Model: dflsim.Trained},
 		EvalEvery: compressionEvalEvery, RoundUnit: period, Seed: seed, Pool: pool, Ctx: ctx, Codec: cfg,
+		AfterTrain: afterTrain,
 	}.Run()
 	if err != nil {
 		return cell, err
@@ -410,7 +453,8 @@ func compressionRunFedLay(ctx context.Context, cell compressionCell, cfg modelco
 		cell.acc = append(cell.acc, pt.Acc.Mean)
 	}
 	// The final accuracy as the methods' is measured: each peer's
-	// published model on its whole own-distribution test split.
+	// published models of its last rounds on its whole own-distribution
+	// test split.
 	ev, err := learn.NewEvaluator(sp.peers.Peers[0].Config().Arch)
 	if err != nil {
 		return cell, err
@@ -419,6 +463,52 @@ func compressionRunFedLay(ctx context.Context, cell compressionCell, cfg modelco
 	for i, p := range sp.peers.Peers {
 		models[i] = p.Published()
 	}
-	cell.final, err = compressionMeanAcc(ev, models, sp.tests, 0)
+	window.end(models)
+	cell.final, cell.end, err = window.accuracy(ev, sp.tests)
 	return cell, err
+}
+
+// meanSE returns the mean of v and its standard error (the sample
+// standard deviation over sqrt(len(v))); the error is 0 for fewer than
+// two values.
+// censoredMedian is the median of bytes to a target over seeds, NaN (a
+// seed that missed it) counting as +Inf; +Inf when half the seeds or
+// more missed, or when v is empty.
+func censoredMedian(v []float64) float64 {
+	s := make([]float64, len(v))
+	for i, x := range v {
+		if math.IsNaN(x) {
+			x = math.Inf(1)
+		}
+		s[i] = x
+	}
+	slices.Sort(s)
+	n := len(s)
+	switch {
+	case n == 0:
+		return math.Inf(1)
+	case n%2 == 1:
+		return s[n/2]
+	case math.IsInf(s[n/2], 1):
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func meanSE(v []float64) (mean, se float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }

@@ -26,7 +26,9 @@ const compressionSelectEnv = "PEERLEARN_COMPRESSION_SELECT"
 type compressionPlan struct {
 	codecs, methods []string
 	seeds           int
-	selected        string
+	// rounds is each run's max_rounds.
+	rounds   int
+	selected string
 }
 
 // applySelect narrows p to spec (see compressionSelectEnv).

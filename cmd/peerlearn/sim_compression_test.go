@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/sim/scenario"
 )
 
 // The compression scenario's cells on the real D-PSGD cores (methodsim)
@@ -55,4 +59,43 @@ func compressionCellOf(t *testing.T, method, codec string, train, test *data.Dat
 		t.Fatalf("%s %s: %v", method, codec, err)
 	}
 	return c
+}
+
+// The scenario's quick mode end to end (a subset: FedLay's MEP, D-PSGD,
+// whose window takes its mixes, and Plexus, with delta-int4): the table
+// says which window the final accuracy averages over and gives each gap
+// with its standard error, the CSV has both measurements a run, and the
+// last line keeps its format.
+func TestCompressionQuick(t *testing.T) {
+	dir := os.Getenv("PEERLEARN_DATA")
+	if dir == "" {
+		t.Skip("PEERLEARN_DATA is not set: run `make data` (make test does)")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnist", "train-images-idx3-ubyte")); err != nil {
+		t.Skipf("no MNIST under PEERLEARN_DATA=%s: %v", dir, err)
+	}
+	t.Setenv(compressionSelectEnv, "codecs=delta-int4 methods=fedlay,dpsgd,plexus")
+	var out strings.Builder
+	o := scenario.Options{Quick: true, Seed: 1, DataDir: dir, OutDir: t.TempDir(), Stdout: &out, Progress: io.Discard, Logf: t.Logf}
+	line, err := runCompression(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^scenario=compression dataset=mnist best=delta-int4 bytes_ratio=\d+\.\d\d acc_gap=-?\d+\.\d\d methods=fedlay,dpsgd,plexus$`).MatchString(line) {
+		t.Errorf("summary %q", line)
+	}
+	if !strings.Contains(out.String(), "last 2 of 8 rounds") {
+		t.Errorf("the table does not name the window (2 of quick mode's 8 rounds):\n%s", out.String())
+	}
+	row := regexp.MustCompile(`(?m)^(fedlay|dpsgd|plexus) +delta-int4 +0\.\d{4} .* -?\d+\.\d\d +\d+\.\d\d +-?\d+\.\d\d +\d+\.\d\d$`)
+	if got := len(row.FindAllString(out.String(), -1)); got != 3 {
+		t.Errorf("%d delta-int4 rows with gap, se, end gap, se; want 3:\n%s", got, out.String())
+	}
+	csv, err := os.ReadFile(filepath.Join(o.OutDir, "compression.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(csv), "method,codec,seed,final_acc,end_acc,") || strings.Count(string(csv), "\n") != 7 {
+		t.Errorf("compression.csv:\n%s", csv)
+	}
 }

@@ -64,6 +64,10 @@ type AsyncRun struct {
 	// counted). A lossy codec needs every peer's MEP to take lossy copies
 	// (mep.Config.LossyWire, as node.LearnerConfig sets it).
 	Codec modelcodec.Config
+	// AfterTrain, if not nil, is called with a peer's index whenever its
+	// local training has been applied (learn.Peer.Finish): a driver reads
+	// the round's published model there, not only at the measurements.
+	AfterTrain func(i int)
 }
 
 // wireMsg is an MEP message on the simulated network: with a codec, its
@@ -409,6 +413,9 @@ func (s *asyncSim) flush(i int) {
 		s.sched.After(time.Duration(float64(s.r.TrainTime)*scale), func() {
 			fut.Wait()
 			_ = p.Finish(w) // a failed round is counted in the peer's metrics
+			if s.r.AfterTrain != nil {
+				s.r.AfterTrain(i)
+			}
 			s.flush(i)
 		})
 	}

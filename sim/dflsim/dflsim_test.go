@@ -74,7 +74,8 @@ func TestAsyncOverlayLearnsDeterministically(t *testing.T) {
 	}
 }
 
-// On a static graph, a peer that joins late catches up with the others.
+// On a static graph, a peer that joins late catches up with the others;
+// AfterTrain sees every applied training of every peer, as it is applied.
 func TestAsyncStaticLateJoiner(t *testing.T) {
 	pool := NewPool(0)
 	defer pool.Close()
@@ -85,9 +86,21 @@ func TestAsyncStaticLateJoiner(t *testing.T) {
 	}
 	r := asyncRun(b, pool, g, 4)
 	r.Joins = []Join{{Peer: 9, At: 120 * time.Second}}
+	trained := make([]int, 10)
+	r.AfterTrain = func(i int) {
+		trained[i]++
+		if m := b.Peers[i].Metrics(); m.Rounds+m.RoundsFailed != trained[i] {
+			t.Errorf("peer %d: AfterTrain call %d, metrics %+v", i, trained[i], m)
+		}
+	}
 	res, err := r.Run()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i, p := range b.Peers {
+		if m := p.Metrics(); trained[i] == 0 || trained[i] != m.Rounds+m.RoundsFailed {
+			t.Errorf("peer %d: %d AfterTrain calls, metrics %+v", i, trained[i], m)
+		}
 	}
 	m := b.Peers[9].Metrics()
 	e, _ := learn.NewEvaluator(b.Peers[9].Config().Arch)
