@@ -42,10 +42,9 @@ type Node struct {
 	notAfter int64               // its expiry (unix s), 0: none
 	dialSeq  uint64
 
-	rd       Ready // what the next Ready returns, besides the overlay's
-	refused  uint64
-	removed  uint64
-	marshalE uint64
+	rd      Ready // what the next Ready returns, besides the overlay's
+	refused uint64
+	removed uint64
 }
 
 // Config configures a Node.
@@ -492,7 +491,6 @@ func (n *Node) overlayReady(rd *Ready) {
 		}
 		b, err := overlay.Marshal(m)
 		if err != nil {
-			n.marshalE++
 			rd.Logs = append(rd.Logs, Log{Text: fmt.Sprintf("send: %v", err), Rated: true})
 			continue
 		}
