@@ -56,8 +56,8 @@ import (
 //	accuracy V             what the evaluations find from now on
 //	message NAME from=X    a method message from X that no core reads
 //	show NAME              the Node's state
-//	overlay                whether the live Nodes' tables are the
-//	                       correct overlay of their IDs
+//	overlay [a,b,...]      whether the live Nodes' tables (or those
+//	                       named) are the correct overlay of their IDs
 //
 // Peers are named by words (their IDs the hash of the word).
 func TestNodeScripts(t *testing.T) {
@@ -288,7 +288,14 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		return line, nil
 	case "overlay":
 		tables := map[ident.Peer]overlay.Table{}
-		for _, name := range s.live() {
+		names := s.live()
+		if len(c.Args) > 0 {
+			names = strings.Split(c.Args[0], ",")
+		}
+		for _, name := range names {
+			if _, ok := s.nodes[name]; !ok {
+				return "", fmt.Errorf("no peer %s", name)
+			}
 			tables[s.nodes[name].ID()] = s.nodes[name].Table()
 		}
 		cr := overlay.Check(tables, s.cfg.Overlay.Spaces)
