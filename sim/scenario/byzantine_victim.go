@@ -28,7 +28,7 @@ func (s *byzStudy) victimAttacks() []string {
 	if !s.p.victims || !slices.Contains(s.p.fractions, byzSummaryF) {
 		return nil
 	}
-	out := []string{dflsim.AttackAbsent}
+	out := []string{victimLocal, dflsim.AttackAbsent}
 	if slices.Contains(s.p.attacks, dflsim.AttackSignFlip) {
 		out = append(out, dflsim.AttackSignFlip)
 	}
@@ -77,10 +77,10 @@ func (s *byzStudy) runVictims(ctx context.Context, o Options, pool *dflsim.Pool,
 					return fmt.Errorf("victim placement seed %d %s %s: %w", seed, attack, rule, err)
 				}
 				k := byzKey{byzSummaryF, seed, rule, attack + victimSuffix}
-				s.acc[k], s.victimAcc[k] = res.acc, res.victim
+				s.acc[k], s.victimAcc[k], s.alarms[k] = res.acc, res.victim, res.alarms
 				if o.Logf != nil {
-					o.Logf("byzantine f=%g seed=%d placement=victim attack=%s rule=%s honest_acc=%.4f victim_acc=%.4f orders=%s",
-						byzSummaryF, seed, attack, rule, res.acc, res.victim, fmtAccs(accs))
+					o.Logf("byzantine f=%g seed=%d placement=victim attack=%s rule=%s honest_acc=%.4f victim_acc=%.4f%s orders=%s",
+						byzSummaryF, seed, attack, rule, res.acc, res.victim, healthLog(res), fmtAccs(accs))
 				}
 			}
 		}

@@ -1,0 +1,147 @@
+package dflsim
+
+import (
+	"fmt"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/health"
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/theory/topology"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// Health runs the neighbourhood check of engine/health on the peers of a
+// synchronous run (SyncRun.Health), as a peer runtime would: after each
+// round every checked peer scores its freshly trained model and the
+// models it heard this round on its own local data; while its
+// neighbourhood is Captured it aggregates only with the neighbours the
+// check trusts (the others still send, and are scored, but are not
+// used), and when the check asks for a new placement the peer takes a
+// new overlay ID, so its FedLay places (and some of its ring neighbours'
+// neighbours) change, as a rejoin at fresh coordinates would. Attackers
+// that ground their way next to the old ID do not follow.
+type Health struct {
+	Config health.Config
+	// Data[i] is what peer i scores models on (its local shard); at most
+	// Samples of it (0: all), the same ones every round.
+	Data    []*data.Dataset
+	Samples int
+	// Skip[i] runs no check on peer i (the attackers); nil: none.
+	Skip []bool
+	// IDs are the peers' overlay IDs the run's Graph was built from
+	// (topology.FedLay(IDs, Spaces)); a new placement replaces one and
+	// rebuilds the graph. Spaces 0: no new placement (the check only
+	// narrows trust).
+	IDs    []ident.Peer
+	Spaces int
+
+	monitors []*health.Monitor
+	trusted  []map[ident.Peer]bool // nil: every neighbour
+	moves    []int
+}
+
+// init checks the sizes against n peers and builds the monitors.
+func (h *Health) init(n int) error {
+	if len(h.Data) != n || (h.Skip != nil && len(h.Skip) != n) || (h.Spaces > 0 && len(h.IDs) != n) {
+		return fmt.Errorf("%w: health check: %d data sets, %d skips, %d IDs for %d peers", ErrConfig, len(h.Data), len(h.Skip), len(h.IDs), n)
+	}
+	h.monitors, h.trusted, h.moves = make([]*health.Monitor, n), make([]map[ident.Peer]bool, n), make([]int, n)
+	h.IDs = append([]ident.Peer(nil), h.IDs...)
+	for i := range n {
+		if h.Skip != nil && h.Skip[i] {
+			continue
+		}
+		m, err := health.New(h.Config)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		h.monitors[i] = m
+	}
+	return nil
+}
+
+// keep filters what peer i heard (nb) to what it aggregates with.
+func (h *Health) keep(i int, nb []aggregate.Contribution) []aggregate.Contribution {
+	if h == nil || h.trusted[i] == nil {
+		return nb
+	}
+	out := make([]aggregate.Contribution, 0, len(nb))
+	for _, c := range nb {
+		if h.trusted[i][c.From] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// observe scores, for every checked peer, its published model and the
+// models it heard this round on its data, feeds its monitor, and applies
+// the verdicts; it returns the graph after any new placements.
+func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Contribution, g *topology.Graph) (*topology.Graph, error) {
+	var b evalBatch
+	type job struct{ peer, first, n int }
+	var jobs []job
+	for i, m := range h.monitors {
+		if m == nil || heard[i] == nil || peers[i].Published() == nil {
+			continue
+		}
+		x, y := Head(h.Data[i], h.Samples)
+		arch := peers[i].Config().Arch
+		jobs = append(jobs, job{i, len(b.res), len(heard[i])})
+		b.add(pool, arch, peers[i].Published(), x, y)
+		for _, c := range heard[i] {
+			b.add(pool, arch, c.Params, x, y)
+		}
+	}
+	ms, err := b.wait()
+	if err != nil {
+		return g, err
+	}
+	var moved []int
+	for _, jb := range jobs {
+		scores := make([]health.Score, jb.n)
+		for k, c := range heard[jb.peer] {
+			scores[k] = health.Score{Peer: c.From, Acc: ms[jb.first+1+k].Accuracy}
+		}
+		v, err := h.monitors[jb.peer].Observe(ms[jb.first].Accuracy, scores)
+		if err != nil {
+			return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
+		}
+		h.trusted[jb.peer] = nil
+		if v.State == health.Captured {
+			t := make(map[ident.Peer]bool, len(v.Trusted))
+			for _, id := range v.Trusted {
+				t[id] = true
+			}
+			h.trusted[jb.peer] = t
+		}
+		if v.Replace && h.Spaces > 0 {
+			moved = append(moved, jb.peer)
+		}
+	}
+	if len(moved) == 0 {
+		return g, nil
+	}
+	for _, i := range moved {
+		h.moves[i]++
+		h.IDs[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "%v placed again %d", h.IDs[i], h.moves[i]))
+	}
+	ng, err := topology.FedLay(h.IDs, h.Spaces)
+	if err != nil {
+		return g, fmt.Errorf("%w: new placement: %w", ErrRun, err)
+	}
+	return ng, nil
+}
+
+// Statuses returns every peer's health.Status at the end (zero for the
+// skipped ones) and how many new placements each took.
+func (h *Health) Statuses() ([]health.Status, []int) {
+	out := make([]health.Status, len(h.monitors))
+	for i, m := range h.monitors {
+		if m != nil {
+			out[i] = m.Status()
+		}
+	}
+	return out, append([]int(nil), h.moves...)
+}
