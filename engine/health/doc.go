@@ -10,8 +10,10 @@
 // model and every neighbour's on its own local data (accuracy in [0, 1]).
 // The rule, fixed and stated (Config, DefaultConfig):
 //
-//  1. A neighbour disagrees with our data when its score is below Ratio
-//     (one half) times ours.
+//  1. A neighbour disagrees with our data when its score (balanced
+//     accuracy, Balanced) is below Ratio (one half) times ours, or its
+//     mean cross-entropy on our data is above LossCap (ForClasses: ln 2k
+//     for k classes).
 //  2. The round is alarming when more than Quorum (half) of the
 //     neighbours disagree, or all of them (and there is at least one).
 //  3. After Patience alarming rounds in a row the neighbourhood is

@@ -16,9 +16,12 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 
 // TestHealthScripts runs testdata/*.txt against a Monitor. Commands:
 //
-//	new [ratio=0.5] [quorum=0.5] [patience=2] [recover=3] [cooldown=5]
+//	new [ratio=0.5] [quorum=0.5] [patience=2] [recover=3] [cooldown=5] [classes=10]
 //	                                  the default config, changed as given
-//	observe self=0.9 nbrs=a:0.8,b:0.1 one round's scores; prints the verdict
+//	                                  (classes: ForClasses)
+//	observe self=0.9 nbrs=a:0.8,b:0.1:4.5
+//	                                  one round's scores (name:score[:loss]);
+//	                                  prints the verdict
 //	status                            the counters /status would show
 func TestHealthScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
@@ -88,12 +91,19 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 				*dst = v
 			}
 		}
+		if c.Has("classes") {
+			k, err := strconv.Atoi(c.Get("classes", ""))
+			if err != nil {
+				return "", err
+			}
+			cfg = cfg.ForClasses(k)
+		}
 		m, err := New(cfg)
 		if err != nil {
 			return "", err
 		}
 		s.m = m
-		return fmt.Sprintf("%+v", cfg), nil
+		return fmt.Sprintf("ratio %g quorum %g patience %d recover %d cooldown %d loss cap %.3f", cfg.Ratio, cfg.Quorum, cfg.Patience, cfg.Recover, cfg.Cooldown, cfg.LossCap), nil
 	case "observe":
 		self, err := strconv.ParseFloat(c.Get("self", ""), 64)
 		if err != nil {
@@ -102,15 +112,20 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 		var nbrs []Score
 		if l := c.Get("nbrs", ""); l != "" {
 			for _, p := range strings.Split(l, ",") {
-				n, v, ok := strings.Cut(p, ":")
-				if !ok {
-					return "", fmt.Errorf("neighbour %q is not name:score", p)
+				f := strings.Split(p, ":")
+				if len(f) < 2 || len(f) > 3 {
+					return "", fmt.Errorf("neighbour %q is not name:score[:loss]", p)
 				}
-				acc, err := strconv.ParseFloat(v, 64)
-				if err != nil {
+				sc := Score{Peer: s.id(f[0])}
+				if sc.Acc, err = strconv.ParseFloat(f[1], 64); err != nil {
 					return "", err
 				}
-				nbrs = append(nbrs, Score{Peer: s.id(n), Acc: acc})
+				if len(f) == 3 {
+					if sc.Loss, err = strconv.ParseFloat(f[2], 64); err != nil {
+						return "", err
+					}
+				}
+				nbrs = append(nbrs, sc)
 			}
 		}
 		v, err := s.m.Observe(self, nbrs)

@@ -14,7 +14,7 @@ import (
 // Health runs the neighbourhood check of engine/health on the peers of a
 // synchronous run (SyncRun.Health), as a peer runtime would: after each
 // round every checked peer scores its freshly trained model and the
-// models it heard this round on its own local data; while its
+// models it heard this round on its own local data (health.Balanced); while its
 // neighbourhood is Captured it aggregates only with the neighbours the
 // check trusts (the others still send, and are scored, but are not
 // used), and when the check asks for a new placement the peer takes a
@@ -102,9 +102,18 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 	for _, jb := range jobs {
 		scores := make([]health.Score, jb.n)
 		for k, c := range heard[jb.peer] {
-			scores[k] = health.Score{Peer: c.From, Acc: ms[jb.first+1+k].Accuracy}
+			m := ms[jb.first+1+k]
+			acc, err := health.Balanced(m.Correct, m.Total)
+			if err != nil {
+				return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
+			}
+			scores[k] = health.Score{Peer: c.From, Acc: acc, Loss: m.Loss}
 		}
-		v, err := h.monitors[jb.peer].Observe(ms[jb.first].Accuracy, scores)
+		self, err := health.Balanced(ms[jb.first].Correct, ms[jb.first].Total)
+		if err != nil {
+			return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
+		}
+		v, err := h.monitors[jb.peer].Observe(self, scores)
 		if err != nil {
 			return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
 		}

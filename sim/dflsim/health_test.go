@@ -38,7 +38,7 @@ func TestHealthVictimMoves(t *testing.T) {
 	run := func(check bool) (acc float64, h *Health) {
 		b := population(t, n, seed, aggregate.SafeDefault)
 		if check {
-			h = &Health{Config: health.DefaultConfig(), Data: b.Local, Skip: byz, IDs: ids, Spaces: spaces}
+			h = &Health{Config: health.DefaultConfig().ForClasses(4), Data: b.Local, Skip: byz, IDs: ids, Spaces: spaces}
 		}
 		adv := &Adversary{Attack: AttackSignFlip, Byzantine: byz, Seed: seed}
 		if _, err := (SyncRun{Peers: b.Peers, Graph: g, Rounds: 12, EvalEvery: 12, Pool: pool, Eval: Eval{Test: test, Peers: 1},

@@ -15,7 +15,7 @@ import (
 // The neighbourhood check (issue #26 item 3, engine/health) in the lab: a
 // rule named with healthSuffix ("clipped-fedlay+health") is the rule
 // before the suffix with every honest peer running the check
-// (dflsim.Health: health.DefaultConfig, scored on its own shard, a new
+// (dflsim.Health: health.DefaultConfig for the task's classes, scored on its own shard, a new
 // FedLay placement when the check asks). Its false alarms are the honest
 // peers that were ever Captured in a run without attack.
 const healthSuffix = "+health"
@@ -44,7 +44,7 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 	for i := range ids {
 		ids[i] = dflsim.PeerID(seed, i)
 	}
-	return &dflsim.Health{Config: health.DefaultConfig(), Data: b.Local, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
+	return &dflsim.Health{Config: health.DefaultConfig().ForClasses(s.arch.Classes), Data: b.Local, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
 }
 
 // healthSamples bounds what a peer scores models on each round (the lab's
