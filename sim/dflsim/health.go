@@ -2,6 +2,7 @@ package dflsim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
@@ -19,8 +20,12 @@ import (
 // check trusts (the others still send, and are scored, but are not
 // used), and when the check asks for a new placement the peer takes a
 // new overlay ID, so its FedLay places (and some of its ring neighbours'
-// neighbours) change, as a rejoin at fresh coordinates would. Attackers
-// that ground their way next to the old ID do not follow.
+// neighbours) change, as a rejoin at fresh coordinates would, and its
+// next round starts, like a late joiner's under a robust rule, from the
+// coordinate-wise median of its new neighbours' models when it hears at
+// least learn.RobustAdoptMin of them (mep's adopt round; with fewer it
+// aggregates as usual). Attackers that ground their way next to the old
+// ID do not follow.
 type Health struct {
 	Config health.Config
 	// Data[i] is what peer i scores models on (its local shard); at most
@@ -39,6 +44,7 @@ type Health struct {
 	monitors []*health.Monitor
 	trusted  []map[ident.Peer]bool // nil: every neighbour
 	moves    []int
+	adopt    []bool // moved: the next round adopts the new neighbours' median
 }
 
 // init checks the sizes against n peers and builds the monitors.
@@ -46,7 +52,7 @@ func (h *Health) init(n int) error {
 	if len(h.Data) != n || (h.Skip != nil && len(h.Skip) != n) || (h.Spaces > 0 && len(h.IDs) != n) {
 		return fmt.Errorf("%w: health check: %d data sets, %d skips, %d IDs for %d peers", ErrConfig, len(h.Data), len(h.Skip), len(h.IDs), n)
 	}
-	h.monitors, h.trusted, h.moves = make([]*health.Monitor, n), make([]map[ident.Peer]bool, n), make([]int, n)
+	h.monitors, h.trusted, h.moves, h.adopt = make([]*health.Monitor, n), make([]map[ident.Peer]bool, n), make([]int, n), make([]bool, n)
 	h.IDs = append([]ident.Peer(nil), h.IDs...)
 	for i := range n {
 		if h.Skip != nil && h.Skip[i] {
@@ -134,6 +140,7 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 	}
 	for _, i := range moved {
 		h.moves[i]++
+		h.trusted[i], h.adopt[i] = nil, true // a joiner at the new place
 		h.IDs[i] = ident.PeerFromPublicKey(fmt.Appendf(nil, "%v placed again %d", h.IDs[i], h.moves[i]))
 	}
 	ng, err := topology.FedLay(h.IDs, h.Spaces)
@@ -153,4 +160,35 @@ func (h *Health) Statuses() ([]health.Status, []int) {
 		}
 	}
 	return out, append([]int(nil), h.moves...)
+}
+
+// work starts peer i's round from what it aggregates with (nb): after a
+// new placement, from the coordinate-wise median of nb when there are at
+// least learn.RobustAdoptMin, else as usual.
+func (h *Health) work(i int, p *learn.Peer, nb []aggregate.Contribution) (*learn.Work, error) {
+	if h == nil || !h.adopt[i] || len(nb) < learn.RobustAdoptMin {
+		return p.SyncWork(nb)
+	}
+	h.adopt[i] = false
+	return p.TrainFrom(medianOf(nb))
+}
+
+// medianOf is the coordinate-wise median of the contributions' models
+// (the mean of the middle two for an even count).
+func medianOf(nb []aggregate.Contribution) []float32 {
+	out := make([]float32, len(nb[0].Params))
+	col := make([]float32, len(nb))
+	for i := range out {
+		for k, c := range nb {
+			col[k] = c.Params[i]
+		}
+		slices.Sort(col)
+		m := len(col) / 2
+		if len(col)%2 == 1 {
+			out[i] = col[m]
+		} else {
+			out[i] = (col[m-1] + col[m]) / 2
+		}
+	}
+	return out
 }

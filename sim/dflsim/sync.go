@@ -140,11 +140,14 @@ func (r *SyncRun) round(links *modelcodec.Links[int], check bool) error {
 		if links != nil {
 			nb = carry(links, i, idx, nb)
 		}
+		var w *learn.Work
+		var err error
 		if r.Health != nil {
 			heard[i] = append([]aggregate.Contribution{}, nb...)
-			nb = r.Health.keep(i, nb)
+			w, err = r.Health.work(i, p, r.Health.keep(i, nb))
+		} else {
+			w, err = p.SyncWork(nb)
 		}
-		w, err := p.SyncWork(nb)
 		if err != nil {
 			return fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
 		}
