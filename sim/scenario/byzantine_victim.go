@@ -15,10 +15,11 @@ import (
 // are placed around one honest peer first, every one of its overlay
 // neighbours an attacker where their number allows, the rest at random,
 // as an attacker grinding admissions for places next to a chosen victim
-// would (docs/SECURITY.md "Costly identities"). The lab runs the
-// attackers' silence (absent: where every neighbour is hostile, the
-// victim's local-only accuracy), sign-flip and the adaptive attacks so,
-// and reports the victim's own accuracy beside the honest mean.
+// would (docs/SECURITY.md "Costly identities"). The lab runs the victim
+// alone (local-only: its links cut, the floor the goal sets),
+// the attackers' silence (absent: the victim keeps its few honest
+// neighbours), sign-flip and the adaptive attacks so, and reports the
+// victim's own accuracy beside the honest mean.
 
 // victimSuffix marks a victim-placement run's attack in byzKey.
 const victimSuffix = "@victim"
@@ -100,7 +101,7 @@ func (s *byzStudy) reportVictims(o Options, out io.Writer) {
 		d := s.victimDegree[seed]
 		deg = append(deg, fmt.Sprintf("seed %d: %d of %d", seed, d[0], d[1]))
 	}
-	fmt.Fprintf(out, "  victim placement at f=%g (the victim's hostile neighbours: %s); victim's accuracy %% / honest mean %%, mean over the seeds; absent = the victim's local-only accuracy where all its neighbours are hostile:\n",
+	fmt.Fprintf(out, "  victim placement at f=%g (the victim's hostile neighbours: %s); victim's accuracy %% / honest mean %%, mean over the seeds; local-only = the victim exchanging with nobody (the goal's floor); absent = the attackers silent, the victim keeps its 1-2 honest neighbours:\n",
 		byzSummaryF, strings.Join(deg, "; "))
 	tw := newTable(out, strings.Join(append([]string{"rule"}, attacks...), "\t"))
 	for _, rule := range s.p.rules {
