@@ -7,7 +7,8 @@
 // it lies relative to the others and to ours, so attackers who hold most
 // of a neighbourhood decide what "the others" are. This check judges by
 // what a model does: each round the peer scores its own freshly trained
-// model and every neighbour's on its own local data (accuracy in [0, 1]).
+// model and every neighbour's on its own local data (Score: a balanced
+// accuracy in [0, 1] and a mean loss).
 // The rule, fixed and stated (Config, DefaultConfig):
 //
 //  1. A neighbour disagrees with our data when its score (balanced
@@ -20,7 +21,9 @@
 //     Captured: from then on the peer aggregates only with the neighbours
 //     that do not disagree (its own model alone if none), and asks the
 //     overlay for a new placement (Verdict.Replace), again every Cooldown
-//     rounds while it stays captured.
+//     alarming rounds while it stays captured (a new placement is a
+//     rejoin: the peer then starts from its new neighbours' median, as a
+//     late joiner does; the simulator, dflsim.Health, does so).
 //  4. After Recover calm rounds in a row (new neighbours, or the old ones
 //     agreeing again) it is Healthy and trusts every neighbour again.
 //
@@ -36,8 +39,11 @@
 // What it does not promise: attackers that send models which do well on
 // the victim's data (they do not see it, but a model close to the
 // honest consensus does well everywhere) are not noticed; that is the
-// robust rule's job. A new placement lands among f attackers on average
-// unless they grind again.
+// robust rule's job; nor are attackers that send near-copies of the
+// peer's own model (reference collapse: they agree with its data; the
+// harm is what the robust rule then does to its honest neighbours). A
+// new placement lands among f attackers on average unless they grind
+// again.
 //
 // The package is pure computation: no I/O, goroutines or clocks; it
 // builds for GOOS=js GOARCH=wasm.

@@ -42,12 +42,12 @@ type Config struct {
 
 // ForClasses returns c with LossCap ln(2k) for k classes. Why: a
 // balanced score does not tell every hostile model from an honest one on
-// a skewed shard (the lab, victim placement, seed 3: sign-flipped models
-// scored 0.38-0.61 balanced against the victim's 0.70-0.99, which honest
-// neighbours also do early on), but they were confidently wrong: mean
-// loss 2.2-8.0 nats against 0.7-2.1 for the honest neighbours; without
-// attack (seeds 1-3) no more peers were ever captured with the cap than
-// without it.
+// a skewed shard (the lab, victim placement, seed 3, first four rounds:
+// sign-flipped models scored 0.20-0.61 balanced against the victim's
+// 0.70-0.85, honest neighbours 0.39-0.77), but they were confidently
+// wrong: mean loss 2.1-8.0 nats against 0.7-2.1 for the honest
+// neighbours; without attack (seeds 1-3) no more peers were ever
+// captured with the cap than without it.
 func (c Config) ForClasses(k int) Config {
 	if k >= 1 {
 		c.LossCap = math.Log(2 * float64(k))

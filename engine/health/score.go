@@ -13,10 +13,10 @@ const MinClassSamples = 5
 // (correct[c] of total[c]); with no such class, the plain accuracy over
 // all. Why not plain accuracy: a peer's shard is skewed (non-IID), and a
 // model that answers its dominant class for everything scores that
-// class's share. In the lab (victim placement, seed 3) sign-flipped
-// models scored 0.44-0.74 plainly on a victim's shard, against its own
-// 0.81-0.99, and its neighbourhood was never found captured; balanced,
-// such a model scores about 1/k on k classes.
+// class's share; balanced, such a model scores 1/k on k classes. (In
+// the lab, victim placement, seed 3, sign-flipped models still scored
+// 0.20-0.61 balanced against the victim's 0.70-0.85: Config.LossCap is
+// what caught them.)
 func Balanced(correct, total []int) (float64, error) {
 	if len(correct) != len(total) {
 		return 0, fmt.Errorf("%w: %d correct counts for %d classes", ErrInput, len(correct), len(total))
