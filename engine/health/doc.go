@@ -14,7 +14,8 @@
 //  1. A neighbour disagrees with our data when its score (balanced
 //     accuracy, Balanced) is below Ratio (one half) times ours, or its
 //     mean cross-entropy on our data is above LossCap (ForClasses: ln 2k
-//     for k classes).
+//     for k classes), or its model is an echo of ours: closer to it than
+//     EchoBelow (a tenth) of our own last step (reference collapse).
 //  2. The round is alarming when more than Quorum (half) of the
 //     neighbours disagree, or all of them (and there is at least one).
 //  3. After Patience alarming rounds in a row the neighbourhood is
@@ -39,9 +40,7 @@
 // What it does not promise: attackers that send models which do well on
 // the victim's data (they do not see it, but a model close to the
 // honest consensus does well everywhere) are not noticed; that is the
-// robust rule's job; nor are attackers that send near-copies of the
-// peer's own model (reference collapse: they agree with its data; the
-// harm is what the robust rule then does to its honest neighbours). A
+// robust rule's job. A
 // new placement lands among f attackers on average unless they grind
 // again.
 //

@@ -38,6 +38,13 @@ type Config struct {
 	// (ForClasses: ln 2k, a model that gives our labels, on average,
 	// less than half the probability a blind guess gives).
 	LossCap float64
+	// EchoBelow, when positive, also makes a neighbour disagree whose
+	// model is closer to ours than EchoBelow times our own last step
+	// (Score.Near): an echo of our own model, which brings nothing and
+	// agrees with our data by construction. It is reference collapse
+	// (docs/SECURITY.md): near-copies of our model shrink the robust
+	// rule's radius until our honest neighbours are cut away.
+	EchoBelow float64
 }
 
 // ForClasses returns c with LossCap ln(2k) for k classes. Why: a
@@ -59,9 +66,10 @@ func (c Config) ForClasses(k int) Config {
 // #26): a neighbour disagrees when its model does less than half as well
 // as ours on our data, the round alarms when more than half the
 // neighbours do, two such rounds in a row capture, three calm ones
-// release, a new placement at most every 5 rounds.
+// release, a new placement at most every 5 rounds; a model within a tenth
+// of our own last step of ours is an echo.
 func DefaultConfig() Config {
-	return Config{Ratio: 0.5, Quorum: 0.5, Patience: 2, Recover: 3, Cooldown: 5}
+	return Config{Ratio: 0.5, Quorum: 0.5, Patience: 2, Recover: 3, Cooldown: 5, EchoBelow: 0.1}
 }
 
 // Validate checks the ranges.
@@ -73,6 +81,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: quorum %v not in (0, 1]", ErrConfig, c.Quorum)
 	case !(c.LossCap >= 0) || math.IsInf(c.LossCap, 1):
 		return fmt.Errorf("%w: loss cap %v: want a finite number >= 0", ErrConfig, c.LossCap)
+	case !(c.EchoBelow >= 0) || math.IsInf(c.EchoBelow, 1):
+		return fmt.Errorf("%w: echo bound %v: want a finite number >= 0", ErrConfig, c.EchoBelow)
 	case c.Patience < 1 || c.Recover < 1 || c.Cooldown < 1:
 		return fmt.Errorf("%w: patience %d, recover %d, cooldown %d: want >= 1", ErrConfig, c.Patience, c.Recover, c.Cooldown)
 	}
@@ -107,18 +117,24 @@ func (s State) String() string {
 
 // Score is one neighbour's model's score on our data: Acc in [0, 1]
 // (Balanced), Loss its mean cross-entropy (>= 0, +Inf allowed; read
-// only with Config.LossCap).
+// only with Config.LossCap), and, when NearKnown, Near: the distance of
+// its model to ours (the one we aggregated it with) over our own last
+// step |ours - the start of our last training| (>= 0; read only with
+// Config.EchoBelow).
 type Score struct {
-	Peer ident.Peer
-	Acc  float64
-	Loss float64
+	Peer      ident.Peer
+	Acc       float64
+	Loss      float64
+	Near      float64
+	NearKnown bool
 }
 
 // Verdict is one round's outcome.
 type Verdict struct {
 	State State
 	// Disagree lists the neighbours whose score is below Ratio times
-	// ours, or whose loss is above LossCap, in the order given.
+	// ours, whose loss is above LossCap, or which echo our model
+	// (EchoBelow), in the order given.
 	Disagree []ident.Peer
 	// Trusted lists the neighbours to aggregate with, in the order given:
 	// all of them unless Captured.
@@ -176,6 +192,9 @@ func (m *Monitor) Observe(self float64, nbrs []Score) (Verdict, error) {
 		if !(s.Loss >= 0) {
 			return Verdict{}, fmt.Errorf("%w: neighbour %v loss %v: want >= 0", ErrInput, s.Peer, s.Loss)
 		}
+		if s.NearKnown && !(s.Near >= 0) {
+			return Verdict{}, fmt.Errorf("%w: neighbour %v relative distance %v: want >= 0", ErrInput, s.Peer, s.Near)
+		}
 		if seen[s.Peer] {
 			return Verdict{}, fmt.Errorf("%w: neighbour %v twice", ErrInput, s.Peer)
 		}
@@ -184,7 +203,8 @@ func (m *Monitor) Observe(self float64, nbrs []Score) (Verdict, error) {
 	var v Verdict
 	var agree []ident.Peer
 	for _, s := range nbrs {
-		if s.Acc < m.cfg.Ratio*self || (m.cfg.LossCap > 0 && s.Loss > m.cfg.LossCap) {
+		echo := m.cfg.EchoBelow > 0 && s.NearKnown && s.Near < m.cfg.EchoBelow
+		if s.Acc < m.cfg.Ratio*self || (m.cfg.LossCap > 0 && s.Loss > m.cfg.LossCap) || echo {
 			v.Disagree = append(v.Disagree, s.Peer)
 		} else {
 			agree = append(agree, s.Peer)

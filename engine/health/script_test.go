@@ -19,9 +19,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 //	new [ratio=0.5] [quorum=0.5] [patience=2] [recover=3] [cooldown=5] [classes=10]
 //	                                  the default config, changed as given
 //	                                  (classes: ForClasses)
-//	observe self=0.9 nbrs=a:0.8,b:0.1:4.5
-//	                                  one round's scores (name:score[:loss]);
-//	                                  prints the verdict
+//	observe self=0.9 nbrs=a:0.8,b:0.1:4.5,c:0.9:0.1:0.01
+//	                                  one round's scores
+//	                                  (name:score[:loss[:near]]); prints the
+//	                                  verdict
 //	status                            the counters /status would show
 func TestHealthScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
@@ -73,7 +74,7 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 	switch c.Name {
 	case "new":
 		cfg := DefaultConfig()
-		for key, dst := range map[string]*float64{"ratio": &cfg.Ratio, "quorum": &cfg.Quorum} {
+		for key, dst := range map[string]*float64{"ratio": &cfg.Ratio, "quorum": &cfg.Quorum, "echo": &cfg.EchoBelow} {
 			if c.Has(key) {
 				v, err := strconv.ParseFloat(c.Get(key, ""), 64)
 				if err != nil {
@@ -103,7 +104,7 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 			return "", err
 		}
 		s.m = m
-		return fmt.Sprintf("ratio %g quorum %g patience %d recover %d cooldown %d loss cap %.3f", cfg.Ratio, cfg.Quorum, cfg.Patience, cfg.Recover, cfg.Cooldown, cfg.LossCap), nil
+		return fmt.Sprintf("ratio %g quorum %g patience %d recover %d cooldown %d loss cap %.3f echo below %g", cfg.Ratio, cfg.Quorum, cfg.Patience, cfg.Recover, cfg.Cooldown, cfg.LossCap, cfg.EchoBelow), nil
 	case "observe":
 		self, err := strconv.ParseFloat(c.Get("self", ""), 64)
 		if err != nil {
@@ -113,17 +114,23 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 		if l := c.Get("nbrs", ""); l != "" {
 			for _, p := range strings.Split(l, ",") {
 				f := strings.Split(p, ":")
-				if len(f) < 2 || len(f) > 3 {
-					return "", fmt.Errorf("neighbour %q is not name:score[:loss]", p)
+				if len(f) < 2 || len(f) > 4 {
+					return "", fmt.Errorf("neighbour %q is not name:score[:loss[:near]]", p)
 				}
 				sc := Score{Peer: s.id(f[0])}
 				if sc.Acc, err = strconv.ParseFloat(f[1], 64); err != nil {
 					return "", err
 				}
-				if len(f) == 3 {
+				if len(f) >= 3 {
 					if sc.Loss, err = strconv.ParseFloat(f[2], 64); err != nil {
 						return "", err
 					}
+				}
+				if len(f) == 4 {
+					if sc.Near, err = strconv.ParseFloat(f[3], 64); err != nil {
+						return "", err
+					}
+					sc.NearKnown = true
 				}
 				nbrs = append(nbrs, sc)
 			}

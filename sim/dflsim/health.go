@@ -2,6 +2,7 @@ package dflsim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -15,7 +16,8 @@ import (
 // Health runs the neighbourhood check of engine/health on the peers of a
 // synchronous run (SyncRun.Health), as a peer runtime would: after each
 // round every checked peer scores its freshly trained model and the
-// models it heard this round on its own local data (health.Balanced); while its
+// models it heard this round on its own local data (health.Balanced),
+// and measures how near each is to its own model (health.Score.Near); while its
 // neighbourhood is Captured it aggregates only with the neighbours the
 // check trusts (the others still send, and are scored, but are not
 // used), and when the check asks for a new placement the peer takes a
@@ -45,6 +47,11 @@ type Health struct {
 	trusted  []map[ident.Peer]bool // nil: every neighbour
 	moves    []int
 	adopt    []bool // moved: the next round adopts the new neighbours' median
+	// mine[i] and step[i]: peer i's model this round's models were
+	// aggregated with, and the length of the step that made it (its
+	// last training's start to it; 0: unknown), for Score.Near.
+	mine [][]float32
+	step []float64
 }
 
 // init checks the sizes against n peers and builds the monitors.
@@ -53,6 +60,7 @@ func (h *Health) init(n int) error {
 		return fmt.Errorf("%w: health check: %d data sets, %d skips, %d IDs for %d peers", ErrConfig, len(h.Data), len(h.Skip), len(h.IDs), n)
 	}
 	h.monitors, h.trusted, h.moves, h.adopt = make([]*health.Monitor, n), make([]map[ident.Peer]bool, n), make([]int, n), make([]bool, n)
+	h.mine, h.step = make([][]float32, n), make([]float64, n)
 	h.IDs = append([]ident.Peer(nil), h.IDs...)
 	for i := range n {
 		if h.Skip != nil && h.Skip[i] {
@@ -114,6 +122,9 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 				return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
 			}
 			scores[k] = health.Score{Peer: c.From, Acc: acc, Loss: m.Loss}
+			if st := h.step[jb.peer]; st > 0 && len(c.Params) == len(h.mine[jb.peer]) {
+				scores[k].Near, scores[k].NearKnown = dist(c.Params, h.mine[jb.peer])/st, true
+			}
 		}
 		self, err := health.Balanced(ms[jb.first].Correct, ms[jb.first].Total)
 		if err != nil {
@@ -166,7 +177,13 @@ func (h *Health) Statuses() ([]health.Status, []int) {
 // new placement, from the coordinate-wise median of nb when there are at
 // least learn.RobustAdoptMin, else as usual.
 func (h *Health) work(i int, p *learn.Peer, nb []aggregate.Contribution) (*learn.Work, error) {
-	if h == nil || !h.adopt[i] || len(nb) < learn.RobustAdoptMin {
+	if h.monitors[i] != nil {
+		h.mine[i], h.step[i] = append(h.mine[i][:0], p.Published()...), 0
+		if o := p.Mixed(); o != nil && len(o) == len(h.mine[i]) {
+			h.step[i] = dist(h.mine[i], o)
+		}
+	}
+	if !h.adopt[i] || len(nb) < learn.RobustAdoptMin {
 		return p.SyncWork(nb)
 	}
 	h.adopt[i] = false
@@ -191,4 +208,14 @@ func medianOf(nb []aggregate.Contribution) []float32 {
 		}
 	}
 	return out
+}
+
+// dist is the Euclidean distance between a and b (of one length).
+func dist(a, b []float32) float64 {
+	var sum float64
+	for i, v := range a {
+		d := float64(v) - float64(b[i])
+		sum += d * d
+	}
+	return math.Sqrt(sum)
 }
