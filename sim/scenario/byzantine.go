@@ -36,7 +36,9 @@ import (
 // models, reference collapse), a trigger backdoor at backdoorF measured
 // by its attack success rate beside the clean accuracy, and victim
 // placement (byzantine_victim.go); they are reported in tables of their
-// own and in the summary's worst_gap_adaptive and backdoor_asr.
+// own and in the summary's worst_gap_adaptive and backdoor_asr. A rule
+// named with the suffix "+health" runs the neighbourhood check of issue
+// #26 item 3 on every honest peer (byzantine_health.go, engine/health).
 func init() {
 	Register(Scenario{
 		Data:    true,
