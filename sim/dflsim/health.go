@@ -23,10 +23,10 @@ import (
 // used), and when the check asks for a new placement the peer takes a
 // new overlay ID, so its FedLay places (and some of its ring neighbours'
 // neighbours) change, as a rejoin at fresh coordinates would, and its
-// next round starts, like a late joiner's under a robust rule, from the
-// coordinate-wise median of its new neighbours' models when it hears at
-// least learn.RobustAdoptMin of them (mep's adopt round; with fewer it
-// aggregates as usual). Attackers that ground their way next to the old
+// next round starts, like a late joiner's under a robust rule (mep's
+// adopt round), from the coordinate-wise median of its new neighbours'
+// models and its own when it hears at least learn.RobustAdoptMin of them
+// (with fewer it aggregates as usual). Attackers that ground their way next to the old
 // ID do not follow.
 type Health struct {
 	Config health.Config
@@ -174,8 +174,12 @@ func (h *Health) Statuses() ([]health.Status, []int) {
 }
 
 // work starts peer i's round from what it aggregates with (nb): after a
-// new placement, from the coordinate-wise median of nb when there are at
-// least learn.RobustAdoptMin, else as usual.
+// new placement, from the coordinate-wise median of nb and its own model
+// when nb holds at least learn.RobustAdoptMin, else as usual. Our own
+// model is in the median: without it, at f = 0.3 under the adaptive
+// attack, the colluding attackers' identical models pulled the median of
+// a moved peer's new neighbours (the lab's honest mean at seed 1: 71.62%
+// against 78.34% without the check; 76.78% with our model in).
 func (h *Health) work(i int, p *learn.Peer, nb []aggregate.Contribution) (*learn.Work, error) {
 	if h.monitors[i] != nil {
 		h.mine[i], h.step[i] = append(h.mine[i][:0], p.Published()...), 0
@@ -187,6 +191,9 @@ func (h *Health) work(i int, p *learn.Peer, nb []aggregate.Contribution) (*learn
 		return p.SyncWork(nb)
 	}
 	h.adopt[i] = false
+	if c, ok := p.Contribution(); ok {
+		nb = append(append([]aggregate.Contribution{}, nb...), c)
+	}
 	return p.TrainFrom(medianOf(nb))
 }
 
