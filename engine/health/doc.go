@@ -23,8 +23,9 @@
 //     that do not disagree (its own model alone if none), and asks the
 //     overlay for a new placement (Verdict.Replace), again every Cooldown
 //     alarming rounds while it stays captured (a new placement is a
-//     rejoin: the peer then starts from its new neighbours' median, as a
-//     late joiner does; the simulator, dflsim.Health, does so).
+//     rejoin: the peer then starts from the median of its new
+//     neighbours' models and its own, about as a late joiner does; the
+//     simulator, dflsim.Health, does so).
 //  4. After Recover calm rounds in a row (new neighbours, or the old ones
 //     agreeing again) it is Healthy and trusts every neighbour again.
 //
