@@ -44,6 +44,10 @@ type SyncRun struct {
 	Ctx      context.Context
 	Progress io.Writer
 	Label    string
+	// Health, if not nil, runs the neighbourhood check on the peers
+	// (health.go): it narrows what a captured peer aggregates with and
+	// may give a peer a new placement (a new Graph).
+	Health *Health
 	// Codec, if its Kind is not 0, is how models travel (a task's codec,
 	// engine/modelcodec): every link's model, an attacker's included, is
 	// encoded by the sender's end and decoded by the receiver's, which
@@ -54,6 +58,7 @@ type SyncRun struct {
 
 // Run runs the rounds and returns the measurements.
 func (r SyncRun) Run() ([]Point, error) {
+	// r is a copy: a new placement (Health) replaces its Graph, never the caller's.
 	if r.Graph == nil || r.Graph.N() != len(r.Peers) || r.Rounds < 0 || r.Pool == nil {
 		return nil, fmt.Errorf("%w: synchronous run of %d peers", ErrConfig, len(r.Peers))
 	}
@@ -72,6 +77,11 @@ func (r SyncRun) Run() ([]Point, error) {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
+	if r.Health != nil {
+		if err := r.Health.init(len(r.Peers)); err != nil {
+			return nil, err
+		}
+	}
 	every := max(r.EvalEvery, 1)
 	bar := progress.New(r.Progress, r.Label, int64(r.Rounds+1))
 	defer bar.Finish()
@@ -86,7 +96,7 @@ func (r SyncRun) Run() ([]Point, error) {
 					return nil, fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
 				}
 			}
-		} else if err := r.round(links); err != nil {
+		} else if err := r.round(links, round > 0); err != nil {
 			return points, fmt.Errorf("round %d: %w", round, err)
 		}
 		bar.Add(1)
@@ -106,9 +116,12 @@ func (r SyncRun) Run() ([]Point, error) {
 }
 
 // round runs one round on every peer: works are built from the models of
-// the previous round, run on the pool, and finished in peer order.
-func (r SyncRun) round(links *modelcodec.Links[int]) error {
+// the previous round, run on the pool, and finished in peer order. With
+// a health check (and check set: a round with models heard), the check
+// then runs and may move peers: r.Graph is the run's current overlay.
+func (r *SyncRun) round(links *modelcodec.Links[int], check bool) error {
 	works := make([]*learn.Work, len(r.Peers))
+	heard := make([][]aggregate.Contribution, len(r.Peers))
 	for i, p := range r.Peers {
 		var nb []aggregate.Contribution
 		var idx []int
@@ -127,7 +140,14 @@ func (r SyncRun) round(links *modelcodec.Links[int]) error {
 		if links != nil {
 			nb = carry(links, i, idx, nb)
 		}
-		w, err := p.SyncWork(nb)
+		var w *learn.Work
+		var err error
+		if r.Health != nil {
+			heard[i] = append([]aggregate.Contribution{}, nb...)
+			w, err = r.Health.work(i, p, r.Health.keep(i, nb))
+		} else {
+			w, err = p.SyncWork(nb)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: peer %d: %w", ErrRun, i, err)
 		}
@@ -146,6 +166,13 @@ func (r SyncRun) round(links *modelcodec.Links[int]) error {
 	}
 	if failed == len(works) {
 		return fmt.Errorf("%w: every peer's round failed", ErrRun)
+	}
+	if r.Health != nil && check {
+		g, err := r.Health.observe(r.Pool, r.Peers, heard, r.Graph)
+		if err != nil {
+			return err
+		}
+		r.Graph = g
 	}
 	return nil
 }

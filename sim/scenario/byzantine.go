@@ -36,7 +36,9 @@ import (
 // models, reference collapse), a trigger backdoor at backdoorF measured
 // by its attack success rate beside the clean accuracy, and victim
 // placement (byzantine_victim.go); they are reported in tables of their
-// own and in the summary's worst_gap_adaptive and backdoor_asr.
+// own and in the summary's worst_gap_adaptive and backdoor_asr. A rule
+// named with the suffix "+health" runs the neighbourhood check of issue
+// #26 item 3 on every honest peer (byzantine_health.go, engine/health).
 func init() {
 	Register(Scenario{
 		Data:    true,
@@ -119,6 +121,7 @@ type byzStudy struct {
 	asr          map[byzKey]float64 // the backdoor's success rate on the honest peers
 	victimAcc    map[byzKey]float64 // the victim's accuracy under victim placement
 	victimDegree map[uint64][2]int  // per seed: the victim's hostile neighbours, its degree
+	alarms       map[byzKey]float64 // with the neighbourhood check: the share of honest peers it ever found captured
 	arch         nn.Arch
 	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
 	exposure     map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
@@ -126,7 +129,7 @@ type byzStudy struct {
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -194,11 +197,11 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
 						k := byzKey{f, seed, rule, attack}
-						s.acc[k] = res.acc
-						asr := ""
+						s.acc[k], s.alarms[k] = res.acc, res.alarms
+						asr := healthLog(res)
 						if attack == dflsim.AttackBackdoor {
 							s.asr[k] = res.asr
-							asr = fmt.Sprintf(" asr=%.4f", res.asr)
+							asr += fmt.Sprintf(" asr=%.4f", res.asr)
 						}
 						if o.Logf != nil {
 							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s orders=%s", f, seed, attack, rule, res.acc, asr, fmtAccs(orders))
@@ -234,6 +237,11 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.acc += r.acc / float64(s.p.orders)
 		mean.asr += r.asr / float64(s.p.orders)
 		mean.victim += r.victim / float64(s.p.orders)
+		mean.alarms += r.alarms / float64(s.p.orders)
+		mean.checked = r.checked
+		mean.moves += r.moves
+		mean.victimCaptures += r.victimCaptures
+		mean.victimMoves += r.victimMoves
 	}
 	return mean, accs, nil
 }
@@ -241,7 +249,17 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 // byzResult is one run's outcome on the honest peers: their mean test
 // accuracy, under the backdoor its mean success rate (else 0), and with
 // a victim (victim placement) the victim's accuracy (else 0).
-type byzResult struct{ acc, asr, victim float64 }
+//
+// With the neighbourhood check (healthSuffix): alarms is the share of
+// the honest peers it ever found Captured and moves their new placements
+// in all; victimCaptures and victimMoves the victim's.
+type byzResult struct {
+	acc, asr, victim            float64
+	checked                     bool // the neighbourhood check ran
+	alarms                      float64
+	moves                       int
+	victimCaptures, victimMoves int
+}
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
 const orderSalt = 0x6f72646572
@@ -265,14 +283,24 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 // returns the honest peers' mean test accuracy at the end.
 func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
+	base, check := splitHealth(rule)
 	cfg := learn.DefaultConfig()
-	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, rule
+	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
 	// A common start, as a task publishes one: the lab measures attacks,
 	// not the consensus of independent initialisations (init-gain's
 	// subject), which would blur every column alike.
 	cfg.Init = learn.Init{Mode: learn.InitCommon, CommonSeed: seed}
-	adv := &dflsim.Adversary{Attack: attack, Byzantine: byz, Seed: seed}
+	advAttack := attack
+	if attack == victimLocal {
+		var err error
+		if g, err = isolated(g, victim); err != nil {
+			return byzResult{}, err
+		}
+		advAttack = dflsim.AttackNone
+		check = false // a reference without exchange: nothing to check, and no new placement may link it again
+	}
+	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed}
 	b, err := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}.Build()
 	if err != nil {
 		return byzResult{}, err
@@ -292,8 +320,12 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if p.codec == "" {
 		codec = modelcodec.Config{} // float32 as it is: no codec at all
 	}
+	var hc *dflsim.Health
+	if check {
+		hc = s.healthCheck(b, seed, byz)
+	}
 	if _, err := (dflsim.SyncRun{Peers: b.Peers, Graph: g, Rounds: p.rounds, EvalEvery: p.rounds, Pool: pool, Ctx: ctx,
-		Eval: ev, Adversary: adv, Unlink: true, Progress: o.Progress, Label: label, Codec: codec}).Run(); err != nil {
+		Eval: ev, Adversary: adv, Unlink: true, Progress: o.Progress, Label: label, Codec: codec, Health: hc}).Run(); err != nil {
 		return byzResult{}, err
 	}
 	var honest []*learn.Peer
@@ -308,6 +340,14 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		return byzResult{}, err
 	}
 	res := byzResult{acc: pt.Acc.Mean}
+	if hc != nil {
+		res.checked = true
+		res.alarms, res.moves = alarms(hc, byz)
+		if victim >= 0 {
+			st, mv := hc.Statuses()
+			res.victimCaptures, res.victimMoves = st[victim].Captures, mv[victim]
+		}
+	}
 	if victim >= 0 {
 		if pt, err = dflsim.Measure(pool, b.Peers[victim:victim+1], ev); err != nil {
 			return byzResult{}, err

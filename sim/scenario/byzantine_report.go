@@ -62,7 +62,7 @@ func (s *byzStudy) meanAcc(o Options, f float64, rule, attack string) float64 {
 func (s *byzStudy) best(o Options, f float64) (rule string, gap float64) {
 	gap = math.Inf(1)
 	for _, r := range s.p.rules {
-		if !aggregate.IsRobustName(r) {
+		if !isRobustRule(r) {
 			continue
 		}
 		if g, _ := s.worstGap(o, f, r); !math.IsInf(g, -1) && g < gap { // -Inf: not run under attack
@@ -152,7 +152,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	}
 	for _, f := range attacked {
 		for _, rule := range s.p.rules {
-			if !aggregate.IsRobustName(rule) {
+			if !isRobustRule(rule) {
 				continue
 			}
 			var cells []string
@@ -178,6 +178,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	s.reportAdaptive(o, out, attacked)
 	s.reportBackdoor(o, out)
 	s.reportVictims(o, out)
+	s.reportHealth(o, out)
 	fmt.Fprintf(out, "  run time %.0f s\n", s.wall.Seconds())
 	if err := report.WriteCSV(filepath.Join(o.OutDir, "byzantine.csv"),
 		[]string{"f", "seed", "rule", "attack", "honest_acc", "gap_points", "backdoor_asr"}, rows); err != nil {

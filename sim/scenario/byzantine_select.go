@@ -20,7 +20,8 @@ import (
 // Keys (space-separated, each optional): f (attacker fractions; 0, the
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
-// without attack: it is every gap's reference), orders (training orders
+// without attack: it is every gap's reference; "RULE+health" is RULE
+// with the neighbourhood check, byzantine_health.go), orders (training orders
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
 // compression on). The

@@ -15,10 +15,11 @@ import (
 // are placed around one honest peer first, every one of its overlay
 // neighbours an attacker where their number allows, the rest at random,
 // as an attacker grinding admissions for places next to a chosen victim
-// would (docs/SECURITY.md "Costly identities"). The lab runs the
-// attackers' silence (absent: where every neighbour is hostile, the
-// victim's local-only accuracy), sign-flip and the adaptive attacks so,
-// and reports the victim's own accuracy beside the honest mean.
+// would (docs/SECURITY.md "Costly identities"). The lab runs the victim
+// alone (local-only: its links cut, the floor the goal sets),
+// the attackers' silence (absent: the victim keeps its few honest
+// neighbours), sign-flip and the adaptive attacks so, and reports the
+// victim's own accuracy beside the honest mean.
 
 // victimSuffix marks a victim-placement run's attack in byzKey.
 const victimSuffix = "@victim"
@@ -28,7 +29,7 @@ func (s *byzStudy) victimAttacks() []string {
 	if !s.p.victims || !slices.Contains(s.p.fractions, byzSummaryF) {
 		return nil
 	}
-	out := []string{dflsim.AttackAbsent}
+	out := []string{victimLocal, dflsim.AttackAbsent}
 	if slices.Contains(s.p.attacks, dflsim.AttackSignFlip) {
 		out = append(out, dflsim.AttackSignFlip)
 	}
@@ -77,10 +78,10 @@ func (s *byzStudy) runVictims(ctx context.Context, o Options, pool *dflsim.Pool,
 					return fmt.Errorf("victim placement seed %d %s %s: %w", seed, attack, rule, err)
 				}
 				k := byzKey{byzSummaryF, seed, rule, attack + victimSuffix}
-				s.acc[k], s.victimAcc[k] = res.acc, res.victim
+				s.acc[k], s.victimAcc[k], s.alarms[k] = res.acc, res.victim, res.alarms
 				if o.Logf != nil {
-					o.Logf("byzantine f=%g seed=%d placement=victim attack=%s rule=%s honest_acc=%.4f victim_acc=%.4f orders=%s",
-						byzSummaryF, seed, attack, rule, res.acc, res.victim, fmtAccs(accs))
+					o.Logf("byzantine f=%g seed=%d placement=victim attack=%s rule=%s honest_acc=%.4f victim_acc=%.4f%s orders=%s",
+						byzSummaryF, seed, attack, rule, res.acc, res.victim, healthLog(res), fmtAccs(accs))
 				}
 			}
 		}
@@ -100,7 +101,7 @@ func (s *byzStudy) reportVictims(o Options, out io.Writer) {
 		d := s.victimDegree[seed]
 		deg = append(deg, fmt.Sprintf("seed %d: %d of %d", seed, d[0], d[1]))
 	}
-	fmt.Fprintf(out, "  victim placement at f=%g (the victim's hostile neighbours: %s); victim's accuracy %% / honest mean %%, mean over the seeds; absent = the victim's local-only accuracy where all its neighbours are hostile:\n",
+	fmt.Fprintf(out, "  victim placement at f=%g (the victim's hostile neighbours: %s); victim's accuracy %% / honest mean %%, mean over the seeds; local-only = the victim exchanging with nobody (the goal's floor); absent = the attackers silent, the victim keeps its 1-2 honest neighbours:\n",
 		byzSummaryF, strings.Join(deg, "; "))
 	tw := newTable(out, strings.Join(append([]string{"rule"}, attacks...), "\t"))
 	for _, rule := range s.p.rules {

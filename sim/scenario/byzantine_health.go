@@ -1,0 +1,141 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/health"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+	"github.com/peerlearn/peerlearn/theory/topology"
+	"github.com/peerlearn/peerlearn/types/ident"
+)
+
+// The neighbourhood check (issue #26 item 3, engine/health) in the lab: a
+// rule named with healthSuffix ("clipped-fedlay+health") is the rule
+// before the suffix with every honest peer running the check
+// (dflsim.Health: health.DefaultConfig for the task's classes, scored on its own shard, a new
+// FedLay placement when the check asks). Its false alarms are the honest
+// peers that were ever Captured in a run without attack.
+const healthSuffix = "+health"
+
+// splitHealth returns the aggregation rule of a lab rule name and whether
+// the check runs.
+func splitHealth(rule string) (base string, check bool) {
+	return strings.CutSuffix(rule, healthSuffix)
+}
+
+// isRobustRule reports whether the lab rule's aggregation rule is robust.
+func isRobustRule(rule string) bool {
+	base, _ := splitHealth(rule)
+	return aggregate.IsRobustName(base)
+}
+
+// victimLocal is the victim placement's local-only reference: the victim
+// exchanges with nobody (its links cut both ways) and the others run
+// without attack; the issue's goal is that a victim keeps at least this.
+const victimLocal = "local-only"
+
+// healthCheck is the check of one run: honest peers scored on their
+// shards (at most healthSamples of them).
+func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim.Health {
+	ids := make([]ident.Peer, s.p.peers)
+	for i := range ids {
+		ids[i] = dflsim.PeerID(seed, i)
+	}
+	return &dflsim.Health{Config: health.DefaultConfig().ForClasses(s.arch.Classes), Data: b.Local, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
+}
+
+// healthSamples bounds what a peer scores models on each round (the lab's
+// shards hold about 150).
+const healthSamples = 200
+
+// isolated returns g without node v's edges.
+func isolated(g *topology.Graph, v int) (*topology.Graph, error) {
+	out, err := topology.NewGraph(g.N())
+	if err != nil {
+		return nil, err
+	}
+	for u := range g.N() {
+		for _, w := range g.Neighbors(u) {
+			if u < w && u != v && w != v {
+				if _, err := out.AddEdge(u, w); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// alarms is the share of the honest peers the check ever found Captured,
+// and the new placements they took in all.
+func alarms(h *dflsim.Health, byz []bool) (share float64, moves int) {
+	st, mv := h.Statuses()
+	honest, hit := 0, 0
+	for i, s := range st {
+		if byz[i] {
+			continue
+		}
+		honest++
+		if s.Captures > 0 {
+			hit++
+		}
+		moves += mv[i]
+	}
+	return float64(hit) / float64(max(honest, 1)), moves
+}
+
+// healthLog is a run's check for its log line ("" without the check).
+func healthLog(r byzResult) string {
+	if !r.checked {
+		return ""
+	}
+	return fmt.Sprintf(" health_alarms=%.3f health_moves=%d victim_captures=%d victim_moves=%d", r.alarms, r.moves, r.victimCaptures, r.victimMoves)
+}
+
+// reportHealth prints, for each rule run with the check, its false
+// alarms (the share of honest peers it ever found captured, per seed)
+// without attack and with the attackers absent, and, under victim
+// placement, the victim's accuracy per seed beside its local-only one.
+func (s *byzStudy) reportHealth(o Options, out io.Writer) {
+	for _, rule := range s.p.rules {
+		if _, check := splitHealth(rule); !check {
+			continue
+		}
+		fmt.Fprintf(out, "  neighbourhood check (%s): honest peers it ever found captured, per seed:", rule)
+		runs := []byzKey{{f: 0, attack: dflsim.AttackNone}}
+		for _, f := range s.p.fractions[1:] {
+			runs = append(runs, byzKey{f: f, attack: dflsim.AttackAbsent})
+		}
+		for _, k := range runs {
+			var cells []string
+			for _, seed := range s.seedsOf(o) {
+				cells = append(cells, fmt.Sprintf("%.3f", s.alarms[byzKey{k.f, seed, rule, k.attack}]))
+			}
+			fmt.Fprintf(out, " f=%g %s %s;", k.f, k.attack, strings.Join(cells, " / "))
+		}
+		fmt.Fprintln(out)
+		attacks := s.victimAttacks()
+		if len(attacks) == 0 {
+			continue
+		}
+		for _, a := range attacks {
+			if a == victimLocal {
+				continue
+			}
+			var cells []string
+			kept := 0
+			for _, seed := range s.seedsOf(o) {
+				v := s.victimAcc[byzKey{byzSummaryF, seed, rule, a + victimSuffix}]
+				l := s.victimAcc[byzKey{byzSummaryF, seed, rule, victimLocal + victimSuffix}]
+				if v >= l {
+					kept++
+				}
+				cells = append(cells, fmt.Sprintf("%.2f (local-only %.2f)", 100*v, 100*l))
+			}
+			fmt.Fprintf(out, "    victim under %s: %s; at least local-only at %d of %d seeds\n", a, strings.Join(cells, " / "), kept, len(cells))
+		}
+	}
+}
