@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
@@ -70,6 +72,7 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	sigBin := fs.String("signalserver", "bin/signalserver", "the signalling server binary")
 	dir := fs.String("data", defaultDataDir(), "data directory filled by `make data`")
 	keep := fs.Bool("keep", false, "keep the real peers' logs (the folder is logged), to see why a run went astray")
+	concurrent := fs.Bool("concurrent", false, "run the methods' real swarms at the same time rather than one after the other (each peer's measured training speed, which the simulator takes, then includes the others' load)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -82,7 +85,8 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 	if err != nil {
 		return err
 	}
-	for _, m := range ms {
+	specs := make([]task.Spec, len(ms))
+	for i, m := range ms {
 		r := *rounds
 		if pr, ok := per[m]; ok {
 			r = pr
@@ -90,14 +94,48 @@ func runBenchLive(ctx context.Context, args []string, stdout io.Writer, logf fun
 		if m == "pens" {
 			r = max(r, 12)
 		}
-		spec := liveSpec(m, *n, r)
-		if err := spec.ValidateFor(node.TaskEngine{}); err != nil {
+		specs[i] = liveSpec(m, *n, r)
+		if err := specs[i].ValidateFor(node.TaskEngine{}); err != nil {
 			return err
 		}
-		real, err := realSpec(ctx, self, *sigBin, spec, *n, *dir, *keep, logf)
-		if err != nil {
-			return fmt.Errorf("%s on real peers: %w", m, err)
+	}
+	// The real swarms, one after the other or (-concurrent) all at once,
+	// each with its own signalling server and peers; then the simulator
+	// runs, one at a time (they are on virtual time: load changes only
+	// how long they take).
+	reals := make([]specOutcome, len(ms))
+	errs := make([]error, len(ms))
+	realCtx, cancelReal := context.WithCancel(ctx)
+	defer cancelReal()
+	runReal := func(i int) {
+		logm := logf
+		if *concurrent { // the swarms' log lines interleave: name the method
+			logm = func(format string, args ...any) { logf(ms[i]+": "+format, args...) }
 		}
+		reals[i], errs[i] = realSpec(realCtx, self, *sigBin, specs[i], *n, *dir, *keep, logm)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("%s on real peers: %w", ms[i], errs[i])
+			cancelReal() // the other swarms' results would not be printed
+		}
+	}
+	if *concurrent {
+		var wg sync.WaitGroup
+		for i := range ms {
+			wg.Add(1)
+			go func() { defer wg.Done(); runReal(i) }()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	for i, m := range ms {
+		if !*concurrent {
+			if runReal(i); errs[i] != nil {
+				return errs[i]
+			}
+		}
+		real, spec := reals[i], specs[i]
 		// The real overlay's placement (the same graph) and the speed
 		// each real peer trained at.
 		sim, err := simSpec(ctx, spec, *n, *dir, real.place, real.speeds, logf)
