@@ -76,7 +76,10 @@ test: deps data test-native test-wasm test-companion
 # assert mechanisms a loaded machine does not miss (TestE2ESaturatedCPU
 # loads every core on purpose). e2e/native's tests run in parallel
 # within the package, three at once (its TestMain), all but
-# TestE2ESaturatedCPU, which runs alone before them.
+# TestE2ESaturatedCPU, which runs alone before them. So do e2e/browser's,
+# three at once (its TestMain; its two swarm tests never side by side),
+# all but those that measure time or load (throttling, CPU share, frame
+# gaps: e2e/browser/parallel_test.go), which run alone before them.
 MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/

@@ -84,11 +84,10 @@ func TestBenchBrowser(t *testing.T) {
 	}
 
 	// The native engine, single-threaded, as bench-train measures it
-	// (`peerlearn bench train -threads 1`), run after each page run.
-	peerBin := filepath.Join(wasmDir, "peerlearn")
-	if out, err := exec.Command("go", "build", "-o", peerBin, "../../cmd/peerlearn").CombinedOutput(); err != nil {
-		t.Fatalf("build cmd/peerlearn: %v\n%s", err, out)
-	}
+	// (`peerlearn bench train -threads 1`), run after each page run: the
+	// package's own build of cmd/peerlearn, which the light tab, frame
+	// gap and resume measures below need anyway (one link, not two).
+	peerBin, _, _ := build(t, data)
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /wasm/", http.StripPrefix("/wasm/", http.FileServer(http.Dir(wasmDir))))

@@ -24,6 +24,7 @@ import (
 // accuracy is far above chance (trainedAcc). The demo's own table must count the browser as
 // an overlay member.
 func TestDemoBrowserJoins(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)

@@ -19,6 +19,10 @@
 // SIMD-versus-pure-Go tests, built GOOS=js, in Chromium; TestLightTab
 // counts the bytes a tab downloads from Chromium's network events.
 //
+// The tests that assert mechanisms run in parallel, three at once unless
+// -parallel says otherwise; those that measure time or load run alone
+// first (parallel_test.go).
+//
 // Artifacts (screenshots) go to $PEERLEARN_ARTIFACTS, else the checkout's
 // out/browsertest; the tests log their paths.
 package browser

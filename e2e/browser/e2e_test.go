@@ -55,6 +55,7 @@ const peersRings = 8
 // TestFedLayMNISTQuick's claim, deterministic; here it was a threshold
 // six processes on two loaded cores reached only late.
 func TestBrowserPeers(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)

@@ -179,6 +179,7 @@ func (ft *firefoxTab) view() (peerView, error) {
 // others over WebRTC, and all three train (rounds done, models received,
 // test accuracy far above chance).
 func TestFirefoxJoins(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	ffExe, driver := firefox(t)
 	data := dataDir(t)

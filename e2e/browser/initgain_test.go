@@ -40,6 +40,7 @@ type initGainView struct {
 // statistic: protocol/pushsum's TestEstimateOnRings holds it to 1% on 8
 // to 200 nodes; 10% leaves room for a native that joins late.)
 func TestBrowserInitGainEstimate(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)

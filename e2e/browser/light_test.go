@@ -87,6 +87,7 @@ func (n *netCount) sum(part string) (all, matched float64, urls []string) {
 // requests, which must not include peer.wasm again; in all at most 4 MB
 // (issue #25's goal for the demo tab).
 func TestLightTab(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	dataSrc := dataDir(t)
 	all, wasm, data := lightTab(t, bin, dataSrc)

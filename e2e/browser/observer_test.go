@@ -21,6 +21,7 @@ import (
 // sent to it), never among them, and the page's status lists it as an
 // observer the tab served.
 func TestBrowserShowsObserver(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)

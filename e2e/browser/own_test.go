@@ -30,6 +30,7 @@ import (
 // format and scores far above chance natively, and the Leave button leaves the overlay gracefully. A bad
 // task ID and a join without images show in the error panel.
 func TestBrowserOwnImages(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	dir := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, dir)

@@ -42,6 +42,7 @@ func separableCSV(n int, seed uint64) string {
 // form is refused with a message that names what does not fit, and does
 // not train.
 func TestBrowserOwnDataCSV(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
 

@@ -45,6 +45,7 @@ const pensRings = 8
 // its own cluster and the tab has trained (its accuracy on the rotated
 // test set far above chance).
 func TestBrowserPENS(t *testing.T) {
+	parallelHeavy(t)
 	bin := chromium(t)
 	dir := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, dir)

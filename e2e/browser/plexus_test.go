@@ -44,6 +44,7 @@ const plexusRings = 3
 //     deterministic, not a threshold for 8 processes on 2 cores);
 //   - the page shows the method and the tab's role.
 func TestBrowserPlexus(t *testing.T) {
+	parallelHeavy(t)
 	bin := chromium(t)
 	dir := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, dir)

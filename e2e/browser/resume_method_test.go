@@ -31,6 +31,7 @@ func (s tabSession) methodRound() int {
 // max_rounds counts the rounds before and after the reload: it is done at
 // exactly max_rounds trainings. Reloaded once done, it is done at once.
 func TestBrowserResumeMethod(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)

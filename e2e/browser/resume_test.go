@@ -215,6 +215,7 @@ func resumeSeconds(t *testing.T, bin, data string) float64 {
 // starts afresh under the same key; "Forget me" leaves and clears the
 // key, model and round, and a reload then joins nothing by itself.
 func TestBrowserResume(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	_, sigBin, wasmDir := build(t, data)

@@ -20,6 +20,7 @@ import (
 // kernels (f32.Kernels() is "simd128", not the pure-Go fallback) and the
 // page says so.
 func TestPeerTabKernels(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	data := dataDir(t)
 	_, sigBin, wasmDir := build(t, data)
@@ -66,6 +67,7 @@ console.log = (...a) => { window.testOut += a.join(" ") + "\n"; log(...a); };
 // the tests that require the SIMD module (TestSIMDRuns; nn's, which
 // skips without it) must have run, not skipped.
 func TestSIMDKernelsInChromium(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	dir := t.TempDir()
 	type suite struct {

@@ -13,6 +13,7 @@ import (
 // that does not sends none; the task list counts one peer reporting of
 // two, and the page's Swarm line says so.
 func TestBrowserSharesProgress(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
 	origin, ids := startTwoTasks(t, sigBin, wasmDir)

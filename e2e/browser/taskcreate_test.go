@@ -20,6 +20,7 @@ import (
 // registration is logged (the goal: 10 s); the test asserts the
 // mechanism, not a time.
 func TestBrowserTaskCreate(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
 	origin, _ := startTwoTasks(t, sigBin, wasmDir, "-task-create")

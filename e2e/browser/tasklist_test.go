@@ -26,6 +26,7 @@ import (
 // Join makes the tab a peer of that task (its status and the page's
 // overlay card name it, and the server counts it there).
 func TestBrowserTaskList(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
 	origin, ids := startTwoTasks(t, sigBin, wasmDir)
@@ -147,6 +148,7 @@ func joinAndWaitTask(t *testing.T, tb *tab, hexID, name string) {
 // page shows no list and the Task ID field, open, holding ?task=; Join
 // joins that task as before.
 func TestBrowserTaskListMissing(t *testing.T) {
+	parallel(t)
 	bin := chromium(t)
 	_, sigBin, wasmDir := build(t, dataDir(t))
 	origin, ids := startTwoTasks(t, sigBin, wasmDir)
