@@ -3,7 +3,6 @@ package health
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,16 +24,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 //	                                  verdict
 //	status                            the counters /status would show
 func TestHealthScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &healthScript{names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &healthScript{names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 type healthScript struct {

@@ -3,6 +3,7 @@ package datadriven
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,19 @@ func Run(t *testing.T, path string, rewrite bool, fn func(t *testing.T, c *Cmd) 
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// RunGlob runs every script matching pattern (at least one must) as a
+// subtest named by its file, each against a fresh handler from fresh: a
+// script starts from nothing another script left.
+func RunGlob(t *testing.T, pattern string, rewrite bool, fresh func() func(t *testing.T, c *Cmd) string) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts match %s: %v", pattern, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { Run(t, f, rewrite, fresh()) })
 	}
 }

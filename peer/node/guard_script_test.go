@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,16 +38,10 @@ func (t trustOf) Forgive(id ident.Peer)            { t.r.Forget(id) }
 //
 // Every command prints the log lines it caused.
 func TestGuardScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/guard-*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &guardScript{names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/guard-*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &guardScript{names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 type guardScript struct {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,16 +60,10 @@ import (
 //
 // Peers are named by words (their IDs the hash of the word).
 func TestNodeScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/node-*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &netScript{}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/node-*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &netScript{}
+		return s.run
+	})
 }
 
 type netScript struct {

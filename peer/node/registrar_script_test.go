@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,16 +31,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 //
 // Peers are named by words (their IDs the hash of the word).
 func TestRegistrarScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/registrar-*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &registrarScript{names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/registrar-*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &registrarScript{names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 var scriptEpoch = time.Unix(1_700_000_000, 0)

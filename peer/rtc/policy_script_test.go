@@ -3,7 +3,6 @@ package rtc
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,16 +20,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 // Peers are named by single words; a peer's ID is PeerFromPublicKey(name).
 // Every command's output ends with the actions the policy queued.
 func TestPolicyScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &policyScript{names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &policyScript{names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 // scriptEpoch is the scripts' time zero.

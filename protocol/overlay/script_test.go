@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,16 +26,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 // network. Nodes are named by single words; a node's ID is
 // IDFromPublicKey(name).
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &script{names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &script{names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 type script struct {

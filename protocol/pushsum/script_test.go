@@ -3,7 +3,6 @@ package pushsum
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,16 +25,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 //	step from=b to=a leader=c s= w=      one share, as a transport would hand it over
 //	show                                 every node's leader, mass, estimate, phase
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			s := &script{nodes: map[string]*Node{}, names: map[ident.Peer]string{}}
-			datadriven.Run(t, f, *rewrite, s.run)
-		})
-	}
+	datadriven.RunGlob(t, "testdata/*.txt", *rewrite, func() func(*testing.T, *datadriven.Cmd) string {
+		s := &script{nodes: map[string]*Node{}, names: map[ident.Peer]string{}}
+		return s.run
+	})
 }
 
 type script struct {
