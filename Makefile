@@ -18,7 +18,7 @@ PURE_PKGS := ./types/... ./engine/... ./protocol/... ./theory/... ./sim/simnet/.
              ./peer/learn/... ./internal/f32/... ./internal/wire/... ./internal/detmath/... \
              ./internal/modelwire/... ./peer/node/...
 
-.PHONY: all build data deps test test-native test-wasm test-companion demo bench bench-go \
+.PHONY: all build data deps test test-go test-wasm test-companion demo bench bench-go \
         bench-train companion bench-companion wasm serve-web bench-browser bench-transfer \
         bench-smoke bench-abuse bench-netlab netlab bench-live bench-owner flake-report clean
 
@@ -64,7 +64,7 @@ SERVE_ADDR ?= 127.0.0.1:8080
 serve-web: deps data build wasm
 	$(BIN)/signalserver -addr $(SERVE_ADDR) -web web -wasm $(WEB_OUT)
 
-test: deps data test-native test-wasm test-companion
+test: deps data test-go test-companion
 
 # The packages whose tests run many processes, Chromium or network
 # namespaces at once (REALTIME_PKGS): each runs alone after the others,
@@ -80,17 +80,26 @@ test: deps data test-native test-wasm test-companion
 # three at once (its TestMain; its two swarm tests never side by side),
 # all but those that measure time or load (throttling, CPU share, frame
 # gaps: e2e/browser/parallel_test.go), which run alone before them.
+# e2e/netlab's tests run three at once too (each lab is its own set of
+# namespaces; e2e/netlab/parallel_test.go), and beside test-wasm: the
+# lab's peers mostly wait on ICE and their periods (the package used
+# about 0.4 of the 2 cores), and the wasm tests are CPU on virtual time.
+# e2e/browser runs last, alone, for its timing tests.
 MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
-test-native:
+# test-go: every Go package's tests, native and (test-wasm) under wasm.
+test-go:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
 	$(GO) test -count=1 -timeout 30m ./sim/scenario/ & scenario=$$!; \
 	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
 	wait $$scenario && exit $$rc
-	$(GO) test -p 1 -count=1 -timeout 30m $(filter-out ./peer/netpeer/ ./e2e/native/,$(REALTIME_PKGS))
+	$(GO) test -count=1 -timeout 30m ./e2e/netlab/ & netlab=$$!; \
+	$(MAKE) --no-print-directory test-wasm; rc=$$?; \
+	wait $$netlab && exit $$rc
+	$(GO) test -count=1 -timeout 30m ./e2e/browser/
 	scripts/live-agree_test.sh
 
 # The heavy packages N times (default 3; PKGS=... narrows them), one

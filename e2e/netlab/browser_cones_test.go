@@ -14,6 +14,7 @@ import (
 // neighbour pair connects over ExpectedPath's path: tab to tab and tab
 // to e or a directly, tab to b through TURN.
 func TestNetlabBrowserCones(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}

@@ -83,6 +83,7 @@ func chromiumBin(t *testing.T) string {
 // reach it first and the link is direct through a peer-reflexive
 // candidate. So resolution is logged, not required.
 func TestNetlabBrowsers(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}

@@ -15,6 +15,7 @@ import (
 // coturn dropped the allocation's traffic after ICE tried a private
 // host candidate through it, and home c never connected.
 func TestNetlabCoturn(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}

@@ -21,6 +21,7 @@ import (
 // server offers, a peer sees one mapping per socket and cannot tell its
 // own NAT symmetric: the cause is the missing relay.
 func TestNetlabDefaultFlags(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}

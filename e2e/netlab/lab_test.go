@@ -86,6 +86,7 @@ func probe(t *testing.T, l *Lab, h *Home, refl []net.PacketConn) (seen []int, cr
 // and filtering (whether a datagram from a port the home never sent to
 // gets in).
 func TestLabNATBehaviour(t *testing.T) {
+	parallel(t)
 	l := startLab(t, DefaultConfig())
 	var refl []net.PacketConn
 	for _, port := range []int{3478, 5000, 5001} {

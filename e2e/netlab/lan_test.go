@@ -17,6 +17,7 @@ import (
 // demo printed. The tab shows the join QR code, becomes a member and has
 // a direct link to the demo's native peers.
 func TestNetlabLANDemo(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}

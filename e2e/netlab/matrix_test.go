@@ -37,6 +37,7 @@ func binaries(t *testing.T) (peerlearn, signalserver string) {
 }
 
 func TestMain(m *testing.M) {
+	defaultParallel()
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -121,6 +122,7 @@ func checkMatrix(t *testing.T, res *MatrixResult) {
 // UDP-blocked NAT. Every pair connects, directly wherever one side is
 // the full cone, through TURN otherwise, and they train (trainedAcc).
 func TestNetlabMatrix(t *testing.T) {
+	parallel(t)
 	checkMatrix(t, runMatrix(t, matrixPeers, nil, 120*time.Second))
 }
 
@@ -131,6 +133,7 @@ func TestNetlabMatrix(t *testing.T) {
 // pairs with the full cone directly (hole punching with the server's
 // STUN), port-restricted ones with the symmetric NAT through TURN.
 func TestNetlabMatrixCones(t *testing.T) {
+	parallel(t)
 	checkMatrix(t, runMatrix(t, conePeers, nil, 150*time.Second))
 }
 
@@ -145,5 +148,6 @@ func TestNetlabMatrixCones(t *testing.T) {
 // behind model chunks, and SCTP stopped collapsing its congestion window
 // on random loss (peer/rtc settings_sctp.go; docs/RESULTS.md, netlab).
 func TestNetlabMatrixNetem(t *testing.T) {
+	parallel(t)
 	checkMatrix(t, runMatrix(t, matrixPeers, &Shape{Delay: 50 * time.Millisecond, Jitter: 25 * time.Millisecond, Loss: 0.01}, 180*time.Second))
 }

@@ -34,6 +34,7 @@ import (
 // the cause of TestNetlabBrowsers's "resolved none" in about 1 run of 5.
 // The QU query's fate is logged, not asserted: it is Chromium's choice.
 func TestChromeMDNSResponder(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("network lab (-short)")
 	}
