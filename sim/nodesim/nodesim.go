@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/node"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -34,8 +35,10 @@ type Config struct {
 	// Logf, if not nil, receives each peer's log lines.
 	Logf func(id ident.Peer, line string)
 	// Method, if not nil, builds peer id's method core (a learning peer);
-	// its trainings run at once, in no virtual time.
-	Method func(id ident.Peer) (*node.Method, error)
+	// its trainings run at once and take TrainTime of virtual time (0:
+	// none; a peer killed meanwhile never finishes one).
+	Method    func(id ident.Peer) (*node.Method, error)
+	TrainTime time.Duration
 }
 
 // DefaultConfig: 100 ms ticks, L = 2, 10-30 ms one-way latency, unordered
@@ -354,11 +357,26 @@ func (s *Sim) carryOut(id ident.Peer) {
 			})
 		}
 		if rd.Train != nil {
-			rd.Train.Run() // in no virtual time
-			if err := p.n.Step(node.TrainDone{Job: rd.Train}); err != nil {
-				s.Errors = append(s.Errors, err)
+			job := rd.Train
+			job.Run()
+			if s.cfg.TrainTime == 0 {
+				s.trained(id, job)
+				continue
 			}
+			s.sched.After(s.cfg.TrainTime, func() {
+				if p.alive {
+					s.trained(id, job)
+					s.carryOut(id)
+				}
+			})
 		}
+	}
+}
+
+// trained hands peer id its finished training.
+func (s *Sim) trained(id ident.Peer, job method.Job) {
+	if err := s.peers[id].n.Step(node.TrainDone{Job: job, Elapsed: s.cfg.TrainTime}); err != nil {
+		s.Errors = append(s.Errors, err)
 	}
 }
 
