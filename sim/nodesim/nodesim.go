@@ -107,6 +107,11 @@ type peer struct {
 	n     *node.Node
 	ep    simnet.Endpoint[ident.Peer, Msg]
 	alive bool
+	// frozen: the process is stopped (Freeze): it ticks and hears
+	// nothing; the events of its own links and dials wait in pending
+	// for Thaw, as a stopped process's sockets keep them.
+	frozen  bool
+	pending []node.Event
 }
 
 // New returns an empty simulation.
@@ -137,7 +142,7 @@ func ID(seed uint64, i int) ident.Peer {
 func (s *Sim) welcome(self ident.Peer) []ident.Peer {
 	var live []ident.Peer
 	for _, id := range s.order {
-		if p := s.peers[id]; p.alive && id != self {
+		if p := s.peers[id]; p.alive && !p.frozen && id != self {
 			live = append(live, id)
 		}
 	}
@@ -183,8 +188,10 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 		if !p.alive {
 			return
 		}
-		p.n.Tick(epoch.Add(s.Now()))
-		s.carryOut(id)
+		if !p.frozen {
+			p.n.Tick(epoch.Add(s.Now()))
+			s.carryOut(id)
+		}
 		s.sched.After(s.cfg.Tick, tick)
 	}
 	s.sched.After(phase, tick)
@@ -241,6 +248,37 @@ func (s *Sim) closeLinks(id ident.Peer) {
 	}
 }
 
+// Freeze stops peer id's process (SIGSTOP: a laptop that sleeps, a phone
+// that freezes a background tab): it neither ticks nor hears a message
+// (those sent to it are lost), and the others close its links
+// LinkTimeout later. Thaw starts it again: it gets what its own links
+// and dials did meanwhile (the links closed, a training or registration
+// finished), then ticks on with its clock LinkTimeout and more ahead.
+func (s *Sim) Freeze(id ident.Peer) error {
+	p := s.peers[id]
+	if p == nil || !p.alive || p.frozen {
+		return fmt.Errorf("nodesim: no running peer %v", id)
+	}
+	p.frozen = true
+	s.closeLinks(id)
+	return nil
+}
+
+// Thaw starts a frozen peer again (Freeze).
+func (s *Sim) Thaw(id ident.Peer) error {
+	p := s.peers[id]
+	if p == nil || !p.alive || !p.frozen {
+		return fmt.Errorf("nodesim: no frozen peer %v", id)
+	}
+	p.frozen = false
+	evs := p.pending
+	p.pending = nil
+	for _, ev := range evs {
+		s.step(id, ev)
+	}
+	return nil
+}
+
 // Partition cuts the network into groups (simnet.Network.Partition); the
 // links stay up, their messages are lost. Heal ends it.
 func (s *Sim) Partition(groups ...[]ident.Peer) error { return s.net.Partition(groups...) }
@@ -277,8 +315,13 @@ func key(a, b ident.Peer) [2]ident.Peer {
 	return [2]ident.Peer{a, b}
 }
 
-// step hands peer id an event and carries out what it wants done.
+// step hands peer id an event and carries out what it wants done (a
+// frozen peer gets it when it thaws).
 func (s *Sim) step(id ident.Peer, ev node.Event) {
+	if p := s.peers[id]; p.frozen {
+		p.pending = append(p.pending, ev)
+		return
+	}
 	if err := s.peers[id].n.Step(ev); err != nil {
 		s.Errors = append(s.Errors, err)
 	}
@@ -289,7 +332,7 @@ func (s *Sim) step(id ident.Peer, ev node.Event) {
 // opens their link at both ends.
 func (s *Sim) deliver(to, from ident.Peer, m Msg) {
 	p := s.peers[to]
-	if !p.alive {
+	if !p.alive || p.frozen {
 		return
 	}
 	if s.Now() < s.denied[key(to, from)] {
@@ -365,8 +408,7 @@ func (s *Sim) carryOut(id ident.Peer) {
 			}
 			s.sched.After(s.cfg.TrainTime, func() {
 				if p.alive {
-					s.trained(id, job)
-					s.carryOut(id)
+					s.step(id, node.TrainDone{Job: job, Elapsed: s.cfg.TrainTime})
 				}
 			})
 		}

@@ -1,6 +1,7 @@
 package nodesim
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -140,4 +141,51 @@ func TestCutOffPeerRegistersAgain(t *testing.T) {
 		t.Fatalf("the cut-off peer adopted no re-bootstrap (%d dialled in all)", s.Dials[node.Rebootstrap])
 	}
 	checkCorrect(t, s, "after the re-bootstrap")
+}
+
+// TestFrozenPeerComesBack: one peer of 16 is frozen (its process
+// stopped: a laptop that sleeps, a phone that freezes a background tab)
+// for 20 s, longer than its neighbours' failure timeout and the links'
+// close, at 4 seeds: the 15 others drop it and form their correct
+// overlay without it, and unlike TestCutOffPeerRegistersAgain's peer it
+// does nothing meanwhile (no tick, no registration). Thawed, it gets its
+// links' closes at once and its clock 20 s on, and the 16 form the one
+// correct overlay again (e2e/native's TestE2EFrozenPeerComesBack, SIGSTOP
+// and SIGCONT on a process). Not checked here: that it comes back by
+// registering again, as the thawed process does. In the simulation the
+// first message between two peers opens their link, with no signalling
+// to carry its offer, so the thawed peer's first heartbeats reach its old
+// neighbours and it rejoins through them (the re-registrations are
+// logged); a peer with no way to reach anyone registering again is
+// TestCutOffPeerRegistersAgain's.
+func TestFrozenPeerComesBack(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		cfg := DefaultConfig()
+		cfg.Seed = seed
+		s := build(t, cfg, 16)
+		checkCorrect(t, s, "after the joins")
+		frozen := s.Live()[7]
+		if err := s.Freeze(frozen); err != nil {
+			t.Fatal(err)
+		}
+		sentBefore := s.net.Counters(frozen).Sent
+		s.Run(20 * time.Second)
+		others := slices.DeleteFunc(s.Live(), func(id ident.Peer) bool { return id == frozen })
+		if c := s.Overlay(others); !c.OK() || s.Dials[node.Rebootstrap] != 0 || s.net.Counters(frozen).Sent != sentBefore {
+			t.Fatalf("seed %d, frozen for 20 s: the others' overlay %+v, %d re-bootstraps dialled, %d messages sent by the frozen peer; want correct, none, none",
+				seed, c, s.Dials[node.Rebootstrap], s.net.Counters(frozen).Sent-sentBefore)
+		}
+		for _, id := range others {
+			if slices.Contains(s.Node(id).Neighbors(), frozen) {
+				t.Fatalf("seed %d: %v still has the frozen peer as a neighbour", seed, id)
+			}
+		}
+		if err := s.Thaw(frozen); err != nil {
+			t.Fatal(err)
+		}
+		s.Run(time.Minute)
+		reb, _, _ := s.Node(frozen).Registrations()
+		t.Logf("seed %d: thawed; %d re-registrations, %d neighbours dropped by it", seed, reb, s.Node(frozen).Removed())
+		checkCorrect(t, s, "after the thaw")
+	}
 }
