@@ -24,7 +24,7 @@ func indexOf(seed uint64, n int) map[ident.Peer]int {
 // i+1 (mod 10): alone it can classify at most a fifth of a test set of
 // all ten, so a mean accuracy well above that is learnt from the others.
 func skewedShards(seed uint64, n int) func(ident.Peer) *data.Dataset {
-	syn, idx := synthetic(), indexOf(seed, n)
+	syn, idx := synthetic(small), indexOf(seed, n)
 	return func(id ident.Peer) *data.Dataset {
 		i := idx[id]
 		return syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, func(j int) int { return (i + j%2) % 10 })
@@ -60,11 +60,11 @@ func mean(xs []float64) float64 {
 
 // convergeFloor is the mean test accuracy the learning peers of
 // TestMethodsConverge reach at every seed, per method; a peer alone
-// reaches 0.2 at most (two classes of ten). D-PSGD averages with every
-// neighbour each round and ends at 0.9-1.0; Gossip's model is the last
-// one trained (four steps on its own two classes after one merge) and
-// ends at 0.7-1.0.
-var convergeFloor = map[string]float64{"gossip": 0.6, "dpsgd": 0.85}
+// reaches 0.2 at most (two classes of ten). Both end at 0.87-1.0 (D-PSGD
+// at 0.90 at seed 1, 1.0 at the others; Gossip, whose model is the last
+// one trained, four steps on its own two classes after one merge, at
+// 0.87-1.0).
+var convergeFloor = map[string]float64{"gossip": 0.8, "dpsgd": 0.85}
 
 // TestMethodsConverge: Gossip Learning and D-PSGD on the real peer core,
 // 12 peers, each holding two classes of ten, at 8 seeds: every peer
@@ -77,7 +77,7 @@ var convergeFloor = map[string]float64{"gossip": 0.6, "dpsgd": 0.85}
 // asserted at 12 peers and many seeds).
 func TestMethodsConverge(t *testing.T) {
 	const n, rounds = 12, 40
-	test := synthetic().Draw(rand.New(rand.NewPCG(5, 5)), 500, synthetic().Cycle)
+	test := synthetic(small).Draw(rand.New(rand.NewPCG(5, 5)), 500, synthetic(small).Cycle)
 	for _, m := range []string{"gossip", "dpsgd"} {
 		t.Run(m, func(t *testing.T) {
 			for seed := uint64(1); seed <= 8; seed++ {
@@ -96,7 +96,7 @@ func TestMethodsConverge(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				s.Run(time.Duration(2*rounds+30) * time.Second)
+				s.Run(time.Duration(rounds+30) * time.Second) // a round is a period, 1 s
 				for _, id := range s.Live() {
 					meth := s.Node(id).Method()
 					st := meth.Core().Status()

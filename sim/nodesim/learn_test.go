@@ -20,17 +20,21 @@ import (
 // (LearnerConfig, learn.NewPeer, NewMethod); tamper, if not nil, is the
 // FedLay hook of the peers it names (nil for the others).
 func learning(m string, maxRounds int, tick time.Duration, tamper func(ident.Peer) func(*mep.Message)) func(ident.Peer) (*node.Method, error) {
-	syn := synthetic()
+	syn := synthetic([3]int{28, 28, 1})
 	return learners(smallSpec(m, maxRounds), tick, func(id ident.Peer) *data.Dataset {
 		return syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
 	}, tamper)
 }
 
-// synthetic is the small task's data: MNIST-shaped, ten classes, each a
-// fixed template plus noise.
-func synthetic() *data.Synthetic {
-	return data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
+// synthetic is the small task's data: ten classes, each a fixed
+// template plus noise, of the given shape (MNIST's, or 8x8 where many
+// seeds train: an eighth of the MLP's first layer).
+func synthetic(shape [3]int) *data.Synthetic {
+	return data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), shape, 10, 0.3)
 }
+
+// small is the shape of the tests that train at many seeds.
+var small = [3]int{8, 8, 1}
 
 // smallSpec is the small task in method m: one local step of 16 samples
 // a round, a 1 s period, max_rounds rounds.

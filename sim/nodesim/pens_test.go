@@ -14,7 +14,7 @@ import (
 // 180 degrees at the odd-numbered peers: two clusters, as e2e/native's
 // partition iid+rotate:0.5.
 func rotatedShards(seed uint64, n int) (func(ident.Peer) *data.Dataset, func(ident.Peer) bool) {
-	syn, idx := synthetic(), indexOf(seed, n)
+	syn, idx := synthetic(small), indexOf(seed, n)
 	rotated := func(id ident.Peer) bool { return idx[id]%2 == 1 }
 	return func(id ident.Peer) *data.Dataset {
 		d := syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
@@ -31,8 +31,8 @@ func rotatedShards(seed uint64, n int) (func(ident.Peer) *data.Dataset, func(ide
 // is 10), at 16 seeds: every peer runs its rounds to the end and keeps
 // step-2 neighbours, and of the neighbours kept over the 16 seeds at
 // least 90% are of the peer's own cluster (the claimed rate), at every
-// seed at least 80% (a seed is 25-40 neighbours: one or two strays
-// cost 4-8 points; e2e/native's TestE2EPENSRotated
+// seed at least 80% (a seed is 24-29 neighbours: one or two strays
+// cost 4-8 points; 8x8 images, e2e/native's TestE2EPENSRotated
 // logs this precision on 6 processes; sim/scenario's TestPENSRotatedQuick
 // and methodsim's TestSelectionRunPENSFindsItsCluster assert it of the
 // PENS core alone).
