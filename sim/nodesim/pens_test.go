@@ -26,16 +26,16 @@ func rotatedShards(seed uint64, n int) (func(ident.Peer) *data.Dataset, func(ide
 }
 
 // TestPENSKeepsItsCluster: PENS on the real peer core, 12 peers in two
-// rotation clusters of 8x8 synthetic images, K = 2, candidates from each peer's overlay
-// neighbours (L = 5, as the spec's default: up to ten), 12 rounds (step 1
-// is 10), at 16 seeds: every peer runs its rounds to the end and keeps
-// step-2 neighbours, and of the neighbours kept over the 16 seeds at
-// least 90% are of the peer's own cluster (the claimed rate), at every
-// seed at least 80% (a seed is 24-29 neighbours: one or two strays
-// cost 4-8 points). e2e/native's TestE2EPENSRotated
-// logs this precision on 6 processes; sim/scenario's TestPENSRotatedQuick
-// and methodsim's TestSelectionRunPENSFindsItsCluster assert it of the
-// PENS core alone).
+// rotation clusters of 8x8 synthetic images, K = 2, candidates from each
+// peer's overlay neighbours (L = 5, as the spec's default: up to ten),
+// 12 rounds (step 1 is 10), at 16 seeds: every peer runs its rounds to
+// the end and keeps step-2 neighbours, and of the neighbours kept over
+// the 16 seeds at least 90% are of the peer's own cluster (the claimed
+// rate), at every seed at least 80% (a seed is 24-29 neighbours: one or
+// two strays cost 4-8 points). e2e/native's TestE2EPENSRotated logs this
+// precision on 6 processes; sim/scenario's TestPENSRotatedQuick and
+// methodsim's TestSelectionRunPENSFindsItsCluster assert it of the PENS
+// core alone.
 func TestPENSKeepsItsCluster(t *testing.T) {
 	const n, rounds, seeds = 12, 12, 16
 	right, all := 0, 0
