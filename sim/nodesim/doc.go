@@ -15,5 +15,11 @@
 // LinkTimeout later (rtc's ICE timeout); a partition keeps links up
 // (their messages are lost) as a real one does until rtc's grace; a
 // node.Deny closes the link and refuses it for its time, as rtc's
-// Manager.Deny.
+// Manager.Deny; a training takes Config.TrainTime. A frozen peer
+// (Freeze: a stopped process) neither ticks nor hears, and gets its
+// links' closes when it thaws. Not modelled: signalling. A link opens
+// on the first message, so a peer that knows another's ID reaches it
+// without the server or a route through the overlay (a thawed peer
+// rejoins through its old neighbours instead of registering again, as
+// a real one does).
 package nodesim
