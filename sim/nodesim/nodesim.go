@@ -32,6 +32,11 @@ type Config struct {
 	DialDelay time.Duration
 	// LinkTimeout is how long after a peer crashed its links close.
 	LinkTimeout time.Duration
+	// BootstrapWindow is how long after a registration the server relays
+	// the connection offers between a peer and its welcome's contacts
+	// (the signalling server's BootstrapTimeout). A link to any other
+	// peer is signalled through the overlay: both ends need an open link.
+	BootstrapWindow time.Duration
 	// Logf, if not nil, receives each peer's log lines.
 	Logf func(id ident.Peer, line string)
 	// Method, if not nil, builds peer id's method core (a learning peer);
@@ -55,6 +60,7 @@ func DefaultConfig() Config {
 		Seed: 1, Tick: 100 * time.Millisecond, Overlay: ov,
 		Registrar: node.RegistrarConfig{RebootstrapAfter: 5 * time.Second, BridgeEvery: time.Minute},
 		Net:       net, Contacts: 3, DialDelay: 50 * time.Millisecond, LinkTimeout: 5 * time.Second,
+		BootstrapWindow: 30 * time.Second,
 	}
 }
 
@@ -101,6 +107,9 @@ type Sim struct {
 	// core's refusals of the simulation's own events (none expected).
 	Dials  map[node.Why]int
 	Errors []error
+	// Unsignalled counts messages lost because their link could not be
+	// signalled (Config.BootstrapWindow) or its sender is stopped.
+	Unsignalled int
 }
 
 type peer struct {
@@ -112,6 +121,10 @@ type peer struct {
 	// for Thaw, as a stopped process's sockets keep them.
 	frozen  bool
 	pending []node.Event
+	// contacts are its latest welcome's, whose links the server signals
+	// until windowEnds.
+	contacts   []ident.Peer
+	windowEnds time.Duration
 }
 
 // New returns an empty simulation.
@@ -158,7 +171,8 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 	if _, ok := s.peers[id]; ok {
 		return id, fmt.Errorf("nodesim: peer %d added twice", i)
 	}
-	cfg := node.Config{ID: id, Overlay: s.cfg.Overlay, Registrar: s.cfg.Registrar, Server: server, Contacts: s.welcome(id)}
+	contacts := s.welcome(id)
+	cfg := node.Config{ID: id, Overlay: s.cfg.Overlay, Registrar: s.cfg.Registrar, Server: server, Contacts: contacts}
 	cfg.Overlay.Rand = rand.New(rand.NewPCG(s.cfg.Seed, id.Seed()))
 	cfg.Registrar.Servers = []string{server}
 	cfg.Registrar.Rand = rand.New(rand.NewPCG(s.cfg.Seed, id.Seed()+1))
@@ -173,7 +187,7 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 	if err != nil {
 		return id, err
 	}
-	p := &peer{n: n, alive: true}
+	p := &peer{n: n, alive: true, contacts: contacts, windowEnds: s.Now() + s.cfg.BootstrapWindow}
 	ep, err := s.net.Attach(id, simnet.HandlerFunc[ident.Peer, Msg](func(from ident.Peer, m Msg) { s.deliver(id, from, m) }))
 	if err != nil {
 		return id, err
@@ -328,6 +342,30 @@ func (s *Sim) step(id ident.Peer, ev node.Event) {
 	s.carryOut(id)
 }
 
+// signalled reports whether a link between a and b can be signalled:
+// through the server inside a bootstrap window of one whose welcome
+// listed the other, or through the overlay, which needs an open link at
+// both ends (an approximation of a route between them).
+func (s *Sim) signalled(a, b ident.Peer) bool {
+	now := s.Now()
+	for _, e := range [2][2]ident.Peer{{a, b}, {b, a}} {
+		if p := s.peers[e[0]]; now < p.windowEnds && slices.Contains(p.contacts, e[1]) {
+			return true
+		}
+	}
+	return s.linked(a) && s.linked(b)
+}
+
+// linked reports whether peer id has an open link.
+func (s *Sim) linked(id ident.Peer) bool {
+	for _, o := range s.order {
+		if o != id && s.links[key(id, o)] {
+			return true
+		}
+	}
+	return false
+}
+
 // deliver hands peer to a message from from; the first between the two
 // opens their link at both ends.
 func (s *Sim) deliver(to, from ident.Peer, m Msg) {
@@ -339,10 +377,12 @@ func (s *Sim) deliver(to, from ident.Peer, m Msg) {
 		return // the transport refuses the denied peer's link
 	}
 	if k := key(to, from); !s.links[k] {
-		s.links[k] = true
-		if q := s.peers[from]; q != nil && q.alive {
-			s.step(from, node.LinkUp{Peer: to})
+		if q := s.peers[from]; !s.signalled(from, to) || !q.alive || q.frozen {
+			s.Unsignalled++ // (a stopped sender's message in flight cannot open a link: it answers nothing)
+			return
 		}
+		s.links[k] = true
+		s.step(from, node.LinkUp{Peer: to})
 		s.step(to, node.LinkUp{Peer: from})
 	}
 	switch m.Kind {
@@ -395,7 +435,8 @@ func (s *Sim) carryOut(id ident.Peer) {
 			seq, why := d.Seq, d.Why
 			s.sched.After(s.cfg.DialDelay, func() {
 				if p.alive {
-					s.step(id, node.Registered{Seq: seq, Outcome: node.Outcome{Why: why, URL: server, Contacts: s.welcome(id)}})
+					p.contacts, p.windowEnds = s.welcome(id), s.Now()+s.cfg.BootstrapWindow
+					s.step(id, node.Registered{Seq: seq, Outcome: node.Outcome{Why: why, URL: server, Contacts: p.contacts}})
 				}
 			})
 		}
