@@ -267,7 +267,7 @@ func (s *Sim) closeLinks(id ident.Peer) {
 // (those sent to it are lost), and the others close its links
 // LinkTimeout later. Thaw starts it again: it gets what its own links
 // and dials did meanwhile (the links closed, a training or registration
-// finished), then ticks on with its clock LinkTimeout and more ahead.
+// finished), then ticks on, its clock as far on as it was frozen.
 func (s *Sim) Freeze(id ident.Peer) error {
 	p := s.peers[id]
 	if p == nil || !p.alive || p.frozen {
@@ -378,7 +378,7 @@ func (s *Sim) deliver(to, from ident.Peer, m Msg) {
 	}
 	if k := key(to, from); !s.links[k] {
 		if q := s.peers[from]; !s.signalled(from, to) || !q.alive || q.frozen {
-			s.Unsignalled++ // (a stopped sender's message in flight cannot open a link: it answers nothing)
+			s.Unsignalled++ // a stopped sender cannot answer the offer either
 			return
 		}
 		s.links[k] = true
