@@ -186,7 +186,8 @@ func TestFrozenPeerComesBack(t *testing.T) {
 		s.Run(time.Minute)
 		reb, bridges, _ := s.Node(frozen).Registrations()
 		reb, bridges = reb-reb0, bridges-bridges0 // since the thaw
-		t.Logf("seed %d: thawed; %d re-bootstraps, %d bridge registrations, %d neighbours dropped by it", seed, reb, bridges, s.Node(frozen).Removed())
+		t.Logf("seed %d: thawed; %d re-bootstraps, %d bridge registrations, %d neighbours dropped by it; %d messages lost for want of signalling in the run",
+			seed, reb, bridges, s.Node(frozen).Removed(), s.Unsignalled)
 		if reb+bridges == 0 {
 			t.Errorf("seed %d: the thawed peer rejoined without registering again", seed)
 		}
