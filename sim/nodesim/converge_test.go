@@ -74,29 +74,15 @@ var convergeFloor = map[string]float64{"gossip": 0.8, "dpsgd": 0.85}
 // without its own training too, so the round is checked, not the
 // trainings) (e2e/native's TestE2EGossip and TestE2EDPSGD assert a
 // floor of learning on 6 processes; here the floor of converging is
-// asserted at 12 peers and many seeds).
+// asserted at 12 peers and many seeds). Seed 1 runs twice, to the same
+// accuracies.
 func TestMethodsConverge(t *testing.T) {
 	const n, rounds = 12, 40
 	test := synthetic(small).Draw(rand.New(rand.NewPCG(5, 5)), 500, synthetic(small).Cycle)
 	for _, m := range []string{"gossip", "dpsgd"} {
 		t.Run(m, func(t *testing.T) {
 			for seed := uint64(1); seed <= 8; seed++ {
-				cfg := DefaultConfig()
-				cfg.Seed = seed
-				spec := smallSpec(m, rounds)
-				spec.LocalSteps = 4
-				spec.Init.Mode, spec.Init.Seed = "common", 7 // as e2e/native's methodSpec
-				cfg.Method, cfg.TrainTime = learners(spec, cfg.Tick, skewedShards(seed, n), nil), 200*time.Millisecond
-				s, err := New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range n {
-					if _, err := s.Add(i); err != nil {
-						t.Fatal(err)
-					}
-				}
-				s.Run(time.Duration(rounds+30) * time.Second) // a round is a period, 1 s
+				s := learnRun(t, m, seed, n, rounds)
 				for _, id := range s.Live() {
 					meth := s.Node(id).Method()
 					st := meth.Core().Status()
@@ -110,7 +96,36 @@ func TestMethodsConverge(t *testing.T) {
 				if mean(acc) < convergeFloor[m] || len(s.Errors) > 0 {
 					t.Errorf("seed %d: mean accuracy %.3f, want %.2f or more; errors %v", seed, mean(acc), convergeFloor[m], s.Errors)
 				}
+				if seed == 1 { // the same seed again: the same accuracies
+					if again := accuracies(t, learnRun(t, m, seed, n, rounds), test); !slices.Equal(acc, again) {
+						t.Errorf("seed 1 twice: accuracies %.3f, then %.3f", acc, again)
+					}
+				}
 			}
 		})
 	}
+}
+
+// learnRun runs n peers of method m learning the small task on
+// skewedShards for rounds rounds, all started at once, until every one
+// can have finished.
+func learnRun(t *testing.T, m string, seed uint64, n, rounds int) *Sim {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Seed = seed
+	spec := smallSpec(m, rounds)
+	spec.LocalSteps = 4
+	spec.Init.Mode, spec.Init.Seed = "common", 7 // as e2e/native's methodSpec
+	cfg.Method, cfg.TrainTime = learners(spec, cfg.Tick, skewedShards(seed, n), nil), 200*time.Millisecond
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := s.Add(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Run(time.Duration(rounds+30) * time.Second) // a round is a period, 1 s
+	return s
 }
