@@ -15,5 +15,12 @@
 // LinkTimeout later (rtc's ICE timeout); a partition keeps links up
 // (their messages are lost) as a real one does until rtc's grace; a
 // node.Deny closes the link and refuses it for its time, as rtc's
-// Manager.Deny.
+// Manager.Deny; a training takes Config.TrainTime. A link is opened
+// only where rtc could signal it: through the server between a peer and
+// its welcome's contacts during the bootstrap window after a
+// registration (Config.BootstrapWindow), or through the overlay between
+// two peers that each have an open link (a route between them is not
+// checked), and never by a message in flight from a stopped peer. A
+// frozen peer (Freeze: a stopped process) neither ticks nor hears, and
+// gets its links' closes when it thaws.
 package nodesim

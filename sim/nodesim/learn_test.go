@@ -20,14 +20,39 @@ import (
 // (LearnerConfig, learn.NewPeer, NewMethod); tamper, if not nil, is the
 // FedLay hook of the peers it names (nil for the others).
 func learning(m string, maxRounds int, tick time.Duration, tamper func(ident.Peer) func(*mep.Message)) func(ident.Peer) (*node.Method, error) {
+	syn := synthetic([3]int{28, 28, 1})
+	return learners(smallSpec(m, maxRounds), tick, func(id ident.Peer) *data.Dataset {
+		return syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
+	}, tamper)
+}
+
+// synthetic is the small task's data: ten classes, each a fixed
+// template plus noise, of the given shape (MNIST's, or 8x8 where many
+// seeds train: an eighth of the MLP's first layer).
+func synthetic(shape [3]int) *data.Synthetic {
+	return data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), shape, 10, 0.3)
+}
+
+// small is the shape of the tests that train at many seeds.
+var small = [3]int{8, 8, 1}
+
+// smallSpec is the small task in method m: one local step of 16 samples
+// a round, a 1 s period, max_rounds rounds.
+func smallSpec(m string, maxRounds int) task.Spec {
 	spec := task.DefaultSpec()
 	spec.Name, spec.Method, spec.PeriodMS, spec.LocalEpochs, spec.LocalSteps, spec.Batch, spec.MaxRounds = "nodesim", m, 1000, 0, 1, 16, maxRounds
 	if m != "fedlay" {
 		spec.Aggregator = "mean" // the method mixes by its own weights
 	}
-	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
+	return spec
+}
+
+// learners returns a Config.Method that builds peer id's method core for
+// spec on its shard shardOf(id), as a real peer builds it (LearnerConfig,
+// learn.NewPeer, NewMethod); tamper as learning's.
+func learners(spec task.Spec, tick time.Duration, shardOf func(ident.Peer) *data.Dataset, tamper func(ident.Peer) func(*mep.Message)) func(ident.Peer) (*node.Method, error) {
 	return func(id ident.Peer) (*node.Method, error) {
-		train := syn.Draw(rand.New(rand.NewPCG(id.Seed(), 7)), 64, syn.Cycle)
+		train := shardOf(id)
 		lc, err := node.LearnerConfig(spec, id, train, tick)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/node"
+	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/sim/simnet"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -31,11 +32,18 @@ type Config struct {
 	DialDelay time.Duration
 	// LinkTimeout is how long after a peer crashed its links close.
 	LinkTimeout time.Duration
+	// BootstrapWindow is how long after a registration the server relays
+	// the connection offers between a peer and its welcome's contacts
+	// (the signalling server's BootstrapTimeout). A link to any other
+	// peer is signalled through the overlay: both ends need an open link.
+	BootstrapWindow time.Duration
 	// Logf, if not nil, receives each peer's log lines.
 	Logf func(id ident.Peer, line string)
 	// Method, if not nil, builds peer id's method core (a learning peer);
-	// its trainings run at once, in no virtual time.
-	Method func(id ident.Peer) (*node.Method, error)
+	// its trainings run at once and take TrainTime of virtual time (0:
+	// none; a peer killed meanwhile never finishes one).
+	Method    func(id ident.Peer) (*node.Method, error)
+	TrainTime time.Duration
 }
 
 // DefaultConfig: 100 ms ticks, L = 2, 10-30 ms one-way latency, unordered
@@ -52,6 +60,7 @@ func DefaultConfig() Config {
 		Seed: 1, Tick: 100 * time.Millisecond, Overlay: ov,
 		Registrar: node.RegistrarConfig{RebootstrapAfter: 5 * time.Second, BridgeEvery: time.Minute},
 		Net:       net, Contacts: 3, DialDelay: 50 * time.Millisecond, LinkTimeout: 5 * time.Second,
+		BootstrapWindow: 30 * time.Second,
 	}
 }
 
@@ -98,12 +107,24 @@ type Sim struct {
 	// core's refusals of the simulation's own events (none expected).
 	Dials  map[node.Why]int
 	Errors []error
+	// Unsignalled counts messages lost because their link could not be
+	// signalled (Config.BootstrapWindow) or its sender is stopped.
+	Unsignalled int
 }
 
 type peer struct {
 	n     *node.Node
 	ep    simnet.Endpoint[ident.Peer, Msg]
 	alive bool
+	// frozen: the process is stopped (Freeze): it ticks and hears
+	// nothing; the events of its own links and dials wait in pending
+	// for Thaw, as a stopped process's sockets keep them.
+	frozen  bool
+	pending []node.Event
+	// contacts are its latest welcome's, whose links the server signals
+	// until windowEnds.
+	contacts   []ident.Peer
+	windowEnds time.Duration
 }
 
 // New returns an empty simulation.
@@ -134,7 +155,7 @@ func ID(seed uint64, i int) ident.Peer {
 func (s *Sim) welcome(self ident.Peer) []ident.Peer {
 	var live []ident.Peer
 	for _, id := range s.order {
-		if p := s.peers[id]; p.alive && id != self {
+		if p := s.peers[id]; p.alive && !p.frozen && id != self {
 			live = append(live, id)
 		}
 	}
@@ -150,7 +171,8 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 	if _, ok := s.peers[id]; ok {
 		return id, fmt.Errorf("nodesim: peer %d added twice", i)
 	}
-	cfg := node.Config{ID: id, Overlay: s.cfg.Overlay, Registrar: s.cfg.Registrar, Server: server, Contacts: s.welcome(id)}
+	contacts := s.welcome(id)
+	cfg := node.Config{ID: id, Overlay: s.cfg.Overlay, Registrar: s.cfg.Registrar, Server: server, Contacts: contacts}
 	cfg.Overlay.Rand = rand.New(rand.NewPCG(s.cfg.Seed, id.Seed()))
 	cfg.Registrar.Servers = []string{server}
 	cfg.Registrar.Rand = rand.New(rand.NewPCG(s.cfg.Seed, id.Seed()+1))
@@ -165,7 +187,7 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 	if err != nil {
 		return id, err
 	}
-	p := &peer{n: n, alive: true}
+	p := &peer{n: n, alive: true, contacts: contacts, windowEnds: s.Now() + s.cfg.BootstrapWindow}
 	ep, err := s.net.Attach(id, simnet.HandlerFunc[ident.Peer, Msg](func(from ident.Peer, m Msg) { s.deliver(id, from, m) }))
 	if err != nil {
 		return id, err
@@ -180,8 +202,10 @@ func (s *Sim) Add(i int) (ident.Peer, error) {
 		if !p.alive {
 			return
 		}
-		p.n.Tick(epoch.Add(s.Now()))
-		s.carryOut(id)
+		if !p.frozen {
+			p.n.Tick(epoch.Add(s.Now()))
+			s.carryOut(id)
+		}
 		s.sched.After(s.cfg.Tick, tick)
 	}
 	s.sched.After(phase, tick)
@@ -238,6 +262,37 @@ func (s *Sim) closeLinks(id ident.Peer) {
 	}
 }
 
+// Freeze stops peer id's process (SIGSTOP: a laptop that sleeps, a phone
+// that freezes a background tab): it neither ticks nor hears a message
+// (those sent to it are lost), and the others close its links
+// LinkTimeout later. Thaw starts it again: it gets what its own links
+// and dials did meanwhile (the links closed, a training or registration
+// finished), then ticks on, its clock as far on as it was frozen.
+func (s *Sim) Freeze(id ident.Peer) error {
+	p := s.peers[id]
+	if p == nil || !p.alive || p.frozen {
+		return fmt.Errorf("nodesim: no running peer %v", id)
+	}
+	p.frozen = true
+	s.closeLinks(id)
+	return nil
+}
+
+// Thaw starts a frozen peer again (Freeze).
+func (s *Sim) Thaw(id ident.Peer) error {
+	p := s.peers[id]
+	if p == nil || !p.alive || !p.frozen {
+		return fmt.Errorf("nodesim: no frozen peer %v", id)
+	}
+	p.frozen = false
+	evs := p.pending
+	p.pending = nil
+	for _, ev := range evs {
+		s.step(id, ev)
+	}
+	return nil
+}
+
 // Partition cuts the network into groups (simnet.Network.Partition); the
 // links stay up, their messages are lost. Heal ends it.
 func (s *Sim) Partition(groups ...[]ident.Peer) error { return s.net.Partition(groups...) }
@@ -274,29 +329,60 @@ func key(a, b ident.Peer) [2]ident.Peer {
 	return [2]ident.Peer{a, b}
 }
 
-// step hands peer id an event and carries out what it wants done.
+// step hands peer id an event and carries out what it wants done (a
+// frozen peer gets it when it thaws).
 func (s *Sim) step(id ident.Peer, ev node.Event) {
+	if p := s.peers[id]; p.frozen {
+		p.pending = append(p.pending, ev)
+		return
+	}
 	if err := s.peers[id].n.Step(ev); err != nil {
 		s.Errors = append(s.Errors, err)
 	}
 	s.carryOut(id)
 }
 
+// signalled reports whether a link between a and b can be signalled:
+// through the server inside a bootstrap window of one whose welcome
+// listed the other, or through the overlay, which needs an open link at
+// both ends (an approximation of a route between them).
+func (s *Sim) signalled(a, b ident.Peer) bool {
+	now := s.Now()
+	for _, e := range [2][2]ident.Peer{{a, b}, {b, a}} {
+		if p := s.peers[e[0]]; now < p.windowEnds && slices.Contains(p.contacts, e[1]) {
+			return true
+		}
+	}
+	return s.linked(a) && s.linked(b)
+}
+
+// linked reports whether peer id has an open link.
+func (s *Sim) linked(id ident.Peer) bool {
+	for _, o := range s.order {
+		if o != id && s.links[key(id, o)] {
+			return true
+		}
+	}
+	return false
+}
+
 // deliver hands peer to a message from from; the first between the two
 // opens their link at both ends.
 func (s *Sim) deliver(to, from ident.Peer, m Msg) {
 	p := s.peers[to]
-	if !p.alive {
+	if !p.alive || p.frozen {
 		return
 	}
 	if s.Now() < s.denied[key(to, from)] {
 		return // the transport refuses the denied peer's link
 	}
 	if k := key(to, from); !s.links[k] {
-		s.links[k] = true
-		if q := s.peers[from]; q != nil && q.alive {
-			s.step(from, node.LinkUp{Peer: to})
+		if q := s.peers[from]; !s.signalled(from, to) || !q.alive || q.frozen {
+			s.Unsignalled++ // a stopped sender cannot answer the offer either
+			return
 		}
+		s.links[k] = true
+		s.step(from, node.LinkUp{Peer: to})
 		s.step(to, node.LinkUp{Peer: from})
 	}
 	switch m.Kind {
@@ -349,16 +435,31 @@ func (s *Sim) carryOut(id ident.Peer) {
 			seq, why := d.Seq, d.Why
 			s.sched.After(s.cfg.DialDelay, func() {
 				if p.alive {
-					s.step(id, node.Registered{Seq: seq, Outcome: node.Outcome{Why: why, URL: server, Contacts: s.welcome(id)}})
+					p.contacts, p.windowEnds = s.welcome(id), s.Now()+s.cfg.BootstrapWindow
+					s.step(id, node.Registered{Seq: seq, Outcome: node.Outcome{Why: why, URL: server, Contacts: p.contacts}})
 				}
 			})
 		}
 		if rd.Train != nil {
-			rd.Train.Run() // in no virtual time
-			if err := p.n.Step(node.TrainDone{Job: rd.Train}); err != nil {
-				s.Errors = append(s.Errors, err)
+			job := rd.Train
+			job.Run()
+			if s.cfg.TrainTime == 0 {
+				s.trained(id, job)
+				continue
 			}
+			s.sched.After(s.cfg.TrainTime, func() {
+				if p.alive {
+					s.step(id, node.TrainDone{Job: job, Elapsed: s.cfg.TrainTime})
+				}
+			})
 		}
+	}
+}
+
+// trained hands peer id its finished training.
+func (s *Sim) trained(id ident.Peer, job method.Job) {
+	if err := s.peers[id].n.Step(node.TrainDone{Job: job, Elapsed: s.cfg.TrainTime}); err != nil {
+		s.Errors = append(s.Errors, err)
 	}
 }
 

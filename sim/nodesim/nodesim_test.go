@@ -1,6 +1,7 @@
 package nodesim
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -140,4 +141,56 @@ func TestCutOffPeerRegistersAgain(t *testing.T) {
 		t.Fatalf("the cut-off peer adopted no re-bootstrap (%d dialled in all)", s.Dials[node.Rebootstrap])
 	}
 	checkCorrect(t, s, "after the re-bootstrap")
+}
+
+// TestFrozenPeerComesBack: one peer of 16 is frozen (its process
+// stopped: a laptop that sleeps, a phone that freezes a background tab)
+// for 20 s, longer than its neighbours' failure timeout and the links'
+// close, at 4 seeds: the 15 others drop it and form their correct
+// overlay without it, and unlike TestCutOffPeerRegistersAgain's peer it
+// does nothing meanwhile (no tick, no registration). Thawed, it gets its
+// links' closes at once and its clock 20 s on: with no link left and its
+// welcome's bootstrap window long over, no connection to anyone can be
+// signalled, so it registers with the server again and the 16 form the
+// one correct overlay (e2e/native's TestE2EFrozenPeerComesBack, SIGSTOP
+// and SIGCONT on a process, on the real core at fixed seeds). Which
+// registration brings it back is the Registrar's: a re-bootstrap once it
+// finds itself cut off, or the bridge registration it owed while a split
+// was suspected if that falls due first (seed 2); both count.
+func TestFrozenPeerComesBack(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		cfg := DefaultConfig()
+		cfg.Seed = seed
+		s := build(t, cfg, 16)
+		checkCorrect(t, s, "after the joins")
+		frozen := s.Live()[7]
+		if err := s.Freeze(frozen); err != nil {
+			t.Fatal(err)
+		}
+		sentBefore := s.net.Counters(frozen).Sent
+		s.Run(20 * time.Second)
+		others := slices.DeleteFunc(s.Live(), func(id ident.Peer) bool { return id == frozen })
+		if c := s.Overlay(others); !c.OK() || s.Dials[node.Rebootstrap] != 0 || s.net.Counters(frozen).Sent != sentBefore {
+			t.Fatalf("seed %d, frozen for 20 s: the others' overlay %+v, %d re-bootstraps dialled, %d messages sent by the frozen peer; want correct, none, none",
+				seed, c, s.Dials[node.Rebootstrap], s.net.Counters(frozen).Sent-sentBefore)
+		}
+		for _, id := range others {
+			if slices.Contains(s.Node(id).Neighbors(), frozen) {
+				t.Fatalf("seed %d: %v still has the frozen peer as a neighbour", seed, id)
+			}
+		}
+		reb0, bridges0, _ := s.Node(frozen).Registrations()
+		if err := s.Thaw(frozen); err != nil {
+			t.Fatal(err)
+		}
+		s.Run(time.Minute)
+		reb, bridges, _ := s.Node(frozen).Registrations()
+		reb, bridges = reb-reb0, bridges-bridges0 // since the thaw
+		t.Logf("seed %d: thawed; %d re-bootstraps, %d bridge registrations, %d neighbours dropped by it; %d messages lost for want of signalling in the run",
+			seed, reb, bridges, s.Node(frozen).Removed(), s.Unsignalled)
+		if reb+bridges == 0 {
+			t.Errorf("seed %d: the thawed peer rejoined without registering again", seed)
+		}
+		checkCorrect(t, s, "after the thaw")
+	}
 }
