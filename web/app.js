@@ -483,7 +483,7 @@ function renderGuard(L) {
 // healthText tells the neighbourhood check's state (netpeer.HealthStatus).
 function healthText(h) {
   const last = h.neighbours ? ` Last round ${h.disagree} of ${plural(h.neighbours, "neighbour", "neighbours")} did far worse on this tab's data than its own model.` : "";
-  const asked = h.replacements ? ` It would need other neighbours (asked ${plural(h.replacements, "time", "times")}).` : "";
+  const asked = h.replacements_asked ? ` It would need other neighbours (asked ${plural(h.replacements_asked, "time", "times")}).` : "";
   switch (h.state) {
     case "captured":
       return `Neighbourhood check: most neighbours pull against this tab's data; it averages only with the ones that agree.${last}${asked}`;

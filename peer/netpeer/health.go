@@ -10,7 +10,8 @@ import "github.com/peerlearn/peerlearn/engine/health"
 // count; Alarming counts the rounds most neighbours disagreed, Captures
 // the entries into "captured", Replacements the new placements the check
 // asked for (one at capture, then at most every Cooldown alarming
-// rounds).
+// rounds; asked, not taken: a new placement needs a new admitted key,
+// docs/SECURITY.md).
 type HealthStatus struct {
 	State        string `json:"state"`
 	Neighbours   int    `json:"neighbours"`
@@ -18,7 +19,7 @@ type HealthStatus struct {
 	Rounds       int    `json:"rounds"`
 	Alarming     int    `json:"alarming"`
 	Captures     int    `json:"captures"`
-	Replacements int    `json:"replacements"`
+	Replacements int    `json:"replacements_asked"`
 }
 
 func healthStatusOf(s health.Status) *HealthStatus {
