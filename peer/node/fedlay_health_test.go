@@ -84,7 +84,7 @@ func TestFedLayCoreHealthCaptured(t *testing.T) {
 		t.Fatal("no round came due")
 	}
 	round() // the first model: nothing to aggregate yet
-	for range 14 {
+	for range 16 {
 		send(honest, false)
 		for _, id := range liars {
 			send(id, true)
