@@ -88,8 +88,8 @@ func (h *healthCheck) result(from aggregate.Contribution, yield func()) (health.
 // screen and the aggregator): it scores self and w.others, records the
 // verdict in w, and narrows w.others to the trusted neighbours. A model
 // that cannot be evaluated (another length: the aggregator refuses it
-// anyway) is left out of the observation but not of the aggregation; an
-// observation the monitor refuses leaves w.others as it is.
+// anyway) is left out of the observation, and so, while captured, of the
+// trusted; an observation the monitor refuses leaves w.others as it is.
 func (p *Peer) checkHealth(w *Work) {
 	h := p.health
 	self, err := h.result(w.self, p.cfg.Yield)
