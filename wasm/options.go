@@ -45,6 +45,7 @@ import (
 //	             trainer: a page has one peer); absent, on the page's thread
 //	trainerKernels  that worker's f32 kernels ("simd128" or "go")
 //	trainerNote  why there is no trainer worker (shown by status)
+//	health       run the neighbourhood check (true/false, default false)
 type options struct {
 	SignalURL   string
 	Task        ident.Task
@@ -65,6 +66,9 @@ type options struct {
 	// ShareProgress: the volunteer lets the peer send the server its
 	// signed summaries (netpeer.Config.ShareProgress); off unless true.
 	ShareProgress bool
+	// Health: the volunteer runs the neighbourhood check (node.HealthOn,
+	// docs/SECURITY.md "Neighbourhood health"); off unless true.
+	Health bool
 	// Files are the volunteer's picked files for a task with its own data
 	// set (ownTaskData), at most data.MaxOwnFiles and data.MaxOwnBytes.
 	Files []data.OwnFile
@@ -179,6 +183,13 @@ func parseOptions(o js.Value) (options, error) {
 		opt.ShareProgress = v.Bool()
 	default:
 		return opt, fmt.Errorf("shareProgress: want true or false")
+	}
+	switch v := o.Get("health"); v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+	case js.TypeBoolean:
+		opt.Health = v.Bool()
+	default:
+		return opt, fmt.Errorf("health: want true or false")
 	}
 	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
 		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)

@@ -311,6 +311,9 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if err != nil {
 		return nil, nil, err
 	}
+	if b.opts.Health {
+		node.HealthOn(&cfg, ds.local.Classes)
+	}
 	if spec.Model != nil && spec.Model.Weights != nil {
 		b.progress("fetching the task's initial weights from " + spec.Model.Weights.URL)
 	}

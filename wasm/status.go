@@ -126,6 +126,8 @@ type learnView struct {
 	ModelsRefused    map[string]int     `json:"models_refused,omitempty"`
 	NeighborsDropped int                `json:"neighbors_dropped"`
 	Offenders        []netpeer.Offender `json:"offenders,omitempty"`
+	// Health is the neighbourhood check's, when the volunteer runs it.
+	Health *netpeer.HealthStatus `json:"health,omitempty"`
 	// The latest evaluations on the test sample: the published model and
 	// the neighbourhood model (the aggregate of the neighbours' models
 	// the last round started from).
@@ -268,6 +270,7 @@ func learnStatus(lp *learn.Peer, cfg learn.Config, ls *netpeer.LearnStatus, spr,
 		lv.Codec, lv.ModelBytesRaw, lv.ModelBytesWire = ls.Codec, ls.ModelBytesRaw, ls.ModelBytesWire
 		lv.ModelsClipped, lv.ModelsBounded, lv.ModelsRefused = ls.ModelsClipped, ls.ModelsBounded, ls.ModelsRefused
 		lv.NeighborsDropped, lv.Offenders = ls.NeighborsDropped, ls.Offenders
+		lv.Health = ls.Health
 		if lv.Method = ls.Method; ls.Method != nil {
 			// The driver's trainings (failed ones too), or before its
 			// first the learner's, resumed from a saved session.

@@ -228,6 +228,7 @@ function peerOptions() {
     shard: params.get("shard") || "",
     seed: tabSeed(),
     shareProgress: $("share-progress").checked,
+    health: $("health").checked,
   };
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
@@ -472,8 +473,25 @@ function renderGuard(L) {
   if (L.models_bounded) {
     lines.push(`${plural(L.models_bounded, "model", "models")} claimed more training data or confidence than is plausible; the claims were capped.`);
   }
-  $("guard").hidden = lines.length === 0;
+  const h = L.health;
+  const hs = $("health-state");
+  hs.textContent = h ? healthText(h) : "";
+  hs.hidden = !h;
+  $("guard").hidden = lines.length === 0 && !h;
   $("offenders").replaceChildren(...lines.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
+}
+// healthText tells the neighbourhood check's state (netpeer.HealthStatus).
+function healthText(h) {
+  const last = h.neighbours ? ` Last round ${h.disagree} of ${plural(h.neighbours, "neighbour", "neighbours")} did far worse on this tab's data than its own model.` : "";
+  const asked = h.replacements_asked ? ` It would need other neighbours (asked ${plural(h.replacements_asked, "time", "times")}).` : "";
+  switch (h.state) {
+    case "captured":
+      return `Neighbourhood check: most neighbours pull against this tab's data; it averages only with the ones that agree.${last}${asked}`;
+    case "suspect":
+      return `Neighbourhood check: most neighbours disagreed with this tab's data last round; watching.${last}`;
+    default:
+      return `Neighbourhood check: healthy.${last}`;
+  }
 }
 // roleWords explain a method's role (method.Status.Role) to a volunteer.
 const roleWords = {

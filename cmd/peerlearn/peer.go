@@ -77,6 +77,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	backend := fs.String("backend", "go", "training engine: go, or torch (the GPU companion; needs a binary built with `make companion`)")
 	device := fs.String("device", "auto", "libtorch device for -backend torch: auto (CUDA if present, else CPU), cpu, cuda or cuda:N")
 	saveDir := fs.String("save", "", "folder to keep the peer's current model in (TASKNAME-PEERID.plnn, the engine's encoding: `peerlearn export` turns it into ONNX or safetensors); written every -save-every and when the peer stops")
+	healthOn := fs.Bool("health", false, "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree and show it on /status (docs/SECURITY.md, \"Neighbourhood health\"; off by default: it has false alarms without attack)")
 	saveEvery := fs.Duration("save-every", defaultSaveEvery, "with -save: how often to write the model (only when a new round trained it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -130,7 +131,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, newBackend, logf)
+				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, tuneLearner(newBackend, *healthOn), logf)
 				if err == nil && saver != nil {
 					saver.describe(lp.Config().Arch, spec.Name, pid.Hex())
 				}
@@ -222,14 +223,14 @@ func parseShard(s string) (k, n int, err error) {
 // buildLearner loads the task's dataset from dir, partitions its train
 // set (partition, or the task's) into n shards (or the task's parts), and
 // builds the learning peer on shard k (or one drawn from the peer ID).
-func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int), logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	// A task with its own data set (spec.Data) reads dir's manifest.json
 	// and the files it lists, each checked by sha256 (taskarch.LoadData).
 	train, test, err := taskarch.LoadData(os.DirFS(dir), spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-data %s: %w", dir, err)
 	}
-	lp, test, err := learnerOn(spec, id, train, test, partition, k, n, tick, newBackend, logf)
+	lp, test, err := learnerOn(spec, id, train, test, partition, k, n, tick, tune, logf)
 	// The whole train set (188 MB for MNIST) is garbage now that the
 	// shard is copied out, but it set the collector's goal: under
 	// GOGC=100 the next collection waited for a ~450 MB heap, so a peer
@@ -241,9 +242,10 @@ func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int
 }
 
 // learnerOn builds the learning peer on shard k of n of train (see
-// buildLearner), training through newBackend (nil: the pure-Go engine);
-// train is only read.
-func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, newBackend newBackendFunc, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+// buildLearner), with tune, if not nil, applied to the spec's
+// configuration (with the shard's class count; tuneLearner: the training
+// backend, the neighbourhood check); train is only read.
+func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int), logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	cut := spec // -partition, if given, cuts the shard another way
 	if partition != "" {
 		cut.Partition.Spec = partition
@@ -259,13 +261,27 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 	if err := netpeer.LoadWeights(context.Background(), spec, &cfg); err != nil {
 		return nil, nil, err
 	}
-	cfg.NewBackend = newBackend
+	if tune != nil {
+		tune(&cfg, local.Classes)
+	}
 	lp, err := learn.NewPeer(cfg, local)
 	if err != nil {
 		return nil, nil, err
 	}
 	logf("peer %v: shard %s of %s: %d samples, labels %v, training on %s", id, desc, spec.Dataset, local.Len(), local.Hist(), lp.Backend())
 	return lp, test, nil
+}
+
+// tuneLearner is what `peerlearn peer`'s flags change in a learning
+// peer's configuration: the training backend (nil: the pure-Go engine)
+// and, with -health, the neighbourhood check.
+func tuneLearner(newBackend newBackendFunc, healthOn bool) func(*learn.Config, int) {
+	return func(c *learn.Config, classes int) {
+		c.NewBackend = newBackend
+		if healthOn {
+			node.HealthOn(c, classes)
+		}
+	}
 }
 
 // parseTaskArg reads -task: a hex ID, a spec file, or empty for the

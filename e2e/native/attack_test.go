@@ -65,7 +65,11 @@ func startAttackRun(t *testing.T, aggregator string, n int) attackRun {
 	// first aggregation. Only the attack build reads PEERLEARN_ATTACK.
 	r := attackRun{attacker: startPeer(t, evil, aggregator+"-attacker", url, args(n), "PEERLEARN_ATTACK="+attackSpec)}
 	for i := range n {
-		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", aggregator, i), url, args(i)))
+		a := args(i)
+		if i == 0 {
+			a = append(a, "-health") // the neighbourhood check, end to end
+		}
+		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", aggregator, i), url, a))
 	}
 	return r
 }
@@ -103,7 +107,10 @@ func (r attackRun) stop(t *testing.T) {
 // exchanging models with it once its reputation falls, closes its
 // connection, which stays closed (rtc.Manager.Deny, counted in its
 // transport's Denied), and logs it; no honest peer is dropped; and the
-// honest peers still learn (each at attackFloor or more).
+// honest peers still learn (each at attackFloor or more). Honest peer 0
+// runs with -health: its /status carries the neighbourhood check's
+// state, counted over its rounds, and the others' none (the flag is
+// honoured, off by default).
 //
 // What needs many runs or a clean machine is asked on virtual time: that
 // the attack wrecks undefended peers and that the defence keeps them
@@ -129,6 +136,8 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 				return false, fmt.Sprintf("honest%d: no evaluation yet", i)
 			case s.Learn.Accuracy < attackFloor:
 				return false, fmt.Sprintf("honest%d: accuracy %.3f", i, s.Learn.Accuracy)
+			case i == 0 && (s.Learn.Health == nil || s.Learn.Health.Neighbours < 1):
+				return false, fmt.Sprintf("honest0 runs -health: no round that scored a neighbour yet (%+v)", s.Learn.Health)
 			case droppedBy(s, r.attacker.ID):
 				droppers++
 			case slices.Contains(s.Neighbors, r.attacker.ID) && offender(s, r.attacker.ID) == nil:
@@ -142,6 +151,17 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 	})
 	t.Logf("after %v: every honest peer at %.2f or more, the attacker %s named by its neighbours and dropped by at least one",
 		time.Since(t0).Round(time.Second), attackFloor, r.attacker.ID[:8])
+	for i, s := range last {
+		h := s.Learn.Health
+		switch {
+		case i == 0 && (h == nil || h.Rounds < 1):
+			t.Errorf("honest0 runs -health: /status health %+v, want its rounds counted", h)
+		case i == 0:
+			t.Logf("honest0 health: %+v", *h)
+		case h != nil:
+			t.Errorf("honest%d runs without -health but shows %+v", i, *h)
+		}
+	}
 	for i, s := range last {
 		l := s.Learn
 		for _, o := range l.Offenders {

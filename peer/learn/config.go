@@ -45,6 +45,8 @@ type Config struct {
 	// ones far worse than ours (ScreenConfig). Off by default: the
 	// runtime owns the held-out data.
 	Screen ScreenConfig
+	// Health runs the neighbourhood check (HealthConfig); off by default.
+	Health HealthConfig
 	// Reputation scores the neighbours from every aggregation's report
 	// (Peer.ShouldDrop); the zero value never reports anyone.
 	Reputation aggregate.ReputationConfig
@@ -154,6 +156,9 @@ func (c *Config) validate() error {
 		return bad("fedavg is the server's rule; peers use mean, decavg, fedlay or dechw")
 	}
 	if err := c.Screen.validate(); err != nil {
+		return err
+	}
+	if err := c.Health.validate(); err != nil {
 		return err
 	}
 	if err := c.Reputation.Validate(); err != nil {

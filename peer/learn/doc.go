@@ -31,6 +31,12 @@
 // counted in Metrics and reported to Config.Logf; they never enter an
 // average.
 //
+// With Config.Health on, each aggregating round first runs the
+// neighbourhood check of engine/health (health.go): our published model
+// and each neighbour's are scored on our own data, and while the check
+// says the neighbourhood is captured only the neighbours that agree with
+// our data are aggregated; Health and TakeReplace tell the runtime.
+//
 // The package is pure computation: no I/O, goroutines, clocks or global
 // randomness; it builds for GOOS=js GOARCH=wasm.
 package learn

@@ -18,6 +18,10 @@ func (p *Peer) Finish(w *Work) error {
 		return ErrWork
 	}
 	p.work = nil
+	if w.healthRan {
+		p.healthStatus = w.healthStatus
+		p.replaceAsked = p.replaceAsked || w.health.Replace
+	}
 	p.countRefusals(w.report)
 	if w.report.Used > 0 {
 		p.reputation.Observe(w.others, w.report)
@@ -58,6 +62,10 @@ func (p *Peer) Abort(w *Work) error {
 		return ErrWork
 	}
 	p.work = nil
+	if w.healthRan { // the monitor saw the round; show what it says
+		p.healthStatus = w.healthStatus
+		p.replaceAsked = p.replaceAsked || w.health.Replace
+	}
 	if w.ran && w.err == nil && p.published != nil {
 		_ = p.model.SetParams(p.published) // undo the unpublished training
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -56,6 +57,10 @@ type Peer struct {
 	metrics    Metrics
 	reputation *aggregate.Reputation // touched by Finish, on the caller's goroutine
 	methodPr   method.Progress       // the method core's, with published (checkpoint.go)
+
+	health       *healthCheck  // nil: Config.Health off; its monitor is touched only by Work.Run
+	healthStatus health.Status // the monitor's, copied out by Finish
+	replaceAsked bool          // a verdict asked for a new placement (TakeReplace)
 }
 
 // NewPeer builds a peer on its local training set and draws its initial
@@ -109,6 +114,9 @@ func NewPeer(cfg Config, local *data.Dataset) (*Peer, error) {
 	}
 	if p.dataConf, err = aggregate.DataConfidence(local.Hist()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := p.newHealthCheck(); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7065657231)) // the peer's only random source
 	if err := p.initModel(rng); err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/health"
 )
 
 // workKind is what a Work starts from.
@@ -38,6 +39,10 @@ type Work struct {
 	samples int
 	loss    float64
 	report  aggregate.Report
+
+	healthRan    bool           // the neighbourhood check observed this round
+	health       health.Verdict // its verdict
+	healthStatus health.Status  // the monitor's status after it
 }
 
 // Seq numbers the peer's works from 1.
@@ -103,6 +108,8 @@ func (w *Work) begin() error {
 		agg := p.agg
 		if w.kind == workAdopt {
 			agg = p.adopt
+		} else if p.health != nil {
+			p.checkHealth(w) // may narrow w.others to the trusted neighbours
 		}
 		others, back := p.screened(w)
 		rep, err := agg.Aggregate(w.self, others, p.model.Params())

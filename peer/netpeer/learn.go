@@ -116,6 +116,9 @@ type LearnStatus struct {
 	NeighborsDropped int            `json:"neighbors_dropped"`
 	// Offenders are the neighbours behind those counts, by ID.
 	Offenders []Offender `json:"offenders,omitempty"`
+	// Health is the neighbourhood check's (engine/health; `peerlearn
+	// peer -health`), absent when it is off.
+	Health *HealthStatus `json:"health,omitempty"`
 	// Model is the model the peer evaluates (a method core's, or the
 	// MEP's published one), never modified, after ModelRound trainings:
 	// the wasm peer evaluates it itself, yielding to the page.
@@ -280,6 +283,9 @@ func (l *learner) status() LearnStatus {
 		s.Accuracy, s.EvalLoss, s.EvalRound, s.Evals, s.TargetReached = e.Accuracy, e.Loss, e.Round, e.Evals, e.TargetReached
 	}
 	s.Backend = l.peer.Backend()
+	if hs, ok := l.peer.Health(); ok {
+		s.Health = healthStatusOf(hs)
+	}
 	s.Model, s.ModelRound = l.model()
 	s.Refused += l.method.Refused()
 	ms := l.method.Core().Status()

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/peerlearn/peerlearn/engine/health"
 )
 
 // writeMetrics writes the refusals and resource use of a status in the
@@ -73,6 +75,18 @@ func writeMetrics(w io.Writer, s Status) error {
 		fmt.Fprintf(&b, "peerlearn_models_bounded_total %d\n", l.ModelsBounded)
 		family("peerlearn_neighbors_dropped_total", "counter", "Times a neighbour was dropped from model exchange for its reputation.")
 		fmt.Fprintf(&b, "peerlearn_neighbors_dropped_total %d\n", l.NeighborsDropped)
+		if h := l.Health; h != nil {
+			family("peerlearn_health_captured", "gauge", "1 while the neighbourhood check finds the neighbourhood captured (peer -health).")
+			captured := 0
+			if h.State == health.Captured.String() {
+				captured = 1
+			}
+			fmt.Fprintf(&b, "peerlearn_health_captured %d\n", captured)
+			family("peerlearn_health_disagreeing_neighbors", "gauge", "Neighbours whose models disagreed with this peer's data in the last round.")
+			fmt.Fprintf(&b, "peerlearn_health_disagreeing_neighbors %d\n", h.Disagree)
+			family("peerlearn_health_replacements_asked_total", "counter", "New placements the neighbourhood check asked for.")
+			fmt.Fprintf(&b, "peerlearn_health_replacements_asked_total %d\n", h.Replacements)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -15,7 +15,8 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 	s := Status{
 		RTC:       rtc.Stats{BadSignature: 7, OffersOverQuota: 3, DeadOffers: 2, ServerOffersRefused: 6, OffersEvicted: 9, Bans: 1, Open: 2},
 		Resources: rtc.ResourceUsage{HeldBytes: 1000, PeakPeerBytes: 407080, OverLimit: 4},
-		Learn:     &LearnStatus{ModelsClipped: 5, ModelsRefused: map[string]int{"dropped": 2, "non_finite": 1}},
+		Learn: &LearnStatus{ModelsClipped: 5, ModelsRefused: map[string]int{"dropped": 2, "non_finite": 1},
+			Health: &HealthStatus{State: "captured", Neighbours: 8, Disagree: 6, Replacements: 2}},
 	}
 	var b strings.Builder
 	if err := writeMetrics(&b, s); err != nil {
@@ -36,6 +37,9 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 		`peerlearn_models_refused_total{reason="dropped"} 2`,
 		`peerlearn_models_refused_total{reason="non_finite"} 1`,
 		`peerlearn_models_clipped_total 5`,
+		`peerlearn_health_captured 1`,
+		`peerlearn_health_disagreeing_neighbors 6`,
+		`peerlearn_health_replacements_asked_total 2`,
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing %q in\n%s", want, out)
@@ -56,5 +60,11 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 	_ = writeMetrics(&b, Status{})
 	if strings.Contains(b.String(), "peerlearn_models_") {
 		t.Error("model metrics without a learner")
+	}
+	// A learner without the check: no health families.
+	b.Reset()
+	_ = writeMetrics(&b, Status{Learn: &LearnStatus{}})
+	if strings.Contains(b.String(), "peerlearn_health_") {
+		t.Error("health metrics without the check")
 	}
 }

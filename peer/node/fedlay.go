@@ -218,6 +218,17 @@ func (f *FedLay) Trained(_ []float32, _ int) error {
 	f.work = nil
 	err := f.lp.Finish(w)
 	now := f.now()
+	if f.lp.TakeReplace() {
+		// engine/health's verdict: most neighbours pull against our
+		// data (at capture, then at most every Cooldown alarming rounds).
+		// The peer already aggregates only with the ones that agree; a
+		// new placement would take a new admitted key (types/admission:
+		// the salt is fixed per key and epoch), which this peer does not
+		// do by itself: the volunteer is told (docs/SECURITY.md).
+		hs, _ := f.lp.Health()
+		f.cfg.Logf("health: neighbourhood captured (%d of %d neighbours disagree with our data); averaging only with the others; a new placement (a new admitted key) would give other neighbours (asked %d times)",
+			hs.Disagree, hs.Neighbours, hs.Replacements)
+	}
 	if drop := f.guard.Observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {
 			f.guard.Drop(id, now)

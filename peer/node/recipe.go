@@ -9,6 +9,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/evalreq"
@@ -233,4 +234,18 @@ func PlexusConfig(spec task.Spec, lp *learn.Peer, period int) method.PlexusConfi
 	pc.AggTimeout, pc.RoundTimeout = 2*period, 3*period
 	pc.Rounds = uint64(max(spec.MaxRounds, 0))
 	return method.PlexusConfig{Peer: pc, DigestEvery: max(1, period/4), RefreshEvery: 10 * period, Settle: 2 * period, MaxMembers: max(2, spec.MaxPeers)}
+}
+
+// HealthSamples bounds the local samples a peer with the neighbourhood
+// check scores models on each round (the lab's peers score on about as
+// many: sim/scenario's healthSamples).
+const HealthSamples = 500
+
+// HealthOn switches the neighbourhood check (learn.HealthConfig, engine/
+// health's default rule with the loss cap for the task's classes) on in
+// a learning peer's configuration: a volunteer's own choice (`peerlearn
+// peer -health`), off by default (docs/SECURITY.md, "Neighbourhood
+// health").
+func HealthOn(c *learn.Config, classes int) {
+	c.Health = learn.HealthConfig{On: true, Check: health.DefaultConfig().ForClasses(classes), Samples: HealthSamples}
 }

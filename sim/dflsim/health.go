@@ -2,7 +2,6 @@ package dflsim
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -114,34 +113,18 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 	}
 	var moved []int
 	for _, jb := range jobs {
-		scores := make([]health.Score, jb.n)
+		nbrs := make([]health.Result, jb.n)
 		for k, c := range heard[jb.peer] {
 			m := ms[jb.first+1+k]
-			acc, err := health.Balanced(m.Correct, m.Total)
-			if err != nil {
-				return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
-			}
-			scores[k] = health.Score{Peer: c.From, Acc: acc, Loss: m.Loss}
-			if st := h.step[jb.peer]; st > 0 && len(c.Params) == len(h.mine[jb.peer]) {
-				scores[k].Near, scores[k].NearKnown = dist(c.Params, h.mine[jb.peer])/st, true
-			}
+			nbrs[k] = health.Result{Peer: c.From, Params: c.Params, Correct: m.Correct, Total: m.Total, Loss: m.Loss}
 		}
-		self, err := health.Balanced(ms[jb.first].Correct, ms[jb.first].Total)
+		own := ms[jb.first]
+		self := health.Result{Correct: own.Correct, Total: own.Total, Loss: own.Loss}
+		v, err := h.monitors[jb.peer].ObserveResults(self, nbrs, health.Round{Mine: h.mine[jb.peer], Step: h.step[jb.peer]})
 		if err != nil {
 			return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
 		}
-		v, err := h.monitors[jb.peer].Observe(self, scores)
-		if err != nil {
-			return g, fmt.Errorf("%w: peer %d: %w", ErrRun, jb.peer, err)
-		}
-		h.trusted[jb.peer] = nil
-		if v.State == health.Captured {
-			t := make(map[ident.Peer]bool, len(v.Trusted))
-			for _, id := range v.Trusted {
-				t[id] = true
-			}
-			h.trusted[jb.peer] = t
-		}
+		h.trusted[jb.peer] = v.TrustSet()
 		if v.Replace && h.Spaces > 0 {
 			moved = append(moved, jb.peer)
 		}
@@ -184,7 +167,7 @@ func (h *Health) work(i int, p *learn.Peer, nb []aggregate.Contribution) (*learn
 	if h.monitors[i] != nil {
 		h.mine[i], h.step[i] = append(h.mine[i][:0], p.Published()...), 0
 		if o := p.Mixed(); o != nil && len(o) == len(h.mine[i]) {
-			h.step[i] = dist(h.mine[i], o)
+			h.step[i] = health.Distance(h.mine[i], o)
 		}
 	}
 	if !h.adopt[i] || len(nb) < learn.RobustAdoptMin {
@@ -215,14 +198,4 @@ func medianOf(nb []aggregate.Contribution) []float32 {
 		}
 	}
 	return out
-}
-
-// dist is the Euclidean distance between a and b (of one length).
-func dist(a, b []float32) float64 {
-	var sum float64
-	for i, v := range a {
-		d := float64(v) - float64(b[i])
-		sum += d * d
-	}
-	return math.Sqrt(sum)
 }

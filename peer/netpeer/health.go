@@ -1,0 +1,28 @@
+package netpeer
+
+import "github.com/peerlearn/peerlearn/engine/health"
+
+// HealthStatus is what /status says of the neighbourhood check
+// (engine/health, docs/SECURITY.md "Neighbourhood health"): State is
+// "healthy", "suspect" (most neighbours disagreed with our data, not yet
+// long enough) or "captured" (the peer aggregates only with the
+// neighbours that agree); Disagree of Neighbours is the last round's
+// count; Alarming counts the rounds most neighbours disagreed, Captures
+// the entries into "captured", Replacements the new placements the check
+// asked for (one at capture, then at most every Cooldown alarming
+// rounds; asked, not taken: a new placement needs a new admitted key,
+// docs/SECURITY.md).
+type HealthStatus struct {
+	State        string `json:"state"`
+	Neighbours   int    `json:"neighbours"`
+	Disagree     int    `json:"disagree"`
+	Rounds       int    `json:"rounds"`
+	Alarming     int    `json:"alarming"`
+	Captures     int    `json:"captures"`
+	Replacements int    `json:"replacements_asked"`
+}
+
+func healthStatusOf(s health.Status) *HealthStatus {
+	return &HealthStatus{State: s.State.String(), Neighbours: s.Neighbours, Disagree: s.Disagree,
+		Rounds: s.Rounds, Alarming: s.Alarming, Captures: s.Captures, Replacements: s.Replacements}
+}
