@@ -31,6 +31,22 @@ const winsorisedPrefix = "winsorised-"
 // their reference distance (reference collapse).
 const winsorisedStepFloor = 3
 
+// anchoredPrefix marks a weighted rule wrapped in Robust with the
+// reference anchored on our own step (StepFloor anchoredStepFloor: near-
+// copies of our model cannot collapse it) and influence that stops
+// growing at the reference distance (CutScale anchoredCutScale: a model
+// sitting just inside the radius pulls no more than one at the
+// reference), unless Options.Clip sets them (issue #26; docs/SECURITY.md).
+// Like "winsorised-X" the lab's, not in Names.
+const anchoredPrefix = "anchored-"
+
+// anchoredStepFloor and anchoredCutScale are the anchored- rules'
+// ClipConfig.StepFloor and CutScale unless Options.Clip sets them.
+const (
+	anchoredStepFloor = 3
+	anchoredCutScale  = 1
+)
+
 // Names lists the names New accepts.
 func Names() []string {
 	return []string{
@@ -43,7 +59,7 @@ func Names() []string {
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || name == "median" || name == "trimmed-mean"
+	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || name == "median" || name == "trimmed-mean"
 }
 
 // Options configure the aggregators New builds; the zero value is not
@@ -76,7 +92,8 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 // NewWith returns the named aggregator configured by o. A name
 // "clipped-X" is Robust{o.Bounds, o.Clip, X}; "winsorised-X" the same
 // with o.Clip.Winsorise at least 1 and StepFloor winsorisedStepFloor
-// where o.Clip has none.
+// where o.Clip has none; "anchored-X" with StepFloor anchoredStepFloor
+// and CutScale anchoredCutScale where o.Clip has none.
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
 	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
@@ -84,6 +101,15 @@ func NewWith(name string, o Options) (Aggregator, error) {
 		o.Clip.Winsorise = max(o.Clip.Winsorise, 1)
 		if o.Clip.StepFloor == 0 {
 			o.Clip.StepFloor = winsorisedStepFloor
+		}
+	}
+	if a, anchored := strings.CutPrefix(name, anchoredPrefix); anchored {
+		inner, clipped = a, true
+		if o.Clip.StepFloor == 0 {
+			o.Clip.StepFloor = anchoredStepFloor
+		}
+		if o.Clip.CutScale == 0 {
+			o.Clip.CutScale = anchoredCutScale
 		}
 	}
 	if !clipped {
