@@ -34,17 +34,30 @@ const winsorisedStepFloor = 3
 // anchoredPrefix marks a weighted rule wrapped in Robust with the
 // reference anchored on our own step (StepFloor anchoredStepFloor: near-
 // copies of our model cannot collapse it) and influence that stops
-// growing at the reference distance (CutScale anchoredCutScale: a model
-// sitting just inside the radius pulls no more than one at the
-// reference), unless Options.Clip sets them (issue #26; docs/SECURITY.md).
-// Like "winsorised-X" the lab's, not in Names.
+// growing below tau (CutScale anchoredCutScale: a model sitting just
+// inside the radius pulls no more than one at 0.75 reference
+// distances), unless Options.Clip sets them (issue #26;
+// docs/SECURITY.md, docs/RESULTS.md). Like "winsorised-X" the lab's,
+// not in Names, and not the default: in the full lab (seeds 1-3, one
+// order) it took the adaptive attacks' worst gap from 4.67 to 3.39
+// points at f = 0.2 and from 10.60 to 3.98 at f = 0.3, at no cost
+// without attack, but the old attacks' from 2.06 to 3.01 and 2.84 to
+// 5.40 (label-flip, sign-flip: the floor, about twice the honest
+// reference, loosens the radius and the behind check), and the backdoor
+// stayed (ASR 81%).
 const anchoredPrefix = "anchored-"
 
 // anchoredStepFloor and anchoredCutScale are the anchored- rules'
 // ClipConfig.StepFloor and CutScale unless Options.Clip sets them.
+// Measured (full lab, seeds 1-3, one order; worst gaps f = 0.2 / 0.3,
+// old attacks then adaptive): floor 3 cut 1: 4.12 / 5.31, 3.89 / 4.95;
+// floor 3 cut 0.75 (these): 3.01 / 5.40, 3.39 / 3.98; floor 1 cut 1:
+// 2.51 / 4.26, 4.35 / 10.09 (collapse not ended: without attack the
+// closest third's distance is 1.03 to 1.92 own steps, 1-90%, so a floor
+// of 1 rarely binds); floor 1.5 cut 0.75: 3.72 / 4.00, 5.28 / 7.26.
 const (
 	anchoredStepFloor = 3
-	anchoredCutScale  = 1
+	anchoredCutScale  = 0.75
 )
 
 // Names lists the names New accepts.
