@@ -42,8 +42,10 @@ const winsorisedStepFloor = 3
 // order) it took the adaptive attacks' worst gap from 4.67 to 3.39
 // points at f = 0.2 and from 10.60 to 3.98 at f = 0.3, at no cost
 // without attack, but the old attacks' from 2.06 to 3.01 and 2.84 to
-// 5.40 (label-flip, sign-flip: the floor, about twice the honest
-// reference, loosens the radius and the behind check), and the backdoor
+// 5.40 (sign-flip: the floor, about twice the honest reference,
+// loosens the radius; label-flip: the shorter cut shortens the far
+// honest neighbours' pull, not the near label-flipped models'; the cut
+// alone, without the floor, was worse everywhere), and the backdoor
 // stayed (ASR 81%); on Fashion-MNIST adaptive-blind cost it more than
 // the default (worst gap 14.68 against 10.88 at f = 0.2, 27.25 against
 // 17.09 at f = 0.3).
