@@ -146,7 +146,11 @@ type ClipConfig struct {
 	// inside the radius at full weight (the AGR-tailored attack) pulls
 	// CutScale/Scale of what it pulled cut to tau, and so, by the same
 	// bound (ClippedGossip), does any model, honest or not, beyond the
-	// cut. CutScale <= Scale.
+	// cut. CutScale <= Scale. Measured (the lab's anchored-fedlay,
+	// docs/RESULTS.md): it helps against the adaptive attacks only with
+	// StepFloor; alone it costs label-flip, since it shortens the far
+	// honest neighbours' pull while near models, label-flipped ones among
+	// them, keep all of theirs.
 	CutScale float64
 }
 
