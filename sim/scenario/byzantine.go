@@ -84,8 +84,9 @@ type byzParams struct {
 // byzRules are the compared rules: the papers' plain FedLay and DecHW
 // (DecHW is the rule that reads Hessians, so the Hessian lie's relevant
 // plain baseline) and the robust ones (winsorised-fedlay: the backdoor
-// and reference-collapse guards of issue #26).
-var byzRules = []string{"fedlay", aggregate.SafeDefault, "median", "trimmed-mean", "dechw", "clipped-dechw", "winsorised-fedlay"}
+// and reference-collapse guards of issue #26; anchored-fedlay: the step
+// floor with the cut below tau, against the adaptive attacks).
+var byzRules = []string{"fedlay", aggregate.SafeDefault, "median", "trimmed-mean", "dechw", "clipped-dechw", "winsorised-fedlay", "anchored-fedlay"}
 
 func byzScale(quick bool) byzParams {
 	p := byzParams{
