@@ -32,6 +32,9 @@ type Config struct {
 	// runs late), the ticks that passed are run at once, up to this many;
 	// beyond that (a machine that slept) time resumes from now.
 	MaxCatchUpTicks int
+	// wakeEvery, in tests, is how often the loop's timer fires (0:
+	// every Tick): a hidden tab's throttled timers, without a browser.
+	wakeEvery time.Duration
 	// Overlay configures the NDMP node; Rand may be nil (seeded from the
 	// ID). Its Spaces (L) is the task's, set by the peer from the spec
 	// the welcome brings (task.Spec.OverlaySpaces): every peer of a task

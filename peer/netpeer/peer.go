@@ -1,6 +1,7 @@
 package netpeer
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -243,7 +244,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	p.publish()
 
 	clock := tickClock{period: p.cfg.Tick, max: p.cfg.MaxCatchUpTicks, next: time.Now().Add(p.cfg.Tick)}
-	tick := time.NewTicker(p.cfg.Tick) // fires at or after clock.next
+	tick := time.NewTicker(cmp.Or(p.cfg.wakeEvery, p.cfg.Tick)) // fires at or after clock.next
 	defer tick.Stop()
 	for {
 		select {
@@ -254,9 +255,6 @@ func (p *Peer) Run(ctx context.Context) error {
 			// What arrived before now counts before the ticks up to now
 			// (a heartbeat waiting here must not time its sender out).
 			p.handlePending(mgr)
-			for range clock.due(time.Now()) {
-				p.n.Tick(time.Now())
-			}
 		case r := <-p.regDone:
 			p.registered(r)
 		case wk := <-workDone:
@@ -267,6 +265,17 @@ func (p *Peer) Run(ctx context.Context) error {
 		case ev := <-mgr.Events():
 			p.handle(ev)
 			p.handlePending(mgr) // what else has arrived, before flushing
+		}
+		// The ticks due run after whatever woke the loop, not only when
+		// the ticker fires. A hidden tab's timers wake about once a
+		// second, later when its page is busy, but its data channels'
+		// messages wake it as they arrive: were the ticks run only by the
+		// timer, every heartbeat of a 2 s sleep would count at the tick
+		// before it, and the 20 ticks run at once on waking would time
+		// out every neighbour that kept beating (the overlay's failure
+		// floor is 15 ticks).
+		for range clock.due(time.Now()) {
+			p.n.Tick(time.Now())
 		}
 		p.watchObservers(time.Now())
 		p.watchSummary(time.Now())
