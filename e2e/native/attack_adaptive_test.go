@@ -3,8 +3,10 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -113,4 +115,31 @@ func adaptiveGammas(t *testing.T, log string) []float64 {
 		}
 	}
 	return out
+}
+
+// TestE2EAttackSpecRefused: the attack build refuses a PEERLEARN_ATTACK
+// it cannot run (exit status 2 and a line saying why) rather than
+// starting a peer that ignores part of it; a spec it runs passes (the
+// control: `peerlearn help` exits 0).
+func TestE2EAttackSpecRefused(t *testing.T) {
+	parallel(t)
+	evil := attackerBinary(t)
+	ok := exec.Command(evil, "help")
+	ok.Env = append(os.Environ(), "PEERLEARN_ATTACK="+adaptiveSpec)
+	if out, err := ok.CombinedOutput(); err != nil {
+		t.Fatalf("PEERLEARN_ATTACK=%s: %v, %q; want it accepted", adaptiveSpec, err, out)
+	}
+	for spec, why := range map[string]string{
+		"adaptive=blind,scale=-10": "exclude each other",
+		"adaptive=sighted":         `adaptive "sighted"`,
+		"adaptive=blind,speed=2":   `unknown "speed"`,
+	} {
+		cmd := exec.Command(evil, "help")
+		cmd.Env = append(os.Environ(), "PEERLEARN_ATTACK="+spec)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "PEERLEARN_ATTACK: ") || !strings.Contains(string(out), why) {
+			t.Errorf("PEERLEARN_ATTACK=%s: %v, %q; want exit status 2 and %q", spec, err, out, why)
+		}
+	}
 }
