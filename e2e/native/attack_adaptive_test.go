@@ -32,7 +32,7 @@ const adaptiveSpec = "adaptive=blind,datasize=1099511627776,conf=1"
 // that on virtual time: sim/scenario's TestByzantineAdaptiveQuick): the
 // attacker ran the search and the rule bounded it (it logs gammas above
 // 0 and below the search's bound, which a rule that accepts everything
-// gives), for 11 models or more before the honest peers are judged;
+// gives), for 3 models or more before the honest peers are judged;
 // every honest overlay neighbour of the attacker received its
 // models and bounded their claims (models_bounded on /status); no honest
 // peer stopped exchanging models with an honest one; and every honest
@@ -48,12 +48,12 @@ func TestE2EAttackAdaptiveBlind(t *testing.T) {
 	var last []*Status
 	var gammas []float64
 	pollUntil(t, 120*time.Second, time.Second, func() (bool, string) {
-		// It logs its first adaptive model and every 10th: two lines,
-		// and the honest peers are judged after 11 or more.
+		// It logs its first 3 adaptive models (and every 10th): the
+		// honest peers are judged after 3 or more.
 		gammas = adaptiveGammas(t, r.attacker.Log)
-		if len(gammas) < 2 || !slices.ContainsFunc(gammas, func(g float64) bool { return g > 0 }) ||
+		if len(gammas) < 3 || !slices.ContainsFunc(gammas, func(g float64) bool { return g > 0 }) ||
 			slices.ContainsFunc(gammas, func(g float64) bool { return g >= attack.MaxGamma }) {
-			return false, fmt.Sprintf("the attacker logged %d adaptive models' gammas %v: want 2 or more, one above 0, all below %d",
+			return false, fmt.Sprintf("the attacker logged %d adaptive models' gammas %v: want 3 or more, one above 0, all below %d",
 				len(gammas), gammas, attack.MaxGamma)
 		}
 		last = r.honestStatuses()

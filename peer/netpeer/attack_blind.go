@@ -19,9 +19,13 @@ import (
 // attacker keeps to stand in for the receiver's honest neighbours.
 const blindStandIns = 4
 
-// blindLogEvery: the attacker logs its first adaptive model and then
-// every so many (the end-to-end test reads the lines).
-const blindLogEvery = 10
+// The attacker logs its first blindLogFirst adaptive models and then
+// every blindLogEvery-th (the end-to-end test reads the lines; on two
+// loaded cores it published a model every 7 s or so).
+const (
+	blindLogFirst = 3
+	blindLogEvery = 10
+)
 
 // blindAttack is PEERLEARN_ATTACK's adaptive=blind: it remembers the
 // attacker's own last models (by version) and, once per version, runs
@@ -81,7 +85,7 @@ func (b *blindAttack) model(m *mep.Message) []float32 {
 	if !ok {
 		return m.Params
 	}
-	if b.models%blindLogEvery == 0 {
+	if b.models < blindLogFirst || b.models%blindLogEvery == 0 {
 		fmt.Fprintf(os.Stderr, "attack: adaptive-blind model %d (version %d): gamma %.4f of at most %d\n",
 			b.models, m.Version, gamma, tailored.MaxGamma)
 	}
