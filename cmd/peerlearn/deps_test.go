@@ -83,19 +83,60 @@ func peerlearnFiles(t *testing.T, tags string) []string {
 }
 
 // The Byzantine peer of the end-to-end attack test (netpeer's attack.go,
-// which scales and sign-flips the models a peer sends) is built only with
-// -tags attack: a plain peerlearn does not link it. With the tag it is
-// linked, so the check can fail.
+// which scales and sign-flips the models a peer sends, and
+// attack_blind.go, which sends engine/attack's adaptive models) is built
+// only with -tags attack: a plain peerlearn does not link them. With the
+// tag it does, so the check can fail. engine/attack itself is the attack
+// lab's too (`peerlearn lab` runs sim/dflsim's adaptive attacks on
+// virtual time): in a plain peerlearn only sim/ packages import it, so no
+// peer sends what it makes.
 func TestPeerlearnLinksNoAttack(t *testing.T) {
-	const attack = module + "/peer/netpeer/attack.go"
+	attack := []string{module + "/peer/netpeer/attack.go", module + "/peer/netpeer/attack_blind.go"}
 	plain := peerlearnFiles(t, "")
-	if slices.Contains(plain, attack) {
-		t.Errorf("peerlearn without -tags attack links %s", attack)
+	tagged := peerlearnFiles(t, "attack")
+	for _, f := range attack {
+		if slices.Contains(plain, f) {
+			t.Errorf("peerlearn without -tags attack links %s", f)
+		}
+		if !slices.Contains(tagged, f) {
+			t.Errorf("peerlearn with -tags attack does not link %s", f)
+		}
 	}
 	if !slices.Contains(plain, module+"/peer/netpeer/learn.go") {
 		t.Errorf("peerlearn does not link netpeer's learner: the check above proves nothing")
 	}
-	if !slices.Contains(peerlearnFiles(t, "attack"), attack) {
-		t.Errorf("peerlearn with -tags attack does not link %s", attack)
+	search := module + "/engine/attack"
+	for _, tags := range []string{"", "attack"} {
+		var outside []string
+		for _, p := range peerlearnImporters(t, tags, search) {
+			if !strings.HasPrefix(p, module+"/sim/") {
+				outside = append(outside, p)
+			}
+		}
+		switch {
+		case tags == "" && len(outside) > 0:
+			t.Errorf("peerlearn without -tags attack: %v import %s (only the lab, sim/, may)", outside, search)
+		case tags == "attack" && !slices.Contains(outside, module+"/peer/netpeer"):
+			t.Errorf("peerlearn with -tags attack: netpeer does not import %s (importers outside sim/: %v)", search, outside)
+		}
 	}
+}
+
+// peerlearnImporters lists the packages the package in this directory
+// links under the build tags that import pkg.
+func peerlearnImporters(t *testing.T, tags, pkg string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-tags", tags, "-f", `{{$.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps -tags %q: %v\n%s", tags, err, out)
+	}
+	var importers []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && slices.Contains(f[1:], pkg) {
+			importers = append(importers, f[0])
+		}
+	}
+	return importers
 }

@@ -38,15 +38,16 @@ type attackRun struct {
 }
 
 // startAttackRun starts a signalling server, n honest `peerlearn peer`
-// processes (the plain binary) and one attacker (the attack build) on a
-// task with the given aggregator, each on its own shard of MNIST.
-func startAttackRun(t *testing.T, aggregator string, n int) attackRun {
+// processes (the plain binary) and one attacker (the attack build, with
+// PEERLEARN_ATTACK=spec) on a task with the given aggregator, each on its
+// own shard of MNIST; name tells the run's task and processes apart.
+func startAttackRun(t *testing.T, name, aggregator string, n int, spec string) attackRun {
 	t.Helper()
 	peerBin, sigBin := binaries(t)
 	evil := attackerBinary(t)
 	dir := dataDir(t)
 	s := task.DefaultSpec()
-	s.Name, s.Aggregator = "e2e-attack-"+aggregator, aggregator
+	s.Name, s.Aggregator = "e2e-attack-"+name, aggregator
 	s.LocalEpochs, s.LocalSteps, s.PeriodMS = 0, 5, 1000
 	s.Partition = task.Partition{Parts: n + 1, Seed: 1, Spec: "iid"}
 	s.Init = task.Init{Mode: "common", Seed: 1}
@@ -56,20 +57,20 @@ func startAttackRun(t *testing.T, aggregator string, n int) attackRun {
 		t.Fatal(err)
 	}
 	tf := writeSpec(t, string(b))
-	_, url := startServer(t, sigBin, "signalserver-"+aggregator, tf)
+	_, url := startServer(t, sigBin, "signalserver-"+name, tf)
 	args := func(k int) []string {
 		return []string{"-learn", "-task", tf, "-data", dir, "-shard", fmt.Sprintf("%d/%d", k, n+1),
 			"-eval-every", "2s", "-eval-samples", "1000"}
 	}
 	// The attacker is there first: its models reach every honest peer's
 	// first aggregation. Only the attack build reads PEERLEARN_ATTACK.
-	r := attackRun{attacker: startPeer(t, evil, aggregator+"-attacker", url, args(n), "PEERLEARN_ATTACK="+attackSpec)}
+	r := attackRun{attacker: startPeer(t, evil, name+"-attacker", url, args(n), "PEERLEARN_ATTACK="+spec)}
 	for i := range n {
 		a := args(i)
 		if i == 0 {
 			a = append(a, "-health") // the neighbourhood check, end to end
 		}
-		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", aggregator, i), url, a))
+		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", name, i), url, a))
 	}
 	return r
 }
@@ -123,7 +124,7 @@ func (r attackRun) stop(t *testing.T) {
 func TestE2EAttackClippedAndDropped(t *testing.T) {
 	parallel(t)
 	const n = 5
-	r := startAttackRun(t, task.DefaultSpec().Aggregator, n)
+	r := startAttackRun(t, "signflip", task.DefaultSpec().Aggregator, n, attackSpec)
 	defer r.stop(t)
 	t0 := time.Now()
 	var last []*Status

@@ -21,7 +21,16 @@ import (
 // DecHW weigh by it), with conf > 0 that data confidence (FedLay weighs
 // by it).
 //
-// PEERLEARN_ATTACK is a comma-separated list: scale=-10,datasize=1099511627776,conf=1.
+// With adaptive=blind instead of scale, every model it sends is the
+// blind adaptive attack's (engine/attack.Blind, the lab's
+// adaptive-blind): its honest model pushed along one fixed random
+// direction (seeded from its ID) as far as clipped-fedlay with its
+// default parameters still uses it at full weight, its own earlier
+// models standing in for the receiver's neighbours that it cannot see.
+//
+// PEERLEARN_ATTACK is a comma-separated list: scale=-10,datasize=1099511627776,conf=1,
+// or adaptive=blind,datasize=...,conf=... (scale and adaptive exclude
+// each other).
 
 func init() {
 	spec := os.Getenv("PEERLEARN_ATTACK")
@@ -40,14 +49,26 @@ type attack struct {
 	scale    float32
 	dataSize uint64
 	conf     float64
+	blind    *blindAttack // adaptive=blind; nil otherwise
 }
 
 func parseAttack(spec string) (attack, error) {
 	a := attack{scale: 1}
+	scaled := false
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
+		case "adaptive":
+			if v != "blind" {
+				return a, fmt.Errorf("adaptive %q: want blind", v)
+			}
+			b, err := newBlindAttack()
+			if err != nil {
+				return a, err
+			}
+			a.blind = b
 		case "scale":
+			scaled = true
 			f, err := strconv.ParseFloat(v, 32)
 			if err != nil {
 				return a, err
@@ -66,19 +87,26 @@ func parseAttack(spec string) (attack, error) {
 			}
 			a.conf = f
 		default:
-			return a, fmt.Errorf("unknown %q (want scale=F, datasize=N, conf=F)", k)
+			return a, fmt.Errorf("unknown %q (want scale=F or adaptive=blind, datasize=N, conf=F)", k)
 		}
+	}
+	if scaled && a.blind != nil {
+		return a, fmt.Errorf("scale and adaptive exclude each other")
 	}
 	return a, nil
 }
 
 // apply rewrites an outgoing model (a copy: the peer's own stays honest).
 func (a attack) apply(m *mep.Message) {
-	ps := make([]float32, len(m.Params))
-	for i, x := range m.Params {
-		ps[i] = a.scale * x
+	if a.blind != nil {
+		m.Params = a.blind.model(m)
+	} else {
+		ps := make([]float32, len(m.Params))
+		for i, x := range m.Params {
+			ps[i] = a.scale * x
+		}
+		m.Params = ps
 	}
-	m.Params = ps
 	if a.dataSize > 0 {
 		m.Model.DataSize = a.dataSize
 	}

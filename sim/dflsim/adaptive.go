@@ -1,10 +1,10 @@
 package dflsim
 
 import (
-	"math"
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/attack"
 	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
@@ -61,15 +61,6 @@ const (
 func AdaptiveAttacks() []string {
 	return []string{AttackAdaptive, AttackAdaptiveBlind, AttackCollapse}
 }
-
-// adaptiveMaxGamma bounds the search, in units of the honest median
-// distance: a rule that
-// accepts everything (a plain one) gets a model that far out.
-const adaptiveMaxGamma = 100
-
-// adaptiveSteps is the bisection's number of halvings (gamma to within
-// adaptiveMaxGamma / 2^steps).
-const adaptiveSteps = 16
 
 // isAdaptive reports whether attack searches against the rule.
 func isAdaptive(attack string) bool {
@@ -141,81 +132,28 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	for i := range dir {
 		dir[i] = start[i] - dir[i] // minus the mean update
 	}
-	unit := medianDistance(self.Params, sim, slots)
-	if !scaleTo(dir, unit) {
+	unit := attack.MedianDistance(self.Params, sim, slots)
+	if !attack.ScaleTo(dir, unit) {
 		return
 	}
-	m := a.search(peers[receiver].Config(), self, sim, slots, adaptiveMaxGamma,
+	m := a.search(peers[receiver].Config(), self, sim, slots, attack.MaxGamma,
 		func(int) []float32 { return centre }, func(int) []float32 { return dir })
 	for _, s := range slots {
 		nb[s].Params = m[s]
 	}
 }
 
-// search returns, per slot, centre(slot) + gamma * dir(slot) for the
-// largest gamma in [0, gmax] with which the receiver's rule
-// (cfg) uses every slot's model at full weight: none refused, left out,
-// or reported with a severity above the reputation's tolerance, every
-// slot sending its model at once (colluding). nb is the simulated
-// neighbourhood (only the slots are replaced).
+// search is attack.Search against the receiver's rule, rebuilt from
+// its configuration (cfg), and its reputation's tolerance; nil when the
+// rule cannot be built.
 func (a *Adversary) search(cfg learn.Config, self aggregate.Contribution, nb []aggregate.Contribution, slots []int, gmax float64,
 	centre, dir func(slot int) []float32) map[int][]float32 {
 	rule, err := ruleOf(cfg)
 	if err != nil {
 		return nil
 	}
-	tol := cfg.Reputation.Tolerance
-	trial := slices.Clone(nb)
-	bufs := map[int][]float32{}
-	for _, s := range slots {
-		bufs[s] = make([]float32, len(self.Params))
-	}
-	out := make([]float32, len(self.Params))
-	place := func(g float64) {
-		for _, s := range slots {
-			c, d, m := centre(s), dir(s), bufs[s]
-			for i := range m {
-				m[i] = float32(float64(c[i]) + g*float64(d[i]))
-			}
-			trial[s].Params = m
-		}
-	}
-	accepted := func(g float64) bool {
-		place(g)
-		rep, err := rule.Aggregate(self, trial, out)
-		if err != nil {
-			return false
-		}
-		for _, f := range rep.Refused {
-			if slices.Contains(slots, f.Index) {
-				return false
-			}
-		}
-		for _, o := range rep.Outliers {
-			if slices.Contains(slots, o.Index) && (o.Action == aggregate.OutlierLeftOut || o.Severity > tol) {
-				return false
-			}
-		}
-		return true
-	}
-	lo, hi := 0.0, gmax
-	if accepted(hi) {
-		lo = hi
-	} else {
-		for range adaptiveSteps {
-			if mid := (lo + hi) / 2; accepted(mid) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-	}
-	place(lo)
-	res := make(map[int][]float32, len(slots))
-	for _, s := range slots {
-		res[s] = slices.Clone(bufs[s])
-	}
-	return res
+	m, _ := attack.Search(rule, cfg.Reputation.Tolerance, self, nb, slots, gmax, centre, dir)
+	return m
 }
 
 // collapse sends each slot the receiver's model plus 1% of the honest
@@ -231,7 +169,7 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 		}
 	}
 	d := slices.Clone(a.noiseDir)
-	if !scaleTo(d, 0.01*medianDistance(self.Params, nb, slots)) {
+	if !attack.ScaleTo(d, 0.01*attack.MedianDistance(self.Params, nb, slots)) {
 		clear(d)
 	}
 	for _, s := range slots {
@@ -300,43 +238,4 @@ func orPublished(v []float32, p *learn.Peer) []float32 {
 		return p.Published()
 	}
 	return v
-}
-
-// medianDistance is the median distance from self of the contributions
-// in nb that are not slots (0 when there is none).
-func medianDistance(self []float32, nb []aggregate.Contribution, slots []int) float64 {
-	var ds []float64
-	for k := range nb {
-		if slices.Contains(slots, k) {
-			continue
-		}
-		var ss float64
-		for i, v := range self {
-			d := float64(nb[k].Params[i]) - float64(v)
-			ss += d * d
-		}
-		ds = append(ds, math.Sqrt(ss))
-	}
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[(len(ds)-1)/2]
-}
-
-// scaleTo scales v in place to L2 length n and reports whether it could
-// (v and n non-zero and finite).
-func scaleTo(v []float32, n float64) bool {
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	if !(ss > 0) || !(n > 0) || math.IsInf(ss, 0) {
-		return false
-	}
-	f := n / math.Sqrt(ss)
-	for i := range v {
-		v[i] = float32(float64(v[i]) * f)
-	}
-	return true
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/attack"
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -26,11 +27,11 @@ func TestAdaptiveSearch(t *testing.T) {
 	for _, tc := range []struct {
 		rule string
 		want float64
-	}{{aggregate.SafeDefault, 2.5}, {"fedlay", adaptiveMaxGamma}} {
+	}{{aggregate.SafeDefault, 2.5}, {"fedlay", attack.MaxGamma}} {
 		cfg := learn.DefaultConfig()
 		cfg.Aggregator = tc.rule
 		a := &Adversary{Attack: AttackAdaptive}
-		m := a.search(cfg, self, nb, []int{4}, adaptiveMaxGamma,
+		m := a.search(cfg, self, nb, []int{4}, attack.MaxGamma,
 			func(int) []float32 { return []float32{0, 0} }, func(int) []float32 { return []float32{1, 0} })
 		if got := float64(m[4][0]); math.Abs(got-tc.want) > 0.01 || m[4][1] != 0 {
 			t.Errorf("%s: strongest accepted model %v, want (%v, 0)", tc.rule, m[4], tc.want)
