@@ -92,6 +92,7 @@ HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
 test-go:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
+	$(GO) vet -tags attack ./peer/netpeer/ ./cmd/peerlearn/ # e2e/native's attacker processes
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
 	$(GO) test -count=1 -timeout 30m ./sim/scenario/ & scenario=$$!; \
 	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
