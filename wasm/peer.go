@@ -345,10 +345,13 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if err != nil {
 		return nil, nil, err
 	}
+	// A saved session, if the page imported one, is applied before the
+	// learner is published: a status read in between showed the resumed
+	// tab at round 0 (TestBrowserResumeMethod caught it once, loaded).
+	b.applyResume(lp, cfg)
 	b.mu.Lock()
 	b.ds, b.lp, b.lcfg, b.spr, b.capped, b.trainSPS = ds, lp, cfg, spr, capped, sps
 	b.mu.Unlock()
-	b.applyResume(lp, cfg) // a saved session, if the page imported one
 	b.progress(fmt.Sprintf("learning %s: %s, %d parameters, %d samples a round, ~%.0f samples/s here", spec.Name, lp.ArchTag(), lp.NumParams(), spr, sps))
 	b.setState("joining")
 	return lp, ds.test, nil
