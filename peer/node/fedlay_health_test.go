@@ -9,7 +9,6 @@ import (
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/peer/learn"
-	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -56,33 +55,9 @@ func TestFedLayCoreHealthCaptured(t *testing.T) {
 			ps[len(ps)-train.Classes] += 50 // the output bias of class 0
 		}
 		vers[id]++
-		m := mep.Message{Type: mep.MsgModel, From: id, Version: vers[id], Fingerprint: mep.FingerprintOf(ps, nil),
-			Model: mep.ModelHeader{Task: lc.Task, Arch: lp.ArchTag(), NumParams: uint32(len(ps)), DataSize: 64,
-				Period: uint32(lc.MEP.Period), DataConf: 0.3}}
-		h, err := mep.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Step(id, h, ps); err != nil {
-			t.Fatalf("model of %v: %v", id, err)
-		}
+		stepModel(t, c, id, vers[id], ps)
 	}
-	round := func() {
-		t.Helper()
-		for range 10 * lc.MEP.Period {
-			c.Tick()
-			for c.HasReady() {
-				if tr := c.Ready().Train; tr != nil {
-					tr.Job.Run()
-					if err := c.Trained(nil, tr.Job.Samples()); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-			}
-		}
-		t.Fatal("no round came due")
-	}
+	round := func() { runRound(t, c) }
 	round() // the first model: nothing to aggregate yet
 	for range 16 {
 		send(honest, false)

@@ -289,33 +289,9 @@ func TestFedLayCoreDropsRepeatOffender(t *testing.T) {
 			ps[i] = scale * (ps[i] + 0.01*float32(rng.NormFloat64()))
 		}
 		vers[id]++
-		m := mep.Message{Type: mep.MsgModel, From: id, Version: vers[id], Fingerprint: mep.FingerprintOf(ps, nil),
-			Model: mep.ModelHeader{Task: lp.Config().Task, Arch: lp.ArchTag(), NumParams: uint32(len(ps)), DataSize: 64,
-				Period: uint32(lp.Config().MEP.Period), DataConf: 0.3}}
-		h, err := mep.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Step(id, h, ps); err != nil {
-			t.Fatalf("model of %v: %v", id, err)
-		}
+		stepModel(t, c, id, vers[id], ps)
 	}
-	round := func() {
-		t.Helper()
-		for range 10 * lp.Config().MEP.Period {
-			c.Tick()
-			for c.HasReady() {
-				if tr := c.Ready().Train; tr != nil {
-					tr.Job.Run()
-					if err := c.Trained(nil, tr.Job.Samples()); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-			}
-		}
-		t.Fatal("no round came due")
-	}
+	round := func() { runRound(t, c) }
 	neighbours := func() []ident.Peer {
 		var ids []ident.Peer
 		for _, n := range lp.Neighbors() {
@@ -456,4 +432,40 @@ func TestFedLayCoreResumes(t *testing.T) {
 	if st := again.Status(); st.Round != 3 || st.Role != "done" || slices.Equal(again.Model(), ckpt.Params) {
 		t.Errorf("after the restart: %+v; want one more round, then done", st)
 	}
+}
+
+// stepModel hands core c version v of neighbour id's model ps, as a
+// FedLay model message of c's task (64 samples, data confidence 0.3).
+func stepModel(t *testing.T, c *FedLay, id ident.Peer, v uint64, ps []float32) {
+	t.Helper()
+	lp := c.Peer()
+	m := mep.Message{Type: mep.MsgModel, From: id, Version: v, Fingerprint: mep.FingerprintOf(ps, nil),
+		Model: mep.ModelHeader{Task: lp.Config().Task, Arch: lp.ArchTag(), NumParams: uint32(len(ps)), DataSize: 64,
+			Period: uint32(lp.Config().MEP.Period), DataConf: 0.3}}
+	h, err := mep.Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Step(id, h, ps); err != nil {
+		t.Fatalf("model of %v: %v", id, err)
+	}
+}
+
+// runRound ticks core c until a round comes due (at most 10 periods),
+// and runs and completes its training.
+func runRound(t *testing.T, c *FedLay) {
+	t.Helper()
+	for range 10 * c.Peer().Config().MEP.Period {
+		c.Tick()
+		for c.HasReady() {
+			if tr := c.Ready().Train; tr != nil {
+				tr.Job.Run()
+				if err := c.Trained(nil, tr.Job.Samples()); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no round came due")
 }

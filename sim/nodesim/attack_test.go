@@ -36,15 +36,7 @@ func TestAttackerDroppedByItsNeighbours(t *testing.T) {
 			msg.Fingerprint = mep.FingerprintOf(msg.Params, msg.Hessian)
 		}
 	})
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 12 {
-		if _, err := s.Add(i); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, _ := start(t, cfg, 12, 0)
 	s.Run(30 * time.Second)
 	by := 0
 	for _, d := range s.Denials {

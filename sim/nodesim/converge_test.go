@@ -117,15 +117,7 @@ func learnRun(t *testing.T, m string, seed uint64, n, rounds int) *Sim {
 	spec.LocalSteps = 4
 	spec.Init.Mode, spec.Init.Seed = "common", 7 // as e2e/native's methodSpec
 	cfg.Method, cfg.TrainTime = learners(spec, cfg.Tick, skewedShards(seed, n), nil), 200*time.Millisecond
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		if _, err := s.Add(i); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, _ := start(t, cfg, n, 0)
 	s.Run(time.Duration(rounds+30) * time.Second) // a round is a period, 1 s
 	return s
 }

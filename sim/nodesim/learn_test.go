@@ -84,15 +84,7 @@ func TestLearningPeersFinishAroundACrash(t *testing.T) {
 					drops = append(drops, line)
 				}
 			}
-			s, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 12 {
-				if _, err := s.Add(i); err != nil {
-					t.Fatal(err)
-				}
-			}
+			s, _ := start(t, cfg, 12, 0)
 			s.Run(1500 * time.Millisecond)
 			if err := s.Kill(s.Live()[5]); err != nil {
 				t.Fatal(err)

@@ -13,18 +13,29 @@ import (
 // time to join.
 func build(t *testing.T, cfg Config, n int) *Sim {
 	t.Helper()
+	s, _ := start(t, cfg, n, 500*time.Millisecond)
+	s.Run(20 * time.Second)
+	return s
+}
+
+// start makes a simulation of cfg and adds peers 0 to n-1, running
+// stagger after each (0: all at once); it returns their IDs in order.
+func start(t *testing.T, cfg Config, n int, stagger time.Duration) (*Sim, []ident.Peer) {
+	t.Helper()
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids := make([]ident.Peer, n)
 	for i := range n {
-		if _, err := s.Add(i); err != nil {
+		if ids[i], err = s.Add(i); err != nil {
 			t.Fatal(err)
 		}
-		s.Run(500 * time.Millisecond)
+		if stagger > 0 {
+			s.Run(stagger)
+		}
 	}
-	s.Run(20 * time.Second)
-	return s
+	return s, ids
 }
 
 func checkCorrect(t *testing.T, s *Sim, what string) {

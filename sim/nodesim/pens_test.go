@@ -48,15 +48,7 @@ func TestPENSKeepsItsCluster(t *testing.T) {
 		spec.Selection = task.Selection{K: 2, Policy: "pens"}
 		shards, rotated := rotatedShards(seed, n)
 		cfg.Method, cfg.TrainTime = learners(spec, cfg.Tick, shards, nil), 200*time.Millisecond
-		s, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			if _, err := s.Add(i); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s, _ := start(t, cfg, n, 0)
 		s.Run(time.Minute)
 		r, a := 0, 0
 		for _, id := range s.Live() {

@@ -29,18 +29,7 @@ func TestPlexusDeadAggregatorCostsOneTimeout(t *testing.T) {
 		spec.MaxPeers = 16 // samples of 8
 		spec.Init.Mode, spec.Init.Seed = "common", 7
 		cfg.Method, cfg.TrainTime = learners(spec, cfg.Tick, skewedShards(seed, n), nil), 200*time.Millisecond
-		s, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []ident.Peer
-		for i := range n {
-			id, err := s.Add(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, id)
-		}
+		s, ids := start(t, cfg, n, 0)
 		victim := slices.MinFunc(ids, func(a, b ident.Peer) int { return bytes.Compare(a[:], b[:]) })
 		aggAt := map[int]time.Duration{} // round -> when a live peer first had it aggregated
 		killed := false
