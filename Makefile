@@ -64,7 +64,7 @@ SERVE_ADDR ?= 127.0.0.1:8080
 serve-web: deps data build wasm
 	$(BIN)/signalserver -addr $(SERVE_ADDR) -web web -wasm $(WEB_OUT)
 
-test: deps data test-go test-companion
+test: deps data test-go
 
 # The packages whose tests run many processes, Chromium or network
 # namespaces at once (REALTIME_PKGS): each runs alone after the others,
@@ -88,15 +88,17 @@ test: deps data test-go test-companion
 MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
-# test-go: every Go package's tests, native and (test-wasm) under wasm.
+# test-go: every Go package's tests, native, under wasm (test-wasm) and
+# against libtorch (test-companion, after sim/scenario: both mostly CPU,
+# beside peer/netpeer and e2e/native, whose peers mostly wait).
 test-go:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
 	$(GO) vet -tags attack ./peer/netpeer/ ./cmd/peerlearn/ # e2e/native's attacker processes
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
-	$(GO) test -count=1 -timeout 30m ./sim/scenario/ & scenario=$$!; \
+	{ $(GO) test -count=1 -timeout 30m ./sim/scenario/ && $(MAKE) --no-print-directory test-companion; } & cpu=$$!; \
 	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
-	wait $$scenario && exit $$rc
+	wait $$cpu && exit $$rc
 	$(GO) test -count=1 -timeout 30m ./e2e/netlab/ & netlab=$$!; \
 	$(MAKE) --no-print-directory test-wasm; rc=$$?; \
 	wait $$netlab && exit $$rc
