@@ -334,13 +334,7 @@ func TestFedLayCoreDropsRepeatOffender(t *testing.T) {
 	// After the ban, on the core's ticks: back, at full trust.
 	for range int(c.Guard().BanFor() / fedlayTick) {
 		c.Tick()
-		for c.HasReady() {
-			if tr := c.Ready().Train; tr != nil {
-				tr.Job.Run()
-				if err := c.Trained(nil, tr.Job.Samples()); err != nil {
-					t.Fatal(err)
-				}
-			}
+		for trainReady(t, c) { // every output of the tick, trainings run
 		}
 	}
 	if c.Guard().Dropped(liar, c.Now()) || lp.Reputation(liar) != 1 || !slices.Contains(neighbours(), liar) {
@@ -457,15 +451,25 @@ func runRound(t *testing.T, c *FedLay) {
 	t.Helper()
 	for range 10 * c.Peer().Config().MEP.Period {
 		c.Tick()
-		for c.HasReady() {
-			if tr := c.Ready().Train; tr != nil {
-				tr.Job.Run()
-				if err := c.Trained(nil, tr.Job.Samples()); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
+		if trainReady(t, c) {
+			return
 		}
 	}
 	t.Fatal("no round came due")
+}
+
+// trainReady takes core c's outputs until none is left or one is a
+// training, which it runs and completes; it reports whether it trained.
+func trainReady(t *testing.T, c *FedLay) bool {
+	t.Helper()
+	for c.HasReady() {
+		if tr := c.Ready().Train; tr != nil {
+			tr.Job.Run()
+			if err := c.Trained(nil, tr.Job.Samples()); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		}
+	}
+	return false
 }
