@@ -26,7 +26,7 @@ const (
 // With waitLine it waits up to 15 s for the first stdout line.
 func StartProc(ns, dir, name, bin string, args []string, waitLine bool) (*Proc, error) {
 	p, err := proc.Start(proc.Options{Name: name, Prefix: []string{"ip", "netns", "exec", ns}, Bin: bin, Args: args,
-		LogPath: filepath.Join(dir, name+".log"), Keep: maxLines})
+		LogPath: filepath.Join(dir, name+".log"), Keep: maxLines, DieWithParent: true})
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ http {
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
-	p, err := proc.Start(proc.Options{Name: "nginx", Bin: bin, Args: []string{"-p", dir, "-c", path}, LogPath: filepath.Join(dir, "nginx.log")})
+	p, err := proc.Start(proc.Options{Name: "nginx", Bin: bin, Args: []string{"-p", dir, "-c", path}, LogPath: filepath.Join(dir, "nginx.log"), DieWithParent: true})
 	if err != nil {
 		return nil, err
 	}

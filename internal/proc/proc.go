@@ -28,6 +28,12 @@ type Options struct {
 	// OwnGroup starts the child in a process group of its own (unix), so
 	// a Ctrl-C at the terminal does not reach it.
 	OwnGroup bool
+	// DieWithParent has the kernel kill the child (SIGKILL) when the
+	// process that started it dies (Linux; elsewhere nothing). Tests set
+	// it: a test binary killed by a signal or by -timeout runs no
+	// cleanup, and the peers it started went on running, loading every
+	// later test on the machine (a CI run stopped by hand left 20).
+	DieWithParent bool
 }
 
 // MemLogSize bounds the in-memory stderr log.
@@ -55,6 +61,9 @@ func Start(o Options) (*Proc, error) {
 	cmd.Dir = o.Dir
 	if o.OwnGroup {
 		ownProcessGroup(cmd)
+	}
+	if o.DieWithParent {
+		dieWithParent(cmd)
 	}
 	p := &Proc{Name: o.Name, Cmd: cmd, Log: o.LogPath, done: make(chan struct{}), gotFirst: make(chan struct{})}
 	var logFile *os.File

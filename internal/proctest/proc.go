@@ -46,7 +46,7 @@ func StartEnv(t testing.TB, name, bin string, args, env []string, lines chan<- s
 		prefix = append([]string{envBin}, env...)
 	}
 	logFile := filepath.Join(t.TempDir(), name+".log")
-	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args, Prefix: prefix, LogPath: logFile, Lines: lines})
+	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args, Prefix: prefix, LogPath: logFile, Lines: lines, DieWithParent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ type child struct {
 func startChild(name, logDir, bin string, args ...string) (*child, error) {
 	lines := make(chan string, 16)
 	p, err := proc.Start(proc.Options{Name: name, Bin: bin, Args: args,
-		LogPath: filepath.Join(logDir, name+".log"), Lines: lines, OwnGroup: true})
+		LogPath: filepath.Join(logDir, name+".log"), Lines: lines, OwnGroup: true, DieWithParent: true})
 	if err != nil {
 		return nil, err
 	}
