@@ -3,11 +3,14 @@ package netpeer
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
+	"github.com/peerlearn/peerlearn/signal/server"
+	"github.com/peerlearn/peerlearn/signal/server/servertest"
 	"github.com/peerlearn/peerlearn/types/key"
 )
 
@@ -115,5 +118,80 @@ func TestPeerMoves(t *testing.T) {
 	})
 	if s := peers[0].Status(); s.ID != newID || s.Moves.Moves != 1 {
 		t.Errorf("after a refused request: %.8s, %+v", s.ID, s.Moves)
+	}
+}
+
+// TestPeerMoveRefusedAdmission: a move pays what any newcomer pays. A
+// server that counts loopback's admissions (Exempt emptied) and admits
+// only as many keys as there are peers refuses the mover's new key:
+// the failure is counted, the peer stays where it is, under its ID, a
+// member of a correct overlay, and a request within Move.Every of the
+// failed try is refused in cooldown (a refusing server is not asked
+// again at once).
+func TestPeerMoveRefusedAdmission(t *testing.T) {
+	const n = 3
+	spec, tid := servertest.Task(t, "netpeer-move-refused", func(s *task.Spec) {
+		s.PeriodMS, s.LocalEpochs, s.LocalSteps, s.Aggregator = 500, 0, 2, "fedlay"
+	})
+	scfg := server.DefaultConfig()
+	scfg.Tasks = []task.Spec{spec}
+	scfg.Admission.Exempt = nil
+	scfg.Admission.IPBurst, scfg.Admission.IPPerHour = n, 1e-6 // no refill within the test
+	srv, err := server.New(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := servertest.Serve(t, srv)
+	url := servertest.SignalURL(addr)
+	log := &testLog{}
+	test := synthetic(200, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
+	ask := make(chan string, 1)
+	peers := runPeers(t, n, 0, log, func(i int) Config {
+		cfg := testPeerConfig(t, url, tid, 500+i, log)
+		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 200, uint64(i), test, cfg.Tick)
+		if i == 0 {
+			cfg.Move = node.MoveConfig{Max: 3, Every: time.Hour}
+			cfg.askMove = ask
+			cfg.OnMove = func(key.Pair) { t.Error("moved without an admission") }
+		}
+		return cfg
+	})
+	statuses := func() []Status {
+		out := make([]Status, n)
+		for i, p := range peers {
+			out[i] = p.Status()
+		}
+		return out
+	}
+	spaces := DefaultConfig().Overlay.Spaces
+	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
+		d := WrongNeighbours(statuses(), spaces)
+		return d == "", "overlay before the move: " + d
+	})
+	oldID := peers[0].Status().ID
+	ask <- "the test says so"
+	pollUntil(t, 60*time.Second, 50*time.Millisecond, func() (bool, string) {
+		mv := peers[0].Status().Moves
+		return mv.Failed == 1, fmt.Sprintf("moves %+v: want the try failed", mv)
+	})
+	ask <- "again"
+	pollUntil(t, 30*time.Second, 50*time.Millisecond, func() (bool, string) {
+		mv := peers[0].Status().Moves
+		return mv.Refused["cooldown"] == 1, fmt.Sprintf("moves %+v: want the second request refused in cooldown", mv)
+	})
+	sts := statuses()
+	if me := sts[0]; me.ID != oldID || me.State != "member" || me.Moves.Tries != 1 || me.Moves.Moves != 0 || len(me.Moves.Previous) != 0 {
+		t.Errorf("after a refused admission: %.8s (%s), moves %+v: want it where it was", me.ID, me.State, me.Moves)
+	}
+	if d := WrongNeighbours(sts, spaces); d != "" {
+		t.Errorf("overlay after the refused move: %s", d)
+	}
+	log.mu.Lock()
+	why := slices.IndexFunc(log.lines, func(l string) bool {
+		return strings.Contains(l, "move: no new place") && strings.Contains(l, "admissions from")
+	})
+	log.mu.Unlock()
+	if why < 0 {
+		t.Error("no log line says the move failed for the server's admission limit")
 	}
 }
