@@ -7,10 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal/server"
 	"github.com/peerlearn/peerlearn/signal/server/servertest"
+	"github.com/peerlearn/peerlearn/types/ident"
 	"github.com/peerlearn/peerlearn/types/key"
 )
 
@@ -193,5 +196,70 @@ func TestPeerMoveRefusedAdmission(t *testing.T) {
 	log.mu.Unlock()
 	if why < 0 {
 		t.Error("no log line says the move failed for the server's admission limit")
+	}
+}
+
+// TestPeerMovesWhenCaptured: the real decision path. A peer running the
+// neighbourhood check (node.HealthOn) among neighbours most of which
+// trained on one class only, so that their models fail its data, finds
+// its neighbourhood captured; the check's request reaches its core
+// through FedLay's round, and the peer moves by itself, once (Move.Max
+// 1), under a new ID, its round not going back. In five peers every
+// place has the same neighbours: this asserts the mechanism, not an
+// escape (the lab's victims measure that: docs/SECURITY.md).
+func TestPeerMovesWhenCaptured(t *testing.T) {
+	url, tid := startSignal(t, "netpeer-move-captured", func(s *task.Spec) {
+		s.PeriodMS, s.LocalEpochs, s.LocalSteps, s.Aggregator = 500, 0, 5, "fedlay"
+	})
+	log := &testLog{}
+	test := synthetic(200, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
+	const n = 5
+	peers := runPeers(t, n, 0, log, func(i int) Config {
+		cfg := testPeerConfig(t, url, tid, 600+i, log)
+		classes := []int{0, 1, 2}
+		if i >= 2 {
+			classes = []int{9} // models that answer 9 for everything
+		}
+		lc := classLearner(classes, 300, uint64(i), test, cfg.Tick)
+		if i == 0 {
+			build := lc.Build
+			lc.Build = func(spec task.Spec, id ident.Peer) (*learn.Peer, *data.Dataset, error) {
+				lp, ts, err := build(spec, id)
+				if err != nil {
+					return nil, nil, err
+				}
+				lcfg := lp.Config()
+				node.HealthOn(&lcfg, lp.Local().Classes)
+				lp, err = learn.NewPeer(lcfg, lp.Local())
+				return lp, ts, err
+			}
+			cfg.Move = node.MoveConfig{Max: 1, Every: time.Hour}
+		}
+		cfg.Learn = lc
+		return cfg
+	})
+	oldID := peers[0].Status().ID
+	var r0 int
+	pollUntil(t, 120*time.Second, 100*time.Millisecond, func() (bool, string) {
+		s := peers[0].Status()
+		if s.ID == oldID && s.Learn != nil {
+			r0 = s.Learn.Rounds
+		}
+		mv, l := s.Moves, s.Learn
+		if mv == nil || mv.Moves != 1 || s.ID == oldID || s.State != "member" || l == nil || l.Rounds < r0 {
+			return false, fmt.Sprintf("the mover %.8s (%s): moves %+v, learner %+v: want it moved once, a member, round >= %d", s.ID, s.State, mv, l, r0)
+		}
+		return true, ""
+	})
+	s := peers[0].Status()
+	t.Logf("moved %.8s -> %.8s at round %d (now %d); moves %+v; health now %+v", oldID, s.ID, r0, s.Learn.Rounds, s.Moves, s.Learn.Health)
+	if s.Moves.Asked < 1 || s.Moves.Tries != 1 || !slices.Equal(s.Moves.Previous, []string{oldID}) {
+		t.Errorf("moves %+v: want the check's request taken once, from %.8s", s.Moves, oldID)
+	}
+	log.mu.Lock()
+	why := slices.IndexFunc(log.lines, func(l string) bool { return strings.Contains(l, "move: neighbourhood captured") })
+	log.mu.Unlock()
+	if why < 0 {
+		t.Error("no log line says the neighbourhood was captured")
 	}
 }
