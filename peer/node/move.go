@@ -33,8 +33,9 @@ type MoveConfig struct {
 
 // The defaults: a captured peer moves at once, again after ten minutes
 // if its new neighbourhood is captured too, at most three times a run
-// (three admissions: about an hour of one address's allowance at
-// admission.DefaultIPPerHour).
+// (three admissions of the 20 an hour, burst 10, a server's default
+// allows one address, admission.DefaultIPPerHour: volunteers behind one
+// NAT share them).
 const (
 	DefaultMoveMax   = 3
 	DefaultMoveEvery = 10 * time.Minute
