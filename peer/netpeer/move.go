@@ -3,6 +3,7 @@ package netpeer
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -31,6 +32,9 @@ import (
 // transport gets LeaveLinger for the Leave messages, its events
 // drained, then closes.
 
+// moveAttempts bounds the dials of a move's admission at each server.
+const moveAttempts = 3
+
 // moveOutcome is a move's new admission, back on Run's loop.
 type moveOutcome struct {
 	id     key.Pair
@@ -44,14 +48,21 @@ type moveOutcome struct {
 func (p *Peer) startMove(ctx context.Context, r node.MoveRequest) {
 	cfg := p.signalConfig()
 	cfg.Token = nil // a new key: a new admission, whatever the old token was
-	urls, task, plain, done := node.Shuffled(p.cfg.servers(), p.rng()), p.cfg.Task, p.cfg.PlainPlacement, p.moveDone
+	rng := p.rng()
+	urls, task, plain, done := node.Shuffled(p.cfg.servers(), rng), p.cfg.Task, p.cfg.PlainPlacement, p.moveDone
+	// A busy server is tried again a few times (the first registration's
+	// back-off); admissions used up for this address are a failed try at
+	// once: they refill in minutes, and the peer stays meanwhile.
+	rc := signal.DefaultRetryConfig(rng)
+	rc.Attempts = moveAttempts
+	rc.Only = func(err error) bool { return signal.Busy(err) && !admissionLimited(err) }
 	p.logf("move: getting a new key admitted (%s)", r.Why)
 	go func() {
 		var o moveOutcome
 		o.id, o.err = signal.NewIdentity(nil)
 		if o.err == nil {
 			dial := func(ctx context.Context, url string) (*signal.Client, error) {
-				return signal.Dial(ctx, url, o.id, task, cfg)
+				return signal.DialRetry(ctx, url, o.id, task, cfg, rc, nil)
 			}
 			o.client, o.url, o.err = dialEach(ctx, urls, dial, p.logf)
 		}
@@ -69,6 +80,13 @@ func (p *Peer) startMove(ctx context.Context, r node.MoveRequest) {
 			}
 		}
 	}()
+}
+
+// admissionLimited reports whether err is the server's refusal for
+// admissions used up at the client's address.
+func admissionLimited(err error) bool {
+	var r *signal.Refusal
+	return errors.As(err, &r) && r.Code == signal.CodeAdmissionLimited
 }
 
 // admitted takes a move's new admission: a refusal goes back to the
