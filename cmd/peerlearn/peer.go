@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server"
 	"github.com/peerlearn/peerlearn/types/ident"
+	"github.com/peerlearn/peerlearn/types/key"
 )
 
 func init() {
@@ -77,7 +79,8 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	backend := fs.String("backend", "go", "training engine: go, or torch (the GPU companion; needs a binary built with `make companion`)")
 	device := fs.String("device", "auto", "libtorch device for -backend torch: auto (CUDA if present, else CPU), cpu, cuda or cuda:N")
 	saveDir := fs.String("save", "", "folder to keep the peer's current model in (TASKNAME-PEERID.plnn, the engine's encoding: `peerlearn export` turns it into ONNX or safetensors); written every -save-every and when the peer stops")
-	healthOn := fs.Bool("health", false, "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree and show it on /status (docs/SECURITY.md, \"Neighbourhood health\"; off by default: it has false alarms without attack)")
+	healthOn := fs.Bool("health", false, "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree, show it on /status, and move to a new place (see -health-moves) (docs/SECURITY.md, \"Neighbourhood health\"; off by default: it has false alarms without attack)")
+	healthMoves := fs.Int("health-moves", node.DefaultMoveMax, "with -health: when the check finds the neighbourhood captured, move to a new place (a new key, admitted anew at the task's proof of work and the server's per-address limits; the model and its round are kept), at most this many times a run and at most once every 10 minutes (0: never move, only average with the neighbours that agree); with -key the file gets the new key")
 	saveEvery := fs.Duration("save-every", defaultSaveEvery, "with -save: how often to write the model (only when a new round trained it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -119,6 +122,24 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	}
 	if *verbose {
 		cfg.Logf = logf
+	}
+	healthMovesSet := false
+	fs.Visit(func(f *flag.Flag) { healthMovesSet = healthMovesSet || f.Name == "health-moves" })
+	switch {
+	case *healthMoves < 0:
+		return fmt.Errorf("%w: -health-moves %d", errUsage, *healthMoves)
+	case healthMovesSet && (!*healthOn || !*learnOn):
+		return fmt.Errorf("%w: -health-moves without -health (and -learn): only the neighbourhood check asks to move", errUsage)
+	case *healthOn && *learnOn && *healthMoves > 0:
+		cfg.Move = node.MoveConfig{Max: *healthMoves, Every: node.DefaultMoveEvery}
+		if *keyFile != "" {
+			file := *keyFile
+			cfg.OnMove = func(k key.Pair) {
+				if err := writeIdentity(file, k); err != nil {
+					logf("peer: -key %s: keeping the new key: %v", file, err)
+				}
+			}
+		}
 	}
 	if *shareProgress && !*learnOn {
 		return fmt.Errorf("%w: -share-progress with -learn=false: an overlay-only peer has no progress to share", errUsage)
@@ -182,7 +203,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "peer left id=%s\n", id.ID().Hex())
+			fmt.Fprintf(stdout, "peer left id=%s\n", p.ID().Hex()) // a move changed it
 			return nil
 		case <-tc:
 			s := p.Status()
@@ -328,6 +349,16 @@ func loadIdentity(file string) (signal.Identity, error) {
 		return signal.Identity{}, fmt.Errorf("%s: %w", file, err)
 	}
 	return signal.IdentityFromSeed(seed)
+}
+
+// writeIdentity replaces file's seed by k's (a move's new key), through
+// a temporary file so that a crash leaves the old or the new one.
+func writeIdentity(file string, k key.Pair) error {
+	tmp := file + ".new"
+	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(k.Seed())+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // loadRoots reads a PEM file of certificates into a pool.

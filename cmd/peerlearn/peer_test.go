@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/peerlearn/peerlearn/signal"
 )
 
 // -spaces is refused with a message pointing at the spec field, before
@@ -30,5 +32,46 @@ func TestURLListFlag(t *testing.T) {
 	}
 	if err := (&urlList{}).Set(" , "); err == nil {
 		t.Fatal("an empty list was accepted")
+	}
+}
+
+// -health-moves is refused where nothing would read it (without -health,
+// or -learn=false: only the learner's check asks to move) and below 0,
+// before anything else happens.
+func TestPeerHealthMovesFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"-health-moves", "2"},
+		{"-health-moves", "0"},
+		{"-health", "-learn=false", "-health-moves", "1"},
+		{"-health", "-health-moves", "-1"},
+	} {
+		err := runPeer(context.Background(), append(args, "-signal", "ws://127.0.0.1:1/signal"), io.Discard, func(string, ...any) {})
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "-health-moves") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// A move's new key replaces the -key file's, so that a restart does not
+// take the peer back to the place it left.
+func TestWriteIdentity(t *testing.T) {
+	file := t.TempDir() + "/peer.key"
+	first, err := loadIdentity(file) // creates it
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := signal.NewIdentity(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeIdentity(file, moved); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadIdentity(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID() != moved.ID() || got.ID() == first.ID() {
+		t.Fatalf("the file holds %v after moving from %v to %v", got.ID(), first.ID(), moved.ID())
 	}
 }

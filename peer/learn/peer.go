@@ -61,6 +61,9 @@ type Peer struct {
 	health       *healthCheck  // nil: Config.Health off; its monitor is touched only by Work.Run
 	healthStatus health.Status // the monitor's, copied out by Finish
 	replaceAsked bool          // a verdict asked for a new placement (TakeReplace)
+	// mepBase sums the counters of the MEPs of the peer's earlier IDs
+	// (Rekey), so that Metrics never goes back.
+	mepBase mep.Stats
 }
 
 // NewPeer builds a peer on its local training set and draws its initial
@@ -247,8 +250,9 @@ func (p *Peer) Metrics() Metrics {
 	m := p.metrics
 	if p.mode == modeAsync {
 		s := p.mep.Stats()
-		m.ModelsSent, m.ModelsReceived, m.ModelsRejected = s.ModelsSent, s.ModelsReceived, s.ModelsRejected
-		m.OffersSkipped = s.OffersSkipped
+		b := p.mepBase
+		m.ModelsSent, m.ModelsReceived, m.ModelsRejected = b.ModelsSent+s.ModelsSent, b.ModelsReceived+s.ModelsReceived, b.ModelsRejected+s.ModelsRejected
+		m.OffersSkipped = b.OffersSkipped + s.OffersSkipped
 	}
 	return m
 }

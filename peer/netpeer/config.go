@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/signal"
@@ -32,6 +33,10 @@ type Config struct {
 	// runs late), the ticks that passed are run at once, up to this many;
 	// beyond that (a machine that slept) time resumes from now.
 	MaxCatchUpTicks int
+	// askMove, in tests, steps the neighbourhood check's request for a
+	// new placement into the peer core (node.ReplaceAsked) each time it
+	// receives: the move without a captured neighbourhood.
+	askMove <-chan string
 	// wakeEvery, in tests, is how often the loop's timer fires (0:
 	// every Tick): a hidden tab's throttled timers, without a browser.
 	wakeEvery time.Duration
@@ -83,6 +88,15 @@ type Config struct {
 	PlainPlacement bool
 	// Learn, if not nil, makes the peer train and exchange models.
 	Learn *LearnConfig
+	// Move bounds the moves to a new place (a new key, a new admission)
+	// when the learner's neighbourhood check (learn.HealthConfig) finds
+	// the neighbourhood captured (move.go, node/move.go); zero: the peer
+	// never moves. Needs Learn.
+	Move node.MoveConfig
+	// OnMove, if not nil, hears the new key pair after each move (the
+	// peer's new identity: `peerlearn peer -key` keeps it in its file);
+	// called on Run's goroutine, must not block.
+	OnMove func(key.Pair)
 	// Observe, if not nil, makes the peer an observer instead
 	// (observer.go): no overlay, no training, models pulled. Learn must
 	// be nil.
@@ -116,6 +130,7 @@ func DefaultConfig() Config {
 		BridgeEvery:      time.Minute,                  // a few registrations per second at a server for thousands of peers
 		PlainPlacement:   false,                        // admitted placement (admission.go)
 		Learn:            nil,                          // overlay only
+		Move:             node.MoveConfig{},            // never: a volunteer's choice (node.DefaultMoveConfig with -health)
 		Observe:          nil,                          // a peer of the overlay
 		ShareProgress:    false,                        // the volunteer opts in
 		SummaryEvery:     DefaultSummaryEvery,          // 30 s: a few bytes a minute
@@ -147,10 +162,15 @@ func (c Config) Validate() error {
 		return bad("SummaryEvery = %v", c.SummaryEvery)
 	case c.ShareProgress && c.Learn == nil:
 		return bad("ShareProgress without Learn: an overlay-only peer has no progress to share")
+	case c.Move.Max > 0 && c.Learn == nil:
+		return bad("Move without Learn: only a learner's neighbourhood check asks to move")
 	case c.RebootstrapAfter < 0:
 		return bad("RebootstrapAfter = %v", c.RebootstrapAfter)
 	case c.MaxCatchUpTicks < 1 || c.MaxCatchUpTicks > 10000:
 		return bad("MaxCatchUpTicks = %d", c.MaxCatchUpTicks)
+	}
+	if err := c.Move.Validate(); err != nil {
+		return bad("%v", err)
 	}
 	if c.StatusAddr != "" {
 		host, _, err := net.SplitHostPort(c.StatusAddr)

@@ -34,4 +34,11 @@
 // (Config.BridgeAlone, BridgeWhenSplit by default), backing off while
 // nothing changes: after a partition longer than rtc's grace that is the
 // only way a merge probe's connection across can be signalled.
+//
+// Moving (Config.Move, move.go): when the learner's neighbourhood check
+// finds its neighbourhood captured and the peer core decides to move, the
+// peer gets a new key admitted (a newcomer's proof of work and rate
+// limit), leaves its old place and builds its key-bound parts again
+// (transport, registration, peer core, method core) under the new ID,
+// its learner's model and round carried over.
 package netpeer

@@ -10,8 +10,8 @@ import "github.com/peerlearn/peerlearn/engine/health"
 // count; Alarming counts the rounds most neighbours disagreed, Captures
 // the entries into "captured", Replacements the new placements the check
 // asked for (one at capture, then at most every Cooldown alarming
-// rounds; asked, not taken: a new placement needs a new admitted key,
-// docs/SECURITY.md).
+// rounds; a native peer with Config.Move takes them, within its bounds,
+// and counts them in Status.Moves: move.go, docs/SECURITY.md).
 type HealthStatus struct {
 	State        string `json:"state"`
 	Neighbours   int    `json:"neighbours"`

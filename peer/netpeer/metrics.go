@@ -5,6 +5,7 @@ package netpeer
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -59,6 +60,15 @@ func writeMetrics(w io.Writer, s Status) error {
 	}
 	family("peerlearn_transfer_memory_refused_total", "counter", "Transfer memory reservations refused.")
 	fmt.Fprintf(&b, "peerlearn_transfer_memory_refused_total %d\n", u.OverLimit)
+	if mv := s.Moves; mv != nil {
+		family("peerlearn_moves_total", "counter", "Moves to a new place away from a captured neighbourhood (peer -health): requests by outcome.")
+		fmt.Fprintf(&b, "peerlearn_moves_total{outcome=%q} %d\n", "moved", mv.Moves)
+		fmt.Fprintf(&b, "peerlearn_moves_total{outcome=%q} %d\n", "failed", mv.Failed)
+		reasons := slices.Sorted(maps.Keys(mv.Refused))
+		for _, r := range reasons {
+			fmt.Fprintf(&b, "peerlearn_moves_total{outcome=%q} %d\n", "refused_"+r, mv.Refused[r])
+		}
+	}
 	if l := s.Learn; l != nil {
 		family("peerlearn_models_refused_total", "counter", "Neighbours' models refused, by reason.")
 		reasons := make([]string, 0, len(l.ModelsRefused))

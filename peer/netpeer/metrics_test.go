@@ -17,6 +17,7 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 		Resources: rtc.ResourceUsage{HeldBytes: 1000, PeakPeerBytes: 407080, OverLimit: 4},
 		Learn: &LearnStatus{ModelsClipped: 5, ModelsRefused: map[string]int{"dropped": 2, "non_finite": 1},
 			Health: &HealthStatus{State: "captured", Neighbours: 8, Disagree: 6, Replacements: 2}},
+		Moves: &MoveStatus{Asked: 5, Tries: 2, Moves: 1, Failed: 1, Refused: map[string]int{"cooldown": 3}},
 	}
 	var b strings.Builder
 	if err := writeMetrics(&b, s); err != nil {
@@ -40,6 +41,9 @@ func TestMetricsCountRefusalsByReason(t *testing.T) {
 		`peerlearn_health_captured 1`,
 		`peerlearn_health_disagreeing_neighbors 6`,
 		`peerlearn_health_replacements_asked_total 2`,
+		`peerlearn_moves_total{outcome="moved"} 1`,
+		`peerlearn_moves_total{outcome="failed"} 1`,
+		`peerlearn_moves_total{outcome="refused_cooldown"} 3`,
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing %q in\n%s", want, out)

@@ -25,8 +25,9 @@ import (
 // Status and StatusURL may be called at any time from any goroutine.
 type Peer struct {
 	cfg     Config
-	id      ident.Peer
-	ln      net.Listener // status endpoint, or nil
+	id      ident.Peer                 // Run's goroutine's; a move changes it (move.go)
+	idNow   atomic.Pointer[ident.Peer] // id, for any goroutine
+	ln      net.Listener               // status endpoint, or nil
 	running atomic.Bool
 
 	// Owned by Run's loop.
@@ -38,17 +39,28 @@ type Peer struct {
 	// ticks it and carries out its Ready (flush). regDone brings a
 	// dial's outcome (registration.go), dialled holds it until the core
 	// decides.
-	n         *node.Node
-	ctx       context.Context // Run's, for the dials the core asks for
-	regDone   chan registration
-	dialled   map[uint64]registration
-	learner   *learner  // nil: overlay only
-	summaries summaries // ShareProgress (summary.go)
-	obs       observerSet
-	watch     *watcher // an observer's own state (observer.go), or nil
-	started   time.Time
-	sendErr   uint64 // overlay sends the transport refused
-	lastErr   time.Time
+	n          *node.Node
+	ctx        context.Context // the core's (Run's, cancelled by a move), for the dials it asks for
+	cancelCore context.CancelFunc
+	runCtx     context.Context // Run's
+	regDone    chan registration
+	dialled    map[uint64]registration
+	learner    *learner  // nil: overlay only
+	summaries  summaries // ShareProgress (summary.go)
+	obs        observerSet
+	watch      *watcher // an observer's own state (observer.go), or nil
+	started    time.Time
+	sendErr    uint64 // overlay sends the transport refused
+	lastErr    time.Time
+	// A move (move.go): its admission comes back through moveDone; one
+	// admitted waits in pendingMove for the training out to come back;
+	// movedOut says the old place was left, carried is its core's Carry;
+	// moveErr ends Run (a move that failed after leaving).
+	moveDone    chan moveOutcome
+	pendingMove *moveOutcome
+	movedOut    bool
+	carried     node.Carry
+	moveErr     error
 
 	smu    sync.Mutex
 	status Status
@@ -130,7 +142,15 @@ type Status struct {
 	// Summaries counts the summaries sent to the signalling server
 	// (nil unless Config.ShareProgress).
 	Summaries *SummaryStatus `json:"summaries,omitempty"`
+	// Moves counts the moves to a new place away from a captured
+	// neighbourhood (Config.Move, move.go), the requests refused by
+	// reason, and the IDs left (nil when moves are off and none was
+	// asked).
+	Moves *MoveStatus `json:"moves,omitempty"`
 }
+
+// MoveStatus is the moves' part of a status (the peer core's).
+type MoveStatus = node.MoveStatus
 
 // AdjacentHex is one ring space's predecessor and successor.
 type AdjacentHex struct {
@@ -152,6 +172,7 @@ func New(cfg Config) (*Peer, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p := &Peer{cfg: cfg, id: id}
+	p.idNow.Store(&id)
 	p.status = Status{ID: hex.EncodeToString(id[:]), Task: cfg.Task.Hex(), State: "starting"}
 	if cfg.StatusAddr != "" {
 		ln, err := listenStatus(cfg.StatusAddr)
@@ -163,8 +184,8 @@ func New(cfg Config) (*Peer, error) {
 	return p, nil
 }
 
-// ID returns the peer's ID.
-func (p *Peer) ID() ident.Peer { return p.id }
+// ID returns the peer's ID: a move (Config.Move) changes it.
+func (p *Peer) ID() ident.Peer { return *p.idNow.Load() }
 
 // StatusURL returns the status endpoint's URL, or "" without one.
 func (p *Peer) StatusURL() string {
@@ -183,7 +204,7 @@ func (p *Peer) Status() Status {
 
 func (p *Peer) logf(format string, args ...any) {
 	if p.cfg.Logf != nil {
-		p.cfg.Logf("peer %v: "+format, append([]any{p.id}, args...)...)
+		p.cfg.Logf("peer %v: "+format, append([]any{p.ID()}, args...)...)
 	}
 }
 
@@ -219,7 +240,7 @@ func (p *Peer) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer mgr.Close()
+	defer func() { p.mgr.Close() }() // the latest transport: a move replaces it
 	var workDone chan method.Job
 	var evalDone chan evalResult
 	if lc := p.cfg.Learn; lc != nil {
@@ -237,9 +258,11 @@ func (p *Peer) Run(ctx context.Context) error {
 		p.limitTransfers(mgr, lp) // a manifest can cost no more than the task's model (recovery.go)
 		p.logf("learning %s (%s, %d params, period %d ticks, tier %v, max rounds %d)", w.Task.Name, lp.ArchTag(), lp.NumParams(), lp.Config().MEP.Period, lp.Config().MEP.Tier, w.Task.MaxRounds)
 	}
-	if err := p.newCore(ctx, server, w); err != nil { // joins through the welcome's contacts
+	p.runCtx, p.moveDone = ctx, make(chan moveOutcome)
+	if err := p.newCore(ctx, server, w, nil); err != nil { // joins through the welcome's contacts
 		return err
 	}
+	defer func() { p.cancelCore() }() // the latest core's dials
 	p.flush()
 	p.publish()
 
@@ -254,17 +277,25 @@ func (p *Peer) Run(ctx context.Context) error {
 		case <-tick.C:
 			// What arrived before now counts before the ticks up to now
 			// (a heartbeat waiting here must not time its sender out).
-			p.handlePending(mgr)
+			p.handlePending(p.mgr)
 		case r := <-p.regDone:
 			p.registered(r)
 		case wk := <-workDone:
 			p.step(node.TrainDone{Job: wk, Elapsed: time.Since(p.learner.trainStart)})
 			p.learner.trained(wk)
+			p.moveWhenIdle() // a move that waited for this training
 		case r := <-evalDone:
 			p.step(node.Evaluated{Round: r.round, Accuracy: r.m.Accuracy, Loss: r.m.Loss, Err: r.err})
-		case ev := <-mgr.Events():
+		case o := <-p.moveDone:
+			p.admitted(o)
+		case why := <-p.cfg.askMove: // nil but in tests
+			p.step(node.ReplaceAsked{Why: why})
+		case ev := <-p.mgr.Events():
 			p.handle(ev)
-			p.handlePending(mgr) // what else has arrived, before flushing
+			p.handlePending(p.mgr) // what else has arrived, before flushing
+		}
+		if p.moveErr != nil {
+			return fmt.Errorf("move: %w", p.moveErr)
 		}
 		// The ticks due run after whatever woke the loop, not only when
 		// the ticker fires. A hidden tab's timers wake about once a
@@ -285,8 +316,9 @@ func (p *Peer) Run(ctx context.Context) error {
 }
 
 // newCore builds the peer core after the first registration with server,
-// whose welcome w brought the task and the contacts to join through.
-func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) error {
+// whose welcome w brought the task and the contacts to join through;
+// after a move, with what the old place's core carries over.
+func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome, carried *node.Carry) error {
 	n, err := node.New(node.Config{
 		ID: p.id, Overlay: p.cfg.Overlay, Token: p.admittedToken(), Server: server, Contacts: w.Contacts,
 		Registrar: node.RegistrarConfig{
@@ -294,7 +326,7 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 			BridgeEvery: p.cfg.BridgeEvery, BridgeAlone: p.cfg.BridgeAlone, Rand: p.rng(),
 		},
 		SizeEstimate: node.NeedsSizeEstimate(w.Task), Method: p.method(), Blocked: p.cutBlocked,
-		EvalEvery: p.evalEvery(), Target: w.Task.TargetAccuracy,
+		EvalEvery: p.evalEvery(), Target: w.Task.TargetAccuracy, Move: p.cfg.Move, Carried: carried,
 	}, time.Now())
 	switch {
 	case errors.Is(err, node.ErrConfig):
@@ -302,7 +334,8 @@ func (p *Peer) newCore(ctx context.Context, server string, w signal.Welcome) err
 	case err != nil:
 		return fmt.Errorf("%w: %w", ErrBootstrap, err)
 	}
-	p.n, p.ctx = n, ctx
+	p.n = n
+	p.ctx, p.cancelCore = context.WithCancel(ctx)
 	if p.learner != nil {
 		p.learner.core = n
 	}
@@ -497,6 +530,9 @@ func (p *Peer) carryOut(rd node.Ready) {
 	for _, d := range rd.Dials {
 		p.dial(p.ctx, d)
 	}
+	if rd.Move != nil {
+		p.startMove(p.ctx, *rd.Move)
+	}
 	if p.learner == nil {
 		return
 	}
@@ -554,6 +590,9 @@ func (p *Peer) publish() {
 	st.Observers = p.obs.status(time.Now())
 	st.ObserverRefused, st.PullsRefused = p.obs.refusedFrom, p.obs.refusedPulls
 	st.Summaries = p.summaries.status(p.cfg.ShareProgress)
+	if mv := p.n.Moves(); p.cfg.Move.Max > 0 || mv.Asked > 0 {
+		st.Moves = &mv
+	}
 	p.smu.Lock()
 	p.status = st
 	p.smu.Unlock()

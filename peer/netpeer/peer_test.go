@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/peerlearn/peerlearn/peer/node"
 )
 
 // In-process peers (each with its own pion stack) over real WebRTC on
@@ -72,17 +74,29 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mut := range map[string]func(*Config){
-		"no url":        func(c *Config) { c.SignalURL = "" },
-		"no task":       func(c *Config) { c.Task = [32]byte{} },
-		"tick":          func(c *Config) { c.Tick = 0 },
-		"public status": func(c *Config) { c.StatusAddr = "0.0.0.0:0" },
-		"bad status":    func(c *Config) { c.StatusAddr = "nonsense" },
-		"rtc":           func(c *Config) { c.RTC.QueueFrames = 0 },
+		"no url":         func(c *Config) { c.SignalURL = "" },
+		"no task":        func(c *Config) { c.Task = [32]byte{} },
+		"tick":           func(c *Config) { c.Tick = 0 },
+		"public status":  func(c *Config) { c.StatusAddr = "0.0.0.0:0" },
+		"bad status":     func(c *Config) { c.StatusAddr = "nonsense" },
+		"rtc":            func(c *Config) { c.RTC.QueueFrames = 0 },
+		"move, no learn": func(c *Config) { c.Move = node.MoveConfig{Max: 1, Every: time.Minute} },
+		"move every 0": func(c *Config) {
+			c.Learn, c.Move = classLearner([]int{0}, 10, 1, nil, c.Tick), node.MoveConfig{Max: 1}
+		},
+		"move max < 0": func(c *Config) {
+			c.Learn, c.Move = classLearner([]int{0}, 10, 1, nil, c.Tick), node.MoveConfig{Max: -1, Every: time.Minute}
+		},
 	} {
 		c := cfg
 		mut(&c)
 		if err := c.Validate(); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	c := cfg
+	c.Learn, c.Move = classLearner([]int{0}, 10, 1, nil, c.Tick), node.DefaultMoveConfig()
+	if err := c.Validate(); err != nil {
+		t.Errorf("a learner that moves: %v", err)
 	}
 }

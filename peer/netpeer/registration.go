@@ -28,13 +28,14 @@ type registration struct {
 // dial starts the registration the core asks for.
 func (p *Peer) dial(ctx context.Context, d node.DialRequest) {
 	seq, why, urls, id, task, cfg := d.Seq, d.Why, d.URLs, p.cfg.Identity, p.cfg.Task, p.signalConfig()
+	done := p.regDone // this core's: a move replaces it (move.go)
 	go func() {
 		dial := func(ctx context.Context, url string) (*signal.Client, error) {
 			return signal.Dial(ctx, url, id, task, cfg)
 		}
 		c, url, err := dialEach(ctx, urls, dial, p.logf)
 		select {
-		case p.regDone <- registration{seq, why, c, err, url}:
+		case done <- registration{seq, why, c, err, url}:
 		case <-ctx.Done():
 			if c != nil {
 				c.Close()

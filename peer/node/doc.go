@@ -25,7 +25,10 @@
 // split suspicion, admission renewal) and what it does with the
 // registration it gets; and the Guard (guard.go), which counts what the
 // robust aggregation did to each neighbour's models and says which
-// repeat offender to drop and when to let it back; and FedLay
+// repeat offender to drop and when to let it back; FedLay
 // (fedlay.go), FedLay's Model Exchange Protocol with that guard as a
-// method.Core, so that one driver runs every method.
+// method.Core, so that one driver runs every method; and the move
+// decision (move.go): when the neighbourhood check finds the
+// neighbourhood captured, whether the peer takes a new place (a new
+// admitted key), within bounds, and what its new core carries over.
 package node

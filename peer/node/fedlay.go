@@ -66,6 +66,10 @@ type FedLayHooks struct {
 	Tamper func(m *mep.Message)
 	// Logf receives the guard's lines and dropped messages (nil: none).
 	Logf func(string, ...any)
+	// OnReplace, if not nil, hears the neighbourhood check's requests
+	// for a new placement, with why (the Node's move decision, move.go);
+	// nil: they are logged.
+	OnReplace func(why string)
 }
 
 // NewFedLayCore builds the FedLay core for a "fedlay" task's learning
@@ -222,12 +226,16 @@ func (f *FedLay) Trained(_ []float32, _ int) error {
 		// engine/health's verdict: most neighbours pull against our
 		// data (at capture, then at most every Cooldown alarming rounds).
 		// The peer already aggregates only with the ones that agree; a
-		// new placement would take a new admitted key (types/admission:
-		// the salt is fixed per key and epoch), which this peer does not
-		// do by itself: the volunteer is told (docs/SECURITY.md).
+		// new placement takes a new admitted key (types/admission: the
+		// salt is fixed per key and epoch): the Node decides whether to
+		// move (OnReplace, move.go), else the volunteer is told.
 		hs, _ := f.lp.Health()
-		f.cfg.Logf("health: neighbourhood captured (%d of %d neighbours disagree with our data); averaging only with the others; a new placement (a new admitted key) would give other neighbours (asked %d times)",
-			hs.Disagree, hs.Neighbours, hs.Replacements)
+		why := fmt.Sprintf("neighbourhood captured (%d of %d neighbours disagree with our data); averaging only with the others", hs.Disagree, hs.Neighbours)
+		if f.cfg.OnReplace != nil {
+			f.cfg.OnReplace(why)
+		} else {
+			f.cfg.Logf("health: %s; a new placement (a new admitted key) would give other neighbours (asked %d times)", why, hs.Replacements)
+		}
 	}
 	if drop := f.guard.Observe(w.Report(), now); len(drop) > 0 {
 		for _, id := range drop {

@@ -52,6 +52,9 @@ type methodOut struct {
 	train method.Job
 	deny  []Deny
 	logs  []Log
+	// replace is the neighbourhood check's latest request for a new
+	// placement (FedLay's OnReplace), for the Node's move decision.
+	replace string
 }
 
 // Deny asks the shell to close a neighbour's link and refuse it for For:
@@ -86,7 +89,7 @@ func NewMethod(spec task.Spec, lp *learn.Peer, tick time.Duration, tamper func(*
 // peer's core stood (method_resume.go).
 func (m *Method) build() error {
 	if m.spec.MethodOf() == "fedlay" {
-		fl, err := NewFedLayCore(m.spec, m.peer, m.tick, FedLayHooks{OnDrop: m.dropped, Tamper: m.tamper, Logf: m.logf})
+		fl, err := NewFedLayCore(m.spec, m.peer, m.tick, FedLayHooks{OnDrop: m.dropped, Tamper: m.tamper, Logf: m.logf, OnReplace: m.replaceAsked})
 		if err != nil {
 			return err
 		}
@@ -111,6 +114,27 @@ func (m *Method) logf(format string, args ...any) {
 // with: its link goes too, for as long.
 func (m *Method) dropped(id ident.Peer, d time.Duration) {
 	m.out.deny = append(m.out.deny, Deny{Peer: id, For: d})
+}
+
+// replaceAsked hears the neighbourhood check's request for a new
+// placement: the Node decides (move.go).
+func (m *Method) replaceAsked(why string) { m.out.replace = why }
+
+// Moved carries the learner to the peer's new place, under its new ID:
+// learn.Peer keeps its model, round, optimiser and data (Rekey) and the
+// core is built again for the new ID (FedLay's guard and MEP start with
+// the new neighbourhood); the counters stay. Refused while a training
+// is out (the shell moves between rounds).
+func (m *Method) Moved(id ident.Peer) error {
+	if m.busy {
+		return fmt.Errorf("%w: moving during a training", ErrConfig)
+	}
+	if err := m.peer.Rekey(id); err != nil {
+		return err
+	}
+	keepProgress(m.core, m.peer) // a core other than FedLay's resumes at its round
+	m.peers, m.out = nil, methodOut{}
+	return m.build()
 }
 
 // ScaleInit multiplies the initial model by the init gain of the

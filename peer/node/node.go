@@ -42,6 +42,7 @@ type Node struct {
 	notAfter int64               // its expiry (unix s), 0: none
 	dialSeq  uint64
 
+	move    mover // the move decision (move.go)
 	rd      Ready // what the next Ready returns, besides the overlay's
 	refused uint64
 	removed uint64
@@ -72,6 +73,11 @@ type Config struct {
 	// task's target accuracy.
 	EvalEvery time.Duration
 	Target    float64
+	// Move bounds the moves away from a captured neighbourhood (move.go;
+	// zero: never); Carried, if not nil, is what the core of the place
+	// the peer moved from hands over (Node.Carry).
+	Move    MoveConfig
+	Carried *Carry
 	// Blocked, if not nil, is a test's partition (netpeer's cuttest
 	// build): overlay messages and push-sum shares to or from a peer it
 	// names are dropped, as if the network between them had failed.
@@ -92,8 +98,11 @@ func New(cfg Config, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Move.Validate(); err != nil {
+		return nil, err
+	}
 	n := &Node{cfg: cfg, id: cfg.ID, overlay: ov, reg: reg, method: cfg.Method, now: now, links: map[ident.Peer]bool{},
-		eval: evaluation{every: cfg.EvalEvery, st: EvalStatus{Target: cfg.Target}}}
+		eval: evaluation{every: cfg.EvalEvery, st: EvalStatus{Target: cfg.Target}}, move: mover{cfg: cfg.Move}}
 	if a := cfg.Overlay.Admission; a != nil && len(cfg.Token) > 0 {
 		n.token, n.notAfter = slices.Clone(cfg.Token), a.Self.NotAfter
 	}
@@ -101,6 +110,9 @@ func New(cfg Config, now time.Time) (*Node, error) {
 		if n.sizer, err = newSizer(cfg.ID); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
+	}
+	if cfg.Carried != nil {
+		n.carried(cfg.Carried)
 	}
 	if len(cfg.Contacts) == 0 {
 		n.logf("no contacts: founding the overlay")
@@ -216,7 +228,7 @@ type Log struct {
 // now on when set; send Overlay (NDMP) and Shares (push-sum, KindApp);
 // note Routes; follow Neighbors when NeighborsChanged; dial Dials; close
 // the links of Denies; send ModelSends; run Train and Evaluate (each on
-// a goroutine of its own); log Logs.
+// a goroutine of its own); start Move (move.go); log Logs.
 type Ready struct {
 	Overlay          []Envelope
 	Shares           []Share
@@ -231,6 +243,7 @@ type Ready struct {
 	ModelSends       []method.Send
 	Train            method.Job
 	Evaluate         *EvalRequest
+	Move             *MoveRequest
 	Logs             []Log
 }
 
@@ -274,6 +287,14 @@ func (n *Node) Step(ev Event) error {
 			return fmt.Errorf("%w: a training nobody handed out", ErrConfig)
 		}
 		n.method.trained(e.Job, e.Elapsed)
+		if why := n.method.out.replace; why != "" {
+			n.method.out.replace = ""
+			n.askMove(why)
+		}
+	case ReplaceAsked:
+		n.askMove(e.Why)
+	case MoveDone:
+		return n.moveDone(e)
 	default:
 		return fmt.Errorf("%w: unknown event %T", ErrConfig, ev)
 	}
@@ -447,7 +468,7 @@ func (n *Node) HasReady() bool {
 		return true
 	}
 	return n.overlay.HasReady() || (n.sizer != nil && n.sizer.node.HasReady()) || len(r.Routes) > 0 ||
-		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.Token != nil || r.Evaluate != nil || len(r.Logs) > 0
+		len(r.Dials) > 0 || len(r.Decisions) > 0 || r.Token != nil || r.Evaluate != nil || r.Move != nil || len(r.Logs) > 0
 }
 
 // Ready returns what the Node wants done and forgets it: the shell

@@ -57,6 +57,16 @@ import (
 //	show NAME              the Node's state
 //	overlay [a,b,...]      whether the live Nodes' tables (or those
 //	                       named) are the correct overlay of their IDs
+//	replace NAME           the neighbourhood check asks NAME for a new
+//	                       placement (what FedLay's OnReplace hands the
+//	                       Node): the Node's move decision
+//	move NAME to=NEW [contacts=x,y] [err=...]
+//	                       the shell's outcome of NAME's MoveRequest: a
+//	                       refused admission (err), or the new place: NAME
+//	                       leaves, and NEW (its new ID) joins through the
+//	                       contacts with NAME's learner and Carry
+//
+// new takes move-max=N move-every=D too: every peer's MoveConfig.
 //
 // Peers are named by words (their IDs the hash of the word).
 func TestNodeScripts(t *testing.T) {
@@ -69,6 +79,7 @@ func TestNodeScripts(t *testing.T) {
 type netScript struct {
 	now   time.Duration // since scriptEpoch
 	cfg   Config
+	cfgs  map[string]Config // each peer's, as built
 	seed  uint64
 	nodes map[string]*Node
 	names map[ident.Peer]string
@@ -136,10 +147,11 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		s.cfg = Config{Overlay: ov, Registrar: RegistrarConfig{
 			Servers: strings.Split(c.Get("servers", "s"), ","), RebootstrapAfter: dur(c, "after", "5s"),
 			BridgeEvery: dur(c, "every", "0s"), BridgeAlone: mode,
-		}}
+		}, Move: MoveConfig{Max: int(num(c, "move-max", "0")), Every: dur(c, "move-every", "0s")}}
 		s.seed = num(c, "seed", "1")
 		s.now = 0
 		s.nodes, s.names, s.links, s.cut = map[string]*Node{}, map[ident.Peer]string{}, map[[2]string]bool{}, nil
+		s.cfgs = map[string]Config{}
 		return "ok", nil
 	case "peer":
 		name := c.Args[0]
@@ -167,10 +179,23 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		s.nodes[name] = n
+		s.nodes[name], s.cfgs[name] = n, cfg
 		s.out = nil
 		s.deliver()
 		return strings.Join(append(s.out, "ok"), "\n"), nil
+	case "replace":
+		n, ok := s.nodes[c.Args[0]]
+		if !ok {
+			return "", fmt.Errorf("no peer %s", c.Args[0])
+		}
+		s.out = nil
+		if err := n.Step(ReplaceAsked{Why: "the check asked"}); err != nil {
+			return "", err
+		}
+		s.deliver()
+		return strings.Join(s.out, "\n"), nil
+	case "move":
+		return s.move(c)
 	case "tick":
 		by := dur(c, "by", "100ms")
 		s.out = nil
@@ -183,16 +208,9 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		}
 		return strings.Join(append(s.out, s.at()), "\n"), nil
 	case "kill":
-		name := c.Args[0]
-		delete(s.nodes, name)
 		s.out = nil
-		for _, other := range s.live() {
-			if s.links[key(name, other)] {
-				delete(s.links, key(name, other))
-				if err := s.nodes[other].Step(LinkDown{Peer: s.id(name)}); err != nil {
-					return "", err
-				}
-			}
+		if err := s.kill(c.Args[0]); err != nil {
+			return "", err
 		}
 		s.deliver()
 		return strings.Join(append(s.out, "ok"), "\n"), nil
@@ -275,6 +293,9 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 				line += fmt.Sprintf("\nevaluations=%d accuracy=%.2f at round %d target %.2f reached=%v", e.Evals, e.Accuracy, e.Round, e.Target, e.TargetReached)
 			}
 		}
+		if mv := n.Moves(); mv.Asked > 0 {
+			line += fmt.Sprintf("\nmoves asked=%d tries=%d moves=%d failed=%d refused=%v previous=%d moving=%v", mv.Asked, mv.Tries, mv.Moves, mv.Failed, mv.Refused, len(mv.Previous), n.Moving())
+		}
 		if g := n.InitGain(); g != nil {
 			line += fmt.Sprintf("\ninit gain: %s used=%.0f gain=%.3f", g.State, g.Used, g.Gain)
 		}
@@ -295,6 +316,74 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 		return fmt.Sprintf("correct=%v nodes=%d neighbours %d/%d extra=%d wrong-slots=%d", cr.OK(), cr.Nodes, cr.Correct, cr.Expected, cr.Extra, cr.WrongSlots), nil
 	}
 	return "", fmt.Errorf("unknown command %q", c.Name)
+}
+
+// kill stops peer name: its links close (LinkDown at the other end).
+func (s *netScript) kill(name string) error {
+	delete(s.nodes, name)
+	for _, other := range s.live() {
+		if s.links[key(name, other)] {
+			delete(s.links, key(name, other))
+			if err := s.nodes[other].Step(LinkDown{Peer: s.id(name)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// move carries out a MoveRequest's outcome as netpeer's shell does
+// (move.go there): on success the old place's Node leaves, its links
+// close once the Leave messages are out, and the new place's Node
+// joins with the old one's learner (Method.Moved) and Carry.
+func (s *netScript) move(c *datadriven.Cmd) (string, error) {
+	name := c.Args[0]
+	n, ok := s.nodes[name]
+	if !ok {
+		return "", fmt.Errorf("no peer %s", name)
+	}
+	s.out = nil
+	if e := c.Get("err", ""); e != "" {
+		if err := n.Step(MoveDone{Err: errors.New(e)}); err != nil {
+			return "", err
+		}
+		s.deliver()
+		return strings.Join(s.out, "\n"), nil
+	}
+	to := c.Get("to", "")
+	newID := s.id(to)
+	if err := n.Step(MoveDone{ID: newID}); err != nil {
+		return "", err
+	}
+	carry := n.Carry()
+	if err := n.Leave(); err != nil {
+		return "", err
+	}
+	s.deliver()
+	if err := s.kill(name); err != nil {
+		return "", err
+	}
+	cfg := s.cfgs[name]
+	cfg.ID, cfg.Carried, cfg.Contacts = newID, &carry, nil
+	cfg.Overlay.Rand = rand.New(rand.NewPCG(s.seed, newID.Seed()))
+	cfg.Blocked = func(id ident.Peer) bool { return s.cutBetween(to, s.name(id)) }
+	if m := cfg.Method; m != nil {
+		if err := m.Moved(newID); err != nil {
+			return "", err
+		}
+	}
+	for _, x := range strings.Split(c.Get("contacts", ""), ",") {
+		if x != "" {
+			cfg.Contacts = append(cfg.Contacts, s.id(x))
+		}
+	}
+	nn, err := New(cfg, scriptEpoch.Add(s.now))
+	if err != nil {
+		return "", err
+	}
+	s.nodes[to], s.cfgs[to] = nn, cfg
+	s.deliver()
+	return strings.Join(append(s.out, "ok"), "\n"), nil
 }
 
 func key(a, b string) [2]string {
@@ -368,6 +457,9 @@ func (s *netScript) carryOut(name string, n *Node, rd Ready) {
 	if e := rd.Evaluate; e != nil {
 		s.out = append(s.out, fmt.Sprintf("%s %s -> evaluate round %d: accuracy %.2f", s.at(), name, e.Round, s.acc))
 		s.must(n.Step(Evaluated{Round: e.Round, Accuracy: s.acc, Loss: 1 - s.acc}))
+	}
+	if rd.Move != nil {
+		s.out = append(s.out, fmt.Sprintf("%s %s -> move (%s)", s.at(), name, rd.Move.Why))
 	}
 	if rd.Train != nil {
 		s.out = append(s.out, fmt.Sprintf("%s %s -> train", s.at(), name))
