@@ -195,13 +195,16 @@ func TestPeerMoveRefusedAdmission(t *testing.T) {
 }
 
 // TestPeerMovesWhenCaptured: the real decision path. A peer running the
-// neighbourhood check (node.HealthOn) among neighbours most of which
-// trained on one class only, so that their models fail its data, finds
-// its neighbourhood captured; the check's request reaches its core
-// through FedLay's round, and the peer moves by itself, once (Move.Max
-// 1), under a new ID, its round not going back. In five peers every
-// place has the same neighbours: this asserts the mechanism, not an
-// escape (the lab's victims measure that: docs/SECURITY.md).
+// neighbourhood check (node.HealthOn) among neighbours that all trained
+// on one class only, so that their models fail its data, finds its
+// neighbourhood captured; the check's request reaches its core through
+// FedLay's round, and the peer moves by itself, once (Move.Max 1), under
+// a new ID, its round not going back. Every other peer is hostile, so the
+// check alarms whichever of them the overlay makes its neighbours: with
+// one honest peer among the five, 2 of 30 runs placed the mover with it
+// and one hostile peer only, 1 of 2 disagreeing, no alarm. This asserts
+// the mechanism, not an escape (the lab's victims measure that:
+// docs/SECURITY.md).
 func TestPeerMovesWhenCaptured(t *testing.T) {
 	url, tid := startSignal(t, "netpeer-move-captured", func(s *task.Spec) {
 		s.PeriodMS, s.LocalEpochs, s.LocalSteps, s.Aggregator = 500, 0, 5, "fedlay"
@@ -212,7 +215,7 @@ func TestPeerMovesWhenCaptured(t *testing.T) {
 	peers := runPeers(t, n, 0, log, func(i int) Config {
 		cfg := testPeerConfig(t, url, tid, 600+i, log)
 		classes := []int{0, 1, 2}
-		if i >= 2 {
+		if i >= 1 {
 			classes = []int{9} // models that answer 9 for everything
 		}
 		lc := classLearner(classes, 300, uint64(i), test, cfg.Tick)
@@ -242,7 +245,14 @@ func TestPeerMovesWhenCaptured(t *testing.T) {
 		}
 		mv, l := s.Moves, s.Learn
 		if mv == nil || mv.Moves != 1 || s.ID == oldID || s.State != "member" || l == nil || l.Rounds < r0 {
-			return false, fmt.Sprintf("the mover %.8s (%s): moves %+v, learner %+v: want it moved once, a member, round >= %d", s.ID, s.State, mv, l, r0)
+			rounds, health := -1, HealthStatus{}
+			if l != nil {
+				rounds = l.Rounds
+				if l.Health != nil {
+					health = *l.Health
+				}
+			}
+			return false, fmt.Sprintf("the mover %.8s (%s): moves %+v, round %d, health %+v: want it moved once, a member, round >= %d", s.ID, s.State, mv, rounds, health, r0)
 		}
 		return true, ""
 	})
