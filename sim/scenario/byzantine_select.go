@@ -24,7 +24,9 @@ import (
 // with the neighbourhood check, byzantine_health.go), orders (training orders
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
-// compression on). The
+// compression on), holdout (with "+health": the share of a checked
+// peer's shard held out of training and scored on, in [0, 0.5); 0
+// scores on the shard it trained on, the rule before the fix). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -95,6 +97,12 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
 			}
 			p.codec = v
+		case "holdout":
+			h, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(h >= 0 && h < 0.5) {
+				return fmt.Errorf("%w: %s: holdout %q not in [0, 0.5)", errSelect, byzSelectEnv, v)
+			}
+			p.holdout = h
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -102,7 +110,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec

@@ -22,6 +22,15 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2 codec=delta-int4"); err != nil {
 		t.Fatal(err)
 	}
+	if p.holdout != healthHoldout {
+		t.Errorf("full lab: hold-out %v, want %v", p.holdout, healthHoldout)
+	}
+	if err := p.applySelect("holdout=0"); err != nil || p.holdout != 0 {
+		t.Errorf("holdout=0: %v, %v", err, p.holdout)
+	}
+	if err := p.applySelect("holdout=0.5"); !errors.Is(err, errSelect) {
+		t.Errorf("holdout=0.5: %v, want errSelect", err)
+	}
 	if p.orders != 2 || p.codec != "delta-int4" {
 		t.Errorf("orders=2 codec=delta-int4: %d orders, codec %q", p.orders, p.codec)
 	}
