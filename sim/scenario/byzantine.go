@@ -75,6 +75,7 @@ type byzParams struct {
 	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
 	victims     bool     // also run victim placement (byzantine_victim.go)
 	holdout     float64  // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
+	healthBest  bool     // with the neighbourhood check: health.Config.AgainstBest
 	codec       string   // how models travel ("": float32 as they are)
 	rules       []string
 	scale       string

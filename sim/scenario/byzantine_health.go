@@ -63,7 +63,9 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 			on[i] = b.Held[i]
 		}
 	}
-	return &dflsim.Health{Config: health.DefaultConfig().ForClasses(s.arch.Classes), Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
+	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
+	cfg.AgainstBest = s.p.healthBest
+	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
 }
 
 // healthSamples bounds what a peer scores models on each round (the lab's
@@ -123,7 +125,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 		if _, check := splitHealth(rule); !check {
 			continue
 		}
-		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout)
+		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest)
 		runs := []byzKey{{f: 0, attack: dflsim.AttackNone}}
 		for _, f := range s.p.fractions[1:] {
 			runs = append(runs, byzKey{f: f, attack: dflsim.AttackAbsent})

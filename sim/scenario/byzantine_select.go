@@ -26,7 +26,8 @@ import (
 // (models travel in that codec, engine/modelcodec: the lab with
 // compression on), holdout (with "+health": the share of a checked
 // peer's shard held out of training and scored on, in [0, 0.5); 0
-// scores on the shard it trained on, the rule before the fix). The
+// scores on the shard it trained on, the rule before the fix), healthref
+// (self or best: health.Config.AgainstBest). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -103,6 +104,11 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: holdout %q not in [0, 0.5)", errSelect, byzSelectEnv, v)
 			}
 			p.holdout = h
+		case "healthref":
+			if v != "self" && v != "best" {
+				return fmt.Errorf("%w: %s: healthref %q: want self or best", errSelect, byzSelectEnv, v)
+			}
+			p.healthBest = v == "best"
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -110,7 +116,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec
