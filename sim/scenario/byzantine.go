@@ -76,6 +76,7 @@ type byzParams struct {
 	victims     bool     // also run victim placement (byzantine_victim.go)
 	holdout     float64  // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
 	healthBest  bool     // with the neighbourhood check: health.Config.AgainstBest
+	patience    int      // with the neighbourhood check: health.Config.Patience (0: the default's)
 	codec       string   // how models travel ("": float32 as they are)
 	rules       []string
 	scale       string
@@ -95,7 +96,7 @@ func byzScale(quick bool) byzParams {
 		peers: 30, spaces: 4, partition: "dirichlet:1", trainSubset: 4500, hidden: 32,
 		lr: 0.1, momentum: 0.9, batch: 16, epochs: 2, rounds: 20, evalTest: 2000,
 		fractions: []float64{0, 0.2, 0.3, 0.1}, seeds: 3, orders: 3, attacks: dflsim.Attacks(), rules: byzRules,
-		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF, victims: true, holdout: healthHoldout,
+		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF, victims: true,
 	}
 	if quick {
 		p.peers, p.spaces, p.trainSubset, p.rounds, p.evalTest = 20, 3, 3000, 20, 1000

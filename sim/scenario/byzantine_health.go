@@ -17,21 +17,11 @@ import (
 // rule named with healthSuffix ("clipped-fedlay+health") is the rule
 // before the suffix with every honest peer running the check
 // (dflsim.Health: health.DefaultConfig for the task's classes, scored on
-// the held-out part of its own shard, a new FedLay placement when the
-// check asks). Its false alarms are the honest peers that were ever
+// its own shard, a new FedLay placement when the check asks; the
+// subset's keys holdout, healthref and patience vary it, byzSelectEnv). Its false alarms are the honest peers that were ever
 // Captured in a run without attack, its false moves their new
 // placements.
 const healthSuffix = "+health"
-
-// healthHoldout is the share of a checked peer's shard it holds out of
-// training and scores models on (dflsim.HoldOut). Why: scored on the
-// shard it had just trained on, our own model beat honest neighbours'
-// by more than twice in rounds 1-4, and every false capture began there
-// (docs/RESULTS.md, issue #26, "Why the false alarms"); on samples it
-// never trained on it is scored as the neighbours' models are. A fifth:
-// about 30 of the lab's shards of about 150, enough for the balanced
-// score's classes of at least health.MinClassSamples.
-const healthHoldout = 0.2
 
 // splitHealth returns the aggregation rule of a lab rule name and whether
 // the check runs.
@@ -65,6 +55,9 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 	}
 	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
 	cfg.AgainstBest = s.p.healthBest
+	if s.p.patience > 0 {
+		cfg.Patience = s.p.patience
+	}
 	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
 }
 
@@ -125,7 +118,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 		if _, check := splitHealth(rule); !check {
 			continue
 		}
-		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest)
+		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v, patience %d): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest, s.p.patience)
 		runs := []byzKey{{f: 0, attack: dflsim.AttackNone}}
 		for _, f := range s.p.fractions[1:] {
 			runs = append(runs, byzKey{f: f, attack: dflsim.AttackAbsent})

@@ -25,9 +25,11 @@ import (
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
 // compression on), holdout (with "+health": the share of a checked
-// peer's shard held out of training and scored on, in [0, 0.5); 0
-// scores on the shard it trained on, the rule before the fix), healthref
-// (self or best: health.Config.AgainstBest). The
+// peer's shard held out of training and scored on, in [0, 0.5); 0, the
+// default, scores on the shard it trained on; measured worse at 0.2,
+// docs/RESULTS.md issue #26 "health"), healthref
+// (self or best: health.Config.AgainstBest), patience (the check's
+// health.Config.Patience). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -109,6 +111,12 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: healthref %q: want self or best", errSelect, byzSelectEnv, v)
 			}
 			p.healthBest = v == "best"
+		case "patience":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 10 {
+				return fmt.Errorf("%w: %s: patience %q: want 1 to 10", errSelect, byzSelectEnv, v)
+			}
+			p.patience = n
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -116,7 +124,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec
