@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
+	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
 // TestHoldOut: the held-out part takes floor(n*frac) of each class's n
@@ -48,5 +50,34 @@ func TestHoldOut(t *testing.T) {
 		if _, _, err := HoldOut(d, f); !errors.Is(err, ErrConfig) {
 			t.Errorf("share %v: %v, want ErrConfig", f, err)
 		}
+	}
+}
+
+// TestPopulationHoldout: only the peers Hold approves hold out, their
+// training set and held-out part together are their shard, and a share
+// of 1 is refused.
+func TestPopulationHoldout(t *testing.T) {
+	arch, err := nn.ArchFor("mlp", [3]int{1, 16, 1}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := learn.DefaultConfig()
+	cfg.Arch = arch
+	pop := Population{Train: synthetic(400, 3), Partition: "shards:3", N: 4, Seed: 3, Config: cfg, Holdout: 0.2, Hold: func(i int) bool { return i != 1 }}
+	b, err := pop.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b.Peers {
+		switch {
+		case i == 1 && (b.Held[i] != nil || b.Local[i].Len() != b.Shards[i].Len()):
+			t.Errorf("peer 1 (not held): held %v, %d of %d samples to train on", b.Held[i], b.Local[i].Len(), b.Shards[i].Len())
+		case i != 1 && (b.Held[i] == nil || b.Held[i].Len() == 0 || b.Local[i].Len()+b.Held[i].Len() != b.Shards[i].Len()):
+			t.Errorf("peer %d: held %v, %d to train on, shard %d", i, b.Held[i], b.Local[i].Len(), b.Shards[i].Len())
+		}
+	}
+	pop.Holdout = 1
+	if _, err := pop.Build(); !errors.Is(err, ErrConfig) {
+		t.Errorf("hold-out share 1: %v, want ErrConfig", err)
 	}
 }
