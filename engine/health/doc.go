@@ -16,6 +16,12 @@
 //     mean cross-entropy on our data is above LossCap (ForClasses: ln 2k
 //     for k classes), or its model is an echo of ours: closer to it than
 //     EchoBelow (a tenth) of our own last step (reference collapse).
+//     With AgainstBest (off by default) the score bar is Ratio times
+//     the lower of ours and the best neighbour's: our own model, scored
+//     on the shard it trained on, beats honest neighbours of other
+//     non-IID shards by more than twice in a run's first rounds, which
+//     made honest peers look captured (docs/RESULTS.md, issue #26,
+//     "Neighbourhood health: the false alarms' reference").
 //  2. The round is alarming when more than Quorum (half) of the
 //     neighbours disagree, or all of them (and there is at least one).
 //  3. After Patience alarming rounds in a row the neighbourhood is

@@ -45,6 +45,16 @@ type Config struct {
 	// (docs/SECURITY.md): near-copies of our model shrink the robust
 	// rule's radius until our honest neighbours are cut away.
 	EchoBelow float64
+	// AgainstBest, when set, puts the score bar at Ratio times the lower
+	// of our score and the best neighbour's, not ours alone. Why: early
+	// in a run (rounds 1-4) our own freshly trained model, scored on the
+	// shard it trained on, beats honest neighbours' models of other
+	// non-IID shards by more than twice (docs/RESULTS.md, issue #26, "Why
+	// the false alarms"); the best neighbour shows what a model from
+	// elsewhere scores here. What it gives up: attackers that hold every
+	// place set the best score themselves (the loss cap and the echo
+	// test still apply).
+	AgainstBest bool
 }
 
 // ForClasses returns c with LossCap ln(2k) for k classes. Why: a
@@ -202,9 +212,17 @@ func (m *Monitor) Observe(self float64, nbrs []Score) (Verdict, error) {
 	}
 	var v Verdict
 	var agree []ident.Peer
+	bar := self
+	if m.cfg.AgainstBest && len(nbrs) > 0 {
+		best := 0.0
+		for _, s := range nbrs {
+			best = max(best, s.Acc)
+		}
+		bar = min(bar, best)
+	}
 	for _, s := range nbrs {
 		echo := m.cfg.EchoBelow > 0 && s.NearKnown && s.Near < m.cfg.EchoBelow
-		if s.Acc < m.cfg.Ratio*self || (m.cfg.LossCap > 0 && s.Loss > m.cfg.LossCap) || echo {
+		if s.Acc < m.cfg.Ratio*bar || (m.cfg.LossCap > 0 && s.Loss > m.cfg.LossCap) || echo {
 			v.Disagree = append(v.Disagree, s.Peer)
 		} else {
 			agree = append(agree, s.Peer)

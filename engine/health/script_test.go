@@ -15,9 +15,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the te
 
 // TestHealthScripts runs testdata/*.txt against a Monitor. Commands:
 //
-//	new [ratio=0.5] [quorum=0.5] [patience=2] [recover=3] [cooldown=5] [classes=10]
+//	new [ratio=0.5] [quorum=0.5] [patience=2] [recover=3] [cooldown=5] [classes=10] [best]
 //	                                  the default config, changed as given
-//	                                  (classes: ForClasses)
+//	                                  (classes: ForClasses; best:
+//	                                  AgainstBest)
 //	observe self=0.9 nbrs=a:0.8,b:0.1:4.5,c:0.9:0.1:0.01
 //	                                  one round's scores
 //	                                  (name:score[:loss[:near]]); prints the
@@ -85,6 +86,7 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 				*dst = v
 			}
 		}
+		cfg.AgainstBest = c.Has("best")
 		if c.Has("classes") {
 			k, err := strconv.Atoi(c.Get("classes", ""))
 			if err != nil {
@@ -97,7 +99,11 @@ func (s *healthScript) exec(c *datadriven.Cmd) (string, error) {
 			return "", err
 		}
 		s.m = m
-		return fmt.Sprintf("ratio %g quorum %g patience %d recover %d cooldown %d loss cap %.3f echo below %g", cfg.Ratio, cfg.Quorum, cfg.Patience, cfg.Recover, cfg.Cooldown, cfg.LossCap, cfg.EchoBelow), nil
+		out := fmt.Sprintf("ratio %g quorum %g patience %d recover %d cooldown %d loss cap %.3f echo below %g", cfg.Ratio, cfg.Quorum, cfg.Patience, cfg.Recover, cfg.Cooldown, cfg.LossCap, cfg.EchoBelow)
+		if cfg.AgainstBest {
+			out += " against best"
+		}
+		return out, nil
 	case "observe":
 		self, err := strconv.ParseFloat(c.Get("self", ""), 64)
 		if err != nil {

@@ -29,8 +29,10 @@ import (
 // ID do not follow.
 type Health struct {
 	Config health.Config
-	// Data[i] is what peer i scores models on (its local shard); at most
-	// Samples of it (0: all), the same ones every round.
+	// Data[i] is what peer i scores models on: the part of its shard it
+	// held out of training (Population.Holdout, HoldOut: our own model
+	// then has no home advantage over the neighbours'), or its shard;
+	// at most Samples of it (0: all), the same ones every round.
 	Data    []*data.Dataset
 	Samples int
 	// Skip[i] runs no check on peer i (the attackers); nil: none.

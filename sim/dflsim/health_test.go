@@ -62,6 +62,11 @@ func TestHealthVictimMoves(t *testing.T) {
 	if st[victim].Captures < 1 || moves[victim] < 1 || h.IDs[victim] == ids[victim] {
 		t.Fatalf("the victim was not found captured and moved: %+v, %d moves", st[victim], moves[victim])
 	}
+	for i := range st {
+		if moves[i] != st[i].Replacements {
+			t.Fatalf("peer %d moved %d times for %d requests: a move is taken only when the check asks (at most one per Cooldown alarming rounds while captured)", i, moves[i], st[i].Replacements)
+		}
+	}
 	if st[victim].State == health.Captured && st[victim].Disagree > st[victim].Neighbours/2 {
 		t.Fatalf("the victim's new placement still disagrees with its data: %+v", st[victim])
 	}

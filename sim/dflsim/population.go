@@ -27,14 +27,24 @@ type Population struct {
 	Tiers bool
 	// Edit, if not nil, adjusts peer i's configuration last.
 	Edit func(i int, c *learn.Config)
+	// Holdout, when above 0, keeps that share (below 1) of the shard of
+	// every peer Hold approves (nil: every peer) out of its training
+	// (HoldOut): Built.Held[i] is it, Local[i] the rest. What for: the
+	// neighbourhood check scores models on data the peer never trained
+	// on (Health.Data).
+	Holdout float64
+	Hold    func(i int) bool
 }
 
 // Built is a population ready to run: peer i is Peers[i] and trains on
-// Local[i], its shard Shards[i] of the training set.
+// Local[i], its shard Shards[i] of the training set (less Held[i]).
 type Built struct {
 	Peers  []*learn.Peer
 	Local  []*data.Dataset
 	Shards []data.Shard
+	// Held[i] is what peer i held out of its shard (Population.Holdout),
+	// nil when it holds nothing out.
+	Held []*data.Dataset
 	// TrainScale is each peer's training-time factor (1, or the tier's).
 	TrainScale []float64
 	Tiers      []mep.Tier
@@ -47,8 +57,8 @@ func PeerID(seed uint64, i int) ident.Peer {
 
 // Build partitions the data and creates the peers.
 func (p Population) Build() (*Built, error) {
-	if p.Train == nil || p.N < 1 {
-		return nil, fmt.Errorf("%w: population of %d peers", ErrConfig, p.N)
+	if p.Train == nil || p.N < 1 || !(p.Holdout >= 0 && p.Holdout < 1) {
+		return nil, fmt.Errorf("%w: population of %d peers, hold-out share %v", ErrConfig, p.N, p.Holdout)
 	}
 	rng := data.NewRand(p.Seed)
 	shards, err := data.Partition(p.Train, p.Partition, p.N, rng)
@@ -62,11 +72,16 @@ func (p Population) Build() (*Built, error) {
 		}
 	}
 	seeds := rand.New(rand.NewPCG(p.Seed, 0x7365656473))
-	b := &Built{Shards: shards}
+	b := &Built{Shards: shards, Held: make([]*data.Dataset, len(shards))}
 	for i, s := range shards {
 		local, err := p.Train.Client(s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		if p.Holdout > 0 && (p.Hold == nil || p.Hold(i)) {
+			if local, b.Held[i], err = HoldOut(local, p.Holdout); err != nil {
+				return nil, fmt.Errorf("peer %d: %w", i, err)
+			}
 		}
 		cfg := p.Config
 		cfg.ID, cfg.Seed = PeerID(p.Seed, i), seeds.Uint64()

@@ -74,6 +74,9 @@ type byzParams struct {
 	adaptive    []string // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
 	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
 	victims     bool     // also run victim placement (byzantine_victim.go)
+	holdout     float64  // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
+	healthBest  bool     // with the neighbourhood check: health.Config.AgainstBest
+	patience    int      // with the neighbourhood check: health.Config.Patience (0: the default's)
 	codec       string   // how models travel ("": float32 as they are)
 	rules       []string
 	scale       string
@@ -123,6 +126,8 @@ type byzStudy struct {
 	victimAcc    map[byzKey]float64 // the victim's accuracy under victim placement
 	victimDegree map[uint64][2]int  // per seed: the victim's hostile neighbours, its degree
 	alarms       map[byzKey]float64 // with the neighbourhood check: the share of honest peers it ever found captured
+	moves        map[byzKey]int     // with the neighbourhood check: the honest peers' new placements in all (every order)
+	victimMoves  map[byzKey]int     // under victim placement: the victim's new placements (every order)
 	arch         nn.Arch
 	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
 	exposure     map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
@@ -130,7 +135,7 @@ type byzStudy struct {
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, moves: map[byzKey]int{}, victimMoves: map[byzKey]int{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -198,7 +203,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
 						k := byzKey{f, seed, rule, attack}
-						s.acc[k], s.alarms[k] = res.acc, res.alarms
+						s.acc[k], s.alarms[k], s.moves[k] = res.acc, res.alarms, res.moves
 						asr := healthLog(res)
 						if attack == dflsim.AttackBackdoor {
 							s.asr[k] = res.asr
@@ -302,7 +307,11 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
 	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed}
-	b, err := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}.Build()
+	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
+	if check {
+		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }
+	}
+	b, err := pop.Build()
 	if err != nil {
 		return byzResult{}, err
 	}

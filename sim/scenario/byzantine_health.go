@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/theory/topology"
@@ -15,9 +16,11 @@ import (
 // The neighbourhood check (issue #26 item 3, engine/health) in the lab: a
 // rule named with healthSuffix ("clipped-fedlay+health") is the rule
 // before the suffix with every honest peer running the check
-// (dflsim.Health: health.DefaultConfig for the task's classes, scored on its own shard, a new
-// FedLay placement when the check asks). Its false alarms are the honest
-// peers that were ever Captured in a run without attack.
+// (dflsim.Health: health.DefaultConfig for the task's classes, scored on
+// its own shard, a new FedLay placement when the check asks; the
+// subset's keys holdout, healthref and patience vary it, byzSelectEnv). Its false alarms are the honest peers that were ever
+// Captured in a run without attack, its false moves their new
+// placements.
 const healthSuffix = "+health"
 
 // splitHealth returns the aggregation rule of a lab rule name and whether
@@ -37,14 +40,25 @@ func isRobustRule(rule string) bool {
 // without attack; the issue's goal is that a victim keeps at least this.
 const victimLocal = "local-only"
 
-// healthCheck is the check of one run: honest peers scored on their
-// shards (at most healthSamples of them).
+// healthCheck is the check of one run: honest peers scored on what they
+// held out (b.Held), or on their shards when nothing was (holdout=0), at
+// most healthSamples of it.
 func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim.Health {
 	ids := make([]ident.Peer, s.p.peers)
+	on := make([]*data.Dataset, s.p.peers)
 	for i := range ids {
 		ids[i] = dflsim.PeerID(seed, i)
+		on[i] = b.Local[i]
+		if b.Held[i] != nil {
+			on[i] = b.Held[i]
+		}
 	}
-	return &dflsim.Health{Config: health.DefaultConfig().ForClasses(s.arch.Classes), Data: b.Local, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
+	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
+	cfg.AgainstBest = s.p.healthBest
+	if s.p.patience > 0 {
+		cfg.Patience = s.p.patience
+	}
+	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
 }
 
 // healthSamples bounds what a peer scores models on each round (the lab's
@@ -104,7 +118,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 		if _, check := splitHealth(rule); !check {
 			continue
 		}
-		fmt.Fprintf(out, "  neighbourhood check (%s): honest peers it ever found captured, per seed:", rule)
+		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v, patience %d): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest, s.p.patience)
 		runs := []byzKey{{f: 0, attack: dflsim.AttackNone}}
 		for _, f := range s.p.fractions[1:] {
 			runs = append(runs, byzKey{f: f, attack: dflsim.AttackAbsent})
@@ -112,7 +126,8 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 		for _, k := range runs {
 			var cells []string
 			for _, seed := range s.seedsOf(o) {
-				cells = append(cells, fmt.Sprintf("%.3f", s.alarms[byzKey{k.f, seed, rule, k.attack}]))
+				key := byzKey{k.f, seed, rule, k.attack}
+				cells = append(cells, fmt.Sprintf("%.3f (%d)", s.alarms[key], s.moves[key]))
 			}
 			fmt.Fprintf(out, " f=%g %s %s;", k.f, k.attack, strings.Join(cells, " / "))
 		}
@@ -133,7 +148,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 				if v >= l {
 					kept++
 				}
-				cells = append(cells, fmt.Sprintf("%.2f (local-only %.2f)", 100*v, 100*l))
+				cells = append(cells, fmt.Sprintf("%.2f (local-only %.2f, %d moves)", 100*v, 100*l, s.victimMoves[byzKey{byzSummaryF, seed, rule, a + victimSuffix}]))
 			}
 			fmt.Fprintf(out, "    victim under %s: %s; at least local-only at %d of %d seeds\n", a, strings.Join(cells, " / "), kept, len(cells))
 		}

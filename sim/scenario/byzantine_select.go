@@ -24,7 +24,12 @@ import (
 // with the neighbourhood check, byzantine_health.go), orders (training orders
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
-// compression on). The
+// compression on), holdout (with "+health": the share of a checked
+// peer's shard held out of training and scored on, in [0, 0.5); 0, the
+// default, scores on the shard it trained on; measured worse at 0.2,
+// docs/RESULTS.md issue #26 "health"), healthref
+// (self or best: health.Config.AgainstBest), patience (the check's
+// health.Config.Patience). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -95,6 +100,23 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
 			}
 			p.codec = v
+		case "holdout":
+			h, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(h >= 0 && h < 0.5) {
+				return fmt.Errorf("%w: %s: holdout %q not in [0, 0.5)", errSelect, byzSelectEnv, v)
+			}
+			p.holdout = h
+		case "healthref":
+			if v != "self" && v != "best" {
+				return fmt.Errorf("%w: %s: healthref %q: want self or best", errSelect, byzSelectEnv, v)
+			}
+			p.healthBest = v == "best"
+		case "patience":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 10 {
+				return fmt.Errorf("%w: %s: patience %q: want 1 to 10", errSelect, byzSelectEnv, v)
+			}
+			p.patience = n
 		case "orders":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 16 {
@@ -102,7 +124,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	p.selected = spec

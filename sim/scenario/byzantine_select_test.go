@@ -22,6 +22,17 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2 codec=delta-int4"); err != nil {
 		t.Fatal(err)
 	}
+	if p.holdout != 0 || p.healthBest || p.patience != 0 {
+		t.Errorf("full lab: hold-out %v, against best %v, patience %d; want the check as engine/health's default", p.holdout, p.healthBest, p.patience)
+	}
+	if err := p.applySelect("holdout=0.2 healthref=best patience=1"); err != nil || p.holdout != 0.2 || !p.healthBest || p.patience != 1 {
+		t.Errorf("holdout=0.2 healthref=best patience=1: %v, %v %v %d", err, p.holdout, p.healthBest, p.patience)
+	}
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0"} {
+		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
+			t.Errorf("%s: %v, want errSelect", bad, err)
+		}
+	}
 	if p.orders != 2 || p.codec != "delta-int4" {
 		t.Errorf("orders=2 codec=delta-int4: %d orders, codec %q", p.orders, p.codec)
 	}

@@ -78,7 +78,7 @@ func (s *byzStudy) runVictims(ctx context.Context, o Options, pool *dflsim.Pool,
 					return fmt.Errorf("victim placement seed %d %s %s: %w", seed, attack, rule, err)
 				}
 				k := byzKey{byzSummaryF, seed, rule, attack + victimSuffix}
-				s.acc[k], s.victimAcc[k], s.alarms[k] = res.acc, res.victim, res.alarms
+				s.acc[k], s.victimAcc[k], s.alarms[k], s.moves[k], s.victimMoves[k] = res.acc, res.victim, res.alarms, res.moves, res.victimMoves
 				if o.Logf != nil {
 					o.Logf("byzantine f=%g seed=%d placement=victim attack=%s rule=%s honest_acc=%.4f victim_acc=%.4f%s orders=%s",
 						byzSummaryF, seed, attack, rule, res.acc, res.victim, healthLog(res), fmtAccs(accs))
