@@ -152,6 +152,21 @@ type ClipConfig struct {
 	// honest neighbours' pull while near models, label-flipped ones among
 	// them, keep all of theirs.
 	CutScale float64
+	// MedianFloor, when positive, bounds the reference distance from
+	// below by MedianFloor times the median of the neighbours' distances
+	// (issue #26, reference collapse; the lab's spread-fedlay). The low
+	// quantile is the reference because a liar minority of up to a
+	// third cannot set it from above; near-copies of our model set it
+	// from below, as soon as they hold a third of the neighbourhood. The
+	// median moves only when they hold half. Without attack the closest
+	// third's distance is a large share of the median (about 1/Scale of
+	// it, the reason for Scale), so a floor at half the median rarely
+	// binds; under collapse it keeps the reference at the honest spread's
+	// order instead of at the near-copies' distance. A bound between two
+	// order statistics of the same distances, not a threshold on any one
+	// attack; it does not touch the sub-threshold drift (AttackAdaptive),
+	// whose models sit above the reference anyway. MedianFloor <= 1.
+	MedianFloor float64
 }
 
 // DefaultClipConfig clips at 1.5 times the distance of the closest third
@@ -249,7 +264,8 @@ func (c ClipConfig) Validate() error {
 		!(c.StepFloor >= 0) || math.IsInf(c.StepFloor, 1) || c.Winsorise < 0 ||
 		!(c.Reject == 0 || c.Reject >= 1) || math.IsInf(c.Reject, 1) ||
 		!(c.MinCosine >= -1 && c.MinCosine < 1) || !(c.Behind >= 0) || math.IsInf(c.Behind, 1) ||
-		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) {
+		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) ||
+		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) {
 		return fmt.Errorf("%w: clipping quantile %v scale %v cut scale %v reject %v min cosine %v behind %v direction witnesses %d",
 			ErrConfig, c.Quantile, c.Scale, c.CutScale, c.Reject, c.MinCosine, c.Behind, c.DirectionWitnesses)
 	}
@@ -329,12 +345,14 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 // never grows with the tighter reference (repeating could peel honest
 // neighbours off one by one).
 //
-// floor (ClipConfig.StepFloor) bounds the reference distance from below,
-// both the one the radius comes from and the one returned.
+// floor (ClipConfig.StepFloor) and MedianFloor times the median bound the
+// reference distance from below, both the one the radius comes from and
+// the one returned.
 func (c ClipConfig) reference(dist []float64, floor float64) (far []bool, ref float64) {
 	far = make([]bool, len(dist))
 	sorted := slices.Clone(dist)
 	slices.Sort(sorted)
+	floor = max(floor, c.MedianFloor*quantile(sorted, 0.5)) // from all: the far ones are not near-copies
 	ref = max(quantile(sorted, c.Quantile), floor)
 	radius := c.Reject * c.Scale * ref
 	if c.Reject == 0 || !(radius > 0) {
