@@ -87,6 +87,12 @@ const spreadMedianFloor = 0.5
 // sign-flipped models.
 const spreadStepFloor = 1
 
+// spreadMedianCap is the spread- rules' ClipConfig.MedianCap unless
+// Options.Clip sets one: the median floor uses at most 3 own steps of the
+// median (anchoredStepFloor's value: about twice the honest reference),
+// so a liar majority raises the radius to at most 3.75 own steps.
+const spreadMedianCap = 3
+
 // Names lists the names New accepts.
 func Names() []string {
 	return []string{
@@ -161,6 +167,9 @@ func NewWith(name string, o Options) (Aggregator, error) {
 		}
 		if o.Clip.StepFloor == 0 {
 			o.Clip.StepFloor = spreadStepFloor
+		}
+		if o.Clip.MedianCap == 0 {
+			o.Clip.MedianCap = spreadMedianCap
 		}
 	}
 	if !clipped {

@@ -167,6 +167,15 @@ type ClipConfig struct {
 	// attack; it does not touch the sub-threshold drift (AttackAdaptive),
 	// whose models sit above the reference anyway. MedianFloor <= 1.
 	MedianFloor float64
+	// MedianCap, when positive, caps the median MedianFloor multiplies
+	// at MedianCap times our own last step, |self - Origin|, and without
+	// an Origin turns the median floor off: the median is robust to near-
+	// copies up to half the neighbourhood, but where liars hold half it is
+	// their distance, and a floor at half of it admitted them (the lab's
+	// scale attack at f = 0.3, and adaptive-blind, whose search raised the
+	// median with its own distance: docs/RESULTS.md). Our own step is the
+	// one length no neighbour sets, so the cap holds at any liar share.
+	MedianCap float64
 }
 
 // DefaultClipConfig clips at 1.5 times the distance of the closest third
@@ -265,7 +274,7 @@ func (c ClipConfig) Validate() error {
 		!(c.Reject == 0 || c.Reject >= 1) || math.IsInf(c.Reject, 1) ||
 		!(c.MinCosine >= -1 && c.MinCosine < 1) || !(c.Behind >= 0) || math.IsInf(c.Behind, 1) ||
 		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) ||
-		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) {
+		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) || !(c.MedianCap >= 0) || math.IsInf(c.MedianCap, 1) {
 		return fmt.Errorf("%w: clipping quantile %v scale %v cut scale %v reject %v min cosine %v behind %v direction witnesses %d",
 			ErrConfig, c.Quantile, c.Scale, c.CutScale, c.Reject, c.MinCosine, c.Behind, c.DirectionWitnesses)
 	}
@@ -289,7 +298,7 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 		dist[k] = distance(self.Params, work[j].Params)
 	}
 	origin := self.Origin
-	far, ref := c.reference(dist, c.stepFloor(self))
+	far, ref := c.reference(dist, c.stepFloor(self), c.medianCeiling(self))
 	tau := c.Scale * ref
 	cut := tau // how far a used model's difference may reach
 	if c.CutScale > 0 {
@@ -345,14 +354,15 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 // never grows with the tighter reference (repeating could peel honest
 // neighbours off one by one).
 //
-// floor (ClipConfig.StepFloor) and MedianFloor times the median bound the
+// floor (ClipConfig.StepFloor) and MedianFloor times the median of all
+// the distances (at most ceiling, ClipConfig.MedianCap) bound the
 // reference distance from below, both the one the radius comes from and
 // the one returned.
-func (c ClipConfig) reference(dist []float64, floor float64) (far []bool, ref float64) {
+func (c ClipConfig) reference(dist []float64, floor, ceiling float64) (far []bool, ref float64) {
 	far = make([]bool, len(dist))
 	sorted := slices.Clone(dist)
 	slices.Sort(sorted)
-	floor = max(floor, c.MedianFloor*quantile(sorted, 0.5)) // from all: the far ones are not near-copies
+	floor = max(floor, c.MedianFloor*min(quantile(sorted, 0.5), ceiling)) // from all: the far ones are not near-copies
 	ref = max(quantile(sorted, c.Quantile), floor)
 	radius := c.Reject * c.Scale * ref
 	if c.Reject == 0 || !(radius > 0) {

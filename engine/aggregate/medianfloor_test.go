@@ -85,7 +85,7 @@ func TestSpreadByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, ok := a.(Robust)
-	if !ok || r.Clip.MedianFloor != spreadMedianFloor || r.Clip.StepFloor != spreadStepFloor || r.Clip.CutScale != 0 {
+	if !ok || r.Clip.MedianFloor != spreadMedianFloor || r.Clip.StepFloor != spreadStepFloor || r.Clip.MedianCap != spreadMedianCap || r.Clip.CutScale != 0 {
 		t.Fatalf("spread-fedlay = %#v", a)
 	}
 	if _, ok := r.Inner.(*FedLay); !ok {
@@ -107,5 +107,42 @@ func TestSpreadByName(t *testing.T) {
 	}
 	if _, err := New("spread-median"); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("spread-median: %v, want ErrUnknown", err)
+	}
+}
+
+// TestMedianCap: TestMedianFloorCollapse's neighbourhood with MedianCap
+// set (direction and behind checks off: only the distances count). With
+// our Origin at -1 (own step 1) and MedianCap 0.4 the median floor uses
+// min(1, 0.4) of the median: floor 0.2, radius 0.5, every honest
+// neighbour left out, tau 0.3, the copies used whole: mean (0 + 0.01 -
+// 0.01 + 0.02)/4. Without an Origin there is no step to cap by and no
+// median floor: the collapsed 0.015/4 of the rule without it.
+func TestMedianCap(t *testing.T) {
+	others := []Contribution{contrib(2, 1, 0.01), contrib(3, 1, -0.01), contrib(4, 1, 0.02),
+		contrib(5, 1, 1), contrib(6, 1, -1.1), contrib(7, 1, 1.2), contrib(8, 1, -3)}
+	clip := DefaultClipConfig()
+	clip.Direction, clip.Behind, clip.MedianFloor, clip.MedianCap = false, 0, 0.5, 0.4
+	for _, tc := range []struct {
+		origin []float32
+		mean   float64
+	}{{[]float32{-1}, 0.02 / 4}, {nil, 0.015 / 4}} {
+		self := contrib(1, 1, 0)
+		self.Origin = tc.origin
+		out := make([]float32, 1)
+		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, out, tc.mean)
+		if rep.Used != 4 {
+			t.Fatalf("origin %v: report %+v: want self and the 3 copies used", tc.origin, rep)
+		}
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		c := DefaultClipConfig()
+		c.MedianCap = bad
+		if err := c.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("median cap %v: %v, want ErrConfig", bad, err)
+		}
 	}
 }
