@@ -261,9 +261,17 @@ func DefaultClipConfig() ClipConfig {
 		MinCosine:          -0.3, // honest neighbours point across our step (cosine near 0), these back against it
 		DirectionWitnesses: 4,    // with 3 or fewer, all may lack our classes and point back
 		Behind:             0.4,  // charged from 0.2 reference distances behind the neighbours' median (honest: under 1% of rounds)
-		// StepFloor off: at 3 it ended reference collapse in the lab but let
-		// sign-flipped models in within the looser radius (f = 0.3: worst
-		// gap 2.46 -> 5.58, seeds 1-3, one order); winsorised-fedlay has it.
+		// The reference floors (issue #26, reference collapse; the lab's
+		// spread-fedlay, measured before it became the default): at least
+		// half the neighbours' median distance, that median taken at most
+		// 3 own steps, and at least one own step. Neither binds without
+		// attack on MNIST (the lab's no-attack cells are the old default's
+		// to the digit). A floor of 3 own steps alone ended the collapse
+		// but let sign-flipped models in within the looser radius (f = 0.3:
+		// worst gap 2.46 -> 5.58, seeds 1-3, one order).
+		MedianFloor: 0.5,
+		MedianCap:   3,
+		StepFloor:   1,
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 
 // TestMedianFloorCollapse: self at 0, three near-copies of it (0.01,
 // -0.01, 0.02) and honest neighbours at 1, -1.1, 1.2 and -3 (distances
-// as positions; no Origin, so no step floor or direction check).
+// as positions; no Origin, so no direction check; no step floor and no
+// median cap).
 //
 // Without the floor the reference is the 3rd closest of 7, a copy at
 // 0.02: the radius is 0.05 and every honest neighbour is left out (the
@@ -38,7 +39,7 @@ func TestMedianFloorCollapse(t *testing.T) {
 			map[int]float64{3: 1 - 0.75/1, 4: 1 - 0.75/1.1, 5: 1 - 0.75/1.2}},
 	} {
 		clip := DefaultClipConfig()
-		clip.MedianFloor = tc.floor
+		clip.MedianFloor, clip.MedianCap, clip.StepFloor = tc.floor, 0, 0
 		out := make([]float32, 1)
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
 		if err != nil {
@@ -121,7 +122,7 @@ func TestMedianCap(t *testing.T) {
 	others := []Contribution{contrib(2, 1, 0.01), contrib(3, 1, -0.01), contrib(4, 1, 0.02),
 		contrib(5, 1, 1), contrib(6, 1, -1.1), contrib(7, 1, 1.2), contrib(8, 1, -3)}
 	clip := DefaultClipConfig()
-	clip.Direction, clip.Behind, clip.MedianFloor, clip.MedianCap = false, 0, 0.5, 0.4
+	clip.Direction, clip.Behind, clip.MedianFloor, clip.MedianCap, clip.StepFloor = false, 0, 0.5, 0.4, 0
 	for _, tc := range []struct {
 		origin []float32
 		mean   float64
