@@ -152,6 +152,30 @@ type ClipConfig struct {
 	// honest neighbours' pull while near models, label-flipped ones among
 	// them, keep all of theirs.
 	CutScale float64
+	// MedianFloor, when positive, bounds the reference distance from
+	// below by MedianFloor times the median of the neighbours' distances
+	// (issue #26, reference collapse; the lab's spread-fedlay). The low
+	// quantile is the reference because a liar minority of up to a
+	// third cannot set it from above; near-copies of our model set it
+	// from below, as soon as they hold a third of the neighbourhood. The
+	// median moves only when they hold half. Without attack the closest
+	// third's distance is a large share of the median (about 1/Scale of
+	// it, the reason for Scale), so a floor at half the median rarely
+	// binds; under collapse it keeps the reference at the honest spread's
+	// order instead of at the near-copies' distance. A bound between two
+	// order statistics of the same distances, not a threshold on any one
+	// attack; it does not touch the sub-threshold drift (AttackAdaptive),
+	// whose models sit above the reference anyway. MedianFloor <= 1.
+	MedianFloor float64
+	// MedianCap, when positive, caps the median MedianFloor multiplies
+	// at MedianCap times our own last step, |self - Origin|, and without
+	// an Origin turns the median floor off: the median is robust to near-
+	// copies up to half the neighbourhood, but where liars hold half it is
+	// their distance, and a floor at half of it admitted them (the lab's
+	// scale attack at f = 0.3, and adaptive-blind, whose search raised the
+	// median with its own distance: docs/RESULTS.md). Our own step is the
+	// one length no neighbour sets, so the cap holds at any liar share.
+	MedianCap float64
 }
 
 // DefaultClipConfig clips at 1.5 times the distance of the closest third
@@ -237,9 +261,17 @@ func DefaultClipConfig() ClipConfig {
 		MinCosine:          -0.3, // honest neighbours point across our step (cosine near 0), these back against it
 		DirectionWitnesses: 4,    // with 3 or fewer, all may lack our classes and point back
 		Behind:             0.4,  // charged from 0.2 reference distances behind the neighbours' median (honest: under 1% of rounds)
-		// StepFloor off: at 3 it ended reference collapse in the lab but let
-		// sign-flipped models in within the looser radius (f = 0.3: worst
-		// gap 2.46 -> 5.58, seeds 1-3, one order); winsorised-fedlay has it.
+		// The reference floors (issue #26, reference collapse; the lab's
+		// spread-fedlay, measured before it became the default): at least
+		// half the neighbours' median distance, that median taken at most
+		// 3 own steps, and at least one own step. Neither binds without
+		// attack on MNIST (the lab's no-attack cells are the old default's
+		// to the digit). A floor of 3 own steps alone ended the collapse
+		// but let sign-flipped models in within the looser radius (f = 0.3:
+		// worst gap 2.46 -> 5.58, seeds 1-3, one order).
+		MedianFloor: 0.5,
+		MedianCap:   3,
+		StepFloor:   1,
 	}
 }
 
@@ -249,7 +281,8 @@ func (c ClipConfig) Validate() error {
 		!(c.StepFloor >= 0) || math.IsInf(c.StepFloor, 1) || c.Winsorise < 0 ||
 		!(c.Reject == 0 || c.Reject >= 1) || math.IsInf(c.Reject, 1) ||
 		!(c.MinCosine >= -1 && c.MinCosine < 1) || !(c.Behind >= 0) || math.IsInf(c.Behind, 1) ||
-		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) {
+		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) ||
+		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) || !(c.MedianCap >= 0) || math.IsInf(c.MedianCap, 1) {
 		return fmt.Errorf("%w: clipping quantile %v scale %v cut scale %v reject %v min cosine %v behind %v direction witnesses %d",
 			ErrConfig, c.Quantile, c.Scale, c.CutScale, c.Reject, c.MinCosine, c.Behind, c.DirectionWitnesses)
 	}
@@ -273,7 +306,7 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 		dist[k] = distance(self.Params, work[j].Params)
 	}
 	origin := self.Origin
-	far, ref := c.reference(dist, c.stepFloor(self))
+	far, ref := c.reference(dist, c.stepFloor(self), c.medianCeiling(self))
 	tau := c.Scale * ref
 	cut := tau // how far a used model's difference may reach
 	if c.CutScale > 0 {
@@ -329,12 +362,15 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 // never grows with the tighter reference (repeating could peel honest
 // neighbours off one by one).
 //
-// floor (ClipConfig.StepFloor) bounds the reference distance from below,
-// both the one the radius comes from and the one returned.
-func (c ClipConfig) reference(dist []float64, floor float64) (far []bool, ref float64) {
+// floor (ClipConfig.StepFloor) and MedianFloor times the median of all
+// the distances (at most ceiling, ClipConfig.MedianCap) bound the
+// reference distance from below, both the one the radius comes from and
+// the one returned.
+func (c ClipConfig) reference(dist []float64, floor, ceiling float64) (far []bool, ref float64) {
 	far = make([]bool, len(dist))
 	sorted := slices.Clone(dist)
 	slices.Sort(sorted)
+	floor = max(floor, c.MedianFloor*min(quantile(sorted, 0.5), ceiling)) // from all: the far ones are not near-copies
 	ref = max(quantile(sorted, c.Quantile), floor)
 	radius := c.Reject * c.Scale * ref
 	if c.Reject == 0 || !(radius > 0) {

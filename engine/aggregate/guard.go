@@ -1,6 +1,9 @@
 package aggregate
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // stepFloor is the reference distance's floor (ClipConfig.StepFloor):
 // StepFloor times self's last step, 0 when off or without an Origin.
@@ -9,6 +12,19 @@ func (c ClipConfig) stepFloor(self Contribution) float64 {
 		return 0
 	}
 	return c.StepFloor * distance(self.Origin, self.Params)
+}
+
+// medianCeiling is what the median floor may use of the median
+// (ClipConfig.MedianCap): unbounded without a cap, MedianCap times our
+// own last step with one, and 0 (no median floor) without an Origin.
+func (c ClipConfig) medianCeiling(self Contribution) float64 {
+	if c.MedianCap == 0 {
+		return math.Inf(1)
+	}
+	if len(self.Origin) != len(self.Params) {
+		return 0
+	}
+	return c.MedianCap * distance(self.Origin, self.Params)
 }
 
 // winsorise clamps, in kept (copies the caller owns; their Params are

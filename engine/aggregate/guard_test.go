@@ -24,7 +24,7 @@ func TestStepFloorResistsCollapse(t *testing.T) {
 		leftOut int
 	}{{0, 4}, {winsorisedStepFloor, 0}} {
 		clip := DefaultClipConfig()
-		clip.StepFloor = tc.floor
+		clip.StepFloor, clip.MedianFloor = tc.floor, 0 // the step floor alone
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
 		if err != nil {
 			t.Fatal(err)

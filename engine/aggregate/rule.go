@@ -8,7 +8,7 @@ import (
 
 // Rule is an aggregator's name parsed once: the weighted rule underneath
 // and whether it is wrapped in Robust ("clipped-", or the attack lab's
-// "winsorised-" and "anchored-"). What a peer decides from its task's aggregator (is it
+// "winsorised-", "anchored-" and "spread-"). What a peer decides from its task's aggregator (is it
 // robust, does a model travel with its Hessian) reads these fields, not
 // the string.
 type Rule struct {
@@ -24,7 +24,7 @@ type Rule struct {
 // ParseRule parses a name New accepts; any other is ErrUnknown.
 func ParseRule(name string) (Rule, error) {
 	r := Rule{Name: name, Base: name}
-	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix} {
+	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix} {
 		if base, ok := strings.CutPrefix(name, prefix); ok {
 			r.Base, r.Clipped = base, true
 		}

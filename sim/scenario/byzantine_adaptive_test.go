@@ -13,8 +13,10 @@ import (
 // collapse; the trigger backdoor at f = 0.1. It checks the goals'
 // direction (issue #26) with room for the quick lab's single trajectory:
 //   - the default rule's worst gap under the adaptive attacks at f = 0.2
-//     at most 8 points (plain fedlay's is 73; the issue's goal, 3 points,
-//     is not met: 5.49 here, 4.67 on the full lab, docs/SECURITY.md);
+//     at most 5 points (plain fedlay's is 73; the default before its
+//     reference floors 5.49, which this fails; with them 3.19 here and
+//     3.67 on the full lab: the issue's goal, 3 points, is not met,
+//     docs/SECURITY.md);
 //   - its cost without attack at most 1 point (goal 0.5);
 //   - winsorised-fedlay's backdoor success rate at most 20% (the goal;
 //     the default rule's is 81% here) with its clean accuracy under the
@@ -26,8 +28,8 @@ func TestByzantineAdaptiveQuick(t *testing.T) {
 	t.Setenv(byzSelectEnv, "rules=clipped-fedlay,winsorised-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
 	line, out, _ := runQuick(t, "byzantine")
 	v := floats(t, `^scenario=byzantine f=0\.2 worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=(-?\d+\.\d+) backdoor_asr=(\d+\.\d+) best=NA$`, line)
-	if v[0] > 8 {
-		t.Errorf("the default rule's worst gap under the adaptive attacks %.2f points: want <= 8", v[0])
+	if v[0] > 5 {
+		t.Errorf("the default rule's worst gap under the adaptive attacks %.2f points: want <= 5", v[0])
 	}
 	m := regexp.MustCompile(`cost of the default defence without attack \(fedlay minus clipped-fedlay, worst seed\): (-?\d+\.\d+) points`).FindStringSubmatch(out)
 	if m == nil {
