@@ -64,6 +64,17 @@ const (
 	anchoredCutScale  = 0.75
 )
 
+// coordPrefix marks a weighted rule wrapped in Robust with the
+// coordinate-wise radius on (ClipConfig.CoordRadius = coordRadius unless
+// Options.Clip sets it): against backdoors (issue #26; coordclip.go).
+// Like "winsorised-X" the lab's, not in Names, and not the default.
+const coordPrefix = "coordclipped-"
+
+// coordRadius is the coordclipped- rules' ClipConfig.CoordRadius unless
+// Options.Clip sets one: twice the median move lets most honest
+// neighbours' values through whole at most coordinates.
+const coordRadius = 2
+
 // Names lists the names New accepts.
 func Names() []string {
 	return []string{
@@ -76,7 +87,7 @@ func Names() []string {
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || name == "median" || name == "trimmed-mean"
+	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || strings.HasPrefix(name, coordPrefix) || name == "median" || name == "trimmed-mean"
 }
 
 // Options configure the aggregators New builds; the zero value is not
@@ -127,6 +138,12 @@ func NewWith(name string, o Options) (Aggregator, error) {
 		}
 		if o.Clip.CutScale == 0 {
 			o.Clip.CutScale = anchoredCutScale
+		}
+	}
+	if c, coord := strings.CutPrefix(name, coordPrefix); coord {
+		inner, clipped = c, true
+		if o.Clip.CoordRadius == 0 {
+			o.Clip.CoordRadius = coordRadius
 		}
 	}
 	if !clipped {
