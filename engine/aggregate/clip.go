@@ -137,6 +137,11 @@ type ClipConfig struct {
 	// 2*Winsorise/m every contributor is clamped at on average, as
 	// for the trimmed mean.
 	Winsorise int
+	// CoordRadius, when positive, clamps every used neighbour's model,
+	// coordinate by coordinate, into our own value plus or minus
+	// CoordRadius times the median of the neighbours' moves away from us
+	// at that coordinate (coordClip, coordclip.go; issue #26 backdoors).
+	CoordRadius float64
 	// CutScale, when positive, cuts a neighbour's difference to
 	// CutScale times the reference distance instead of to tau (Scale
 	// times it), while tau still sets the severity and, with Reject, the
@@ -279,6 +284,7 @@ func DefaultClipConfig() ClipConfig {
 func (c ClipConfig) Validate() error {
 	if !(c.Quantile > 0 && c.Quantile <= 1) || !(c.Scale > 0) || math.IsInf(c.Scale, 1) ||
 		!(c.StepFloor >= 0) || math.IsInf(c.StepFloor, 1) || c.Winsorise < 0 ||
+		!(c.CoordRadius >= 0) || math.IsInf(c.CoordRadius, 1) ||
 		!(c.Reject == 0 || c.Reject >= 1) || math.IsInf(c.Reject, 1) ||
 		!(c.MinCosine >= -1 && c.MinCosine < 1) || !(c.Behind >= 0) || math.IsInf(c.Behind, 1) ||
 		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) ||

@@ -39,6 +39,7 @@ func (r Robust) Aggregate(self Contribution, others []Contribution, out []float3
 	var clipped Report
 	rejected := r.Clip.clip(self, work, idx, &clipped)
 	kept, orig := withoutRejected(work, rejected)
+	r.Clip.coordClip(self, kept)
 	wins := r.Clip.winsorise(self, kept)
 	for i := range wins {
 		wins[i].Index = orig[wins[i].Index]

@@ -1,0 +1,57 @@
+package aggregate
+
+import (
+	"math"
+	"slices"
+)
+
+// coordClip is a coordinate-wise ClippedGossip (ClipConfig.CoordRadius,
+// issue #26 backdoors): at every coordinate i it clamps each kept
+// neighbour's value into self's value plus or minus a radius, CoordRadius
+// times the median over kept of |kept[k][i] - self[i]|. A minority
+// cannot move a weight that the honest majority does not move: the
+// median ignores the largest half of the moves, so where the honest
+// neighbours agree with us (a backdoor's trigger sits where honest inputs
+// are about 0, and the weights it feeds get no gradient from honest data)
+// the radius is about 0 and the attacker's change there is cut away,
+// however sparse and large. An L2 clip leaves such a change nearly whole.
+// kept are copies the caller owns; their Params are replaced, never
+// written in place. Nothing happens with fewer than 3 neighbours (a
+// median of one or two is the attacker's own). No Outlier is reported:
+// honest neighbours are clamped too, at the coordinates where they move
+// more than the median, so being clamped says nothing about intent.
+func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
+	if c.CoordRadius == 0 || len(kept) < 3 {
+		return
+	}
+	n := len(self.Params)
+	out := make([][]float32, len(kept))
+	for k := range kept {
+		out[k] = slices.Clone(kept[k].Params[:n])
+	}
+	dev := make([]float64, len(kept))
+	for i, v := range self.Params {
+		for k := range kept {
+			dev[k] = math.Abs(float64(kept[k].Params[i]) - float64(v))
+		}
+		r := c.CoordRadius * medianOf(dev)
+		lo, hi := float32(float64(v)-r), float32(float64(v)+r)
+		for k := range kept {
+			out[k][i] = min(max(out[k][i], lo), hi)
+		}
+	}
+	for k := range kept {
+		kept[k].Params = out[k]
+	}
+}
+
+// medianOf returns the median of xs (the mean of the middle two for an
+// even count), sorting xs in place.
+func medianOf(xs []float64) float64 {
+	slices.Sort(xs)
+	m := len(xs) / 2
+	if len(xs)%2 == 1 {
+		return xs[m]
+	}
+	return (xs[m-1] + xs[m]) / 2
+}
