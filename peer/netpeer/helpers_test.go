@@ -151,3 +151,12 @@ func classLearner(classes []int, trainN int, seed uint64, test *data.Dataset, ti
 		EvalEvery: 300 * time.Millisecond,
 	}
 }
+
+// statusesOf reads every peer's Status, in order.
+func statusesOf(peers []*Peer) []Status {
+	out := make([]Status, len(peers))
+	for i, p := range peers {
+		out[i] = p.Status()
+	}
+	return out
+}

@@ -44,16 +44,9 @@ func TestPeerMoves(t *testing.T) {
 		}
 		return cfg
 	})
-	statuses := func() []Status {
-		out := make([]Status, n)
-		for i, p := range peers {
-			out[i] = p.Status()
-		}
-		return out
-	}
 	spaces := DefaultConfig().Overlay.Spaces
 	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
-		sts := statuses()
+		sts := statusesOf(peers)
 		if d := WrongNeighbours(sts, spaces); d != "" {
 			return false, "overlay before the move: " + d
 		}
@@ -78,7 +71,7 @@ func TestPeerMoves(t *testing.T) {
 		t.Fatalf("moved to the same ID %s", newID)
 	}
 	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
-		sts := statuses()
+		sts := statusesOf(peers)
 		me := sts[0]
 		if me.ID != newID || me.State != "member" {
 			return false, fmt.Sprintf("the mover is %.8s (%s), want %.8s a member", me.ID, me.State, newID)
@@ -154,16 +147,9 @@ func TestPeerMoveRefusedAdmission(t *testing.T) {
 		}
 		return cfg
 	})
-	statuses := func() []Status {
-		out := make([]Status, n)
-		for i, p := range peers {
-			out[i] = p.Status()
-		}
-		return out
-	}
 	spaces := DefaultConfig().Overlay.Spaces
 	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
-		d := WrongNeighbours(statuses(), spaces)
+		d := WrongNeighbours(statusesOf(peers), spaces)
 		return d == "", "overlay before the move: " + d
 	})
 	oldID := peers[0].Status().ID
@@ -177,7 +163,7 @@ func TestPeerMoveRefusedAdmission(t *testing.T) {
 		mv := peers[0].Status().Moves
 		return mv.Refused["cooldown"] == 1, fmt.Sprintf("moves %+v: want the second request refused in cooldown", mv)
 	})
-	sts := statuses()
+	sts := statusesOf(peers)
 	if me := sts[0]; me.ID != oldID || me.State != "member" || me.Moves.Tries != 1 || me.Moves.Moves != 0 || len(me.Moves.Previous) != 0 {
 		t.Errorf("after a refused admission: %.8s (%s), moves %+v: want it where it was", me.ID, me.State, me.Moves)
 	}

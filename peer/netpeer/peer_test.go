@@ -23,15 +23,8 @@ func TestPeersFormCorrectOverlay(t *testing.T) {
 	// connections = neighbours.
 	peers := runPeers(t, n, 150*time.Millisecond, log, func(i int) Config { return testPeerConfig(t, url, tid, i+1, log) })
 	start := time.Now()
-	statuses := func() []Status {
-		out := make([]Status, n)
-		for i, p := range peers {
-			out[i] = p.Status()
-		}
-		return out
-	}
 	pollUntil(t, 60*time.Second, 200*time.Millisecond, func() (bool, string) {
-		sts := statuses()
+		sts := statusesOf(peers)
 		diff := WrongNeighbours(sts, DefaultConfig().Overlay.Spaces)
 		conns := true
 		for _, s := range sts {
@@ -40,7 +33,7 @@ func TestPeersFormCorrectOverlay(t *testing.T) {
 		return diff == "" && conns, fmt.Sprintf("overlay not correct: %s (connections match neighbours: %v)", diff, conns)
 	})
 	t.Logf("%d peers correct in %v", n, time.Since(start).Round(time.Millisecond))
-	for _, s := range statuses() {
+	for _, s := range statusesOf(peers) {
 		// Honest peers never send forged, unknown or oversized frames. A
 		// stale session answer (Replayed) or a frame racing its
 		// connection's set-up can be refused on a loaded machine: logged.

@@ -13,6 +13,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
+	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -23,18 +24,7 @@ import (
 // capture and then at most every Cooldown alarming rounds (the bound of
 // engine/health), and never without one.
 func TestFedLayCoreHealthCaptured(t *testing.T) {
-	spec := fedlaySpec(nil)
-	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
-	train := syn.Draw(rand.New(rand.NewPCG(0, 7)), 64, syn.Cycle)
-	lc, err := LearnerConfig(spec, fedlayID(0), train, fedlayTick)
-	if err != nil {
-		t.Fatal(err)
-	}
-	HealthOn(&lc, train.Classes)
-	lp, err := learn.NewPeer(lc, train)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, lp := checkedPeer(t)
 	var asks int
 	c, err := NewFedLayCore(spec, lp, fedlayTick, FedLayHooks{Logf: func(f string, a ...any) {
 		if strings.HasPrefix(fmt.Sprintf(f, a...), "health: neighbourhood captured") {
@@ -44,23 +34,7 @@ func TestFedLayCoreHealthCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	honest, liars := fedlayID(1), []ident.Peer{fedlayID(2), fedlayID(3), fedlayID(4)}
-	if err := c.SetPeers(append([]ident.Peer{honest}, liars...)); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	vers := map[ident.Peer]uint64{}
-	send := func(id ident.Peer, oneClass bool) {
-		ps := slices.Clone(lp.Published())
-		for i := range ps {
-			ps[i] += 0.05 * float32(rng.NormFloat64())
-		}
-		if oneClass {
-			ps[len(ps)-train.Classes] += 50 // the output bias of class 0
-		}
-		vers[id]++
-		stepModel(t, c, id, vers[id], ps)
-	}
+	honest, liars, send := capturingNeighbours(t, lp, c)
 	round := func() { runRound(t, c) }
 	round() // the first model: nothing to aggregate yet
 	for range 16 {
@@ -90,18 +64,7 @@ func TestFedLayCoreHealthCaptured(t *testing.T) {
 // carries the learner to the new ID with its model and round
 // (Method.Moved), and its neighbourhood check starts afresh.
 func TestNodeMoveDecisionWhenCaptured(t *testing.T) {
-	spec := fedlaySpec(nil)
-	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
-	train := syn.Draw(rand.New(rand.NewPCG(0, 7)), 64, syn.Cycle)
-	lc, err := LearnerConfig(spec, fedlayID(0), train, fedlayTick)
-	if err != nil {
-		t.Fatal(err)
-	}
-	HealthOn(&lc, train.Classes)
-	lp, err := learn.NewPeer(lc, train)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, lp := checkedPeer(t)
 	meth, err := NewMethod(spec, lp, fedlayTick, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,23 +78,7 @@ func TestNodeMoveDecisionWhenCaptured(t *testing.T) {
 		t.Fatal(err)
 	}
 	fl := meth.FedLay()
-	honest, liars := fedlayID(1), []ident.Peer{fedlayID(2), fedlayID(3), fedlayID(4)}
-	if err := fl.SetPeers(append([]ident.Peer{honest}, liars...)); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	vers := map[ident.Peer]uint64{}
-	send := func(id ident.Peer, oneClass bool) {
-		ps := slices.Clone(lp.Published())
-		for i := range ps {
-			ps[i] += 0.05 * float32(rng.NormFloat64())
-		}
-		if oneClass {
-			ps[len(ps)-train.Classes] += 50 // the output bias of class 0
-		}
-		vers[id]++
-		stepModel(t, fl, id, vers[id], ps)
-	}
+	honest, liars, send := capturingNeighbours(t, lp, fl)
 	var moves []MoveRequest
 	// round ticks the Node until it hands out a training, runs it and
 	// brings it back; it keeps every MoveRequest.
@@ -212,4 +159,51 @@ func TestNodeMoveDecisionWhenCaptured(t *testing.T) {
 	if mv := n2.Moves(); mv.Refused["cooldown"] != 2 {
 		t.Errorf("the new core's moves %+v: want the wait since the last try carried over", mv)
 	}
+}
+
+// checkedPeer is a FedLay learner on synthetic data (10 classes) running
+// the neighbourhood check (HealthOn), with its spec.
+func checkedPeer(t *testing.T) (task.Spec, *learn.Peer) {
+	t.Helper()
+	spec := fedlaySpec(nil)
+	syn := data.NewSynthetic(rand.New(rand.NewPCG(99, 99)), [3]int{28, 28, 1}, 10, 0.3)
+	train := syn.Draw(rand.New(rand.NewPCG(0, 7)), 64, syn.Cycle)
+	lc, err := LearnerConfig(spec, fedlayID(0), train, fedlayTick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	HealthOn(&lc, train.Classes)
+	lp, err := learn.NewPeer(lc, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, lp
+}
+
+// capturingNeighbours gives the core c four neighbours, one honest and
+// three liars, and returns send, which delivers a neighbour's next
+// model: lp's published one with a little noise, or (oneClass) one that
+// answers class 0 for everything, its output bias raised far above the
+// others.
+func capturingNeighbours(t *testing.T, lp *learn.Peer, c *FedLay) (honest ident.Peer, liars []ident.Peer, send func(id ident.Peer, oneClass bool)) {
+	t.Helper()
+	honest, liars = fedlayID(1), []ident.Peer{fedlayID(2), fedlayID(3), fedlayID(4)}
+	if err := c.SetPeers(append([]ident.Peer{honest}, liars...)); err != nil {
+		t.Fatal(err)
+	}
+	classes := lp.Local().Classes
+	rng := rand.New(rand.NewPCG(1, 2))
+	vers := map[ident.Peer]uint64{}
+	send = func(id ident.Peer, oneClass bool) {
+		ps := slices.Clone(lp.Published())
+		for i := range ps {
+			ps[i] += 0.05 * float32(rng.NormFloat64())
+		}
+		if oneClass {
+			ps[len(ps)-classes] += 50 // the output bias of class 0
+		}
+		vers[id]++
+		stepModel(t, c, id, vers[id], ps)
+	}
+	return honest, liars, send
 }
