@@ -31,19 +31,10 @@ func TestPeerMoves(t *testing.T) {
 		s.PeriodMS, s.LocalEpochs, s.LocalSteps, s.Aggregator = 500, 0, 2, "fedlay"
 	})
 	log := &testLog{}
-	test := synthetic(200, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
 	ask, moved := make(chan string, 1), make(chan key.Pair, 1)
 	const n = 5
-	peers := runPeers(t, n, 0, log, func(i int) Config {
-		cfg := testPeerConfig(t, url, tid, 400+i, log)
-		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 200, uint64(i), test, cfg.Tick)
-		if i == 0 {
-			cfg.Move = node.MoveConfig{Max: 1, Every: time.Hour}
-			cfg.askMove = ask
-			cfg.OnMove = func(k key.Pair) { moved <- k } // once: Max 1
-		}
-		return cfg
-	})
+	peers := moverAmongPeers(t, url, tid, n, 400, log, ask, node.MoveConfig{Max: 1, Every: time.Hour},
+		func(k key.Pair) { moved <- k }) // once: Max 1
 	spaces := DefaultConfig().Overlay.Spaces
 	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
 		sts := statusesOf(peers)
@@ -135,18 +126,9 @@ func TestPeerMoveRefusedAdmission(t *testing.T) {
 	addr, _ := servertest.Serve(t, srv)
 	url := servertest.SignalURL(addr)
 	log := &testLog{}
-	test := synthetic(200, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
 	ask := make(chan string, 1)
-	peers := runPeers(t, n, 0, log, func(i int) Config {
-		cfg := testPeerConfig(t, url, tid, 500+i, log)
-		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 200, uint64(i), test, cfg.Tick)
-		if i == 0 {
-			cfg.Move = node.MoveConfig{Max: 3, Every: time.Hour}
-			cfg.askMove = ask
-			cfg.OnMove = func(key.Pair) { t.Error("moved without an admission") }
-		}
-		return cfg
-	})
+	peers := moverAmongPeers(t, url, tid, n, 500, log, ask, node.MoveConfig{Max: 3, Every: time.Hour},
+		func(key.Pair) { t.Error("moved without an admission") })
 	spaces := DefaultConfig().Overlay.Spaces
 	pollUntil(t, 90*time.Second, 100*time.Millisecond, func() (bool, string) {
 		d := WrongNeighbours(statusesOf(peers), spaces)
@@ -253,4 +235,21 @@ func TestPeerMovesWhenCaptured(t *testing.T) {
 	if why < 0 {
 		t.Error("no log line says the neighbourhood was captured")
 	}
+}
+
+// moverAmongPeers runs n loopback peers learning three classes each
+// (keys from seed on), peer 0 the mover: it moves within mv when a
+// request comes on ask (the test's hook into its core), and onMove sees
+// its new key.
+func moverAmongPeers(t *testing.T, url string, tid ident.Task, n, seed int, log *testLog, ask chan string, mv node.MoveConfig, onMove func(key.Pair)) []*Peer {
+	t.Helper()
+	test := synthetic(200, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 7)
+	return runPeers(t, n, 0, log, func(i int) Config {
+		cfg := testPeerConfig(t, url, tid, seed+i, log)
+		cfg.Learn = classLearner([]int{(3 * i) % 10, (3*i + 1) % 10, (3*i + 2) % 10}, 200, uint64(i), test, cfg.Tick)
+		if i == 0 {
+			cfg.Move, cfg.askMove, cfg.OnMove = mv, ask, onMove
+		}
+		return cfg
+	})
 }

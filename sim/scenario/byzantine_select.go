@@ -112,15 +112,15 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.healthBest = v == "best"
 		case "patience":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 10 {
-				return fmt.Errorf("%w: %s: patience %q: want 1 to 10", errSelect, byzSelectEnv, v)
+			n, err := selectInt("patience", v, 1, 10)
+			if err != nil {
+				return err
 			}
 			p.patience = n
 		case "orders":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 16 {
-				return fmt.Errorf("%w: %s: orders %q: want 1 to 16", errSelect, byzSelectEnv, v)
+			n, err := selectInt("orders", v, 1, 16)
+			if err != nil {
+				return err
 			}
 			p.orders = n
 		default:
@@ -153,4 +153,13 @@ func (p *byzParams) rulesAt(f float64) []string {
 		return append([]string{"fedlay"}, p.rules...)
 	}
 	return p.rules
+}
+
+// selectInt parses key's value v, an integer in [lo, hi].
+func selectInt(key, v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s: %s %q: want %d to %d", errSelect, byzSelectEnv, key, v, lo, hi)
+	}
+	return n, nil
 }
