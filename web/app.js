@@ -230,6 +230,11 @@ function peerOptions() {
     shareProgress: $("share-progress").checked,
     health: $("health").checked,
   };
+  // The check's moves (wasm options.healthMoves): the second box, or a
+  // bound from the link; without the check the peer refuses a bound.
+  const hm = params.get("healthMoves");
+  if ($("health").checked) o.healthMoves = !$("health-move").checked ? 0 : hm ? +hm : undefined;
+  else if (hm) o.healthMoves = +hm;
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
   }
@@ -303,7 +308,17 @@ function onEvent(ev) {
     case "error": showError(ev.message); break;
     case "progress": $("data-summary").textContent = ev.message; break;
     case "log": appendLog(ev.lines); break;
+    case "moved": moved(ev); break;
   }
+}
+// moved: the neighbourhood check moved the peer to a new place under a
+// new key (wasm/move.go). The tab keeps the new seed: a later join, or
+// a reload, is the new key's, never the old place's again (resume.js
+// saves the session under it at once).
+function moved(ev) {
+  sessionStorage.setItem("peerlearn-seed", ev.seed);
+  $("peer-id").textContent = ev.id;
+  appendLog([`moved away from a captured neighbourhood: peer ${ev.previous.slice(0, 8)}… is now ${ev.id.slice(0, 8)}…`]);
 }
 function appendLog(lines) {
   page.logLines.push(...lines);
@@ -475,7 +490,7 @@ function renderGuard(L) {
   }
   const h = L.health;
   const hs = $("health-state");
-  hs.textContent = h ? healthText(h) : "";
+  hs.textContent = h ? healthText(h) + movesText(s.moves, s.id) : "";
   hs.hidden = !h;
   $("guard").hidden = lines.length === 0 && !h;
   $("offenders").replaceChildren(...lines.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
@@ -492,6 +507,20 @@ function healthText(h) {
     default:
       return `Neighbourhood check: healthy.${last}`;
   }
+}
+// movesText tells the moves away from a captured neighbourhood
+// (netpeer.MoveStatus; absent when the tab may not move).
+function movesText(mv, id) {
+  if (!mv) return "";
+  let t = "";
+  if (mv.moves) {
+    t += ` Moved ${plural(mv.moves, "time", "times")} to a new place (a new key and ID, admitted anew; the model and its round kept): now ${id.slice(0, 8)}…, before ${(mv.previous || []).map((p) => p.slice(0, 8) + "…").join(", ")}.`;
+  }
+  if (mv.failed) t += ` ${plural(mv.failed, "move", "moves")} failed (no new admission from the server): it stays where it is.`;
+  const r = mv.refused || {};
+  const waited = (r.cooldown || 0) + (r.limit || 0);
+  if (waited) t += ` ${plural(waited, "request", "requests")} to move again waited (at most one move every 10 minutes, and a bounded number a visit).`;
+  return t;
 }
 // roleWords explain a method's role (method.Status.Role) to a volunteer.
 const roleWords = {
