@@ -399,7 +399,7 @@ function render(s) {
     $("capped").hidden = !L.capped;
     $("capped").textContent = L.capped ? "Note: " + L.capped : "";
     $("download").disabled = L.rounds === 0;
-    renderGuard(L);
+    renderGuard(L, s);
   }
   if (s.data) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
@@ -470,8 +470,9 @@ const refusalWords = {
 };
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 // renderGuard tells what the robust aggregation did with suspicious
-// neighbours' models: one line per neighbour, and the capped claims.
-function renderGuard(L) {
+// neighbours' models: one line per neighbour, and the capped claims;
+// with the neighbourhood check, its state and the moves (of the status s).
+function renderGuard(L, s) {
   const lines = [];
   for (const o of L.offenders || []) {
     const who = o.id.slice(0, 8);

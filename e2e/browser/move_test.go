@@ -106,6 +106,7 @@ func TestBrowserTabMoves(t *testing.T) {
 	}
 	url := fmt.Sprintf("%s/?task=%s&shard=1/6&evalEvery=2000&evalSamples=500", srv.origin, srv.tid.Hex())
 	tb := openTab(t, bin, "tab", srv.origin, url)
+	checkHealthMovesOption(t, tb, srv.sigURL)
 	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
 	err := chromedp.Do(ctx, chromedp.Click("#health"), chromedp.Click("#join"))
 	cancel()
@@ -198,4 +199,31 @@ func TestBrowserTabMoves(t *testing.T) {
 		t.Fatalf("resumed %.8s at round %d: want the new key %.8s's session, saved at round %d (the old ID %.8s)", v.Restored.ID, v.Restored.Round, newID, saved, oldID)
 	}
 	t.Logf("resumed %.8s at round %d, training again %.1f s after the reload", v.Restored.ID, v.Restored.Round, v.AgainMS/1000)
+}
+
+// checkHealthMovesOption: newPeer refuses a bound on the moves without
+// the check that asks for them, and one that is not a whole number >= 0
+// (an Error naming the option), and takes 0 (check, never move).
+func checkHealthMovesOption(t *testing.T, tb *tab, sigURL string) {
+	t.Helper()
+	for opts, want := range map[string]string{
+		`{healthMoves: 1}`:                 "healthMoves without health",
+		`{health: false, healthMoves: 0}`:  "healthMoves without health",
+		`{health: true, healthMoves: -1}`:  "healthMoves",
+		`{health: true, healthMoves: 1.5}`: "healthMoves",
+		`{health: true, healthMoves: "2"}`: "healthMoves",
+		`{health: true, healthMoves: 0}`:   "",
+		`{health: true}`:                   "",
+	} {
+		got, err := evalJS[string](tb, fmt.Sprintf(`(() => {
+			const p = PeerLearn.newPeer(Object.assign({signalURL: %q}, %s));
+			return p instanceof Error ? p.message : "";
+		})()`, sigURL, opts))
+		if err != nil {
+			t.Fatalf("newPeer(%s): %v", opts, err)
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("newPeer(%s): %q, want %q", opts, got, want)
+		}
+	}
 }
