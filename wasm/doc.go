@@ -18,10 +18,11 @@
 // options are documented on the options type. With health and
 // healthMoves the peer moves away from a captured neighbourhood under a
 // new key (move.go): peer.id and the status follow it, and a "moved"
-// event ({id, previous, seed}) tells the page, which keeps the new seed. Panics in callbacks are
-// recovered and reported to the page (an "error" event, a rejected
-// promise). Computation yields to the event loop between batches where
-// the code allows it (evaluation, calibration); a learning round runs
+// event ({id, previous, seed}) tells the page, which keeps the new
+// seed. Panics in callbacks are recovered and reported to the page (an
+// "error" event, a rejected promise). Computation yields to the event
+// loop between batches where the code allows it (evaluation,
+// calibration); a learning round runs
 // without yielding, so the tab bounds its length (options.maxRoundMS).
 //
 // The same peer.wasm is also the tab's trainer: web/worker.js runs the

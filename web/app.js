@@ -285,6 +285,10 @@ async function join() {
   }
 }
 $("join-form").addEventListener("submit", (e) => { e.preventDefault(); join(); });
+// "… and move away" is the check's: offered only with it.
+const healthMoveBox = () => { $("health-move").disabled = !$("health").checked; };
+$("health").addEventListener("change", healthMoveBox);
+healthMoveBox();
 $("leave").addEventListener("click", async () => {
   if (!page.peer) return;
   try { await page.peer.leave(); } catch (e) { showError("Leave: " + e.message); }

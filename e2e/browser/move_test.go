@@ -80,9 +80,11 @@ func readMoveView(tb *tab) (tabMoveView, error) {
 // TestBrowserTabMoves: issue #26 item 3 in the tab. A tab whose
 // volunteer runs the neighbourhood check (the page's box; its second
 // box, move away, is checked by default) among neighbours that are all
-// hostile, two native peers trained on one class (shard 9 of MNIST
-// sorted into 10: their models answer 9 for nearly everything, as
-// netpeer's TestPeerMovesWhenCaptured's hostile peers do), finds its
+// hostile, two native peers trained on one class (both on shard 9 of
+// MNIST sorted by label into 10, `-partition shards:1`: 5800 samples of
+// one digit, 200 of another; their models answer that digit for nearly
+// everything, as netpeer's TestPeerMovesWhenCaptured's hostile peers
+// do), finds its
 // neighbourhood captured and moves by itself: a new key and ID, a new
 // admission, its old ID gone from the natives' tables (its Leave), its
 // round kept. The status counts the move, the page shows the new ID and
