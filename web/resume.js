@@ -173,11 +173,10 @@
     rs.resave = false;
     try {
       // null: no round after the saved one. The record carries the key
-      // it is of (id and seed, read together by the peer); a page before
-      // that kept the seed in sessionStorage only.
+      // it is of (id and seed, read together by the peer).
       const rec = await call(() => peer.exportState(moved ? -1 : rs.savedRound));
       if (peer === rs.forgotten) return;
-      const seed = rec && !(rec instanceof Error) && (rec.seed || sessionStorage.getItem("peerlearn-seed"));
+      const seed = rec && !(rec instanceof Error) && rec.seed;
       if (!seed) {
         // After a move a record of the old key must not stay: a reload
         // would go back to the place the tab left.
@@ -190,6 +189,7 @@
       lock(rec.task);
     } catch (e) {
       note("Could not keep the session: " + e.message);
+      if (moved) drop(page.status ? page.status.task : taskKey($("task").value)).catch(() => {}); // not the old key's either
     } finally {
       rs.saving = false;
       if (rs.resave) save(true);
