@@ -205,6 +205,7 @@ func (b *browserPeer) join() error {
 	// batches; netpeer's own would not.
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
 	cfg.ShareProgress = b.opts.ShareProgress
+	cfg.Signal.Yield = powYield()
 	if b.opts.Health && b.opts.HealthMoves > 0 {
 		// As `peerlearn peer -health`: the check's request to move is
 		// taken, within these bounds (move.go follows the new key).
@@ -261,6 +262,21 @@ func (b *browserPeer) join() error {
 		if st := np.Status().State; st == "joining" || st == "member" {
 			return nil
 		}
+	}
+}
+
+// powYield is signal.ClientConfig.Yield for one join: between chunks
+// of an admission's proof of work the page's event loop gets a turn, so
+// that the page, the links and the training go on while the tab pays
+// (at a move its links are live). The peer's dials may overlap (a move
+// and a re-registration), and a yielder has one owner at a time: mu.
+func powYield() func() {
+	var mu sync.Mutex
+	y := newYielder(10 * time.Millisecond)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		y.Maybe()
 	}
 }
 

@@ -51,6 +51,12 @@ func (v tabMoveView) rounds() int {
 	return v.Learn.Rounds
 }
 
+// moveSpec is e2eSpec's task with an admission's proof of work (18 bits,
+// about 2^18 hashes: a fraction of a second in a tab), paid by the tab
+// at joining and again at its move, between turns of the page's event
+// loop (signal.ClientConfig.Yield).
+var moveSpec = `{"admission":{"pow_bits":18},` + strings.Replace(strings.TrimPrefix(e2eSpec, "{"), `"name":"browser-e2e"`, `"name":"browser-tabmove"`, 1)
+
 func readMoveView(tb *tab) (tabMoveView, error) {
 	js, err := evalJS[string](tb, `(async () => {
 		const r = window.peerlearnResume || {}, p = window.peerlearnPeer;
@@ -86,7 +92,7 @@ func readMoveView(tb *tab) (tabMoveView, error) {
 // everything, as netpeer's TestPeerMovesWhenCaptured's hostile peers
 // do), finds its
 // neighbourhood captured and moves by itself: a new key and ID, a new
-// admission, its old ID gone from the natives' tables (its Leave), its
+// admission (an 18-bit proof of work, moveSpec), its old ID gone from the natives' tables (its Leave), its
 // round kept. The status counts the move, the page shows the new ID and
 // says it moved, and the page keeps the new key: sessionStorage's seed
 // and the saved session (written at once, the record's id and seed the
@@ -100,7 +106,7 @@ func TestBrowserTabMoves(t *testing.T) {
 	bin := chromium(t)
 	data := dataDir(t)
 	peerBin, sigBin, wasmDir := build(t, data)
-	srv := startE2EServer(t, sigBin, wasmDir)
+	srv := startTaskServer(t, sigBin, wasmDir, moveSpec)
 	var natives []*proc
 	for i := range 2 {
 		natives = append(natives, startPeer(t, peerBin, fmt.Sprintf("hostile%d", i), srv.sigURL,
