@@ -17,14 +17,18 @@ const powChunk = 1 << 12
 
 // solvePoW finds a proof of work of bits for the key, giving up when ctx
 // ends (the server's hello deadline is the real bound: keep a task's
-// difficulty well within it; 20 bits is about a second natively).
-func solvePoW(ctx context.Context, t ident.Task, pub ed25519.PublicKey, bits int) (uint64, error) {
+// difficulty well within it; 20 bits is about a second natively),
+// calling yield, if not nil, between chunks (ClientConfig.Yield).
+func solvePoW(ctx context.Context, t ident.Task, pub ed25519.PublicKey, bits int, yield func()) (uint64, error) {
 	if bits <= 0 {
 		return 0, nil
 	}
 	for start := uint64(0); ; start += powChunk {
 		if nonce, ok := admission.SolvePoW(t, pub, bits, start, powChunk); ok {
 			return nonce, nil
+		}
+		if yield != nil {
+			yield() // ClientConfig.Yield: a browser's event loop runs
 		}
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("%w: proof of work of %d bits: %w", ErrClosed, bits, err)

@@ -97,7 +97,7 @@ func handshake(ctx context.Context, conn *websocket.Conn, id Identity, t ident.T
 	}
 	hello := SignHello(id, m.Challenge.Nonce, t)
 	hello.Token, hello.Observer = cfg.Token, cfg.Observer
-	if hello.PoW, err = solvePoW(ctx, t, id.PublicKey(), m.Challenge.PoWBits); err != nil {
+	if hello.PoW, err = solvePoW(ctx, t, id.PublicKey(), m.Challenge.PoWBits, cfg.Yield); err != nil {
 		return nil, err
 	}
 	b, err := Encode(&Message{Type: MsgHello, Hello: hello})

@@ -40,6 +40,12 @@ type ClientConfig struct {
 	// from the client's reader goroutine (one per Client): it must not
 	// block, and must be safe for concurrent use if shared by clients.
 	Logf func(format string, args ...any)
+	// Yield, if not nil, is called between chunks of the admission's
+	// proof of work (powChunk nonces). Go's wasm runtime does not preempt
+	// a computing goroutine, so a browser peer hands its event loop a
+	// turn there: its page, its links and its training go on while it
+	// pays for an admission (at joining, and at a move with live links).
+	Yield func()
 }
 
 // DefaultClientConfig returns defaults matching the server's defaults.

@@ -9,16 +9,20 @@
 // newPeer(options) returns a peer object:
 //
 //	const peer = PeerLearn.newPeer({signalURL, task, dataURL, ...}) // an Error if options are bad
-//	peer.onEvent(ev => ...)  // {type: "status"|"eval"|"state"|"progress"|"log"|"error", ...}
+//	peer.onEvent(ev => ...)  // {type: "status"|"eval"|"state"|"progress"|"log"|"error"|"resume"|"moved", ...}
 //	await peer.join()        // bootstrap through the signalling server
 //	peer.status()            // a snapshot: ID, ring coordinates, neighbours, bytes, learning
 //	await peer.downloadModel(format) // {name, bytes}: "plnn" (nn's versioned format, the default), "safetensors" or "onnx"
 //	await peer.leave()       // NDMP's graceful leave
 //
-// options are documented on the options type. Panics in callbacks are
-// recovered and reported to the page (an "error" event, a rejected
-// promise). Computation yields to the event loop between batches where
-// the code allows it (evaluation, calibration); a learning round runs
+// options are documented on the options type. With health and
+// healthMoves the peer moves away from a captured neighbourhood under a
+// new key (move.go): peer.id and the status follow it, and a "moved"
+// event ({id, previous, seed}) tells the page, which keeps the new
+// seed. Panics in callbacks are recovered and reported to the page (an
+// "error" event, a rejected promise). Computation yields to the event
+// loop between batches where the code allows it (evaluation,
+// calibration); a learning round runs
 // without yielding, so the tab bounds its length (options.maxRoundMS).
 //
 // The same peer.wasm is also the tab's trainer: web/worker.js runs the

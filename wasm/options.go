@@ -46,6 +46,11 @@ import (
 //	trainerKernels  that worker's f32 kernels ("simd128" or "go")
 //	trainerNote  why there is no trainer worker (shown by status)
 //	health       run the neighbourhood check (true/false, default false)
+//	healthMoves  with health: when the check finds the neighbourhood
+//	             captured, move to a new place (a new key, admitted anew),
+//	             at most this many times a join and once every
+//	             node.DefaultMoveEvery (default node.DefaultMoveMax; 0:
+//	             never move); refused without health
 type options struct {
 	SignalURL   string
 	Task        ident.Task
@@ -69,6 +74,9 @@ type options struct {
 	// Health: the volunteer runs the neighbourhood check (node.HealthOn,
 	// docs/SECURITY.md "Neighbourhood health"); off unless true.
 	Health bool
+	// HealthMoves bounds the moves away from a captured neighbourhood
+	// (netpeer.Config.Move, as `peerlearn peer -health-moves`): 0 never.
+	HealthMoves int
 	// Files are the volunteer's picked files for a task with its own data
 	// set (ownTaskData), at most data.MaxOwnFiles and data.MaxOwnBytes.
 	Files []data.OwnFile
@@ -190,6 +198,18 @@ func parseOptions(o js.Value) (options, error) {
 		opt.Health = v.Bool()
 	default:
 		return opt, fmt.Errorf("health: want true or false")
+	}
+	switch v := o.Get("healthMoves"); {
+	case v.Type() == js.TypeUndefined || v.Type() == js.TypeNull:
+		if opt.Health {
+			opt.HealthMoves = node.DefaultMoveMax
+		}
+	case !opt.Health:
+		return opt, fmt.Errorf("healthMoves without health: only the neighbourhood check asks to move")
+	case v.Type() != js.TypeNumber || v.Float() != math.Trunc(v.Float()) || v.Float() < 0 || v.Float() > math.MaxInt32:
+		return opt, fmt.Errorf("healthMoves %v: want a whole number >= 0 (0: never move)", v)
+	default:
+		opt.HealthMoves = v.Int()
 	}
 	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
 		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)

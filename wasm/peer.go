@@ -87,7 +87,15 @@ func newBrowserPeer(opts options) (*browserPeer, error) {
 func (b *browserPeer) jsObject() js.Value {
 	obj := js.Global().Get("Object").New()
 	report := b.reportError
-	obj.Set("id", b.identity.ID().Hex())
+	// id is a getter: a move changes the tab's key and ID (move.go).
+	js.Global().Get("Object").Call("defineProperty", obj, "id", map[string]any{
+		"enumerable": true,
+		"get": jsFunc("id", report, func(js.Value, []js.Value) any {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return b.id.Hex()
+		}),
+	})
 	obj.Set("join", jsFunc("join", report, func(js.Value, []js.Value) any {
 		return promise("join", report, func() (any, error) { return nil, b.join() })
 	}))
@@ -186,7 +194,10 @@ func (b *browserPeer) join() error {
 	b.mu.Unlock()
 
 	cfg := netpeer.DefaultConfig()
-	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, b.identity
+	b.mu.Lock()
+	identity := b.identity // a move's new key, if the tab moved before (move.go)
+	b.mu.Unlock()
+	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, identity
 	cfg.Tick = b.opts.Tick
 	// The overlay's L is the task's: netpeer takes it from the welcome.
 	cfg.Logf = b.logf
@@ -194,6 +205,13 @@ func (b *browserPeer) join() error {
 	// batches; netpeer's own would not.
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
 	cfg.ShareProgress = b.opts.ShareProgress
+	cfg.Signal.Yield = powYield()
+	if b.opts.Health && b.opts.HealthMoves > 0 {
+		// As `peerlearn peer -health`: the check's request to move is
+		// taken, within these bounds (move.go follows the new key).
+		cfg.Move = node.MoveConfig{Max: b.opts.HealthMoves, Every: node.DefaultMoveEvery}
+		cfg.OnMove = b.moved
+	}
 	np, err := netpeer.New(cfg)
 	if err != nil {
 		return err
@@ -244,6 +262,21 @@ func (b *browserPeer) join() error {
 		if st := np.Status().State; st == "joining" || st == "member" {
 			return nil
 		}
+	}
+}
+
+// powYield is signal.ClientConfig.Yield for one join: between chunks
+// of an admission's proof of work the page's event loop gets a turn, so
+// that the page, the links and the training go on while the tab pays
+// (at a move its links are live). The peer's dials may overlap (a move
+// and a re-registration), and a yielder has one owner at a time: mu.
+func powYield() func() {
+	var mu sync.Mutex
+	y := newYielder(10 * time.Millisecond)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		y.Maybe()
 	}
 }
 
@@ -425,6 +458,9 @@ func (b *browserPeer) model(format string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	name := fmt.Sprintf("peerlearn-%s-%s-round%d.%s", spec.Name, b.id, lp.Metrics().Rounds, format)
+	b.mu.Lock()
+	id := b.id // a move changes it
+	b.mu.Unlock()
+	name := fmt.Sprintf("peerlearn-%s-%s-round%d.%s", spec.Name, id, lp.Metrics().Rounds, format)
 	return name, enc, nil
 }

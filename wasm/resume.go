@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -25,12 +26,15 @@ import (
 // architecture name, shape checksum, CRC-32C), so a damaged or foreign
 // record is refused by the checks every saved model gets:
 //
-//	{version: 1, task: hex, id: hex, arch: name, round, samples, given_ms,
-//	 method_round, method_age,
+//	{version: 1, task: hex, id: hex, seed: hex, arch: name, round, samples,
+//	 given_ms, method_round, method_age,
 //	 model: Uint8Array, optimizer: {kind, step, buffers: [Uint8Array...]}}
 //
 // (method_round and method_age absent: 0, a record of a page before
-// them.)
+// them.) seed is the key seed of id, exported with it: the page keeps
+// the pair, and after a move (move.go) the record is the new key's.
+// importState reads no seed: the page makes the peer from it, and the
+// record's id must be that peer's.
 const sessionVersion = 1
 
 // maxSessionBytes bounds one encoded vector of a record: far above any
@@ -82,7 +86,7 @@ func (b *browserPeer) snapshot() {
 // (the round the page saved last: nothing new to encode).
 func (b *browserPeer) exportState(since int) (js.Value, error) {
 	b.mu.Lock()
-	snap, cfg, lp := b.resume.snap, b.lcfg, b.lp
+	snap, cfg, lp, identity := b.resume.snap, b.lcfg, b.lp, b.identity
 	b.mu.Unlock()
 	if snap == nil || lp == nil || snap.Rounds <= since {
 		return js.Null(), nil
@@ -117,7 +121,10 @@ func (b *browserPeer) exportState(since int) (js.Value, error) {
 	rec := js.Global().Get("Object").New()
 	rec.Set("version", sessionVersion)
 	rec.Set("task", b.opts.Task.Hex())
-	rec.Set("id", b.id.Hex())
+	// The key the tab runs under now, and its ID, read together: after
+	// a move (move.go) the record is the new key's.
+	rec.Set("id", identity.ID().Hex())
+	rec.Set("seed", hex.EncodeToString(identity.Seed()))
 	rec.Set("arch", cfg.Arch.Name)
 	rec.Set("round", snap.Rounds)
 	rec.Set("samples", float64(snap.Samples))
@@ -145,8 +152,11 @@ func (b *browserPeer) importState(v js.Value) error {
 	if t := jsStr(v, "task"); t != b.opts.Task.Hex() {
 		return fmt.Errorf("the saved session is of task %.16s…, not of this task %.16s…", t, b.opts.Task.Hex())
 	}
-	if id := jsStr(v, "id"); id != b.id.Hex() {
-		return fmt.Errorf("the saved session is of peer %.16s…, this tab's key is peer %.16s…", id, b.id.Hex())
+	b.mu.Lock()
+	self := b.id.Hex()
+	b.mu.Unlock()
+	if id := jsStr(v, "id"); id != self {
+		return fmt.Errorf("the saved session is of peer %.16s…, this tab's key is peer %.16s…", id, self)
 	}
 	round, err := jsInt(v, "round", 0, math.MaxInt32)
 	if err != nil {

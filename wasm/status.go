@@ -54,6 +54,11 @@ type pageStatus struct {
 	// Summaries counts the summaries sent to the server (nil unless the
 	// volunteer shares progress).
 	Summaries *netpeer.SummaryStatus `json:"summaries,omitempty"`
+	// Moves counts the neighbourhood check's requests for a new place
+	// and the moves made (netpeer's, as on /status; nil unless the
+	// check runs and may move, or has asked): Previous are the IDs the
+	// tab left.
+	Moves *netpeer.MoveStatus `json:"moves,omitempty"`
 	// Controls are the volunteer's pause and CPU share, and what the
 	// training has given (controls.go).
 	Controls controlsView `json:"controls"`
@@ -226,6 +231,7 @@ func (b *browserPeer) status() pageStatus {
 	ps.BytesIn, ps.BytesOut, ps.RTC = st.RTC.BytesIn, st.RTC.BytesOut, st.RTC
 	ps.Waiting = st.Waiting
 	ps.InitGain, ps.Summaries = st.InitGain, st.Summaries
+	ps.Moves = st.Moves
 	ps.Observers = st.Observers
 	ps.OverlaySent, ps.OverlayRecv = st.OverlaySent, st.OverlayReceived
 	for _, n := range st.Neighbors {

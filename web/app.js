@@ -230,6 +230,11 @@ function peerOptions() {
     shareProgress: $("share-progress").checked,
     health: $("health").checked,
   };
+  // The check's moves (wasm options.healthMoves): the second box, or a
+  // bound from the link; without the check the peer refuses a bound.
+  const hm = params.get("healthMoves");
+  if ($("health").checked) o.healthMoves = !$("health-move").checked ? 0 : hm ? +hm : undefined;
+  else if (hm) o.healthMoves = +hm;
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);
   }
@@ -280,6 +285,10 @@ async function join() {
   }
 }
 $("join-form").addEventListener("submit", (e) => { e.preventDefault(); join(); });
+// "… and move away" is the check's: offered only with it.
+const healthMoveBox = () => { $("health-move").disabled = !$("health").checked; };
+$("health").addEventListener("change", healthMoveBox);
+healthMoveBox();
 $("leave").addEventListener("click", async () => {
   if (!page.peer) return;
   try { await page.peer.leave(); } catch (e) { showError("Leave: " + e.message); }
@@ -303,7 +312,17 @@ function onEvent(ev) {
     case "error": showError(ev.message); break;
     case "progress": $("data-summary").textContent = ev.message; break;
     case "log": appendLog(ev.lines); break;
+    case "moved": moved(ev); break;
   }
+}
+// moved: the neighbourhood check moved the peer to a new place under a
+// new key (wasm/move.go). The tab keeps the new seed: a later join, or
+// a reload, is the new key's, never the old place's again (resume.js
+// saves the session under it at once).
+function moved(ev) {
+  sessionStorage.setItem("peerlearn-seed", ev.seed);
+  $("peer-id").textContent = ev.id;
+  appendLog([`moved away from a captured neighbourhood: peer ${ev.previous.slice(0, 8)}… is now ${ev.id.slice(0, 8)}…`]);
 }
 function appendLog(lines) {
   page.logLines.push(...lines);
@@ -384,7 +403,7 @@ function render(s) {
     $("capped").hidden = !L.capped;
     $("capped").textContent = L.capped ? "Note: " + L.capped : "";
     $("download").disabled = L.rounds === 0;
-    renderGuard(L);
+    renderGuard(L, s);
   }
   if (s.data) {
     $("data-summary").textContent = `Data: ${s.data.source === "own" ? "your images" : "server shard " + s.data.shard}, ` +
@@ -455,8 +474,9 @@ const refusalWords = {
 };
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 // renderGuard tells what the robust aggregation did with suspicious
-// neighbours' models: one line per neighbour, and the capped claims.
-function renderGuard(L) {
+// neighbours' models: one line per neighbour, and the capped claims;
+// with the neighbourhood check, its state and the moves (of the status s).
+function renderGuard(L, s) {
   const lines = [];
   for (const o of L.offenders || []) {
     const who = o.id.slice(0, 8);
@@ -475,7 +495,7 @@ function renderGuard(L) {
   }
   const h = L.health;
   const hs = $("health-state");
-  hs.textContent = h ? healthText(h) : "";
+  hs.textContent = h ? healthText(h) + movesText(s.moves, s.id) : "";
   hs.hidden = !h;
   $("guard").hidden = lines.length === 0 && !h;
   $("offenders").replaceChildren(...lines.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
@@ -492,6 +512,20 @@ function healthText(h) {
     default:
       return `Neighbourhood check: healthy.${last}`;
   }
+}
+// movesText tells the moves away from a captured neighbourhood
+// (netpeer.MoveStatus; absent when the tab may not move).
+function movesText(mv, id) {
+  if (!mv) return "";
+  let t = "";
+  if (mv.moves) {
+    t += ` Moved ${plural(mv.moves, "time", "times")} to a new place (a new key and ID, admitted anew; the model and its round kept): now ${id.slice(0, 8)}…, before ${(mv.previous || []).map((p) => p.slice(0, 8) + "…").join(", ")}.`;
+  }
+  if (mv.failed) t += ` ${plural(mv.failed, "move", "moves")} failed (no new admission from the server): it stays where it is.`;
+  const r = mv.refused || {};
+  const waited = (r.cooldown || 0) + (r.limit || 0);
+  if (waited) t += ` ${plural(waited, "request", "requests")} to move again waited (at most one move every 10 minutes, and a bounded number a visit).`;
+  return t;
 }
 // roleWords explain a method's role (method.Status.Role) to a volunteer.
 const roleWords = {

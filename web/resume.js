@@ -7,6 +7,13 @@
 // record is named in the error panel and dropped, and the tab starts
 // afresh. "Forget me" leaves and deletes all of it.
 //
+// A tab that moves away from a captured neighbourhood (the check's
+// second box) runs under a new key from then on: its session is saved
+// at once under that key, with its seed (the peer exports the pair
+// together), over the record of the key it left, so that a reload
+// resumes the work under the new key and never goes back to the old
+// place; if no record can be written, the old one is dropped.
+//
 // A Web Lock per task keeps a second tab of the same browser from
 // resuming the same session (two peers with one ID) while the first runs.
 "use strict";
@@ -17,7 +24,7 @@
   // For tests and the console: restored is the record resumed on this
   // load ({task, id, round}); againMS the performance.now() (ms since
   // this page's navigation began) at which a round after it ended.
-  const rs = { restored: null, againMS: 0, savedRound: -1, savedAt: 0, saving: false, forgotten: null, refused: [] };
+  const rs = { restored: null, againMS: 0, savedRound: -1, savedAt: 0, saving: false, resave: false, forgotten: null, refused: [] };
   window.peerlearnResume = rs;
 
   function db() {
@@ -136,6 +143,11 @@
         rs.savedRound = -1;
         refuse(page.status ? page.status.task : taskKey($("task").value), ev.message + " (the saved session has been dropped)");
       }
+      if (ev.type === "moved") {
+        note(`Moved to a new place: peer ${ev.previous.slice(0, 8)}… is now ${ev.id.slice(0, 8)}…; the session is kept under the new key.`);
+        save(true);
+        return;
+      }
       if (ev.type !== "status") return;
       const s = ev.status;
       if (rs.restored && !rs.againMS && s.learn && s.learn.rounds > rs.restored.round) {
@@ -147,22 +159,41 @@
   });
 
   // save writes the peer's session when a round has ended since the
-  // last write, at most every SAVE_MS.
-  async function save() {
+  // last write, at most every SAVE_MS; moved (a move's new key), at
+  // once, whatever was saved, after a write under way.
+  async function save(moved) {
     const peer = page.peer;
-    if (!peer || rs.saving || peer === rs.forgotten || performance.now() - rs.savedAt < SAVE_MS) return;
-    const seed = sessionStorage.getItem("peerlearn-seed");
+    if (!peer || peer === rs.forgotten) return;
+    if (rs.saving) {
+      rs.resave = rs.resave || !!moved; // the write under way may be of the old key
+      return;
+    }
+    if (!moved && performance.now() - rs.savedAt < SAVE_MS) return;
     rs.saving = true;
+    rs.resave = false;
     try {
-      const rec = await call(() => peer.exportState(rs.savedRound)); // null: no round after the saved one
-      if (!rec || rec instanceof Error || !seed || peer === rs.forgotten) return;
+      // null: no round after the saved one. The record carries the key
+      // it is of (id and seed, read together by the peer).
+      const rec = await call(() => peer.exportState(moved ? -1 : rs.savedRound));
+      if (peer === rs.forgotten) return;
+      const seed = rec && !(rec instanceof Error) && rec.seed;
+      if (!seed) {
+        // After a move a record of the old key must not stay: a reload
+        // would go back to the place the tab left.
+        if (moved) await drop(page.status ? page.status.task : taskKey($("task").value));
+        return;
+      }
       await put({ ...rec, seed, savedAt: Date.now() });
       rs.savedRound = rec.round;
       rs.savedAt = performance.now();
       lock(rec.task);
     } catch (e) {
       note("Could not keep the session: " + e.message);
-    } finally { rs.saving = false; }
+      if (moved) drop(page.status ? page.status.task : taskKey($("task").value)).catch(() => {}); // not the old key's either
+    } finally {
+      rs.saving = false;
+      if (rs.resave) save(true);
+    }
   }
 
   $("forget").addEventListener("click", async () => {
