@@ -320,18 +320,28 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 	}
 	checkDirection := c.Direction && len(idx) >= c.DirectionWitnesses &&
 		len(origin) == len(self.Params) && distance(origin, self.Params) > 0
-	behind := c.behindSeverities(self, work, idx, far, ref)
+	behind := c.behindReaches(self, work, idx, far, ref)
 	for k, j := range idx {
 		var s float64 // the share of the difference kept
 		severity := 1 - tau/dist[k]
 		action := OutlierCut
+		pull := Pull{Index: j, From: work[j].From}
+		if checkDirection && !far[k] {
+			pull.Cosine, pull.HasCosine = cosine(origin, self.Params, work[j].Params), true
+		}
+		if behind != nil && !far[k] {
+			pull.Behind, pull.HasBehind = behind[k], true
+		}
+		if pull.HasCosine || pull.HasBehind {
+			rep.Pulls = append(rep.Pulls, pull)
+		}
 		switch {
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
 			action = OutlierLeftOut
-		case checkDirection && cosine(origin, self.Params, work[j].Params) < c.MinCosine:
+		case pull.HasCosine && pull.Cosine < c.MinCosine:
 			rejected = append(rejected, j) // pulls back against our step
-			severity = (c.MinCosine - cosine(origin, self.Params, work[j].Params)) / (1 + c.MinCosine)
+			severity = (c.MinCosine - pull.Cosine) / (1 + c.MinCosine)
 			action = OutlierLeftOut
 		case dist[k] <= cut:
 			severity = 0 // used whole
@@ -339,8 +349,8 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			s = cut / dist[k]
 			work[j].Params = pullTowards(self.Params, work[j].Params, s)
 		}
-		if behind != nil && behind[k] > severity {
-			severity = behind[k]
+		if b := c.behindSeverityAt(behind, k); b > severity {
+			severity = b
 			if action == OutlierCut {
 				action = OutlierFlagged // used whole, or cut back less than severity says
 			}

@@ -33,6 +33,11 @@ type ReputationConfig struct {
 	// loopback cut each other off that way (the model is still clipped).
 	// Refusals cost score however few the models.
 	MinWitnesses int
+	// Drift follows each neighbour's direction measurements (Report's
+	// Pulls) over rounds and charges the one that pulls back a little
+	// every round (DriftConfig). Counted only in rounds of at least
+	// MinWitnesses neighbours, like the severities.
+	Drift DriftConfig
 }
 
 // DefaultReputationConfig: a neighbour sending a far-out model every
@@ -47,6 +52,7 @@ func DefaultReputationConfig() ReputationConfig {
 		Recovery:       0.02, // 45 clean rounds from 0.1 back to 1
 		DropBelow:      0.2,  // report below a fifth of full trust
 		MinWitnesses:   4,    // the closest third of 4 or more: at least 2 models
+		Drift:          DefaultDriftConfig(),
 	}
 }
 
@@ -58,7 +64,7 @@ func (c ReputationConfig) Validate() error {
 		!in01(c.Recovery) || !in01(c.DropBelow) || c.MinWitnesses < 0 {
 		return fmt.Errorf("%w: reputation %+v", ErrConfig, c)
 	}
-	return nil
+	return c.Drift.Validate()
 }
 
 // Reputation is one peer's score of each neighbour, in [0, 1], 1 for a
@@ -70,6 +76,7 @@ func (c ReputationConfig) Validate() error {
 type Reputation struct {
 	cfg    ReputationConfig
 	scores map[ident.Peer]float64
+	drift  map[ident.Peer]driftSums
 }
 
 // NewReputation validates cfg and returns an empty record.
@@ -77,7 +84,7 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}}, nil
+	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}, drift: map[ident.Peer]driftSums{}}, nil
 }
 
 // Observe updates the scores from one aggregation: others is what was
@@ -99,6 +106,15 @@ func (r *Reputation) Observe(others []Contribution, rep Report) {
 		if o.Severity > r.cfg.Tolerance && len(witnesses) >= r.cfg.MinWitnesses {
 			c := r.cfg.Penalty * min(1, (o.Severity-r.cfg.Tolerance)/(1-r.cfg.Tolerance))
 			cost[o.Index] = max(cost[o.Index], c)
+		}
+	}
+	if r.cfg.Drift.Limit > 0 && len(witnesses) >= r.cfg.MinWitnesses {
+		for _, p := range rep.Pulls {
+			s := r.cfg.Drift.after(r.drift[p.From], p)
+			r.drift[p.From] = s
+			if r.cfg.Drift.over(s) {
+				cost[p.Index] = max(cost[p.Index], r.cfg.Penalty)
+			}
 		}
 	}
 	seen := make(map[ident.Peer]bool, len(others))
@@ -131,4 +147,15 @@ func (r *Reputation) ShouldDrop(id ident.Peer) bool { return r.Score(id) < r.cfg
 
 // Forget drops id's record (for example when it leaves the
 // neighbourhood for good).
-func (r *Reputation) Forget(id ident.Peer) { delete(r.scores, id) }
+func (r *Reputation) Forget(id ident.Peer) {
+	delete(r.scores, id)
+	delete(r.drift, id)
+}
+
+// DriftCharges reports whether a round in which p is measured, among
+// witnesses neighbours' models, would charge p's neighbour by the drift
+// test: what an attacker who knows the test checks before it sends
+// (the lab's adaptive attacks). It changes nothing.
+func (r *Reputation) DriftCharges(p Pull, witnesses int) bool {
+	return r.cfg.Drift.Limit > 0 && witnesses >= r.cfg.MinWitnesses && r.cfg.Drift.over(r.cfg.Drift.after(r.drift[p.From], p))
+}

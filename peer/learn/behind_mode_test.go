@@ -32,3 +32,19 @@ func TestBehindOffWhenAsync(t *testing.T) {
 		t.Fatal("the rebuilt aggregator's DecHW state is not the peer's")
 	}
 }
+
+// TestDriftOffWhenAsync: the reputation's drift test
+// (aggregate.DriftConfig) runs in synchronous rounds only, like the
+// behind check: in asynchronous exchange a slow honest neighbour's older
+// model pulls back against our step for its age alone, every round.
+func TestDriftOffWhenAsync(t *testing.T) {
+	tk := newTask(t, 2, 20, 1)
+	peers := newPeers(t, tk, func(_ int, c *Config) { c.Aggregator = aggregate.SafeDefault })
+	back := aggregate.Pull{From: peers[1].cfg.ID, Cosine: -1, HasCosine: true} // every round: over the limit at once
+	if err := peers[0].setMode(modeSync); err != nil || !peers[0].DriftCharges(back, 4) {
+		t.Fatalf("synchronous: %v, drift test charges a neighbour at cosine -1: %v", err, peers[0].DriftCharges(back, 4))
+	}
+	if err := peers[1].setMode(modeAsync); err != nil || peers[1].DriftCharges(back, 4) {
+		t.Fatalf("asynchronous: %v, drift test still on", err)
+	}
+}
