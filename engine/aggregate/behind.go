@@ -5,9 +5,9 @@ import (
 	"slices"
 )
 
-// behindReaches returns, for each accepted neighbour idx[k], how far
-// its model sits behind the neighbourhood along our own step, in
-// reference distances (ClipConfig.Behind; 0 at or ahead), or nil when the check is off or there is
+// behindSeverities returns, for each accepted neighbour idx[k], the
+// severity of how far its model sits behind the neighbourhood along our
+// own step (ClipConfig.Behind), or nil when the check is off or there is
 // no step to measure along (no Origin, a zero step, a zero reference
 // distance).
 //
@@ -19,9 +19,9 @@ import (
 // see ClipConfig). The median is over the neighbours not far (beyond the
 // rejection radius): a scaled or noised model's position is anywhere, and
 // counted it would move the median and with it every honest neighbour's
-// reach. Its severity is reach/Behind, capped at 1 (behindSeverity), and
-// 0 for a neighbour at or ahead of the median.
-func (c ClipConfig) behindReaches(self Contribution, work []Contribution, idx []int, far []bool, ref float64) []float64 {
+// reach. Severity is reach/Behind, capped at 1, and 0 for a
+// neighbour at or ahead of the median.
+func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx []int, far []bool, ref float64) []float64 {
 	origin := self.Origin
 	if c.Behind == 0 || len(idx) == 0 || len(origin) != len(self.Params) || !(ref > 0) {
 		return nil
@@ -43,17 +43,13 @@ func (c ClipConfig) behindReaches(self Contribution, work []Contribution, idx []
 	}
 	slices.Sort(sorted)
 	median := sorted[(len(sorted)-1)/2]
-	reach := make([]float64, len(idx))
+	sev := make([]float64, len(idx))
 	for k, p := range pos {
-		reach[k] = max(0, (median-p)/ref)
+		if reach := (median - p) / ref; reach > 0 {
+			sev[k] = math.Min(1, reach/c.Behind)
+		}
 	}
-	return reach
-}
-
-// behindSeverity is the behind check's severity of a reach (in
-// reference distances): reach/Behind, capped at 1.
-func (c ClipConfig) behindSeverity(reach float64) float64 {
-	return math.Min(1, reach/c.Behind)
+	return sev
 }
 
 // projection is <x - origin, self - origin>, in float64.
@@ -65,13 +61,4 @@ func projection(origin, self, x []float32) float64 {
 		dot += (float64(x[i]) - float64(o)) * (float64(self[i]) - float64(o))
 	}
 	return dot
-}
-
-// behindSeverityAt is the severity of reaches[k], 0 when the check did
-// not run (reaches nil).
-func (c ClipConfig) behindSeverityAt(reaches []float64, k int) float64 {
-	if reaches == nil {
-		return 0
-	}
-	return c.behindSeverity(reaches[k])
 }

@@ -320,28 +320,23 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 	}
 	checkDirection := c.Direction && len(idx) >= c.DirectionWitnesses &&
 		len(origin) == len(self.Params) && distance(origin, self.Params) > 0
-	behind := c.behindReaches(self, work, idx, far, ref)
+	behind := c.behindSeverities(self, work, idx, far, ref)
 	for k, j := range idx {
 		var s float64 // the share of the difference kept
 		severity := 1 - tau/dist[k]
 		action := OutlierCut
-		pull := Pull{Index: j, From: work[j].From}
+		var cos float64
 		if checkDirection && !far[k] {
-			pull.Cosine, pull.HasCosine = cosine(origin, self.Params, work[j].Params), true
-		}
-		if behind != nil && !far[k] {
-			pull.Behind, pull.HasBehind = behind[k], true
-		}
-		if pull.HasCosine || pull.HasBehind {
-			rep.Pulls = append(rep.Pulls, pull)
+			cos = cosine(origin, self.Params, work[j].Params)
+			rep.Pulls = append(rep.Pulls, Pull{Index: j, From: work[j].From, Cosine: cos})
 		}
 		switch {
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
 			action = OutlierLeftOut
-		case pull.HasCosine && pull.Cosine < c.MinCosine:
+		case checkDirection && cos < c.MinCosine:
 			rejected = append(rejected, j) // pulls back against our step
-			severity = (c.MinCosine - pull.Cosine) / (1 + c.MinCosine)
+			severity = (c.MinCosine - cos) / (1 + c.MinCosine)
 			action = OutlierLeftOut
 		case dist[k] <= cut:
 			severity = 0 // used whole
@@ -349,8 +344,8 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			s = cut / dist[k]
 			work[j].Params = pullTowards(self.Params, work[j].Params, s)
 		}
-		if b := c.behindSeverityAt(behind, k); b > severity {
-			severity = b
+		if behind != nil && behind[k] > severity {
+			severity = behind[k]
 			if action == OutlierCut {
 				action = OutlierFlagged // used whole, or cut back less than severity says
 			}

@@ -76,7 +76,7 @@ func (c ReputationConfig) Validate() error {
 type Reputation struct {
 	cfg    ReputationConfig
 	scores map[ident.Peer]float64
-	drift  map[ident.Peer]driftSums
+	drift  map[ident.Peer]float64 // the drift test's sums
 }
 
 // NewReputation validates cfg and returns an empty record.
@@ -84,7 +84,7 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}, drift: map[ident.Peer]driftSums{}}, nil
+	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}, drift: map[ident.Peer]float64{}}, nil
 }
 
 // Observe updates the scores from one aggregation: others is what was
@@ -109,11 +109,13 @@ func (r *Reputation) Observe(others []Contribution, rep Report) {
 		}
 	}
 	if r.cfg.Drift.Limit > 0 && len(witnesses) >= r.cfg.MinWitnesses {
+		sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
 		for _, p := range rep.Pulls {
-			s := r.cfg.Drift.after(r.drift[p.From], p)
-			r.drift[p.From] = s
-			if r.cfg.Drift.over(s) {
-				cost[p.Index] = max(cost[p.Index], r.cfg.Penalty)
+			if s, ok := sums[p.From]; ok {
+				r.drift[p.From] = s
+				if s > r.cfg.Drift.Limit {
+					cost[p.Index] = max(cost[p.Index], r.cfg.Penalty)
+				}
 			}
 		}
 	}
@@ -152,10 +154,20 @@ func (r *Reputation) Forget(id ident.Peer) {
 	delete(r.drift, id)
 }
 
-// DriftCharges reports whether a round in which p is measured, among
-// witnesses neighbours' models, would charge p's neighbour by the drift
-// test: what an attacker who knows the test checks before it sends
-// (the lab's adaptive attacks). It changes nothing.
-func (r *Reputation) DriftCharges(p Pull, witnesses int) bool {
-	return r.cfg.Drift.Limit > 0 && witnesses >= r.cfg.MinWitnesses && r.cfg.Drift.over(r.cfg.Drift.after(r.drift[p.From], p))
+// DriftCharged lists the indices (into others) of the neighbours the
+// drift test would charge in a round that reported rep among witnesses
+// neighbours' models: what an attacker that knows the test checks
+// before it sends (the lab's adaptive attacks). It changes nothing.
+func (r *Reputation) DriftCharged(rep Report, witnesses int) []int {
+	if r.cfg.Drift.Limit == 0 || witnesses < r.cfg.MinWitnesses {
+		return nil
+	}
+	sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
+	var out []int
+	for _, p := range rep.Pulls {
+		if s, ok := sums[p.From]; ok && s > r.cfg.Drift.Limit {
+			out = append(out, p.Index)
+		}
+	}
+	return out
 }

@@ -40,11 +40,15 @@ func TestBehindOffWhenAsync(t *testing.T) {
 func TestDriftOffWhenAsync(t *testing.T) {
 	tk := newTask(t, 2, 20, 1)
 	peers := newPeers(t, tk, func(_ int, c *Config) { c.Aggregator = aggregate.SafeDefault })
-	back := aggregate.Pull{From: peers[1].cfg.ID, Cosine: -1, HasCosine: true} // every round: over the limit at once
-	if err := peers[0].setMode(modeSync); err != nil || !peers[0].DriftCharges(back, 4) {
-		t.Fatalf("synchronous: %v, drift test charges a neighbour at cosine -1: %v", err, peers[0].DriftCharges(back, 4))
+	// One neighbour far below four that agree: over the limit at once.
+	rep := aggregate.Report{Pulls: []aggregate.Pull{{Index: 0, Cosine: -1}}}
+	for k := 1; k <= 4; k++ {
+		rep.Pulls = append(rep.Pulls, aggregate.Pull{Index: k, From: peerID(k)})
 	}
-	if err := peers[1].setMode(modeAsync); err != nil || peers[1].DriftCharges(back, 4) {
+	if err := peers[0].setMode(modeSync); err != nil || len(peers[0].DriftCharged(rep, 5)) != 1 {
+		t.Fatalf("synchronous: %v, drift test charges %v, want [0]", err, peers[0].DriftCharged(rep, 5))
+	}
+	if err := peers[1].setMode(modeAsync); err != nil || peers[1].DriftCharged(rep, 5) != nil {
 		t.Fatalf("asynchronous: %v, drift test still on", err)
 	}
 }

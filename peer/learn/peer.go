@@ -297,12 +297,13 @@ func (p *Peer) Reputation(id ident.Peer) float64 { return p.reputation.Score(id)
 // Config.Reputation.DropBelow). The peer itself does not act on it.
 func (p *Peer) ShouldDrop(id ident.Peer) bool { return p.reputation.ShouldDrop(id) }
 
-// DriftCharges reports whether the drift test (Config.Reputation.Drift)
-// would charge pull's neighbour in a round with witnesses neighbours'
-// models, without changing anything: the knowledge the lab grants an
-// attacker that knows the rule (sim/dflsim's adaptive attacks).
-func (p *Peer) DriftCharges(pull aggregate.Pull, witnesses int) bool {
-	return p.reputation.DriftCharges(pull, witnesses)
+// DriftCharged lists the neighbours (indices into the round's others)
+// the drift test (Config.Reputation.Drift) would charge in a round that
+// reported rep among witnesses neighbours' models, without changing
+// anything: the knowledge the lab grants an attacker that knows the rule
+// (sim/dflsim's adaptive attacks).
+func (p *Peer) DriftCharged(rep aggregate.Report, witnesses int) []int {
+	return p.reputation.DriftCharged(rep, witnesses)
 }
 
 // setMode fixes the mode on first use.
