@@ -210,7 +210,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							asr += fmt.Sprintf(" asr=%.4f", res.asr)
 						}
 						if o.Logf != nil {
-							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s orders=%s", f, seed, attack, rule, res.acc, asr, fmtAccs(orders))
+							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s honest_links_cut=%d orders=%s", f, seed, attack, rule, res.acc, asr, res.honestCut, fmtAccs(orders))
 						}
 					}
 				}
@@ -248,6 +248,7 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.moves += r.moves
 		mean.victimCaptures += r.victimCaptures
 		mean.victimMoves += r.victimMoves
+		mean.honestCut += r.honestCut
 	}
 	return mean, accs, nil
 }
@@ -265,6 +266,10 @@ type byzResult struct {
 	alarms                      float64
 	moves                       int
 	victimCaptures, victimMoves int
+	// honestCut counts the overlay's honest-honest links that an
+	// honest peer's reputation had dropped at the end (either end):
+	// what the defence cost honest peers in links (summed over orders).
+	honestCut int
 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
@@ -349,7 +354,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if err != nil {
 		return byzResult{}, err
 	}
-	res := byzResult{acc: pt.Acc.Mean}
+	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz)}
 	if hc != nil {
 		res.checked = true
 		res.alarms, res.moves = alarms(hc, byz)
