@@ -45,12 +45,7 @@ func TestClipBehind(t *testing.T) {
 		}
 	}
 
-	// The behind check's charge alone: the drift test, on by default,
-	// charges f too (its cosine, -0.287, is far below its neighbours'
-	// every round; TestDriftCharges), and with it f is dropped in round 4.
-	rc := DefaultReputationConfig()
-	rc.Drift = DriftConfig{}
-	r, err := NewReputation(rc)
+	r, err := NewReputation(DefaultReputationConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

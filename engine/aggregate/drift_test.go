@@ -7,6 +7,18 @@ import (
 	"testing"
 )
 
+// driftReputation is the default reputation with the drift test on.
+func driftReputation(t *testing.T) *Reputation {
+	t.Helper()
+	cfg := DefaultReputationConfig()
+	cfg.Drift = DefaultDriftConfig()
+	r, err := NewReputation(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // driftRound is a round's report: neighbour k (peer k+2) at cosine cos[k].
 func driftRound(cos ...float64) Report {
 	var rep Report
@@ -23,10 +35,7 @@ func driftRound(cos ...float64) Report {
 // the allowance, and reported; one that sits a little below the others
 // (-0.05) and one that falls to -0.35 once are never charged.
 func TestDriftCharges(t *testing.T) {
-	r, err := NewReputation(DefaultReputationConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := driftReputation(t)
 	others := make([]Contribution, 6)
 	for k := range others {
 		others[k] = contrib(byte(k+2), 1, 0)
@@ -69,8 +78,7 @@ func TestDriftRelative(t *testing.T) {
 	for k := range others {
 		others[k] = contrib(byte(k+2), 1, 0)
 	}
-	wide, _ := NewReputation(DefaultReputationConfig())
-	tight, _ := NewReputation(DefaultReputationConfig())
+	wide, tight := driftReputation(t), driftReputation(t)
 	low := []float64{-0.3, -0.05, -0.25, 0.1, -0.3, 0.0, -0.2, -0.1}
 	for round := range 16 {
 		c := low[round%len(low)]
@@ -91,10 +99,8 @@ func TestDriftRelative(t *testing.T) {
 func TestDriftNeedsWitnesses(t *testing.T) {
 	few := []Contribution{contrib(2, 1, 0), contrib(3, 1, 0), contrib(4, 1, 0)}
 	four := append(slices.Clone(few), contrib(5, 1, 0))
-	r, _ := NewReputation(DefaultReputationConfig())
-	off := DefaultReputationConfig()
-	off.Drift = DriftConfig{}
-	r0, _ := NewReputation(off)
+	r := driftReputation(t)
+	r0, _ := NewReputation(DefaultReputationConfig()) // the default: off
 	for range 20 {
 		r.Observe(few, driftRound(-1, 0, 0.01))
 		r0.Observe(four, driftRound(-1, 0, 0.01, 0.02))
@@ -104,6 +110,9 @@ func TestDriftNeedsWitnesses(t *testing.T) {
 	}
 	if got := r.DriftCharged(driftRound(-1, 0, 0.01, 0.02), 4); !slices.Equal(got, []int{0}) {
 		t.Fatalf("cosine -1 among 4 witnesses: charged %v, want [0]", got)
+	}
+	if DefaultReputationConfig().Drift.Limit != 0 {
+		t.Fatal("the drift test is on by default; docs/RESULTS.md measured it cutting honest links")
 	}
 	for _, c := range []DriftConfig{{Limit: -1, SpreadFloor: 1}, {Limit: math.Inf(1), SpreadFloor: 1}, {Allow: math.NaN()}, {Limit: 1}} {
 		cfg := DefaultReputationConfig()

@@ -36,7 +36,9 @@ type ReputationConfig struct {
 	// Drift follows each neighbour's direction measurements (Report's
 	// Pulls) over rounds and charges the one that pulls back a little
 	// every round (DriftConfig). Counted only in rounds of at least
-	// MinWitnesses neighbours, like the severities.
+	// MinWitnesses neighbours, like the severities. Off by default (the
+	// lab's RULE+drift): measured, it takes the adaptive attack's gap
+	// down but cuts honest links on non-IID data (docs/RESULTS.md).
 	Drift DriftConfig
 }
 
@@ -52,7 +54,6 @@ func DefaultReputationConfig() ReputationConfig {
 		Recovery:       0.02, // 45 clean rounds from 0.1 back to 1
 		DropBelow:      0.2,  // report below a fifth of full trust
 		MinWitnesses:   4,    // the closest third of 4 or more: at least 2 models
-		Drift:          DefaultDriftConfig(),
 	}
 }
 

@@ -39,7 +39,9 @@ func TestBehindOffWhenAsync(t *testing.T) {
 // model pulls back against our step for its age alone, every round.
 func TestDriftOffWhenAsync(t *testing.T) {
 	tk := newTask(t, 2, 20, 1)
-	peers := newPeers(t, tk, func(_ int, c *Config) { c.Aggregator = aggregate.SafeDefault })
+	peers := newPeers(t, tk, func(_ int, c *Config) {
+		c.Aggregator, c.Reputation.Drift = aggregate.SafeDefault, aggregate.DefaultDriftConfig()
+	})
 	// One neighbour far below four that agree: over the limit at once.
 	rep := aggregate.Report{Pulls: []aggregate.Pull{{Index: 0, Cosine: -1}}}
 	for k := 1; k <= 4; k++ {

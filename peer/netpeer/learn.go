@@ -108,14 +108,10 @@ type LearnStatus struct {
 	// self-reported claims (data size, period, confidence) were capped,
 	// ModelsRefused models refused, by reason ("non_finite", "arch",
 	// "length", "screened", "other", and "dropped": offered or sent by a
-	// neighbour we stopped exchanging models with). ModelsDrifting counts
-	// models the drift test charged (each inside every threshold, but
-	// pointing back against our step round after round; issue #26).
-	// NeighborsDropped counts the times
+	// neighbour we stopped exchanging models with). NeighborsDropped counts the times
 	// a neighbour's reputation fell so low that we did.
 	ModelsClipped    int            `json:"models_clipped"`
 	ModelsBounded    int            `json:"models_bounded"`
-	ModelsDrifting   int            `json:"models_drifting"`
 	ModelsRefused    map[string]int `json:"models_refused,omitempty"`
 	NeighborsDropped int            `json:"neighbors_dropped"`
 	// Offenders are the neighbours behind those counts, by ID.
@@ -304,7 +300,7 @@ func (l *learner) status() LearnStatus {
 	// and period, and what its robust aggregation and guard did.
 	fs := fl.Defence()
 	s.Tier, s.Period, s.ModelsRejected = fs.Tier.String(), fs.Period, fs.ModelsRejected
-	s.ModelsClipped, s.ModelsBounded, s.ModelsDrifting, s.NeighborsDropped = fs.Clipped, fs.Bounded, fs.Drifting, fs.Drops
+	s.ModelsClipped, s.ModelsBounded, s.NeighborsDropped = fs.Clipped, fs.Bounded, fs.Drops
 	s.ModelsRefused, s.Offenders = fs.Refused, fs.Offenders
 	return s
 }

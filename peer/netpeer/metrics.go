@@ -83,8 +83,6 @@ func writeMetrics(w io.Writer, s Status) error {
 		fmt.Fprintf(&b, "peerlearn_models_clipped_total %d\n", l.ModelsClipped)
 		family("peerlearn_models_bounded_total", "counter", "Neighbours' models whose self-reported claims were capped.")
 		fmt.Fprintf(&b, "peerlearn_models_bounded_total %d\n", l.ModelsBounded)
-		family("peerlearn_models_drifting_total", "counter", "Neighbours' models charged for pointing back against this peer's step round after round (drift test).")
-		fmt.Fprintf(&b, "peerlearn_models_drifting_total %d\n", l.ModelsDrifting)
 		family("peerlearn_neighbors_dropped_total", "counter", "Times a neighbour was dropped from model exchange for its reputation.")
 		fmt.Fprintf(&b, "peerlearn_neighbors_dropped_total %d\n", l.NeighborsDropped)
 		if h := l.Health; h != nil {

@@ -286,13 +286,11 @@ type FedLayStatus struct {
 	// Clipped counts models cut back beyond an honest neighbour's
 	// spread, Bounded models whose claims were capped; Refused the
 	// aggregator's and the guard's refusals by reason; Drops the
-	// neighbours dropped; Offenders the neighbours behind them. Drifting
-	// counts models the reputation's drift test charged (one pointing
-	// back against our step round after round).
-	Clipped, Bounded, Drifting int
-	Refused                    map[string]int
-	Drops                      int
-	Offenders                  []Offender
+	// neighbours dropped; Offenders the neighbours behind them.
+	Clipped, Bounded int
+	Refused          map[string]int
+	Drops            int
+	Offenders        []Offender
 }
 
 // Defence returns the FedLay status.
@@ -300,7 +298,7 @@ func (f *FedLay) Defence() FedLayStatus {
 	c := f.lp.Config().MEP
 	mt := f.lp.Metrics()
 	s := FedLayStatus{Tier: c.Tier, Period: c.Period, ModelsRejected: mt.ModelsRejected, Clipped: mt.Outliers, Bounded: mt.Bounded,
-		Drifting: mt.Drifting, Drops: f.guard.Drops(), Offenders: f.guard.Offenders(f.now())}
+		Drops: f.guard.Drops(), Offenders: f.guard.Offenders(f.now())}
 	if r := f.guard.Refused(); len(r) > 0 {
 		s.Refused = r
 	}

@@ -295,8 +295,12 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	base, check := splitHealth(rule)
+	base, drift := splitDrift(base)
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
+	if drift {
+		cfg.Reputation.Drift = aggregate.DefaultDriftConfig()
+	}
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
 	// A common start, as a task publishes one: the lab measures attacks,
 	// not the consensus of independent initialisations (init-gain's
