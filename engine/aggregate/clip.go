@@ -325,13 +325,18 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 		var s float64 // the share of the difference kept
 		severity := 1 - tau/dist[k]
 		action := OutlierCut
+		var cos float64
+		if checkDirection && !far[k] {
+			cos = cosine(origin, self.Params, work[j].Params)
+			rep.Pulls = append(rep.Pulls, Pull{Index: j, From: work[j].From, Cosine: cos})
+		}
 		switch {
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
 			action = OutlierLeftOut
-		case checkDirection && cosine(origin, self.Params, work[j].Params) < c.MinCosine:
+		case checkDirection && cos < c.MinCosine:
 			rejected = append(rejected, j) // pulls back against our step
-			severity = (c.MinCosine - cosine(origin, self.Params, work[j].Params)) / (1 + c.MinCosine)
+			severity = (c.MinCosine - cos) / (1 + c.MinCosine)
 			action = OutlierLeftOut
 		case dist[k] <= cut:
 			severity = 0 // used whole

@@ -68,6 +68,10 @@ type Report struct {
 	// trimmed beyond what an honest neighbour normally is, in input
 	// order; nil if none. Reputation feeds on it.
 	Outliers []Outlier
+	// Pulls lists, in input order, the clipping rule's direction
+	// measurements of the accepted neighbours it checked (Pull); nil when
+	// no direction check ran. Reputation follows them over rounds.
+	Pulls []Pull
 }
 
 // Outlier names a neighbour whose model a robust rule cut back, and by

@@ -33,6 +33,13 @@ type ReputationConfig struct {
 	// loopback cut each other off that way (the model is still clipped).
 	// Refusals cost score however few the models.
 	MinWitnesses int
+	// Drift follows each neighbour's direction measurements (Report's
+	// Pulls) over rounds and charges the one that pulls back a little
+	// every round (DriftConfig). Counted only in rounds of at least
+	// MinWitnesses neighbours, like the severities. Off by default (the
+	// lab's RULE+drift): measured, it takes the adaptive attack's gap
+	// down but cuts honest links on non-IID data (docs/RESULTS.md).
+	Drift DriftConfig
 }
 
 // DefaultReputationConfig: a neighbour sending a far-out model every
@@ -58,7 +65,7 @@ func (c ReputationConfig) Validate() error {
 		!in01(c.Recovery) || !in01(c.DropBelow) || c.MinWitnesses < 0 {
 		return fmt.Errorf("%w: reputation %+v", ErrConfig, c)
 	}
-	return nil
+	return c.Drift.Validate()
 }
 
 // Reputation is one peer's score of each neighbour, in [0, 1], 1 for a
@@ -70,6 +77,7 @@ func (c ReputationConfig) Validate() error {
 type Reputation struct {
 	cfg    ReputationConfig
 	scores map[ident.Peer]float64
+	drift  map[ident.Peer]float64 // the drift test's sums
 }
 
 // NewReputation validates cfg and returns an empty record.
@@ -77,7 +85,7 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}}, nil
+	return &Reputation{cfg: cfg, scores: map[ident.Peer]float64{}, drift: map[ident.Peer]float64{}}, nil
 }
 
 // Observe updates the scores from one aggregation: others is what was
@@ -99,6 +107,17 @@ func (r *Reputation) Observe(others []Contribution, rep Report) {
 		if o.Severity > r.cfg.Tolerance && len(witnesses) >= r.cfg.MinWitnesses {
 			c := r.cfg.Penalty * min(1, (o.Severity-r.cfg.Tolerance)/(1-r.cfg.Tolerance))
 			cost[o.Index] = max(cost[o.Index], c)
+		}
+	}
+	if r.cfg.Drift.Limit > 0 && len(witnesses) >= r.cfg.MinWitnesses {
+		sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
+		for _, p := range rep.Pulls {
+			if s, ok := sums[p.From]; ok {
+				r.drift[p.From] = s
+				if s > r.cfg.Drift.Limit {
+					cost[p.Index] = max(cost[p.Index], r.cfg.Penalty)
+				}
+			}
 		}
 	}
 	seen := make(map[ident.Peer]bool, len(others))
@@ -131,4 +150,25 @@ func (r *Reputation) ShouldDrop(id ident.Peer) bool { return r.Score(id) < r.cfg
 
 // Forget drops id's record (for example when it leaves the
 // neighbourhood for good).
-func (r *Reputation) Forget(id ident.Peer) { delete(r.scores, id) }
+func (r *Reputation) Forget(id ident.Peer) {
+	delete(r.scores, id)
+	delete(r.drift, id)
+}
+
+// DriftCharged lists the indices (into others) of the neighbours the
+// drift test would charge in a round that reported rep among witnesses
+// neighbours' models: what an attacker that knows the test checks
+// before it sends (the lab's adaptive attacks). It changes nothing.
+func (r *Reputation) DriftCharged(rep Report, witnesses int) []int {
+	if r.cfg.Drift.Limit == 0 || witnesses < r.cfg.MinWitnesses {
+		return nil
+	}
+	sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
+	var out []int
+	for _, p := range rep.Pulls {
+		if s, ok := sums[p.From]; ok && s > r.cfg.Drift.Limit {
+			out = append(out, p.Index)
+		}
+	}
+	return out
+}

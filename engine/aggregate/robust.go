@@ -57,6 +57,7 @@ func (r Robust) Aggregate(self Contribution, others []Contribution, out []float3
 	}
 	rep.Bounded = bounded
 	rep.Outliers = append(rep.Outliers, clipped.Outliers...)
+	rep.Pulls = clipped.Pulls
 	return rep, nil
 }
 

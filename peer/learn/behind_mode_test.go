@@ -32,3 +32,25 @@ func TestBehindOffWhenAsync(t *testing.T) {
 		t.Fatal("the rebuilt aggregator's DecHW state is not the peer's")
 	}
 }
+
+// TestDriftOffWhenAsync: the reputation's drift test
+// (aggregate.DriftConfig) runs in synchronous rounds only, like the
+// behind check: in asynchronous exchange a slow honest neighbour's older
+// model pulls back against our step for its age alone, every round.
+func TestDriftOffWhenAsync(t *testing.T) {
+	tk := newTask(t, 2, 20, 1)
+	peers := newPeers(t, tk, func(_ int, c *Config) {
+		c.Aggregator, c.Reputation.Drift = aggregate.SafeDefault, aggregate.DefaultDriftConfig()
+	})
+	// One neighbour far below four that agree: over the limit at once.
+	rep := aggregate.Report{Pulls: []aggregate.Pull{{Index: 0, Cosine: -1}}}
+	for k := 1; k <= 4; k++ {
+		rep.Pulls = append(rep.Pulls, aggregate.Pull{Index: k, From: peerID(k)})
+	}
+	if err := peers[0].setMode(modeSync); err != nil || len(peers[0].DriftCharged(rep, 5)) != 1 {
+		t.Fatalf("synchronous: %v, drift test charges %v, want [0]", err, peers[0].DriftCharged(rep, 5))
+	}
+	if err := peers[1].setMode(modeAsync); err != nil || peers[1].DriftCharged(rep, 5) != nil {
+		t.Fatalf("asynchronous: %v, drift test still on", err)
+	}
+}

@@ -42,6 +42,11 @@ type Metrics struct {
 	// (severity above Config.Reputation.Tolerance), per round and
 	// neighbour.
 	Outliers int
+	// Drifting counts neighbour models the reputation's drift test
+	// charged (aggregate.DriftConfig: one that points back against our
+	// step round after round, each round inside the thresholds), per
+	// round and neighbour.
+	Drifting int
 
 	works uint64
 }

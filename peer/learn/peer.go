@@ -297,6 +297,15 @@ func (p *Peer) Reputation(id ident.Peer) float64 { return p.reputation.Score(id)
 // Config.Reputation.DropBelow). The peer itself does not act on it.
 func (p *Peer) ShouldDrop(id ident.Peer) bool { return p.reputation.ShouldDrop(id) }
 
+// DriftCharged lists the neighbours (indices into the round's others)
+// the drift test (Config.Reputation.Drift) would charge in a round that
+// reported rep among witnesses neighbours' models, without changing
+// anything: the knowledge the lab grants an attacker that knows the rule
+// (sim/dflsim's adaptive attacks).
+func (p *Peer) DriftCharged(rep aggregate.Report, witnesses int) []int {
+	return p.reputation.DriftCharged(rep, witnesses)
+}
+
 // setMode fixes the mode on first use.
 func (p *Peer) setMode(m mode) error {
 	if p.mode != modeUnset && p.mode != m {
@@ -316,6 +325,20 @@ func (p *Peer) setMode(m mode) error {
 			return err
 		}
 		p.agg, p.dechw, p.adopt = agg, aggregate.DecHWOf(agg), adoptAggregator(p.rule, agg)
+	}
+	if m == modeAsync && p.mode != modeAsync && p.cfg.Reputation.Drift.Limit > 0 {
+		// The drift test (aggregate.DriftConfig) sums how far each
+		// neighbour pulls back against our step round after round; in
+		// asynchronous exchange a slow honest neighbour's older model
+		// pulls back for its age alone, every round. Off here, like the
+		// behind check; set before the first exchange, so no score is lost.
+		rc := p.cfg.Reputation
+		rc.Drift = aggregate.DriftConfig{}
+		rep, err := aggregate.NewReputation(rc)
+		if err != nil {
+			return err
+		}
+		p.reputation = rep
 	}
 	p.mode = m
 	return nil

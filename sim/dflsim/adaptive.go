@@ -100,7 +100,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 		a.collapse(self, nb, slots)
 		return
 	case AttackBackdoor:
-		a.backdoor(peers, peers[receiver].Config(), self, idx, nb, slots)
+		a.backdoor(peers, peers[receiver].Config(), peers[receiver].DriftCharged, self, idx, nb, slots)
 		return
 	}
 	var basis []int // the models the attack's centre and direction come from
@@ -136,7 +136,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	if !attack.ScaleTo(dir, unit) {
 		return
 	}
-	m := a.search(peers[receiver].Config(), self, sim, slots, attack.MaxGamma,
+	m := a.search(peers[receiver].Config(), peers[receiver].DriftCharged, self, sim, slots, attack.MaxGamma,
 		func(int) []float32 { return centre }, func(int) []float32 { return dir })
 	for _, s := range slots {
 		nb[s].Params = m[s]
@@ -144,16 +144,42 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 }
 
 // search is attack.Search against the receiver's rule, rebuilt from
-// its configuration (cfg), and its reputation's tolerance; nil when the
-// rule cannot be built.
-func (a *Adversary) search(cfg learn.Config, self aggregate.Contribution, nb []aggregate.Contribution, slots []int, gmax float64,
+// its configuration (cfg), and its reputation's tolerance and drift test
+// (charged: learn.Peer.DriftCharged of the receiver, whose sums the
+// attackers could keep themselves from the models they sent; the
+// simulator grants them; nil: no drift test); nil when the rule cannot be
+// built.
+func (a *Adversary) search(cfg learn.Config, charged func(aggregate.Report, int) []int, self aggregate.Contribution, nb []aggregate.Contribution, slots []int, gmax float64,
 	centre, dir func(slot int) []float32) map[int][]float32 {
 	rule, err := ruleOf(cfg)
 	if err != nil {
 		return nil
 	}
+	if charged != nil {
+		rule = driftAware{rule, charged}
+	}
 	m, _ := attack.Search(rule, cfg.Reputation.Tolerance, self, nb, slots, gmax, centre, dir)
 	return m
+}
+
+// driftAware is the receiver's rule as an attacker that knows its
+// reputation's drift test sees it: a model the test would charge is
+// reported as an outlier of severity 1, which the search then avoids.
+type driftAware struct {
+	aggregate.Aggregator
+	charged func(aggregate.Report, int) []int
+}
+
+// Aggregate implements aggregate.Aggregator.
+func (d driftAware) Aggregate(self aggregate.Contribution, others []aggregate.Contribution, out []float32) (aggregate.Report, error) {
+	rep, err := d.Aggregator.Aggregate(self, others, out)
+	if err != nil {
+		return rep, err
+	}
+	for _, j := range d.charged(rep, len(others)) {
+		rep.Outliers = append(rep.Outliers, aggregate.Outlier{Index: j, From: others[j].From, Severity: 1, Action: aggregate.OutlierFlagged})
+	}
+	return rep, nil
 }
 
 // collapse sends each slot the receiver's model plus 1% of the honest
@@ -185,7 +211,7 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 // gamma (a - x_r), gamma common to the colluding slots and at most the
 // receiver's closed neighbourhood's size (model replacement's factor:
 // averaged with the others the boosted model replaces the aggregate).
-func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, self aggregate.Contribution, idx []int, nb []aggregate.Contribution, slots []int) {
+func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func(aggregate.Report, int) []int, self aggregate.Contribution, idx []int, nb []aggregate.Contribution, slots []int) {
 	diffs := map[int][]float32{}
 	for _, s := range slots {
 		own := peers[idx[s]].Published()
@@ -195,7 +221,7 @@ func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, self aggrega
 		}
 		diffs[s] = d
 	}
-	m := a.search(cfg, self, nb, slots, float64(len(nb)+1),
+	m := a.search(cfg, charged, self, nb, slots, float64(len(nb)+1),
 		func(int) []float32 { return self.Params }, func(s int) []float32 { return diffs[s] })
 	for _, s := range slots {
 		nb[s].Params = m[s]

@@ -31,7 +31,7 @@ func TestAdaptiveSearch(t *testing.T) {
 		cfg := learn.DefaultConfig()
 		cfg.Aggregator = tc.rule
 		a := &Adversary{Attack: AttackAdaptive}
-		m := a.search(cfg, self, nb, []int{4}, attack.MaxGamma,
+		m := a.search(cfg, nil, self, nb, []int{4}, attack.MaxGamma,
 			func(int) []float32 { return []float32{0, 0} }, func(int) []float32 { return []float32{1, 0} })
 		if got := float64(m[4][0]); math.Abs(got-tc.want) > 0.01 || m[4][1] != 0 {
 			t.Errorf("%s: strongest accepted model %v, want (%v, 0)", tc.rule, m[4], tc.want)

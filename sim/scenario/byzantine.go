@@ -210,7 +210,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							asr += fmt.Sprintf(" asr=%.4f", res.asr)
 						}
 						if o.Logf != nil {
-							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s orders=%s", f, seed, attack, rule, res.acc, asr, fmtAccs(orders))
+							o.Logf("byzantine f=%g seed=%d attack=%s rule=%s honest_acc=%.4f%s honest_links_cut=%d orders=%s", f, seed, attack, rule, res.acc, asr, res.honestCut, fmtAccs(orders))
 						}
 					}
 				}
@@ -248,6 +248,7 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.moves += r.moves
 		mean.victimCaptures += r.victimCaptures
 		mean.victimMoves += r.victimMoves
+		mean.honestCut += r.honestCut
 	}
 	return mean, accs, nil
 }
@@ -265,6 +266,10 @@ type byzResult struct {
 	alarms                      float64
 	moves                       int
 	victimCaptures, victimMoves int
+	// honestCut counts the overlay's honest-honest links that an
+	// honest peer's reputation had dropped at the end (either end):
+	// what the defence cost honest peers in links (summed over orders).
+	honestCut int
 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
@@ -290,8 +295,12 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	base, check := splitHealth(rule)
+	base, drift := splitDrift(base)
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
+	if drift {
+		cfg.Reputation.Drift = aggregate.DefaultDriftConfig()
+	}
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
 	// A common start, as a task publishes one: the lab measures attacks,
 	// not the consensus of independent initialisations (init-gain's
@@ -349,7 +358,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if err != nil {
 		return byzResult{}, err
 	}
-	res := byzResult{acc: pt.Acc.Mean}
+	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz)}
 	if hc != nil {
 		res.checked = true
 		res.alarms, res.moves = alarms(hc, byz)

@@ -39,10 +39,15 @@ func TestSplitHealth(t *testing.T) {
 		{"clipped-fedlay+health", "clipped-fedlay", true, true},
 		{"fedlay+health", "fedlay", true, false},
 		{"clipped-fedlay", "clipped-fedlay", false, true},
+		{"clipped-fedlay+drift+health", "clipped-fedlay+drift", true, true},
+		{"fedlay+drift", "fedlay+drift", false, false},
 	} {
 		base, check := splitHealth(tc.name)
 		if base != tc.base || check != tc.check || isRobustRule(tc.name) != tc.robust {
 			t.Errorf("%s: %q %v robust %v, want %q %v %v", tc.name, base, check, isRobustRule(tc.name), tc.base, tc.check, tc.robust)
 		}
+	}
+	if base, drift := splitDrift("clipped-fedlay+drift"); base != "clipped-fedlay" || !drift {
+		t.Errorf("splitDrift: %q %v", base, drift)
 	}
 }

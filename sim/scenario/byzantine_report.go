@@ -97,7 +97,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 				cells = append(cells, fmt.Sprintf("%.2f", acc))
 			}
 			g, ga := s.worstGap(o, f, rule)
-			cells = append(cells, fmt.Sprintf("%.2f", g), ga)
+			cells = append(cells, gapOrNA(g), ga)
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 			if !math.IsInf(worstAcc, 1) { // a subset without the attacks
 				xs, ys = append(xs, 100*f), append(ys, worstAcc)
@@ -139,7 +139,11 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 		if math.IsInf(g0, -1) {
 			plain = "not run (subset)"
 		}
-		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %s, best defence %s %.2f\n", f, plain, b, g1)
+		best := "none run under attack (subset)"
+		if !math.IsInf(g1, 0) {
+			best = fmt.Sprintf("%s %.2f", b, g1)
+		}
+		fmt.Fprintf(out, "  f=%g: worst gap plain fedlay %s, best defence %s\n", f, plain, best)
 	}
 	fmt.Fprintf(out, "  honest peers exposed (of the honest; per seed): half or more of the neighbours Byzantine / a strict majority / no honest neighbour\n")
 	for _, f := range attacked {
@@ -152,8 +156,8 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	}
 	for _, f := range attacked {
 		for _, rule := range s.p.rules {
-			if !isRobustRule(rule) {
-				continue
+			if !isRobustRule(rule) || len(s.p.attacks) == 0 {
+				continue // no ordinary attack run: the adaptive lines below
 			}
 			var cells []string
 			for _, seed := range s.seedsOf(o) {

@@ -21,7 +21,9 @@ import (
 // reference of every gap, is always run), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
 // without attack: it is every gap's reference; "RULE+health" is RULE
-// with the neighbourhood check, byzantine_health.go), orders (training orders
+// with the neighbourhood check, byzantine_health.go; "RULE+drift" RULE
+// with the reputation's drift test, byzantine_drift.go, and
+// "RULE+drift+health" both), orders (training orders
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
 // compression on), holdout (with "+health": the share of a checked

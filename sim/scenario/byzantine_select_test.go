@@ -142,6 +142,34 @@ func TestByzantineReportSubsetCost(t *testing.T) {
 	}
 }
 
+// TestByzantineReportAdaptiveOnly: a subset of adaptive attacks only
+// prints NA for the ordinary attacks' worst gap, says no defence ran
+// under them, and prints no per-seed lines of them (it printed -Inf and
+// +Inf).
+func TestByzantineReportAdaptiveOnly(t *testing.T) {
+	p := byzScale(false)
+	if err := p.applySelect("f=0.2 seeds=1 attacks=adaptive rules=clipped-fedlay"); err != nil {
+		t.Fatal(err)
+	}
+	s := newByzStudy(p)
+	o := Options{Seed: 1, OutDir: t.TempDir()}
+	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
+	s.acc[byzKey{0, 1, "clipped-fedlay", "none"}] = 0.80
+	s.acc[byzKey{0.2, 1, "clipped-fedlay", "absent"}] = 0.80
+	s.acc[byzKey{0.2, 1, "clipped-fedlay", "adaptive"}] = 0.78
+	var out strings.Builder
+	if _, _, err := s.report(o, &out); err != nil {
+		t.Fatal(err)
+	}
+	r := out.String()
+	if strings.Contains(r, "Inf") || !strings.Contains(r, "best defence none run under attack (subset)") {
+		t.Errorf("report:\n%s", r)
+	}
+	if got := s.summary(o); !strings.Contains(got, "worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=3.00") {
+		t.Errorf("summary %q", got)
+	}
+}
+
 // TestByzantineOrderEdit: order 0 is the seed's own run; order r > 0
 // reseeds every peer's training differently per order and keeps the
 // peer's ID and the adversary's edit.
