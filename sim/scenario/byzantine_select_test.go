@@ -122,24 +122,33 @@ func TestByzantineSummaryNA(t *testing.T) {
 // says its cost without attack was not run (it printed plain fedlay's
 // accuracy as the cost, the missing run reading as 0).
 func TestByzantineReportSubsetCost(t *testing.T) {
+	r, _ := subsetReport(t, "clipped-dechw", "label-flip")
+	if !strings.Contains(r, "cost of the default defence without attack: not run (subset without clipped-fedlay)") ||
+		strings.Contains(r, "81.00 points") {
+		t.Errorf("report:\n%s", r)
+	}
+}
+
+// subsetReport is the report of a one-seed subset at f = 0.2 of rule
+// under attack (a no-attack run, the attackers silent, the attack), with
+// made-up accuracies; and its summary line.
+func subsetReport(t *testing.T, rule, attack string) (report, summary string) {
+	t.Helper()
 	p := byzScale(false)
-	if err := p.applySelect("f=0.2 seeds=1 attacks=label-flip rules=clipped-dechw"); err != nil {
+	if err := p.applySelect("f=0.2 seeds=1 attacks=" + attack + " rules=" + rule); err != nil {
 		t.Fatal(err)
 	}
 	s := newByzStudy(p)
 	o := Options{Seed: 1, OutDir: t.TempDir()}
 	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
-	s.acc[byzKey{0, 1, "clipped-dechw", "none"}] = 0.80
-	s.acc[byzKey{0.2, 1, "clipped-dechw", "absent"}] = 0.80
-	s.acc[byzKey{0.2, 1, "clipped-dechw", "label-flip"}] = 0.72
+	s.acc[byzKey{0, 1, rule, "none"}] = 0.80
+	s.acc[byzKey{0.2, 1, rule, "absent"}] = 0.80
+	s.acc[byzKey{0.2, 1, rule, attack}] = 0.78
 	var out strings.Builder
 	if _, _, err := s.report(o, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "cost of the default defence without attack: not run (subset without clipped-fedlay)") ||
-		strings.Contains(out.String(), "81.00 points") {
-		t.Errorf("report:\n%s", out.String())
-	}
+	return out.String(), s.summary(o)
 }
 
 // TestByzantineReportAdaptiveOnly: a subset of adaptive attacks only
@@ -147,26 +156,12 @@ func TestByzantineReportSubsetCost(t *testing.T) {
 // under them, and prints no per-seed lines of them (it printed -Inf and
 // +Inf).
 func TestByzantineReportAdaptiveOnly(t *testing.T) {
-	p := byzScale(false)
-	if err := p.applySelect("f=0.2 seeds=1 attacks=adaptive rules=clipped-fedlay"); err != nil {
-		t.Fatal(err)
-	}
-	s := newByzStudy(p)
-	o := Options{Seed: 1, OutDir: t.TempDir()}
-	s.acc[byzKey{0, 1, "fedlay", "none"}] = 0.81
-	s.acc[byzKey{0, 1, "clipped-fedlay", "none"}] = 0.80
-	s.acc[byzKey{0.2, 1, "clipped-fedlay", "absent"}] = 0.80
-	s.acc[byzKey{0.2, 1, "clipped-fedlay", "adaptive"}] = 0.78
-	var out strings.Builder
-	if _, _, err := s.report(o, &out); err != nil {
-		t.Fatal(err)
-	}
-	r := out.String()
+	r, summary := subsetReport(t, "clipped-fedlay", "adaptive")
 	if strings.Contains(r, "Inf") || !strings.Contains(r, "best defence none run under attack (subset)") {
 		t.Errorf("report:\n%s", r)
 	}
-	if got := s.summary(o); !strings.Contains(got, "worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=3.00") {
-		t.Errorf("summary %q", got)
+	if !strings.Contains(summary, "worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=3.00") {
+		t.Errorf("summary %q", summary)
 	}
 }
 
