@@ -8,7 +8,7 @@ import (
 
 // Rule is an aggregator's name parsed once: the weighted rule underneath
 // and whether it is wrapped in Robust ("clipped-", or the attack lab's
-// "winsorised-", "anchored-" and "spread-"). What a peer decides from its task's aggregator (is it
+// "winsorised-", "anchored-", "spread-" and "coordclipped[R]-"). What a peer decides from its task's aggregator (is it
 // robust, does a model travel with its Hessian) reads these fields, not
 // the string.
 type Rule struct {
@@ -24,10 +24,13 @@ type Rule struct {
 // ParseRule parses a name New accepts; any other is ErrUnknown.
 func ParseRule(name string) (Rule, error) {
 	r := Rule{Name: name, Base: name}
-	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix, coordPrefix} {
+	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix} {
 		if base, ok := strings.CutPrefix(name, prefix); ok {
 			r.Base, r.Clipped = base, true
 		}
+	}
+	if base, _, ok := cutCoordPrefix(name); ok {
+		r.Base, r.Clipped = base, true
 	}
 	known := slices.Contains(Names(), name)
 	if r.Clipped {

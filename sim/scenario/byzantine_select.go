@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
@@ -91,6 +92,11 @@ func (p *byzParams) applySelect(spec string) error {
 				p.backdoorF = byzBackdoorF
 			}
 		case "rules":
+			for _, r := range vals { // refused here, not minutes into the run
+				if base, _ := splitHealth(r); !isLabRule(base) {
+					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +health", errSelect, byzSelectEnv, r)
+				}
+			}
 			p.rules = vals
 		case "victims":
 			if v != "0" && v != "1" {
@@ -164,4 +170,12 @@ func selectInt(key, v string, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("%w: %s: %s %q: want %d to %d", errSelect, byzSelectEnv, key, v, lo, hi)
 	}
 	return n, nil
+}
+
+// isLabRule reports whether the lab can run the aggregation rule name:
+// one aggregate.ParseRule accepts, the lab's prefixes included
+// ("coordclippedR-X" sets the coordinate radius R by name, issue #26).
+func isLabRule(name string) bool {
+	_, err := aggregate.ParseRule(name)
+	return err == nil
 }
