@@ -93,8 +93,9 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 		case "rules":
 			for _, r := range vals { // refused here, not minutes into the run
-				if base, _ := splitHealth(r); !isLabRule(base) {
-					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +health", errSelect, byzSelectEnv, r)
+				base, _ := splitHealth(r)
+				if base, _ = splitDrift(base); !isLabRule(base) {
+					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +drift, +health or +drift+health", errSelect, byzSelectEnv, r)
 				}
 			}
 			p.rules = vals
