@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -94,7 +95,9 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 // Penalty scaled by how far above, in a round of at least MinWitnesses
 // neighbours; every other one regains Recovery.
 // Each neighbour counts once per call (its first entry in others).
-func (r *Reputation) Observe(others []Contribution, rep Report) {
+// It returns the indices the drift test charged (DriftConfig; nil when
+// off), for the caller to count and log.
+func (r *Reputation) Observe(others []Contribution, rep Report) (drifting []int) {
 	cost := make(map[int]float64, len(rep.Refused)+len(rep.Outliers))
 	for _, f := range rep.Refused {
 		cost[f.Index] = max(cost[f.Index], r.cfg.RefusalPenalty)
@@ -109,16 +112,10 @@ func (r *Reputation) Observe(others []Contribution, rep Report) {
 			cost[o.Index] = max(cost[o.Index], c)
 		}
 	}
-	if r.cfg.Drift.Limit > 0 && len(witnesses) >= r.cfg.MinWitnesses {
-		sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
-		for _, p := range rep.Pulls {
-			if s, ok := sums[p.From]; ok {
-				r.drift[p.From] = s
-				if s > r.cfg.Drift.Limit {
-					cost[p.Index] = max(cost[p.Index], r.cfg.Penalty)
-				}
-			}
-		}
+	sums, drifting := r.drifting(rep, len(witnesses))
+	maps.Copy(r.drift, sums)
+	for _, j := range drifting {
+		cost[j] = max(cost[j], r.cfg.Penalty)
 	}
 	seen := make(map[ident.Peer]bool, len(others))
 	for j, c := range others {
@@ -134,6 +131,7 @@ func (r *Reputation) Observe(others []Contribution, rep Report) {
 		}
 		r.scores[c.From] = math.Min(1, math.Max(0, s))
 	}
+	return drifting
 }
 
 // Score returns id's score in [0, 1]; 1 when never observed.
@@ -160,15 +158,23 @@ func (r *Reputation) Forget(id ident.Peer) {
 // neighbours' models: what an attacker that knows the test checks
 // before it sends (the lab's adaptive attacks). It changes nothing.
 func (r *Reputation) DriftCharged(rep Report, witnesses int) []int {
+	_, charged := r.drifting(rep, witnesses)
+	return charged
+}
+
+// drifting returns the drift test's sums after a round that reported rep
+// among witnesses distinct neighbours' models, and the indices of the
+// neighbours it charges; nil, nil when the test is off or the round has
+// too few witnesses.
+func (r *Reputation) drifting(rep Report, witnesses int) (sums map[ident.Peer]float64, charged []int) {
 	if r.cfg.Drift.Limit == 0 || witnesses < r.cfg.MinWitnesses {
-		return nil
+		return nil, nil
 	}
-	sums := r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
-	var out []int
+	sums = r.cfg.Drift.step(r.drift, rep.Pulls, r.cfg.MinWitnesses)
 	for _, p := range rep.Pulls {
 		if s, ok := sums[p.From]; ok && s > r.cfg.Drift.Limit {
-			out = append(out, p.Index)
+			charged = append(charged, p.Index)
 		}
 	}
-	return out
+	return sums, charged
 }

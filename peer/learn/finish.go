@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
-	"github.com/peerlearn/peerlearn/types/ident"
 )
 
 // Finish applies a Work whose Run has returned: on success the new model is
@@ -25,8 +24,10 @@ func (p *Peer) Finish(w *Work) error {
 	}
 	p.countRefusals(w.report)
 	if w.report.Used > 0 {
-		p.countDrift(w.others, w.report)
-		p.reputation.Observe(w.others, w.report)
+		for _, j := range p.reputation.Observe(w.others, w.report) {
+			p.metrics.Drifting++
+			p.logf("charged %v: its model points back against our step round after round (drift test)", w.others[j].From)
+		}
 	}
 	if w.err != nil {
 		p.metrics.RoundsFailed++
@@ -102,19 +103,6 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 		}
 		p.metrics.Outliers++
 		p.logf("%s the model of %v (severity %.2f)", o.Action, o.From, o.Severity)
-	}
-}
-
-// countDrift counts and logs the neighbours the reputation's drift test
-// charges this round (aggregate.DriftConfig), before Observe charges them.
-func (p *Peer) countDrift(others []aggregate.Contribution, rep aggregate.Report) {
-	distinct := make(map[ident.Peer]bool, len(others))
-	for _, c := range others {
-		distinct[c.From] = true
-	}
-	for _, j := range p.reputation.DriftCharged(rep, len(distinct)) {
-		p.metrics.Drifting++
-		p.logf("charged %v: its model points back against our step round after round (drift test)", others[j].From)
 	}
 }
 
