@@ -51,8 +51,8 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=ipm,label-flip: adaptive %v, backdoor at %v, runs at 0.3 %v", p.adaptive, p.backdoorF, newByzStudy(p).attacksAt(0.3))
 	}
 	radii := byzScale(false)
-	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health"); err != nil ||
-		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health"}) {
+	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health,clipped-fedlay+suspend"); err != nil ||
+		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health", "clipped-fedlay+suspend"}) {
 		t.Errorf("rules with a coordinate radius: %v, rules %v", err, radii.rulesAt(0.2))
 	}
 	mixed := byzScale(true)
@@ -65,7 +65,7 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=sign-flip,collapse,backdoor: attacks %v adaptive %v backdoor at %v victims %v fractions %v",
 			mixed.attacks, mixed.adaptive, mixed.backdoorF, mixed.victims, mixed.allFractions())
 	}
-	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift"} {
+	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift", "rules=clipped-fedlay+suspend+drift"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%q: %v, want errSelect", bad, err)
