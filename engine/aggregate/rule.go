@@ -32,6 +32,9 @@ func ParseRule(name string) (Rule, error) {
 	if base, _, ok := cutCoordPrefix(name); ok {
 		r.Base, r.Clipped = base, true
 	}
+	if base, _, ok := cutAblatePrefix(name); ok {
+		r.Base, r.Clipped = base, true
+	}
 	known := slices.Contains(Names(), name)
 	if r.Clipped {
 		known = slices.Contains([]string{"mean", "decavg", "fedlay", "dechw"}, r.Base) // the weighted peer rules
