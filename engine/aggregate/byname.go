@@ -208,7 +208,7 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 // MedianFloor spreadMedianFloor and StepFloor spreadStepFloor where o.Clip
 // has none; "coordclipped-X" with CoordRadius coordRadius and
 // "coordclippedR-X" with CoordRadius R (cutCoordPrefix) where o.Clip has
-// none.
+// none; "ablate-PART-X" with that part of o.Clip off (ablate.go).
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
 	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
