@@ -8,7 +8,8 @@ import (
 
 // Rule is an aggregator's name parsed once: the weighted rule underneath
 // and whether it is wrapped in Robust ("clipped-", or the attack lab's
-// "winsorised-", "anchored-", "spread-" and "coordclipped[R]-"). What a peer decides from its task's aggregator (is it
+// "winsorised-", "anchored-", "spread-", "coordclipped[R]-" and
+// "ablate-PART-"). What a peer decides from its task's aggregator (is it
 // robust, does a model travel with its Hessian) reads these fields, not
 // the string.
 type Rule struct {
@@ -30,6 +31,9 @@ func ParseRule(name string) (Rule, error) {
 		}
 	}
 	if base, _, ok := cutCoordPrefix(name); ok {
+		r.Base, r.Clipped = base, true
+	}
+	if base, _, ok := cutAblatePrefix(name); ok {
 		r.Base, r.Clipped = base, true
 	}
 	known := slices.Contains(Names(), name)

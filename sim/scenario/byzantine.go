@@ -130,12 +130,13 @@ type byzStudy struct {
 	victimMoves  map[byzKey]int     // under victim placement: the victim's new placements (every order)
 	arch         nn.Arch
 	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
+	orderAcc     map[byzKey][]float64   // the same, per training order (byzantine_cost.go)
 	exposure     map[byzKey]byzExposure // per fraction and seed (rule and attack empty)
 	wall         time.Duration
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, moves: map[byzKey]int{}, victimMoves: map[byzKey]int{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, orderAcc: map[byzKey][]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, moves: map[byzKey]int{}, victimMoves: map[byzKey]int{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -203,7 +204,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
 						k := byzKey{f, seed, rule, attack}
-						s.acc[k], s.alarms[k], s.moves[k] = res.acc, res.alarms, res.moves
+						s.acc[k], s.alarms[k], s.moves[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, orders
 						asr := healthLog(res)
 						if attack == dflsim.AttackBackdoor {
 							s.asr[k] = res.asr

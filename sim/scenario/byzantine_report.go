@@ -179,6 +179,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 		}
 		fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	}
+	s.reportCosts(o, out)
 	s.reportAdaptive(o, out, attacked)
 	s.reportBackdoor(o, out)
 	s.reportVictims(o, out)

@@ -19,7 +19,9 @@ import (
 //	PEERLEARN_BYZ_SELECT='f=0.2,0.3 seeds=2 attacks=ipm,label-flip rules=clipped-fedlay'
 //
 // Keys (space-separated, each optional): f (attacker fractions; 0, the
-// reference of every gap, is always run), seeds (which of the scale's
+// reference of every gap, is always run; "f=0" alone runs only that
+// no-attack row, each rule and plain fedlay without attackers, for a
+// rule's cost without attack at many training orders), seeds (which of the scale's
 // seeds, counted from -seed), attacks, rules (plain fedlay is always run
 // without attack: it is every gap's reference; "RULE+health" is RULE
 // with the neighbourhood check, byzantine_health.go; "RULE+drift" RULE
@@ -45,6 +47,7 @@ func (p *byzParams) applySelect(spec string) error {
 	if strings.TrimSpace(spec) == "" {
 		return nil
 	}
+	noneOnly, attacksSet, victimsSet := false, false, false
 	for _, kv := range strings.Fields(spec) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || v == "" {
@@ -54,6 +57,10 @@ func (p *byzParams) applySelect(spec string) error {
 		switch k {
 		case "f":
 			fs := []float64{0}
+			if v == "0" { // the no-attack row alone
+				p.fractions, noneOnly = fs, true
+				continue
+			}
 			for _, s := range vals {
 				f, err := strconv.ParseFloat(s, 64)
 				if err != nil || !(f > 0 && f < 0.5) {
@@ -73,6 +80,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.onlySeeds = only
 		case "attacks":
+			attacksSet = true
 			all := append(append(dflsim.Attacks(), dflsim.AdaptiveAttacks()...), dflsim.AttackBackdoor)
 			p.attacks, p.adaptive = nil, nil
 			for _, a := range vals {
@@ -103,7 +111,7 @@ func (p *byzParams) applySelect(spec string) error {
 			if v != "0" && v != "1" {
 				return fmt.Errorf("%w: %s: victims %q: want 0 or 1", errSelect, byzSelectEnv, v)
 			}
-			p.victims = v == "1"
+			p.victims, victimsSet = v == "1", true
 		case "codec":
 			if _, err := modelcodec.Parse(v); err != nil {
 				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
@@ -135,6 +143,12 @@ func (p *byzParams) applySelect(spec string) error {
 		default:
 			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
+	}
+	if noneOnly {
+		if attacksSet || victimsSet && p.victims {
+			return fmt.Errorf("%w: %s: f=0 runs the no-attack row alone: attacks and victims=1 need an attacker fraction", errSelect, byzSelectEnv)
+		}
+		p.attacks, p.adaptive, p.backdoorF, p.victims = nil, nil, 0, false
 	}
 	p.selected = spec
 	return nil

@@ -65,7 +65,15 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=sign-flip,collapse,backdoor: attacks %v adaptive %v backdoor at %v victims %v fractions %v",
 			mixed.attacks, mixed.adaptive, mixed.backdoorF, mixed.victims, mixed.allFractions())
 	}
-	for _, bad := range []string{"f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift", "rules=clipped-fedlay+suspend+drift"} {
+	none := byzScale(false)
+	if err := none.applySelect("f=0 rules=clipped-fedlay orders=16"); err != nil {
+		t.Fatal(err)
+	}
+	if st := newByzStudy(none); !slices.Equal(none.allFractions(), []float64{0}) || none.victims || len(st.victimAttacks()) != 0 ||
+		!slices.Equal(st.attacksAt(0), []string{dflsim.AttackNone}) || !slices.Equal(none.rulesAt(0), []string{"fedlay", "clipped-fedlay"}) {
+		t.Errorf("f=0: fractions %v victims %v runs at 0 %v rules %v, want the no-attack row alone", none.allFractions(), none.victims, st.attacksAt(0), none.rulesAt(0))
+	}
+	for _, bad := range []string{"f=0 attacks=ipm", "f=0 victims=1", "attacks=backdoor f=0", "f=0,0.2", "f=0.0", "f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift", "rules=clipped-fedlay+suspend+drift"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%q: %v, want errSelect", bad, err)
