@@ -320,6 +320,11 @@ func chromeFlags(bin, profile string, throttle bool) []chromedp.ExecAllocatorOpt
 		chromedp.Flag("disable-backgrounding-occluded-windows", !throttle),
 		chromedp.Flag("disable-renderer-backgrounding", !throttle),
 		chromedp.WindowSize(1280, 1000),
+		// Chromium keeps its singleton socket in a directory under TMPDIR
+		// and removes it only on a clean exit; a test's browser is killed,
+		// so in the shared /tmp they piled up (about 2000 in a day of
+		// runs here). Under the profile they go with the test's TempDir.
+		chromedp.Env("TMPDIR="+profile),
 	)
 	if throttle {
 		// Chrome's intensive throttling (one wake-up a minute for chained

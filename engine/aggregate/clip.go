@@ -338,6 +338,10 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			rejected = append(rejected, j) // pulls back against our step
 			severity = (c.MinCosine - cos) / (1 + c.MinCosine)
 			action = OutlierLeftOut
+		case work[j].Suspended:
+			rejected = append(rejected, j) // measured above, not used
+			severity = 0                   // suspension is not a charge
+			action = OutlierLeftOut
 		case dist[k] <= cut:
 			severity = 0 // used whole
 		default:

@@ -38,6 +38,14 @@ type Contribution struct {
 	// (ClipConfig.Direction). Never sent: a neighbour's Origin is
 	// ignored.
 	Origin []float32
+	// Suspended, read only on others by Robust, leaves the model out of
+	// the round's average while its direction is still measured and
+	// reported in Pulls: the caller's reputation suspends a neighbour
+	// whose pulls back against our step have added up (DriftConfig.
+	// Suspend). Never sent. The plain rules ignore it: the drift test
+	// needs Robust's measurements, so no neighbour is suspended under
+	// them.
+	Suspended bool
 }
 
 // Aggregator combines self with others into out, which must be as long as

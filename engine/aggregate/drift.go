@@ -49,7 +49,32 @@ type DriftConfig struct {
 	// a neighbourhood that agrees almost exactly does not turn a small
 	// difference into many spreads.
 	SpreadFloor float64
+	// Suspend changes what the test does to a neighbour over Limit: its
+	// model is left out of the average (Contribution.Suspended) in every
+	// round that starts with its sum over Limit, and it is not charged,
+	// instead of being charged Penalty (and so, in a few rounds,
+	// unlinked). Its direction is still measured, so its sum comes down,
+	// by Allow a round, once it points with the neighbourhood again, and
+	// it is used again. Why: an honest neighbour with another label mix
+	// sits below the median round after round too; charged, it was
+	// unlinked for good (25-71 honest links in three orders of the lab
+	// without attack); suspended, it keeps its link and is heard again
+	// when its data pull our way. An attacker that knows the test keeps
+	// under Limit either way. Measured (the lab's RULE+suspend, three
+	// orders, docs/RESULTS.md): no honest link cut and no cost without
+	// attack; MNIST's worst adaptive gap at f = 0.2 3.11 -> 2.80; but
+	// Fashion-MNIST's adaptive gaps unchanged and its ALIE worse (f = 0.3
+	// 40.53% -> 37.30%), so it is off by default too. The sum is capped at suspendCap times Limit,
+	// so that the time back is bounded: about Limit/Allow rounds at the
+	// median, however long the neighbour pulled back before.
+	Suspend bool
 }
+
+// suspendCap bounds a sum in the Suspend form, in Limits: detection
+// needs no memory beyond the limit, and a neighbour suspended for a
+// stretch of honest other-class rounds should be heard again after a
+// few rounds with the neighbourhood, not after as many as it spent away.
+const suspendCap = 2
 
 // DefaultDriftConfig: Allow 1 spread, Limit 6 spreads, SpreadFloor 0.02:
 // the form the lab measured (docs/RESULTS.md, issue #26 "the drift
@@ -102,7 +127,11 @@ func (c DriftConfig) step(sums map[ident.Peer]float64, pulls []Pull, witnesses i
 	spread := max(1.4826*dev[(len(dev)-1)/2], c.SpreadFloor)
 	out := make(map[ident.Peer]float64, len(cos))
 	for _, p := range pulls {
-		out[p.From] = max(0, sums[p.From]+(median-p.Cosine)/spread-c.Allow)
+		s := max(0, sums[p.From]+(median-p.Cosine)/spread-c.Allow)
+		if c.Suspend {
+			s = min(s, suspendCap*c.Limit)
+		}
+		out[p.From] = s
 	}
 	return out
 }

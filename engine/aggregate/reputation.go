@@ -96,7 +96,8 @@ func NewReputation(cfg ReputationConfig) (*Reputation, error) {
 // neighbours; every other one regains Recovery.
 // Each neighbour counts once per call (its first entry in others).
 // It returns the indices the drift test charged (DriftConfig; nil when
-// off), for the caller to count and log.
+// off), for the caller to count and log; with Drift.Suspend they are not
+// charged but suspended from the next round (Suspended).
 func (r *Reputation) Observe(others []Contribution, rep Report) (drifting []int) {
 	cost := make(map[int]float64, len(rep.Refused)+len(rep.Outliers))
 	for _, f := range rep.Refused {
@@ -115,7 +116,9 @@ func (r *Reputation) Observe(others []Contribution, rep Report) (drifting []int)
 	sums, drifting := r.drifting(rep, len(witnesses))
 	maps.Copy(r.drift, sums)
 	for _, j := range drifting {
-		cost[j] = max(cost[j], r.cfg.Penalty)
+		if !r.cfg.Drift.Suspend {
+			cost[j] = max(cost[j], r.cfg.Penalty)
+		}
 	}
 	seen := make(map[ident.Peer]bool, len(others))
 	for j, c := range others {
@@ -151,6 +154,12 @@ func (r *Reputation) ShouldDrop(id ident.Peer) bool { return r.Score(id) < r.cfg
 func (r *Reputation) Forget(id ident.Peer) {
 	delete(r.scores, id)
 	delete(r.drift, id)
+}
+
+// Suspended reports whether the drift test, in its Suspend form, leaves
+// id's model out of the next round's average: its sum is over Limit.
+func (r *Reputation) Suspended(id ident.Peer) bool {
+	return r.cfg.Drift.Suspend && r.cfg.Drift.Limit > 0 && r.drift[id] > r.cfg.Drift.Limit
 }
 
 // DriftCharged lists the indices (into others) of the neighbours the

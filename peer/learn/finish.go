@@ -23,10 +23,16 @@ func (p *Peer) Finish(w *Work) error {
 		p.replaceAsked = p.replaceAsked || w.health.Replace
 	}
 	p.countRefusals(w.report)
+	p.countSuspended(w)
 	if w.report.Used > 0 {
+		suspend := p.cfg.Reputation.Drift.Suspend
 		for _, j := range p.reputation.Observe(w.others, w.report) {
 			p.metrics.Drifting++
-			p.logf("charged %v: its model points back against our step round after round (drift test)", w.others[j].From)
+			if suspend {
+				p.logf("suspending %v: its model points back against our step round after round (drift test)", w.others[j].From)
+			} else {
+				p.logf("charged %v: its model points back against our step round after round (drift test)", w.others[j].From)
+			}
 		}
 	}
 	if w.err != nil {
@@ -110,6 +116,7 @@ func (p *Peer) countRefusals(rep aggregate.Report) {
 func (p *Peer) newWork(w *Work) *Work {
 	if w.kind == workAggregate {
 		w.self.Origin = p.originOf(w.self.Params)
+		p.markSuspended(w)
 	}
 	p.metrics.works++
 	w.peer, w.seq = p, p.metrics.works

@@ -44,9 +44,13 @@ type Metrics struct {
 	Outliers int
 	// Drifting counts neighbour models the reputation's drift test
 	// charged (aggregate.DriftConfig: one that points back against our
-	// step round after round, each round inside the thresholds), per
-	// round and neighbour.
+	// step round after round, each round inside the thresholds), or, in
+	// its Suspend form, found over its limit, per round and neighbour.
 	Drifting int
+	// Suspended counts neighbour models left out of a round's average
+	// because the drift test, in its Suspend form, had them over its
+	// limit when the round began, per round and neighbour.
+	Suspended int
 
 	works uint64
 }

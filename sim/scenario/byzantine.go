@@ -299,9 +299,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	base, drift := splitDrift(base)
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
-	if drift {
-		cfg.Reputation.Drift = aggregate.DefaultDriftConfig()
-	}
+	cfg.Reputation.Drift = drift
 	cfg.Optimizer = learn.OptimizerConfig{Name: "sgd", LR: p.lr, Momentum: p.momentum}
 	// A common start, as a task publishes one: the lab measures attacks,
 	// not the consensus of independent initialisations (init-gain's

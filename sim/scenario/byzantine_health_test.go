@@ -3,6 +3,7 @@ package scenario
 import (
 	"testing"
 
+	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/theory/topology"
 )
 
@@ -47,7 +48,19 @@ func TestSplitHealth(t *testing.T) {
 			t.Errorf("%s: %q %v robust %v, want %q %v %v", tc.name, base, check, isRobustRule(tc.name), tc.base, tc.check, tc.robust)
 		}
 	}
-	if base, drift := splitDrift("clipped-fedlay+drift"); base != "clipped-fedlay" || !drift {
-		t.Errorf("splitDrift: %q %v", base, drift)
+	for _, tc := range []struct {
+		name, base string
+		limit      float64
+		suspend    bool
+	}{
+		{"clipped-fedlay+drift", "clipped-fedlay", aggregate.DefaultDriftConfig().Limit, false},
+		{"clipped-fedlay+suspend", "clipped-fedlay", aggregate.DefaultDriftConfig().Limit, true},
+		{"clipped-fedlay", "clipped-fedlay", 0, false},
+		{"clipped-fedlay+suspend+drift", "clipped-fedlay+suspend", aggregate.DefaultDriftConfig().Limit, false},
+	} {
+		base, drift := splitDrift(tc.name)
+		if base != tc.base || drift.Limit != tc.limit || drift.Suspend != tc.suspend {
+			t.Errorf("splitDrift(%q): %q %+v, want %q limit %g suspend %v", tc.name, base, drift, tc.base, tc.limit, tc.suspend)
+		}
 	}
 }

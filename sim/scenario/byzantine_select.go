@@ -103,7 +103,7 @@ func (p *byzParams) applySelect(spec string) error {
 			for _, r := range vals { // refused here, not minutes into the run
 				base, _ := splitHealth(r)
 				if base, _ = splitDrift(base); !isLabRule(base) {
-					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +drift, +health or +drift+health", errSelect, byzSelectEnv, r)
+					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +drift or +suspend, then +health", errSelect, byzSelectEnv, r)
 				}
 			}
 			p.rules = vals
