@@ -46,7 +46,7 @@ func TestFedLayCoreHealthCaptured(t *testing.T) {
 	}
 	hs, ok := lp.Health()
 	t.Logf("health %+v, %d requests logged", hs, asks)
-	cfg := health.DefaultConfig()
+	cfg := lp.Config().Health.Check // as HealthOn set it
 	if !ok || hs.State != health.Captured || hs.Disagree < len(liars) {
 		t.Fatalf("health %+v: want captured, the %d liars disagreeing", hs, len(liars))
 	}
