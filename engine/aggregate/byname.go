@@ -120,33 +120,79 @@ const (
 	maxCoordRadiusDigits = 4
 )
 
+// coordFloorMax bounds the floor a lab name "coordclippedR-sF-X" may give
+// (ClipConfig.CoordFloor, maxCoordFloorDigits digits): F own steps of
+// 100 or more open every coordinate our data moves at all. Full lab
+// (docs/RESULTS.md, "Floor from our own step"): radius 4 with floors 2, 4,
+// 8, 16 and 64 all kept the backdoor out; 64 came closest to the default
+// under label-flip and ALIE, and still 3 points short on Fashion-MNIST.
+const (
+	coordFloorMax       = 100
+	maxCoordFloorDigits = 3
+)
+
+// coordFloorMark starts the floor segment of "coordclippedR-sF-X" (no
+// weighted base rule's name starts with it).
+const coordFloorMark = "s"
+
+// coordName is what cutCoordPrefix reads from a coordclipped name.
+type coordName struct {
+	inner  string  // the weighted base rule, X
+	radius float64 // ClipConfig.CoordRadius
+	floor  float64 // ClipConfig.CoordFloor, 0 for none
+}
+
 // cutCoordPrefix parses the attack lab's "coordclipped-X" (radius
-// coordRadius) and "coordclippedR-X", R a whole radius in 1 ..
-// coordRadiusMax written in decimal without sign or leading zero (the
-// radius as a lab option, issue #26, so a sweep needs no new binary; a
-// task spec cannot name these rules, they are not in Names). It returns
-// X, the radius and whether name has that form; "coordclipped0-X",
-// "coordclipped04-X" or "coordclippedx-X" do not.
-func cutCoordPrefix(name string) (inner string, radius float64, ok bool) {
-	if rest, plain := strings.CutPrefix(name, coordPrefix); plain {
-		return rest, coordRadius, true
+// coordRadius), "coordclippedR-X", R a whole radius in 1 ..
+// coordRadiusMax, and either with a floor segment "sF-" before X, F a
+// whole floor in 1 .. coordFloorMax ("coordclipped4-s2-fedlay": radius
+// 4, floor 2 own steps). Numbers are decimal without sign or leading
+// zero (lab options, issue #26, so a sweep needs no new binary; a task
+// spec cannot name these rules, they are not in Names). ok is false for
+// any other form: "coordclipped0-X", "coordclipped04-X",
+// "coordclippedx-X", "coordclipped4-s0-X", "coordclipped4-s-X" are no
+// coordclipped rule at all, never one with a default radius or floor.
+func cutCoordPrefix(name string) (c coordName, ok bool) {
+	stem := strings.TrimSuffix(coordPrefix, "-")
+	rest, lab := strings.CutPrefix(name, stem)
+	if !lab {
+		return coordName{}, false
 	}
-	rest, lab := strings.CutPrefix(name, strings.TrimSuffix(coordPrefix, "-"))
-	digits, inner, dash := strings.Cut(rest, "-")
-	if !lab || !dash || digits == "" || len(digits) > maxCoordRadiusDigits || digits[0] == '0' {
-		return "", 0, false
+	c.radius = coordRadius
+	if r, after, digits := cutWhole(rest, maxCoordRadiusDigits, coordRadiusMax); digits {
+		c.radius, rest = float64(r), after
+	} else if rest, ok = strings.CutPrefix(rest, "-"); !ok {
+		return coordName{}, false
 	}
-	r := 0
+	if f, ok := strings.CutPrefix(rest, coordFloorMark); ok {
+		n, after, digits := cutWhole(f, maxCoordFloorDigits, coordFloorMax)
+		if !digits {
+			return coordName{}, false
+		}
+		c.floor, rest = float64(n), after
+	}
+	c.inner = rest
+	return c, true
+}
+
+// cutWhole reads a whole number in 1 .. most of at most maxDigits
+// decimal digits, without sign or leading zero, followed by a dash, from
+// the start of s; it returns the number and what follows the dash.
+func cutWhole(s string, maxDigits, most int) (n int, rest string, ok bool) {
+	digits, rest, dash := strings.Cut(s, "-")
+	if !dash || digits == "" || len(digits) > maxDigits || digits[0] == '0' {
+		return 0, "", false
+	}
 	for _, d := range digits {
 		if d < '0' || d > '9' {
-			return "", 0, false
+			return 0, "", false
 		}
-		r = 10*r + int(d-'0')
+		n = 10*n + int(d-'0')
 	}
-	if r > coordRadiusMax {
-		return "", 0, false
+	if n > most {
+		return 0, "", false
 	}
-	return inner, float64(r), true
+	return n, rest, true
 }
 
 // Names lists the names New accepts.
@@ -165,9 +211,9 @@ func IsRobustName(name string) bool {
 }
 
 // isCoordName reports whether name is a "coordclipped-X" or
-// "coordclippedR-X" (cutCoordPrefix).
+// "coordclippedR-X", with or without a floor (cutCoordPrefix).
 func isCoordName(name string) bool {
-	_, _, ok := cutCoordPrefix(name)
+	_, ok := cutCoordPrefix(name)
 	return ok
 }
 
@@ -208,6 +254,7 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 // MedianFloor spreadMedianFloor and StepFloor spreadStepFloor where o.Clip
 // has none; "coordclipped-X" with CoordRadius coordRadius and
 // "coordclippedR-X" with CoordRadius R (cutCoordPrefix) where o.Clip has
+// none, "coordclippedR-sF-X" also with CoordFloor F where o.Clip has
 // none; "ablate-PART-X" with that part of o.Clip off (ablate.go);
 // "behindout-X" with o.Clip.BehindLeave on (behindout.go).
 func NewWith(name string, o Options) (Aggregator, error) {
@@ -248,10 +295,13 @@ func NewWith(name string, o Options) (Aggregator, error) {
 		inner, clipped = a, true
 		off(&o.Clip)
 	}
-	if c, r, coord := cutCoordPrefix(name); coord {
-		inner, clipped = c, true
+	if c, coord := cutCoordPrefix(name); coord {
+		inner, clipped = c.inner, true
 		if o.Clip.CoordRadius == 0 {
-			o.Clip.CoordRadius = r
+			o.Clip.CoordRadius = c.radius
+		}
+		if o.Clip.CoordFloor == 0 {
+			o.Clip.CoordFloor = c.floor
 		}
 	}
 	if !clipped {

@@ -20,9 +20,15 @@ import (
 // median of one or two is the attacker's own). No Outlier is reported:
 // honest neighbours are clamped too, at the coordinates where they move
 // more than the median, so being clamped says nothing about intent.
+// With CoordFloor and self's Origin the radius at i is at least
+// CoordFloor times our own step there, |self[i] - Origin[i]|.
 func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
 	if c.CoordRadius == 0 || len(kept) < 3 {
 		return
+	}
+	var origin []float32 // nil: no floor
+	if c.CoordFloor > 0 && len(self.Origin) == len(self.Params) {
+		origin = self.Origin
 	}
 	n := len(self.Params)
 	out := make([][]float32, len(kept))
@@ -35,6 +41,9 @@ func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
 			dev[k] = math.Abs(float64(kept[k].Params[i]) - float64(v))
 		}
 		r := c.CoordRadius * medianOf(dev)
+		if origin != nil {
+			r = max(r, c.CoordFloor*math.Abs(float64(v)-float64(origin[i])))
+		}
 		lo, hi := float32(float64(v)-r), float32(float64(v)+r)
 		for k := range kept {
 			out[k][i] = min(max(out[k][i], lo), hi)

@@ -30,8 +30,8 @@ func ParseRule(name string) (Rule, error) {
 			r.Base, r.Clipped = base, true
 		}
 	}
-	if base, _, ok := cutCoordPrefix(name); ok {
-		r.Base, r.Clipped = base, true
+	if c, ok := cutCoordPrefix(name); ok {
+		r.Base, r.Clipped = c.inner, true
 	}
 	if base, _, ok := cutAblatePrefix(name); ok {
 		r.Base, r.Clipped = base, true

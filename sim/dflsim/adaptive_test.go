@@ -63,3 +63,18 @@ func TestTriggered(t *testing.T) {
 		t.Fatalf("triggered sample: label %d, patch wrong", y)
 	}
 }
+
+// TestRuleOfCoordFloor: the adaptive attackers search against the
+// receiver's rule as its name builds it, the coordinate radius and its
+// floor from our own step included (a lab name "coordclippedR-sF-X").
+func TestRuleOfCoordFloor(t *testing.T) {
+	cfg := learn.DefaultConfig()
+	cfg.Aggregator = "coordclipped4-s2-fedlay"
+	a, err := ruleOf(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := a.(aggregate.Robust); !ok || r.Clip.CoordRadius != 4 || r.Clip.CoordFloor != 2 {
+		t.Fatalf("%T %+v: want Robust with coordinate radius 4, floor 2", a, a)
+	}
+}

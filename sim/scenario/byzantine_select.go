@@ -103,7 +103,7 @@ func (p *byzParams) applySelect(spec string) error {
 			for _, r := range vals { // refused here, not minutes into the run
 				base, _ := splitHealth(r)
 				if base, _ = splitDrift(base); !isLabRule(base) {
-					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay), optionally +drift or +suspend, then +health", errSelect, byzSelectEnv, r)
+					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay, coordclipped4-s2-fedlay), optionally +drift or +suspend, then +health", errSelect, byzSelectEnv, r)
 				}
 			}
 			p.rules = vals
@@ -189,7 +189,8 @@ func selectInt(key, v string, lo, hi int) (int, error) {
 
 // isLabRule reports whether the lab can run the aggregation rule name:
 // one aggregate.ParseRule accepts, the lab's prefixes included
-// ("coordclippedR-X" sets the coordinate radius R by name, issue #26).
+// ("coordclippedR-X" sets the coordinate radius R by name, and
+// "coordclippedR-sF-X" also its floor F from our own step, issue #26).
 func isLabRule(name string) bool {
 	_, err := aggregate.ParseRule(name)
 	return err == nil
