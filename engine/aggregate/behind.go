@@ -1,7 +1,6 @@
 package aggregate
 
 import (
-	"math"
 	"slices"
 )
 
@@ -19,8 +18,9 @@ import (
 // see ClipConfig). The median is over the neighbours not far (beyond the
 // rejection radius): a scaled or noised model's position is anywhere, and
 // counted it would move the median and with it every honest neighbour's
-// reach. Severity is reach/Behind, capped at 1, and 0 for a
-// neighbour at or ahead of the median.
+// reach. The result is reach/Behind, not capped (the caller caps the
+// severity at 1: BehindLeave halves it first), and 0 for a neighbour at
+// or ahead of the median.
 func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx []int, far []bool, ref float64) []float64 {
 	origin := self.Origin
 	if c.Behind == 0 || len(idx) == 0 || len(origin) != len(self.Params) || !(ref > 0) {
@@ -46,7 +46,7 @@ func (c ClipConfig) behindSeverities(self Contribution, work []Contribution, idx
 	sev := make([]float64, len(idx))
 	for k, p := range pos {
 		if reach := (median - p) / ref; reach > 0 {
-			sev[k] = math.Min(1, reach/c.Behind)
+			sev[k] = reach / c.Behind
 		}
 	}
 	return sev

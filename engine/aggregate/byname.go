@@ -207,7 +207,7 @@ func Names() []string {
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || strings.HasPrefix(name, spreadPrefix) || isCoordName(name) || isAblateName(name) || name == "median" || name == "trimmed-mean"
+	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || strings.HasPrefix(name, spreadPrefix) || isCoordName(name) || isAblateName(name) || strings.HasPrefix(name, behindoutPrefix) || name == "median" || name == "trimmed-mean"
 }
 
 // isCoordName reports whether name is a "coordclipped-X" or
@@ -255,7 +255,8 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 // has none; "coordclipped-X" with CoordRadius coordRadius and
 // "coordclippedR-X" with CoordRadius R (cutCoordPrefix) where o.Clip has
 // none, "coordclippedR-sF-X" also with CoordFloor F where o.Clip has
-// none; "ablate-PART-X" with that part of o.Clip off (ablate.go).
+// none; "ablate-PART-X" with that part of o.Clip off (ablate.go);
+// "behindout-X" with o.Clip.BehindLeave on (behindout.go).
 func NewWith(name string, o Options) (Aggregator, error) {
 	inner, clipped := strings.CutPrefix(name, clippedPrefix)
 	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
@@ -285,6 +286,10 @@ func NewWith(name string, o Options) (Aggregator, error) {
 		if o.Clip.MedianCap == 0 {
 			o.Clip.MedianCap = spreadMedianCap
 		}
+	}
+	if b, out := strings.CutPrefix(name, behindoutPrefix); out { // behindout.go
+		inner, clipped = b, true
+		o.Clip.BehindLeave = true
 	}
 	if a, off, ablated := cutAblatePrefix(name); ablated { // the lab's ablations (ablate.go)
 		inner, clipped = a, true

@@ -25,7 +25,7 @@ type Rule struct {
 // ParseRule parses a name New accepts; any other is ErrUnknown.
 func ParseRule(name string) (Rule, error) {
 	r := Rule{Name: name, Base: name}
-	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix} {
+	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix, behindoutPrefix} {
 		if base, ok := strings.CutPrefix(name, prefix); ok {
 			r.Base, r.Clipped = base, true
 		}
