@@ -60,43 +60,6 @@ func TestCoordFloorOpensOurStep(t *testing.T) {
 	}
 }
 
-// TestCoordFloorFromName: "coordclippedR-sF-X" builds X inside Robust with
-// CoordRadius R and CoordFloor F ("coordclipped-sF-X": radius
-// coordRadius), a floor in Options.Clip wins over the name's, ParseRule
-// and IsRobustName agree, and Names lists none of them.
-func TestCoordFloorFromName(t *testing.T) {
-	for _, tc := range []struct {
-		name          string
-		set           float64
-		radius, floor float64
-		base          string
-	}{
-		{"coordclipped4-s2-fedlay", 0, 4, 2, "fedlay"},
-		{"coordclipped-s1-mean", 0, coordRadius, 1, "mean"},
-		{"coordclipped16-s100-dechw", 0, 16, coordFloorMax, "dechw"},
-		{"coordclipped8-s4-decavg", 3, 8, 3, "decavg"},
-		{"coordclipped8-fedlay", 0, 8, 0, "fedlay"},
-	} {
-		o := DefaultOptions()
-		o.Clip.CoordFloor = tc.set
-		a, err := NewWith(tc.name, o)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		r, ok := a.(Robust)
-		if !ok || r.Clip.CoordRadius != tc.radius || r.Clip.CoordFloor != tc.floor {
-			t.Errorf("%s: %T radius %v floor %v, want Robust with %v, %v", tc.name, a, r.Clip.CoordRadius, r.Clip.CoordFloor, tc.radius, tc.floor)
-		}
-		p, err := ParseRule(tc.name)
-		if err != nil || p.Base != tc.base || !p.Clipped || !p.Robust() {
-			t.Errorf("%s: ParseRule %+v %v", tc.name, p, err)
-		}
-		if slices.Contains(Names(), tc.name) {
-			t.Errorf("%s: in Names, want the lab's only", tc.name)
-		}
-	}
-}
-
 // TestCoordFloorNameRefused: a floor that is 0, over coordFloorMax,
 // empty, signed, with a leading zero, fractional or not a number, a
 // missing dash, a second floor or an unweighted base is an unknown rule,

@@ -7,31 +7,37 @@ import (
 )
 
 // TestCoordRadiusFromName: the lab's "coordclippedR-X" builds X inside
-// Robust with CoordRadius R, "coordclipped-X" with coordRadius, and a
-// radius in Options.Clip wins over the name's; ParseRule and IsRobustName
-// agree with New, and Names (what a task spec may name) lists none.
+// Robust with CoordRadius R, "coordclipped-X" with coordRadius, and
+// "coordclippedR-sF-X" ("coordclipped-sF-X") also with CoordFloor F; a
+// radius or floor in Options.Clip wins over the name's; ParseRule and
+// IsRobustName agree with New, and Names (what a task spec may name)
+// lists none.
 func TestCoordRadiusFromName(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		set    float64
-		radius float64
-		base   string
+		name                string
+		setRadius, setFloor float64
+		radius, floor       float64
+		base                string
 	}{
-		{"coordclipped-fedlay", 0, coordRadius, "fedlay"},
-		{"coordclipped16-fedlay", 0, 16, "fedlay"},
-		{"coordclipped8-mean", 0, 8, "mean"},
-		{"coordclipped1000-dechw", 0, coordRadiusMax, "dechw"},
-		{"coordclipped32-fedlay", 3, 3, "fedlay"},
+		{"coordclipped-fedlay", 0, 0, coordRadius, 0, "fedlay"},
+		{"coordclipped16-fedlay", 0, 0, 16, 0, "fedlay"},
+		{"coordclipped8-mean", 0, 0, 8, 0, "mean"},
+		{"coordclipped1000-dechw", 0, 0, coordRadiusMax, 0, "dechw"},
+		{"coordclipped32-fedlay", 3, 0, 3, 0, "fedlay"},
+		{"coordclipped4-s2-fedlay", 0, 0, 4, 2, "fedlay"},
+		{"coordclipped-s1-mean", 0, 0, coordRadius, 1, "mean"},
+		{"coordclipped16-s100-dechw", 0, 0, 16, coordFloorMax, "dechw"},
+		{"coordclipped8-s4-decavg", 0, 3, 8, 3, "decavg"},
 	} {
 		o := DefaultOptions()
-		o.Clip.CoordRadius = tc.set
+		o.Clip.CoordRadius, o.Clip.CoordFloor = tc.setRadius, tc.setFloor
 		a, err := NewWith(tc.name, o)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		r, ok := a.(Robust)
-		if !ok || r.Clip.CoordRadius != tc.radius {
-			t.Errorf("%s: %T radius %v, want Robust with %v", tc.name, a, r.Clip.CoordRadius, tc.radius)
+		if !ok || r.Clip.CoordRadius != tc.radius || r.Clip.CoordFloor != tc.floor {
+			t.Errorf("%s: %T radius %v floor %v, want Robust with %v, %v", tc.name, a, r.Clip.CoordRadius, r.Clip.CoordFloor, tc.radius, tc.floor)
 		}
 		p, err := ParseRule(tc.name)
 		if err != nil || p.Base != tc.base || !p.Clipped || !p.Robust() {
