@@ -384,15 +384,15 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			work[j].Params = pullTowards(self.Params, work[j].Params, s)
 		}
 		if behind != nil {
-			b := math.Min(1, behind[k])
-			if c.BehindLeave && behind[k] > behindLeaveAt && action != OutlierLeftOut {
-				rejected = append(rejected, j) // behind: left out this round
-				action = OutlierLeftOut
-			}
+			b := behind[k]
 			if c.BehindLeave {
-				b = math.Min(1, behind[k]/2)
+				if b > behindLeaveAt && action != OutlierLeftOut {
+					rejected = append(rejected, j) // behind: left out this round
+					action = OutlierLeftOut
+				}
+				b /= 2 // charged from Behind reference distances, not Behind/2
 			}
-			if b > severity {
+			if b = math.Min(1, b); b > severity {
 				severity = b
 				if action == OutlierCut {
 					action = OutlierFlagged // used whole, or cut back less than severity says

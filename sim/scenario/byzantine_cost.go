@@ -29,16 +29,9 @@ func pairedCost(a, b []float64) (mean, se float64, ok bool) {
 	d := make([]float64, n)
 	for i := range a {
 		d[i] = 100 * (a[i] - b[i])
-		mean += d[i] / float64(n)
 	}
-	if n == 1 {
-		return mean, 0, true
-	}
-	var ss float64
-	for _, x := range d {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(n-1) / float64(n)), true
+	mean, sd := meanStd(d) // vsteady.go
+	return mean, sd / math.Sqrt(float64(n)), true
 }
 
 // reportCosts prints, with more than one training order, each rule's
