@@ -46,9 +46,3 @@ func cutAblatePrefix(name string) (inner string, off func(*ClipConfig), ok bool)
 	}
 	return inner, off, true
 }
-
-// isAblateName reports whether name is an "ablate-PART-X".
-func isAblateName(name string) bool {
-	_, _, ok := cutAblatePrefix(name)
-	return ok
-}

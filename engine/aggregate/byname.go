@@ -207,14 +207,8 @@ func Names() []string {
 // IsRobustName reports whether the named rule is meant for untrusted
 // neighbours: a "clipped-" rule, "median" or "trimmed-mean".
 func IsRobustName(name string) bool {
-	return strings.HasPrefix(name, clippedPrefix) || strings.HasPrefix(name, winsorisedPrefix) || strings.HasPrefix(name, anchoredPrefix) || strings.HasPrefix(name, spreadPrefix) || isCoordName(name) || isAblateName(name) || strings.HasPrefix(name, behindoutPrefix) || name == "median" || name == "trimmed-mean"
-}
-
-// isCoordName reports whether name is a "coordclipped-X" or
-// "coordclippedR-X", with or without a floor (cutCoordPrefix).
-func isCoordName(name string) bool {
-	_, ok := cutCoordPrefix(name)
-	return ok
+	_, _, wrapped := cutRobustName(name)
+	return wrapped || name == "median" || name == "trimmed-mean"
 }
 
 // Options configure the aggregators New builds; the zero value is not
@@ -258,51 +252,9 @@ func New(name string) (Aggregator, error) { return NewWith(name, DefaultOptions(
 // none; "ablate-PART-X" with that part of o.Clip off (ablate.go);
 // "behindout-X" with o.Clip.BehindLeave on (behindout.go).
 func NewWith(name string, o Options) (Aggregator, error) {
-	inner, clipped := strings.CutPrefix(name, clippedPrefix)
-	if w, winsorised := strings.CutPrefix(name, winsorisedPrefix); winsorised {
-		inner, clipped = w, true
-		o.Clip.Winsorise = max(o.Clip.Winsorise, 1)
-		if o.Clip.StepFloor == 0 || o.Clip.StepFloor == DefaultClipConfig().StepFloor {
-			o.Clip.StepFloor = winsorisedStepFloor
-		}
-	}
-	if a, anchored := strings.CutPrefix(name, anchoredPrefix); anchored {
-		inner, clipped = a, true
-		if o.Clip.StepFloor == 0 || o.Clip.StepFloor == DefaultClipConfig().StepFloor {
-			o.Clip.StepFloor = anchoredStepFloor
-		}
-		if o.Clip.CutScale == 0 {
-			o.Clip.CutScale = anchoredCutScale
-		}
-	}
-	if sp, spread := strings.CutPrefix(name, spreadPrefix); spread {
-		inner, clipped = sp, true
-		if o.Clip.MedianFloor == 0 {
-			o.Clip.MedianFloor = spreadMedianFloor
-		}
-		if o.Clip.StepFloor == 0 || o.Clip.StepFloor == DefaultClipConfig().StepFloor {
-			o.Clip.StepFloor = spreadStepFloor
-		}
-		if o.Clip.MedianCap == 0 {
-			o.Clip.MedianCap = spreadMedianCap
-		}
-	}
-	if b, out := strings.CutPrefix(name, behindoutPrefix); out { // behindout.go
-		inner, clipped = b, true
-		o.Clip.BehindLeave = true
-	}
-	if a, off, ablated := cutAblatePrefix(name); ablated { // the lab's ablations (ablate.go)
-		inner, clipped = a, true
-		off(&o.Clip)
-	}
-	if c, coord := cutCoordPrefix(name); coord {
-		inner, clipped = c.inner, true
-		if o.Clip.CoordRadius == 0 {
-			o.Clip.CoordRadius = c.radius
-		}
-		if o.Clip.CoordFloor == 0 {
-			o.Clip.CoordFloor = c.floor
-		}
+	inner, set, clipped := cutRobustName(name)
+	if set != nil {
+		set(&o.Clip)
 	}
 	if !clipped {
 		return newPlain(name, o)

@@ -3,13 +3,11 @@ package aggregate
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Rule is an aggregator's name parsed once: the weighted rule underneath
-// and whether it is wrapped in Robust ("clipped-", or the attack lab's
-// "winsorised-", "anchored-", "spread-", "coordclipped[R]-" and
-// "ablate-PART-"). What a peer decides from its task's aggregator (is it
+// and whether it is wrapped in Robust ("clipped-", or one of the attack
+// lab's prefixes: cutRobustName). What a peer decides from its task's aggregator (is it
 // robust, does a model travel with its Hessian) reads these fields, not
 // the string.
 type Rule struct {
@@ -25,15 +23,7 @@ type Rule struct {
 // ParseRule parses a name New accepts; any other is ErrUnknown.
 func ParseRule(name string) (Rule, error) {
 	r := Rule{Name: name, Base: name}
-	for _, prefix := range []string{clippedPrefix, winsorisedPrefix, anchoredPrefix, spreadPrefix, behindoutPrefix} {
-		if base, ok := strings.CutPrefix(name, prefix); ok {
-			r.Base, r.Clipped = base, true
-		}
-	}
-	if c, ok := cutCoordPrefix(name); ok {
-		r.Base, r.Clipped = c.inner, true
-	}
-	if base, _, ok := cutAblatePrefix(name); ok {
+	if base, _, ok := cutRobustName(name); ok {
 		r.Base, r.Clipped = base, true
 	}
 	known := slices.Contains(Names(), name)
