@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Go benchmarks of the kernels (internal/f32) and of training (engine/nn),
+# Go benchmarks of the kernels (internal/f32), of training (engine/nn) and
+# of the default robust aggregation (engine/aggregate),
 # `go test -bench`, BENCH_TIME (200ms) per benchmark. Each kernel is timed
 # against its pure-Go reference (the code wasm runs) in the same run; the
 # summary compares them (geometric mean over the GEMM shapes of one
-# training step) and names nn's training samples/s, batch 64, 1 thread
-# for the MLP. The last line is machine-readable:
+# training step), names nn's training samples/s, batch 64, 1 thread
+# for the MLP, and times the default rule clipped-fedlay against itself
+# without the coordinate radius (ablate-coord-fedlay; 8 neighbours,
+# 250k parameters): the radius's price, time per aggregation with over
+# without. The last line is machine-readable:
 #
-#   bench-go gemm_accel_vs_ref=R1 dot_accel_vs_ref=R2 axpy_accel_vs_ref=R3 nn_mlp_sps=S1 nn_small_cnn_sps=S2
+#   bench-go gemm_accel_vs_ref=R1 dot_accel_vs_ref=R2 axpy_accel_vs_ref=R3 nn_mlp_sps=S1 nn_small_cnn_sps=S2 robust_coord_vs_l2=R4
 #
 # BENCH_SMOKE=1 runs each benchmark once (-benchtime 1x): the same code
 # paths in seconds, for `make bench-smoke`; its numbers mean nothing.
@@ -19,7 +23,7 @@ TIME=${BENCH_TIME:-200ms}
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! "$GO" test -count=1 -run '^$' -bench . -benchtime "$TIME" ./internal/f32/ ./engine/nn/ >"$log" 2>&1; then
+if ! "$GO" test -count=1 -run '^$' -bench . -benchtime "$TIME" ./internal/f32/ ./engine/nn/ ./engine/aggregate/ >"$log" 2>&1; then
 	cat "$log" >&2
 	echo "bench-go: FAILED" >&2
 	exit 1
@@ -39,6 +43,7 @@ function metric(unit,   i) { for (i = 3; i < NF; i++) if ($(i + 1) == unit) retu
 	else if (p[1] == "BenchmarkDot" || p[1] == "BenchmarkAxpy") vec[p[1], p[2]] = metric("GFLOP/s")
 	else if (p[1] == "BenchmarkTrainBatch") train[p[2]] = metric("samples/s")
 	if (p[1] == "BenchmarkGemm") shapes[p[2]] = 1
+	if (p[1] == "BenchmarkRobustFedLay250k") robust[p[2]] = $3
 }
 END {
 	logsum = 0; k = 0
@@ -49,9 +54,13 @@ END {
 	if (vec["BenchmarkDot", "accel=false"] <= 0 || vec["BenchmarkAxpy", "accel=false"] <= 0 || train["mlp"] <= 0 || train["small-cnn"] <= 0) {
 		print "bench-go: missing Dot, Axpy or TrainBatch results" > "/dev/stderr"; exit 1
 	}
-	printf "\nbench-go gemm_accel_vs_ref=%.2f dot_accel_vs_ref=%.2f axpy_accel_vs_ref=%.2f nn_mlp_sps=%.0f nn_small_cnn_sps=%.0f\n",
+	if (robust["rule=ablate-coord-fedlay"] <= 0 || robust["rule=clipped-fedlay"] <= 0) {
+		print "bench-go: missing RobustFedLay250k results" > "/dev/stderr"; exit 1
+	}
+	printf "\nbench-go gemm_accel_vs_ref=%.2f dot_accel_vs_ref=%.2f axpy_accel_vs_ref=%.2f nn_mlp_sps=%.0f nn_small_cnn_sps=%.0f robust_coord_vs_l2=%.2f\n",
 		exp(logsum / k),
 		vec["BenchmarkDot", "accel=true"] / vec["BenchmarkDot", "accel=false"],
 		vec["BenchmarkAxpy", "accel=true"] / vec["BenchmarkAxpy", "accel=false"],
-		train["mlp"], train["small-cnn"]
+		train["mlp"], train["small-cnn"],
+		robust["rule=clipped-fedlay"] / robust["rule=ablate-coord-fedlay"]
 }' "$log"

@@ -37,7 +37,7 @@ smoke() {
 	times+=("$name=$((SECONDS - start))s")
 }
 
-smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps nn_small_cnn_sps
+smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps nn_small_cnn_sps robust_coord_vs_l2
 smoke bench-transfer webrtc_mbs tcp_mbs ratio
 smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go
 smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go

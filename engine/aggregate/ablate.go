@@ -19,6 +19,8 @@ func ablation(part string) func(*ClipConfig) {
 		return func(c *ClipConfig) { c.Direction = false }
 	case "behind": // nothing charged for sitting behind the neighbours' median along our step
 		return func(c *ClipConfig) { c.Behind = 0 }
+	case "coord": // no coordinate-wise radius: the default before issue #26's backdoor defence
+		return func(c *ClipConfig) { c.CoordRadius, c.CoordFloor = 0, 0 }
 	case "floors": // the reference is the low quantile alone
 		return func(c *ClipConfig) { c.StepFloor, c.MedianFloor, c.MedianCap = 0, 0, 0 }
 	case "cut":

@@ -21,6 +21,7 @@ func TestAblateFromName(t *testing.T) {
 		{"ablate-behind-mean", func(c ClipConfig) ClipConfig { c.Behind = 0; return c }},
 		{"ablate-floors-fedlay", func(c ClipConfig) ClipConfig { c.StepFloor, c.MedianFloor, c.MedianCap = 0, 0, 0; return c }},
 		{"ablate-cut-dechw", func(c ClipConfig) ClipConfig { c.Scale, c.Reject = 2.5, 1; return c }},
+		{"ablate-coord-fedlay", func(c ClipConfig) ClipConfig { c.CoordRadius, c.CoordFloor = 0, 0; return c }},
 	} {
 		a, err := New(tc.name)
 		if err != nil {

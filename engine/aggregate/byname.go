@@ -98,8 +98,11 @@ const spreadMedianCap = 3
 
 // coordPrefix marks a weighted rule wrapped in Robust with the
 // coordinate-wise radius on (ClipConfig.CoordRadius = coordRadius unless
-// Options.Clip sets it): against backdoors (issue #26; coordclip.go).
-// Like "winsorised-X" the lab's, not in Names, and not the default.
+// Options.Clip sets it, or sets the default's): against backdoors
+// (issue #26; coordclip.go). The lab's sweep of radii and floors, not in
+// Names; the default has radius 16 with floor 64 (DefaultClipConfig),
+// so "coordclipped16-s64-X" is "clipped-X" under the name its
+// measurements used, and "ablate-coord-X" is the default without it.
 const coordPrefix = "coordclipped-"
 
 // coordRadius is the coordclipped- rules' ClipConfig.CoordRadius unless

@@ -31,9 +31,11 @@ func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
 		origin = self.Origin
 	}
 	n := len(self.Params)
+	flat := make([]float32, len(kept)*n) // one allocation for every clamped copy
 	out := make([][]float32, len(kept))
 	for k := range kept {
-		out[k] = slices.Clone(kept[k].Params[:n])
+		out[k] = flat[k*n : (k+1)*n : (k+1)*n]
+		copy(out[k], kept[k].Params[:n])
 	}
 	dev := make([]float64, len(kept))
 	for i, v := range self.Params {
@@ -55,9 +57,18 @@ func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
 }
 
 // medianOf returns the median of xs (the mean of the middle two for an
-// even count), sorting xs in place.
+// even count), sorting xs in place: by insertion for a neighbourhood's
+// handful (it runs once per coordinate), slices.Sort beyond.
 func medianOf(xs []float64) float64 {
-	slices.Sort(xs)
+	if len(xs) > 16 {
+		slices.Sort(xs)
+	} else {
+		for i := 1; i < len(xs); i++ {
+			for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
+				xs[j], xs[j-1] = xs[j-1], xs[j]
+			}
+		}
+	}
 	m := len(xs) / 2
 	if len(xs)%2 == 1 {
 		return xs[m]

@@ -46,16 +46,18 @@ func TestCoordClipCutsSparseChange(t *testing.T) {
 	}
 }
 
-// TestCoordClippedRuleStopsSparseChange: through New, clipped-mean lets
-// part of the sparse change into our aggregate (the L2 clip keeps a
-// sparse difference's direction whole) and coordclipped-mean none of it,
-// while both average the honest coordinate 0 the same.
+// TestCoordClippedRuleStopsSparseChange: through New, the L2 clip alone
+// (ablate-coord-mean: the default before the coordinate radius) lets
+// part of the sparse change into our aggregate (it keeps a sparse
+// difference's direction whole), while the default clipped-mean and the
+// lab's coordclipped-mean let none of it in, and all average the honest
+// coordinate 0 the same.
 func TestCoordClippedRuleStopsSparseChange(t *testing.T) {
 	out := make([]float32, 3)
 	for _, tc := range []struct {
 		name  string
 		leaks bool
-	}{{"clipped-mean", true}, {"coordclipped-mean", false}} {
+	}{{"ablate-coord-mean", true}, {"clipped-mean", false}, {"coordclipped-mean", false}} {
 		self, others := sparseAttack()
 		a, err := New(tc.name)
 		if err != nil {

@@ -79,8 +79,11 @@ func TestClipDirection(t *testing.T) {
 // it refuses for direction: with these three it lets both liars in like
 // the quantile alone (a liar majority of a neighbourhood of 3 is beyond
 // what it promises; see DirectionWitnesses for the honest peer the
-// check shut out there). With a third liar at (-3, -0.1) (4 models) it
-// refuses all three and gives (1.1, 0) again.
+// check shut out there), except at coordinate 1: only one liar moves
+// there (0.1) and we did not (our step is along coordinate 0), so the
+// coordinate radius (16 times the median move, 0, at least 64 times our
+// step there, 0) clamps it: (-0.95, 0). With a third liar at (-3, -0.1)
+// (4 models) it refuses all three and gives (1.1, 0) again.
 func TestClipLiarMajority(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, -3, 0), contrib(3, 1, -3, 0.1), contrib(4, 1, 1.2, 0)}
@@ -94,7 +97,7 @@ func TestClipLiarMajority(t *testing.T) {
 	}{
 		{"quantile only", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0}, others, []float64{-0.95, 0.025}},
 		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, others, []float64{1.1, 0}},
-		{"default, 3 neighbours", DefaultClipConfig(), others, []float64{-0.95, 0.025}},
+		{"default, 3 neighbours", DefaultClipConfig(), others, []float64{-0.95, 0}},
 		{"default, 4 neighbours", DefaultClipConfig(), four, []float64{1.1, 0}},
 	} {
 		if _, err := (Robust{Bounds: DefaultBounds(), Clip: tc.clip, Inner: Mean{}}).Aggregate(self, tc.others, out); err != nil {

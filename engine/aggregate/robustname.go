@@ -29,10 +29,13 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 	}
 	if n, ok := cutCoordPrefix(name); ok {
 		return n.inner, func(c *ClipConfig) {
-			if c.CoordRadius == 0 {
+			// The name's radius and floor (the floor may be none)
+			// replace the default's, never a caller's own.
+			d := DefaultClipConfig()
+			if c.CoordRadius == 0 || c.CoordRadius == d.CoordRadius {
 				c.CoordRadius = n.radius
 			}
-			if c.CoordFloor == 0 {
+			if c.CoordFloor == 0 || c.CoordFloor == d.CoordFloor {
 				c.CoordFloor = n.floor
 			}
 		}, true

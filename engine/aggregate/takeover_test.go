@@ -193,8 +193,11 @@ func TestHugeMagnitude(t *testing.T) {
 		t.Fatal("clipping modified the caller's parameters")
 	}
 	// The default "clipped-mean": reference .2 (the ceil(.34*4) = 2nd
-	// closest), tau .3, reject beyond .5: the honest three pass whole, the
-	// liar is dropped and takes no weight (severity ~1).
+	// closest), tau .3, reject beyond .5: the honest three pass the L2
+	// clip whole, the liar is dropped and takes no weight (severity ~1).
+	// At coordinate 1 only peer 4 moves (1.1; the others' moves are 0,
+	// and self has no Origin, so no floor from our step): the coordinate
+	// radius, 16 times the median move, 0, holds it at ours.
 	def, err := New("clipped-mean")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +205,7 @@ func TestHugeMagnitude(t *testing.T) {
 	if rep, err = def.Aggregate(self, others, out); err != nil {
 		t.Fatal(err)
 	}
-	near(t, out, (1+1.2+0.75+1)/4.0, (1+1+1+1.1)/4.0)
+	near(t, out, (1+1.2+0.75+1)/4.0, 1)
 	if rep.Used != 4 || len(rep.Outliers) != 1 || rep.Outliers[0].From != id(9) || rep.Outliers[0].Severity < 0.999 {
 		t.Fatalf("default clipping: used %d, outliers %+v", rep.Used, rep.Outliers)
 	}
