@@ -7,44 +7,54 @@ import (
 )
 
 // TestByzantineAdaptiveQuick runs the quick attack lab's adaptive part
-// with the default rule and winsorised-fedlay (plain fedlay runs without
-// attack: every gap's reference): attackers that know the rule and
-// search, each round, the strongest model it accepts; reference
-// collapse; the trigger backdoor at f = 0.1. It checks the goals'
-// direction (issue #26) with room for the quick lab's single trajectory:
+// with the default rule (plain fedlay runs without attack: every gap's
+// reference): attackers that know the rule and search, each round, the
+// strongest model it accepts; reference collapse; the trigger backdoor
+// at f = 0.1. It checks the goals' direction (issue #26) with room for
+// the quick lab's single trajectory:
 //   - the default rule's worst gap under the adaptive attacks at f = 0.2
 //     at most 5 points (plain fedlay's is 73; the default before its
-//     reference floors 5.49, which this fails; with them 3.19 here and
-//     3.67 on the full lab: the issue's goal, 3 points, is not met,
-//     docs/SECURITY.md);
-//   - its cost without attack at most 1 point (goal 0.5);
-//   - winsorised-fedlay's backdoor success rate at most 20% (the goal;
-//     the default rule's is 81% here) with its clean accuracy under the
-//     backdoor within 1 point of its own without attack (the goal). At
-//     full size it does not hold (ASR 10-57%, docs/RESULTS.md): this
-//     checks that the lab measures the backdoor and that winsorising
-//     acts on it, not that the goal is met.
+//     reference floors 5.49, which this fails; the issue's goal, 3
+//     points, is not met on the full lab, docs/SECURITY.md);
+//   - (its cost without attack: TestByzantineCostQuick, over 8 orders);
+//   - its backdoor success rate at most 20% with its clean accuracy
+//     under the backdoor within 1 point of its own without attack (the
+//     goal; 1.68% and 0.12 above here; the default before its
+//     coordinate radius, ablate-coord-fedlay, 81% here, which this
+//     fails).
 func TestByzantineAdaptiveQuick(t *testing.T) {
-	t.Setenv(byzSelectEnv, "rules=clipped-fedlay,winsorised-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
+	t.Setenv(byzSelectEnv, "rules=clipped-fedlay attacks=adaptive,adaptive-blind,collapse,backdoor victims=0")
 	line, out, _ := runQuick(t, "byzantine")
 	v := floats(t, `^scenario=byzantine f=0\.2 worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=(-?\d+\.\d+) backdoor_asr=(\d+\.\d+) best=NA$`, line)
 	if v[0] > 5 {
 		t.Errorf("the default rule's worst gap under the adaptive attacks %.2f points: want <= 5", v[0])
 	}
-	m := regexp.MustCompile(`cost of the default defence without attack \(fedlay minus clipped-fedlay, worst seed\): (-?\d+\.\d+) points`).FindStringSubmatch(out)
+	if v[1] > 20 {
+		t.Errorf("the default rule's backdoor success %.2f%%: want <= 20", v[1])
+	}
+	row := regexp.MustCompile(`(?m)^clipped-fedlay\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(-?\d+\.\d+)$`).FindStringSubmatch(out)
+	if row == nil {
+		t.Fatalf("no backdoor row for clipped-fedlay in:\n%s", out)
+	}
+	if drop, _ := strconv.ParseFloat(row[5], 64); drop > 1 {
+		t.Errorf("clipped-fedlay: clean accuracy under the backdoor %.2f points below its own without attack: want <= 1", drop)
+	}
+}
+
+// TestByzantineCostQuick: the default rule's cost without attack in the
+// quick lab, paired by training order over 8 orders (one order's cost
+// moves by about a point: 1.00 with the coordinate radius, 0.37
+// without, while 16 orders give -0.42 and -0.22 with a standard error
+// of 0.30), at most 1 point (the goal, 0.5, with room for the quick
+// lab's 20 peers; the full lab's 16 orders: docs/RESULTS.md).
+func TestByzantineCostQuick(t *testing.T) {
+	t.Setenv(byzSelectEnv, "f=0 rules=clipped-fedlay orders=8")
+	_, out, _ := runQuick(t, "byzantine")
+	m := regexp.MustCompile(`cost of clipped-fedlay without attack per seed \(± standard error over 8 orders, paired by order\): (-?\d+\.\d+) ± (\d+\.\d+); mean`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no defence-cost line in:\n%s", out)
+		t.Fatalf("no 8-order cost line for clipped-fedlay in:\n%s", out)
 	}
 	if cost, _ := strconv.ParseFloat(m[1], 64); cost > 1 {
-		t.Errorf("the default defence costs %.2f points without attack: want <= 1", cost)
-	}
-	row := regexp.MustCompile(`(?m)^winsorised-fedlay\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(-?\d+\.\d+)$`).FindStringSubmatch(out)
-	if row == nil {
-		t.Fatalf("no backdoor row for winsorised-fedlay in:\n%s", out)
-	}
-	asr, _ := strconv.ParseFloat(row[2], 64)
-	drop, _ := strconv.ParseFloat(row[5], 64)
-	if asr > 20 || drop > 1 {
-		t.Errorf("winsorised-fedlay: backdoor success %.2f%% (want <= 20), clean accuracy %.2f points below its own without attack (want <= 1)", asr, drop)
+		t.Errorf("the default rule costs %.2f ± %s points without attack over 8 orders: want <= 1", cost, m[2])
 	}
 }

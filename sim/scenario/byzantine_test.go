@@ -28,8 +28,10 @@ func TestByzantineQuick(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no defence-cost line in:\n%s", out)
 	}
-	if cost, _ := strconv.ParseFloat(m[1], 64); cost > 1 {
-		t.Errorf("the default defence costs %.2f points without attack: want <= 1", cost)
+	// The value is one training order's (1.00 at seed 1: noise of about a
+	// point); TestByzantineCostQuick checks it over 8 orders.
+	if _, err := strconv.ParseFloat(m[1], 64); err != nil {
+		t.Errorf("defence-cost line: %v", err)
 	}
 	if !strings.Contains(out, "quick:") {
 		t.Errorf("the printed output does not state the scale-down:\n%s", out)
