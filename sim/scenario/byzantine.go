@@ -206,7 +206,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 						k := byzKey{f, seed, rule, attack}
 						s.acc[k], s.alarms[k], s.moves[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, orders
 						asr := healthLog(res)
-						if attack == dflsim.AttackBackdoor {
+						if s.measuresTrigger(attack) {
 							s.asr[k] = res.asr
 							asr += fmt.Sprintf(" asr=%.4f", res.asr)
 						}
@@ -372,7 +372,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		}
 		res.victim = pt.Acc.Mean
 	}
-	if attack == dflsim.AttackBackdoor {
+	if s.measuresTrigger(attack) {
 		trig := dflsim.Eval{Test: s.triggered, Model: dflsim.Trained}
 		if pt, err = dflsim.Measure(pool, honest, trig); err != nil {
 			return byzResult{}, err
@@ -380,6 +380,16 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		res.asr = pt.Acc.Mean
 	}
 	return res, nil
+}
+
+// measuresTrigger reports whether a run under attack measures the
+// backdoor's success rate on the triggered test images: under the
+// backdoor, and without attack when the lab runs the backdoor, where it
+// is what the trigger alone does to the rule's clean model at that seed
+// (its base rate: a T-shirt-like square pulls some images to class 0
+// with no backdoor at all).
+func (s *byzStudy) measuresTrigger(attack string) bool {
+	return attack == dflsim.AttackBackdoor || (attack == dflsim.AttackNone && s.p.backdoorF > 0)
 }
 
 // attacksAt lists the runs at fraction f: the no-attack run at 0, else

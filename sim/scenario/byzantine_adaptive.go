@@ -53,14 +53,15 @@ func (s *byzStudy) reportAdaptive(o Options, out io.Writer, attacked []float64) 
 
 // reportBackdoor prints, per rule, the backdoor's success rate and the
 // honest peers' clean accuracy under it beside the rule's without
-// attack.
+// attack, and the success rate the trigger has on the rule's model
+// without attack, per seed (its base rate).
 func (s *byzStudy) reportBackdoor(o Options, out io.Writer) {
 	f := s.p.backdoorF
 	if f == 0 {
 		return
 	}
 	fmt.Fprintf(out, "  backdoor at f=%g: attack success rate %% (triggered test images of other classes classified %d; mean over the honest peers) and clean accuracy %%, per seed:\n", f, dflsim.BackdoorTarget)
-	tw := newTable(out, "rule\tASR mean\tASR worst seed\tclean acc\tno-attack acc\tclean drop (points)")
+	tw := newTable(out, "rule\tASR mean\tASR worst seed\tclean acc\tno-attack acc\tclean drop (points)\tno-attack ASR per seed")
 	for _, rule := range s.p.rules {
 		worst, _ := s.worstASR(o, rule)
 		var asr float64
@@ -69,7 +70,13 @@ func (s *byzStudy) reportBackdoor(o Options, out io.Writer) {
 		}
 		asr /= float64(len(s.seedsOf(o)))
 		clean, none := s.meanAcc(o, f, rule, dflsim.AttackBackdoor), s.meanAcc(o, 0, rule, dflsim.AttackNone)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", rule, 100*asr, 100*worst, clean, none, none-clean)
+		var base []string // the trigger's base rate on the rule's clean model
+		for _, seed := range s.seedsOf(o) {
+			if v, ran := s.asr[byzKey{0, seed, rule, dflsim.AttackNone}]; ran {
+				base = append(base, fmt.Sprintf("%.2f", 100*v))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\n", rule, 100*asr, 100*worst, clean, none, none-clean, strings.Join(base, " / "))
 	}
 	tw.Flush()
 }

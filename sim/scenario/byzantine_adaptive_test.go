@@ -32,7 +32,7 @@ func TestByzantineAdaptiveQuick(t *testing.T) {
 	if v[1] > 20 {
 		t.Errorf("the default rule's backdoor success %.2f%%: want <= 20", v[1])
 	}
-	row := regexp.MustCompile(`(?m)^clipped-fedlay\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(-?\d+\.\d+)$`).FindStringSubmatch(out)
+	row := regexp.MustCompile(`(?m)^clipped-fedlay\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(-?\d+\.\d+)\s+\d+\.\d+$`).FindStringSubmatch(out)
 	if row == nil {
 		t.Fatalf("no backdoor row for clipped-fedlay in:\n%s", out)
 	}

@@ -54,3 +54,34 @@ func TestReportCosts(t *testing.T) {
 		t.Errorf("one order: %q, want no line", out.String())
 	}
 }
+
+// TestReportBackdoorBaseRate: the backdoor table gives, per rule, the
+// trigger's success on the rule's model without attack at each seed
+// beside the success under the backdoor; the no-attack run measures it
+// only when the lab runs the backdoor.
+func TestReportBackdoorBaseRate(t *testing.T) {
+	p := byzScale(false)
+	if err := p.applySelect("f=0.1 seeds=1,2 orders=1 rules=clipped-fedlay attacks=backdoor"); err != nil {
+		t.Fatal(err)
+	}
+	s := newByzStudy(p)
+	if !s.measuresTrigger(dflsim.AttackNone) || !s.measuresTrigger(dflsim.AttackBackdoor) || s.measuresTrigger(dflsim.AttackAbsent) {
+		t.Errorf("with the backdoor: none %v, backdoor %v, absent %v; want true, true, false",
+			s.measuresTrigger(dflsim.AttackNone), s.measuresTrigger(dflsim.AttackBackdoor), s.measuresTrigger(dflsim.AttackAbsent))
+	}
+	r, none, bd := "clipped-fedlay", dflsim.AttackNone, dflsim.AttackBackdoor
+	s.asr[byzKey{0, 1, r, none}], s.asr[byzKey{0, 2, r, none}] = 0.10, 0.25
+	s.asr[byzKey{0.1, 1, r, bd}], s.asr[byzKey{0.1, 2, r, bd}] = 0.12, 0.30
+	var out bytes.Buffer
+	s.reportBackdoor(Options{Seed: 1}, &out)
+	if !strings.Contains(out.String(), "no-attack ASR per seed") || !strings.Contains(out.String(), "21.00 ") ||
+		!strings.HasSuffix(strings.TrimSpace(out.String()), "10.00 / 25.00") {
+		t.Errorf("backdoor table:\n%s\nwant ASR mean 21.00 and the base rates 10.00 / 25.00", out.String())
+	}
+	if err := p.applySelect("f=0.1 seeds=1 rules=clipped-fedlay attacks=sign-flip"); err != nil {
+		t.Fatal(err)
+	}
+	if s := newByzStudy(p); s.measuresTrigger(dflsim.AttackNone) {
+		t.Error("without the backdoor the no-attack run measures the trigger")
+	}
+}
