@@ -39,16 +39,31 @@ func (c ClipConfig) coordClip(self Contribution, kept []Contribution) {
 	}
 	dev := make([]float64, len(kept))
 	for i, v := range self.Params {
+		lowest, highest := math.Inf(1), 0.0
 		for k := range kept {
-			dev[k] = math.Abs(float64(kept[k].Params[i]) - float64(v))
+			d := math.Abs(float64(kept[k].Params[i]) - float64(v))
+			dev[k], lowest, highest = d, min(lowest, d), max(highest, d)
 		}
-		r := c.CoordRadius * medianOf(dev)
+		var floor float64
 		if origin != nil {
-			r = max(r, c.CoordFloor*math.Abs(float64(v)-float64(origin[i])))
+			floor = c.CoordFloor * math.Abs(float64(v)-float64(origin[i]))
 		}
+		// The median lies between the lowest and highest move: when
+		// either bound already keeps every value, nothing is clamped
+		// here and the median (most of the work) is not needed.
+		if floor >= highest || c.CoordRadius*lowest >= highest {
+			continue
+		}
+		r := max(c.CoordRadius*medianOf(dev), floor)
 		lo, hi := float32(float64(v)-r), float32(float64(v)+r)
 		for k := range kept {
-			out[k][i] = min(max(out[k][i], lo), hi)
+			// Plain comparisons, not min/max (their NaN rules cost
+			// here, and screen let no NaN through).
+			if x := out[k][i]; x < lo {
+				out[k][i] = lo
+			} else if x > hi {
+				out[k][i] = hi
+			}
 		}
 	}
 	for k := range kept {
