@@ -1,12 +1,15 @@
 package dflsim
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/attack"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
@@ -47,7 +50,7 @@ func TestAdaptiveSearch(t *testing.T) {
 // bottom-right corner.
 func TestTriggered(t *testing.T) {
 	d := &data.Dataset{Shape: [3]int{6, 6, 1}, Classes: 3, Y: []int32{0, 1, 2, 0}, X: make([]float32, 4*36)}
-	tr := Triggered(d, 0)
+	tr := Triggered(d, 0, TriggerCorner)
 	want := 0
 	for _, y := range d.Y {
 		if y != BackdoorTarget {
@@ -61,6 +64,52 @@ func TestTriggered(t *testing.T) {
 	rows, cols := d.Shape[0], d.Shape[1]
 	if y != BackdoorTarget || x[(rows-2)*cols+cols-2] != 1 || x[(rows-4)*cols+cols-4] != 1 || x[(rows-1)*cols+cols-1] != 0 || x[(rows-5)*cols+cols-5] != 0 {
 		t.Fatalf("triggered sample: label %d, patch wrong", y)
+	}
+}
+
+// TestTriggerCentre: the centre trigger covers the middle 3x3 of a 7x7
+// image (rows and columns 2-4) and nothing else; the zero place is the
+// corner; the trained backdoor stamps where its place says; an unknown
+// place is refused.
+func TestTriggerCentre(t *testing.T) {
+	shape := [3]int{7, 7, 1}
+	x := make([]float32, 49)
+	Trigger(x, shape, TriggerCentre)
+	for r := range 7 {
+		for c := range 7 {
+			want := float32(0)
+			if r >= 2 && r <= 4 && c >= 2 && c <= 4 {
+				want = 1
+			}
+			if x[r*7+c] != want {
+				t.Fatalf("centre trigger: pixel (%d, %d) = %v, want %v", r, c, x[r*7+c], want)
+			}
+		}
+	}
+	corner, zero := make([]float32, 49), make([]float32, 49)
+	Trigger(corner, shape, TriggerCorner)
+	Trigger(zero, shape, "")
+	if !slices.Equal(corner, zero) || corner[5*7+5] != 1 || corner[2*7+2] != 0 || corner[6*7+6] != 0 {
+		t.Fatalf("corner trigger %v, zero place %v", corner, zero)
+	}
+	arch, err := nn.ArchFor("mlp", shape, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := nn.NewSGD(0.1, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := backdoorBackend(TriggerCentre)(arch, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb, ok := b.(triggerBackend); !ok || tb.place != TriggerCentre {
+		t.Fatalf("backend %T %+v: want a trigger backend at the centre", b, b)
+	}
+	a := Adversary{Attack: AttackBackdoor, Byzantine: make([]bool, 3), TriggerAt: "middle"}
+	if err := a.Validate(3); !errors.Is(err, ErrConfig) {
+		t.Fatalf("trigger place %q: %v, want ErrConfig", a.TriggerAt, err)
 	}
 }
 

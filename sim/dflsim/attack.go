@@ -71,6 +71,8 @@ type Adversary struct {
 	// ScaleFactor (AttackScale, 0: 100), NoiseStd (AttackNoise, 0: 1) and
 	// IPMEps (AttackIPM, 0: 0.5) tune the attacks.
 	ScaleFactor, NoiseStd, IPMEps float64
+	// TriggerAt places AttackBackdoor's trigger (zero: TriggerCorner).
+	TriggerAt TriggerPlace
 
 	rng      *rand.Rand
 	noiseDir []float32 // AttackCollapse's direction, drawn once
@@ -86,6 +88,9 @@ func (a *Adversary) Validate(n int) error {
 		known = known || k == a.Attack
 	}
 	known = known || slices.Contains(AdaptiveAttacks(), a.Attack) || a.Attack == AttackBackdoor
+	if a.TriggerAt != "" && !slices.Contains(TriggerPlaces(), a.TriggerAt) {
+		return fmt.Errorf("%w: trigger place %q (want %v)", ErrConfig, a.TriggerAt, TriggerPlaces())
+	}
 	if !known || len(a.Byzantine) != n {
 		return fmt.Errorf("%w: attack %q on %d of %d peers", ErrConfig, a.Attack, len(a.Byzantine), n)
 	}
@@ -111,7 +116,7 @@ func (a *Adversary) Edit(i int, c *learn.Config) {
 		return
 	}
 	if a.Attack == AttackBackdoor {
-		c.NewBackend = backdoorBackend
+		c.NewBackend = backdoorBackend(a.TriggerAt)
 		return
 	}
 	if a.Attack != AttackLabelFlip {

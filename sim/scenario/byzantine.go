@@ -71,13 +71,14 @@ type byzParams struct {
 	seeds       int       // seeds o.Seed .. o.Seed+seeds-1
 	orders      int       // training orders averaged per cell (>= 1)
 	attacks     []string
-	adaptive    []string // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
-	backdoorF   float64  // the fraction the backdoor runs at (0: not run)
-	victims     bool     // also run victim placement (byzantine_victim.go)
-	holdout     float64  // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
-	healthBest  bool     // with the neighbourhood check: health.Config.AgainstBest
-	patience    int      // with the neighbourhood check: health.Config.Patience (0: the default's)
-	codec       string   // how models travel ("": float32 as they are)
+	adaptive    []string            // the attacks that adapt to the rule (dflsim.AdaptiveAttacks), at every fraction but 0
+	backdoorF   float64             // the fraction the backdoor runs at (0: not run)
+	victims     bool                // also run victim placement (byzantine_victim.go)
+	holdout     float64             // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
+	healthBest  bool                // with the neighbourhood check: health.Config.AgainstBest
+	patience    int                 // with the neighbourhood check: health.Config.Patience (0: the default's)
+	codec       string              // how models travel ("": float32 as they are)
+	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -151,15 +152,19 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	if s.arch, err = byzArch(p.hidden); err != nil {
 		return err
 	}
-	s.triggered = dflsim.Triggered(s.test, p.evalTest)
+	s.triggered = dflsim.Triggered(s.test, p.evalTest, p.trigger)
 	fmt.Fprintf(out, "byzantine: %d peers on a FedLay overlay (L = %d), %s (%d training images, %s), %s (%d params), SGD lr %g momentum %g batch %d, %d local epochs, %d synchronous rounds, a common initial model\n",
 		p.peers, p.spaces, o.dataset(), s.train.Len(), p.partition, s.arch, mustParams(s.arch), p.lr, p.momentum, p.batch, p.epochs, p.rounds)
 	fmt.Fprintf(out, "  attackers: fractions %v placed at random (nested: the first of one random order per seed), seeds %d..%d\n",
 		p.fractions, o.Seed, o.Seed+uint64(p.seeds)-1)
 	fmt.Fprintf(out, "  attacks %v; adaptive attacks %v (they know the rule and its parameters); rules %v\n", p.attacks, p.adaptive, p.rules)
 	if p.backdoorF > 0 {
-		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square in the bottom-right corner relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
-			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, dflsim.BackdoorTarget, s.triggered.Len())
+		where := "in the bottom-right corner"
+		if p.trigger == dflsim.TriggerCentre {
+			where = "in the centre"
+		}
+		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square %s relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
+			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, where, dflsim.BackdoorTarget, s.triggered.Len())
 	}
 	fmt.Fprintf(out, "  each cell: the mean of %d training order(s), the same partition, overlay, attackers and initial model, the peers' sample order reseeded\n", p.orders)
 	fmt.Fprintf(out, "  ALIE and IPM are omniscient: they read the receiver's honest neighbours' models (the simulator grants it)\n")
@@ -314,7 +319,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		advAttack = dflsim.AttackNone
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
-	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed}
+	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
 	if check {
 		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }

@@ -117,6 +117,12 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
 			}
 			p.codec = v
+		case "trigger":
+			t := dflsim.TriggerPlace(v)
+			if !slices.Contains(dflsim.TriggerPlaces(), t) {
+				return fmt.Errorf("%w: %s: trigger %q: want one of %v", errSelect, byzSelectEnv, v, dflsim.TriggerPlaces())
+			}
+			p.trigger = t
 		case "holdout":
 			h, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(h >= 0 && h < 0.5) {
@@ -141,7 +147,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if noneOnly {

@@ -28,7 +28,13 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("holdout=0.2 healthref=best patience=1"); err != nil || p.holdout != 0.2 || !p.healthBest || p.patience != 1 {
 		t.Errorf("holdout=0.2 healthref=best patience=1: %v, %v %v %d", err, p.holdout, p.healthBest, p.patience)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0"} {
+	if p.trigger != "" {
+		t.Errorf("full lab: trigger %q, want the corner (zero)", p.trigger)
+	}
+	if err := p.applySelect("trigger=centre"); err != nil || p.trigger != dflsim.TriggerCentre {
+		t.Errorf("trigger=centre: %v, %q", err, p.trigger)
+	}
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger="} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
