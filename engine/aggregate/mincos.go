@@ -26,8 +26,6 @@ func cutMinCosPrefix(name string) (inner string, set func(*ClipConfig), ok bool)
 		return "", nil, false
 	}
 	return inner, func(c *ClipConfig) {
-		if c.MinCosine == 0 || c.MinCosine == DefaultClipConfig().MinCosine {
-			c.MinCosine = -float64(n) / 100
-		}
+		setIfUnset(&c.MinCosine, DefaultClipConfig().MinCosine, -float64(n)/100)
 	}, true
 }

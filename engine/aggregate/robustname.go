@@ -33,40 +33,34 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 	}
 	if n, ok := cutCoordPrefix(name); ok {
 		return n.inner, func(c *ClipConfig) {
-			// The name's radius and floor (the floor may be none)
-			// replace the default's, never a caller's own.
-			d := DefaultClipConfig()
-			if c.CoordRadius == 0 || c.CoordRadius == d.CoordRadius {
-				c.CoordRadius = n.radius
-			}
-			if c.CoordFloor == 0 || c.CoordFloor == d.CoordFloor {
-				c.CoordFloor = n.floor
-			}
+			d := DefaultClipConfig() // the floor may be none (0)
+			setIfUnset(&c.CoordRadius, d.CoordRadius, n.radius)
+			setIfUnset(&c.CoordFloor, d.CoordFloor, n.floor)
 		}, true
 	}
 	return "", nil, false
 }
 
-// stepFloorUnset: a StepFloor equal to DefaultClipConfig's counts as
-// unset for the lab prefixes (the default has one since issue #26's
-// reference floors).
-func stepFloorUnset(c *ClipConfig) bool {
-	return c.StepFloor == 0 || c.StepFloor == DefaultClipConfig().StepFloor
+// setIfUnset sets *field to v where it is 0 or DefaultClipConfig's own
+// value def: a lab prefix replaces the default's setting, never a
+// caller's (the default has a StepFloor since issue #26's reference
+// floors, a coordinate radius since its backdoor defence, and always a
+// MinCosine).
+func setIfUnset(field *float64, def, v float64) {
+	if *field == 0 || *field == def {
+		*field = v
+	}
 }
 
 // setWinsorised: "winsorised-X" (winsorisedPrefix).
 func setWinsorised(c *ClipConfig) {
 	c.Winsorise = max(c.Winsorise, 1)
-	if stepFloorUnset(c) {
-		c.StepFloor = winsorisedStepFloor
-	}
+	setIfUnset(&c.StepFloor, DefaultClipConfig().StepFloor, winsorisedStepFloor)
 }
 
 // setAnchored: "anchored-X" (anchoredPrefix).
 func setAnchored(c *ClipConfig) {
-	if stepFloorUnset(c) {
-		c.StepFloor = anchoredStepFloor
-	}
+	setIfUnset(&c.StepFloor, DefaultClipConfig().StepFloor, anchoredStepFloor)
 	if c.CutScale == 0 {
 		c.CutScale = anchoredCutScale
 	}
@@ -77,9 +71,7 @@ func setSpread(c *ClipConfig) {
 	if c.MedianFloor == 0 {
 		c.MedianFloor = spreadMedianFloor
 	}
-	if stepFloorUnset(c) {
-		c.StepFloor = spreadStepFloor
-	}
+	setIfUnset(&c.StepFloor, DefaultClipConfig().StepFloor, spreadStepFloor)
 	if c.MedianCap == 0 {
 		c.MedianCap = spreadMedianCap
 	}
