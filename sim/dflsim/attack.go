@@ -88,7 +88,7 @@ func (a *Adversary) Validate(n int) error {
 		known = known || k == a.Attack
 	}
 	known = known || slices.Contains(AdaptiveAttacks(), a.Attack) || a.Attack == AttackBackdoor
-	if a.TriggerAt != "" && !slices.Contains(TriggerPlaces(), a.TriggerAt) {
+	if !a.TriggerAt.Known() {
 		return fmt.Errorf("%w: trigger place %q (want %v)", ErrConfig, a.TriggerAt, TriggerPlaces())
 	}
 	if !known || len(a.Byzantine) != n {

@@ -33,6 +33,18 @@ const (
 // TriggerPlaces lists the placements, the default first.
 func TriggerPlaces() []TriggerPlace { return []TriggerPlace{TriggerCorner, TriggerCentre} }
 
+// Known reports whether t is a placement, the zero one (TriggerCorner)
+// included.
+func (t TriggerPlace) Known() bool { return t == "" || slices.Contains(TriggerPlaces(), t) }
+
+// Where says where the trigger sits, for the lab's report.
+func (t TriggerPlace) Where() string {
+	if t == TriggerCentre {
+		return "in the centre"
+	}
+	return "in the bottom-right corner"
+}
+
 // origin returns the trigger's top-left row and column in an image of
 // rows x cols; the zero TriggerPlace is TriggerCorner.
 func (t TriggerPlace) origin(rows, cols int) (r, c int) {

@@ -159,12 +159,8 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 		p.fractions, o.Seed, o.Seed+uint64(p.seeds)-1)
 	fmt.Fprintf(out, "  attacks %v; adaptive attacks %v (they know the rule and its parameters); rules %v\n", p.attacks, p.adaptive, p.rules)
 	if p.backdoorF > 0 {
-		where := "in the bottom-right corner"
-		if p.trigger == dflsim.TriggerCentre {
-			where = "in the centre"
-		}
 		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square %s relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
-			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, where, dflsim.BackdoorTarget, s.triggered.Len())
+			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, p.trigger.Where(), dflsim.BackdoorTarget, s.triggered.Len())
 	}
 	fmt.Fprintf(out, "  each cell: the mean of %d training order(s), the same partition, overlay, attackers and initial model, the peers' sample order reseeded\n", p.orders)
 	fmt.Fprintf(out, "  ALIE and IPM are omniscient: they read the receiver's honest neighbours' models (the simulator grants it)\n")

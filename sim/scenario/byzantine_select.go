@@ -119,7 +119,7 @@ func (p *byzParams) applySelect(spec string) error {
 			p.codec = v
 		case "trigger":
 			t := dflsim.TriggerPlace(v)
-			if !slices.Contains(dflsim.TriggerPlaces(), t) {
+			if t == "" || !t.Known() { // "trigger=" names none
 				return fmt.Errorf("%w: %s: trigger %q: want one of %v", errSelect, byzSelectEnv, v, dflsim.TriggerPlaces())
 			}
 			p.trigger = t
