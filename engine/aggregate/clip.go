@@ -220,6 +220,13 @@ type ClipConfig struct {
 	// median with its own distance: docs/RESULTS.md). Our own step is the
 	// one length no neighbour sets, so the cap holds at any liar share.
 	MedianCap float64
+	// SignBar, when positive, turns on the sign check (sign.go): a
+	// neighbour whose difference from our model moves more than 1/2 +
+	// SignBar of its changed coordinates the same way (down or up) is
+	// left out of the round's average, like one the direction check
+	// refuses; its Severity is how far past the bar, (|share - 1/2| -
+	// SignBar) / (1/2 - SignBar). SignBar < 1/2.
+	SignBar float64
 }
 
 // DefaultClipConfig clips at 1.5 times the distance of the closest third
@@ -342,9 +349,10 @@ func (c ClipConfig) Validate() error {
 		!(c.Reject == 0 || c.Reject >= 1) || math.IsInf(c.Reject, 1) ||
 		!(c.MinCosine >= -1 && c.MinCosine < 1) || !(c.Behind >= 0) || math.IsInf(c.Behind, 1) ||
 		c.DirectionWitnesses < 0 || !(c.CutScale >= 0 && c.CutScale <= c.Scale) ||
-		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) || !(c.MedianCap >= 0) || math.IsInf(c.MedianCap, 1) {
-		return fmt.Errorf("%w: clipping quantile %v scale %v cut scale %v reject %v min cosine %v behind %v direction witnesses %d coordinate radius %v floor %v",
-			ErrConfig, c.Quantile, c.Scale, c.CutScale, c.Reject, c.MinCosine, c.Behind, c.DirectionWitnesses, c.CoordRadius, c.CoordFloor)
+		!(c.MedianFloor >= 0 && c.MedianFloor <= 1) || !(c.MedianCap >= 0) || math.IsInf(c.MedianCap, 1) ||
+		!(c.SignBar >= 0 && c.SignBar < 0.5) {
+		return fmt.Errorf("%w: clipping quantile %v scale %v cut scale %v reject %v min cosine %v behind %v direction witnesses %d coordinate radius %v floor %v sign bar %v",
+			ErrConfig, c.Quantile, c.Scale, c.CutScale, c.Reject, c.MinCosine, c.Behind, c.DirectionWitnesses, c.CoordRadius, c.CoordFloor, c.SignBar)
 	}
 	return nil
 }
@@ -384,6 +392,12 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			cos = cosine(origin, self.Params, work[j].Params)
 			rep.Pulls = append(rep.Pulls, Pull{Index: j, From: work[j].From, Cosine: cos})
 		}
+		var signOff float64 // the sign check's severity; > 0: left out
+		if c.SignBar > 0 && !far[k] {
+			if down, ok := signShare(self.Params, work[j].Params); ok {
+				signOff = c.signSeverity(down)
+			}
+		}
 		switch {
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
@@ -391,6 +405,10 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 		case checkDirection && cos < c.MinCosine:
 			rejected = append(rejected, j) // pulls back against our step
 			severity = (c.MinCosine - cos) / (1 + c.MinCosine)
+			action = OutlierLeftOut
+		case signOff > 0:
+			rejected = append(rejected, j) // moves nearly every weight one way
+			severity = signOff
 			action = OutlierLeftOut
 		case work[j].Suspended:
 			rejected = append(rejected, j) // measured above, not used

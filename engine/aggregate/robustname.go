@@ -31,6 +31,9 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 	if inner, set, ok := cutMinCosPrefix(name); ok {
 		return inner, set, true
 	}
+	if inner, set, ok := cutSignPrefix(name); ok {
+		return inner, set, true
+	}
 	if n, ok := cutCoordPrefix(name); ok {
 		return n.inner, func(c *ClipConfig) {
 			d := DefaultClipConfig() // the floor may be none (0)
