@@ -13,7 +13,8 @@ import (
 // training start, standing in for the receiver's (a neighbour trained
 // from nearly the same point on data like its own); standIns are its
 // own earlier models, standing in for the honest neighbours; dir is the
-// direction it pushes. It returns own + gamma * dir', dir' dir scaled to
+// direction it pushes, its signs balanced (BalanceSigns) where rule
+// runs the sign check. It returns own + gamma * dir', dir' dir scaled to
 // the stand-ins' median distance from own, gamma from Search against
 // rule (tol: the reputation's tolerance), and gamma; ok is false when
 // there is nothing to measure the scale by (no stand-in apart from own,
@@ -32,6 +33,9 @@ func Blind(rule aggregate.Aggregator, tol float64, own aggregate.Contribution, s
 	nb = append(nb, evil)
 	slots := []int{slot}
 	d := slices.Clone(dir)
+	if SignChecked(rule) && !BalanceSigns(d) {
+		return nil, 0, false
+	}
 	if len(d) != len(own.Params) || !ScaleTo(d, MedianDistance(own.Params, nb, slots)) {
 		return nil, 0, false
 	}

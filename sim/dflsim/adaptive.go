@@ -132,6 +132,9 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	for i := range dir {
 		dir[i] = start[i] - dir[i] // minus the mean update
 	}
+	if a.signChecked(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
+		return
+	}
 	unit := attack.MedianDistance(self.Params, sim, slots)
 	if !attack.ScaleTo(dir, unit) {
 		return
@@ -160,6 +163,14 @@ func (a *Adversary) search(cfg learn.Config, charged func(aggregate.Report, int)
 	}
 	m, _ := attack.Search(rule, cfg.Reputation.Tolerance, self, nb, slots, gmax, centre, dir)
 	return m
+}
+
+// signChecked reports whether the receiver's rule, rebuilt from cfg,
+// runs the sign check: the attackers then balance their push's signs
+// (attack.BalanceSigns), as an attacker that read the rule would.
+func (a *Adversary) signChecked(cfg learn.Config) bool {
+	rule, err := ruleOf(cfg)
+	return err == nil && attack.SignChecked(rule)
 }
 
 // driftAware is the receiver's rule as an attacker that knows its
@@ -218,6 +229,9 @@ func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func
 		d := make([]float32, len(self.Params))
 		for i, v := range self.Params {
 			d[i] = own[i] - v
+		}
+		if a.signChecked(cfg) {
+			attack.BalanceSigns(d)
 		}
 		diffs[s] = d
 	}
