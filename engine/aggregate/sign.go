@@ -19,8 +19,17 @@ import "strings"
 // 82-99% (SignGuard, Xu et al. 2022, filters by the same sign
 // statistics).
 
+// SignMinChanged is how many coordinates must differ for the sign
+// check to judge (an attacker that knows the check balances only a push
+// that long: engine/attack.BalanceSigns): a share of few signs says nothing (a 2-parameter
+// difference is all one way half the time). Were the signs of 100
+// coordinates independent and even, their share would sit within 1/2 +-
+// 0.05 (one standard deviation), and the bar 0.2 away is 4 of those.
+const SignMinChanged = 100
+
 // signShare returns the share of the coordinates where x differs from
-// self at which x is below it, and whether any differ.
+// self at which x is below it; ok is false where fewer than
+// SignMinChanged differ.
 func signShare(self, x []float32) (down float64, ok bool) {
 	var neg, pos int
 	x = x[:len(self)]
@@ -32,7 +41,7 @@ func signShare(self, x []float32) (down float64, ok bool) {
 			pos++
 		}
 	}
-	if neg+pos == 0 {
+	if neg+pos < SignMinChanged {
 		return 0, false
 	}
 	return float64(neg) / float64(neg+pos), true

@@ -85,6 +85,16 @@ func TestSignSeverity(t *testing.T) {
 	if _, ok := signShare([]float32{1, 2}, []float32{1, 2}); ok {
 		t.Error("equal models: a share, want none")
 	}
+	few := make([]float32, SignMinChanged)
+	for i := range few {
+		few[i] = -1
+	}
+	if _, ok := signShare(make([]float32, SignMinChanged-1), few); ok {
+		t.Errorf("%d coordinates all down: a share, want none under %d", SignMinChanged-1, SignMinChanged)
+	}
+	if down, ok := signShare(make([]float32, SignMinChanged), few); !ok || down != 1 {
+		t.Errorf("%d coordinates all down: share %v %v, want 1", SignMinChanged, down, ok)
+	}
 	if (ClipConfig{SignBar: 0}).signSeverity(1) != 0 {
 		t.Error("the check off: a severity")
 	}

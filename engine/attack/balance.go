@@ -18,7 +18,9 @@ func SignChecked(rule aggregate.Aggregator) bool {
 // BalanceSigns zeroes, in v, the smallest entries of the sign that
 // outnumbers the other until both signs count the same: a push the sign
 // check cannot tell from an honest difference by its signs, bought with
-// its weakest coordinates. It reports whether a nonzero entry is left.
+// its weakest coordinates. A push of fewer than
+// aggregate.SignMinChanged nonzero entries, which the check does not
+// judge, is left as it is. It reports whether a nonzero entry is left.
 func BalanceSigns(v []float32) bool {
 	var pos, neg []int
 	for i, x := range v {
@@ -28,6 +30,9 @@ func BalanceSigns(v []float32) bool {
 		case x < 0:
 			neg = append(neg, i)
 		}
+	}
+	if len(pos)+len(neg) < aggregate.SignMinChanged {
+		return len(pos)+len(neg) > 0
 	}
 	more, fewer := pos, neg
 	if len(neg) > len(pos) {

@@ -12,18 +12,33 @@ import (
 // TestBalanceSigns: the smallest entries of the outnumbering sign go to
 // 0 until the signs count the same; the rest are untouched.
 func TestBalanceSigns(t *testing.T) {
-	// Five negatives against two positives: the three smallest
+	// Five negatives against two positives, then as many of each sign
+	// (a push long enough for the check to judge): the three smallest
 	// negatives go, -4 and -3 stay.
-	v := []float32{-3, -0.1, 2, -0.5, 0, -4, -0.2, 0.01}
+	pad := func(v ...float32) []float32 {
+		for i := range 2 * aggregate.SignMinChanged {
+			v = append(v, float32(1-2*(i%2))*10)
+		}
+		return v
+	}
+	v := pad(-3, -0.1, 2, -0.5, 0, -4, -0.2, 0.01)
 	if !BalanceSigns(v) {
 		t.Fatal("nothing left")
 	}
-	if want := []float32{-3, 0, 2, 0, 0, -4, 0, 0.01}; !slices.Equal(v, want) {
-		t.Fatalf("got %v, want %v", v, want)
+	if want := pad(-3, 0, 2, 0, 0, -4, 0, 0.01); !slices.Equal(v, want) {
+		t.Fatalf("got %v, want %v", v[:8], want[:8])
 	}
-	w := []float32{1, 2, 3}
-	if BalanceSigns(w) || !slices.Equal(w, []float32{0, 0, 0}) {
+	w := make([]float32, aggregate.SignMinChanged)
+	for i := range w {
+		w[i] = float32(i + 1)
+	}
+	if BalanceSigns(w) || slices.ContainsFunc(w, func(x float32) bool { return x != 0 }) {
 		t.Fatalf("all one sign: %v, want all zeroed and false", w)
+	}
+	// Too short for the check to judge: left as it is.
+	short := []float32{1, 2, 3}
+	if !BalanceSigns(short) || !slices.Equal(short, []float32{1, 2, 3}) {
+		t.Fatalf("a push of 3: %v, want it untouched", short)
 	}
 }
 
