@@ -222,10 +222,12 @@ type ClipConfig struct {
 	MedianCap float64
 	// SignBar, when positive, turns on the sign check (sign.go): a
 	// neighbour whose difference from our model moves more than 1/2 +
-	// SignBar of its changed coordinates the same way (down or up) is
-	// left out of the round's average, like one the direction check
-	// refuses; its Severity is how far past the bar, (|share - 1/2| -
-	// SignBar) / (1/2 - SignBar). SignBar < 1/2.
+	// SignBar of its changed coordinates the same way (down or up), and
+	// whose share that way lies more than SignBar from the neighbours'
+	// median share, is left out of the round's average, like one the
+	// direction check refuses, in a round with at least
+	// DirectionWitnesses judged neighbours; its Severity is how far past
+	// the bar, (|share - 1/2| - SignBar) / (1/2 - SignBar). SignBar < 1/2.
 	SignBar float64
 }
 
@@ -383,6 +385,7 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 	checkDirection := c.Direction && len(idx) >= c.DirectionWitnesses &&
 		len(origin) == len(self.Params) && distance(origin, self.Params) > 0
 	behind := c.behindSeverities(self, work, idx, far, ref)
+	signOff := c.signSeverities(self, work, idx, far)
 	for k, j := range idx {
 		var s float64 // the share of the difference kept
 		severity := 1 - tau/dist[k]
@@ -392,12 +395,6 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			cos = cosine(origin, self.Params, work[j].Params)
 			rep.Pulls = append(rep.Pulls, Pull{Index: j, From: work[j].From, Cosine: cos})
 		}
-		var signOff float64 // the sign check's severity; > 0: left out
-		if c.SignBar > 0 && !far[k] {
-			if down, ok := signShare(self.Params, work[j].Params); ok {
-				signOff = c.signSeverity(down)
-			}
-		}
 		switch {
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
@@ -406,9 +403,9 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 			rejected = append(rejected, j) // pulls back against our step
 			severity = (c.MinCosine - cos) / (1 + c.MinCosine)
 			action = OutlierLeftOut
-		case signOff > 0:
-			rejected = append(rejected, j) // moves nearly every weight one way
-			severity = signOff
+		case signOff != nil && signOff[k] > 0:
+			rejected = append(rejected, j) // moves nearly every weight one way, unlike the rest
+			severity = signOff[k]
 			action = OutlierLeftOut
 		case work[j].Suspended:
 			rejected = append(rejected, j) // measured above, not used

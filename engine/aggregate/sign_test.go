@@ -14,7 +14,10 @@ import (
 // the honest neighbours' own distance, so the distance rules use it
 // whole. With SignBar 0.2 (bar at 70% one way) it is left out and
 // charged past the tolerance: severity (0.9 - 0.5 - 0.2) / 0.3 = 0.667;
-// every honest one is used. SignBar 0 leaves it in.
+// every honest one is used. Neighbours all one way alike (a peer held
+// back while they progress) are used, and with fewer than
+// DirectionWitnesses neighbours there is no check. SignBar 0 leaves the
+// liar in.
 func TestSignCheck(t *testing.T) {
 	const m = 1000
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -62,6 +65,36 @@ func TestSignCheck(t *testing.T) {
 	}
 	if !slices.Equal(left, []int{4}) || rep.Used != 5 {
 		t.Fatalf("left out %v, used %d: want only the liar (index 4) left out, self and 4 honest used (%+v)", left, rep.Used, rep)
+	}
+	// A peer held back: every neighbour is ahead of it along a
+	// progress that moves 80% of the weights up (and each moves a few
+	// of its own): one-way, but like the rest, so nobody is refused.
+	var ahead []Contribution
+	for n := byte(2); n <= 6; n++ {
+		p := make([]float32, m)
+		for i := range p {
+			p[i] = 1
+			if i%5 == 0 {
+				p[i] = -1
+			}
+			p[i] += 0.1 * float32(rng.NormFloat64())
+		}
+		ahead = append(ahead, contrib(n, 1, p...))
+	}
+	rep, err = Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, ahead, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Used != 6 {
+		t.Fatalf("held back: used %d, want all 6 (%+v)", rep.Used, rep)
+	}
+	// Fewer judged neighbours than DirectionWitnesses: no check.
+	rep, err = Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others[2:], out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Used != 4 {
+		t.Fatalf("3 neighbours: used %d, want all (%+v)", rep.Used, rep)
 	}
 	clip.SignBar = 0
 	rep, err = Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
