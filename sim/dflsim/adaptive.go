@@ -165,10 +165,14 @@ func (a *Adversary) search(cfg learn.Config, charged func(aggregate.Report, int)
 	return m
 }
 
-// signChecked reports whether the receiver's rule, rebuilt from cfg,
-// runs the sign check: the attackers then balance their push's signs
-// (attack.BalanceSigns), as an attacker that read the rule would.
+// signChecked reports whether the attackers balance their push's signs
+// (attack.BalanceSigns) against the receiver's rule, rebuilt from cfg:
+// where it runs the sign check, as an attacker that read the rule would,
+// and against every rule with Balance.
 func (a *Adversary) signChecked(cfg learn.Config) bool {
+	if a.Balance {
+		return true
+	}
 	rule, err := ruleOf(cfg)
 	return err == nil && attack.SignChecked(rule)
 }

@@ -73,6 +73,12 @@ type Adversary struct {
 	ScaleFactor, NoiseStd, IPMEps float64
 	// TriggerAt places AttackBackdoor's trigger (zero: TriggerCorner).
 	TriggerAt TriggerPlace
+	// Balance makes the adaptive attacks and the backdoor balance their
+	// push's signs (attack.BalanceSigns) against every rule; without it
+	// they do so only against a rule with the sign check, which refuses
+	// a one-way push (the lab's balance=1: the balanced push is a
+	// stronger attack on some rules without the check too).
+	Balance bool
 
 	rng      *rand.Rand
 	noiseDir []float32 // AttackCollapse's direction, drawn once

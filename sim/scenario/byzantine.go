@@ -79,6 +79,7 @@ type byzParams struct {
 	patience    int                 // with the neighbourhood check: health.Config.Patience (0: the default's)
 	codec       string              // how models travel ("": float32 as they are)
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
+	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -158,6 +159,9 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	fmt.Fprintf(out, "  attackers: fractions %v placed at random (nested: the first of one random order per seed), seeds %d..%d\n",
 		p.fractions, o.Seed, o.Seed+uint64(p.seeds)-1)
 	fmt.Fprintf(out, "  attacks %v; adaptive attacks %v (they know the rule and its parameters); rules %v\n", p.attacks, p.adaptive, p.rules)
+	if p.balance {
+		fmt.Fprintf(out, "  balance=1: the adaptive attacks and the backdoor balance their push's signs against every rule, not only against one with the sign check\n")
+	}
 	if p.backdoorF > 0 {
 		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square %s relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
 			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, p.trigger.Where(), dflsim.BackdoorTarget, s.triggered.Len())
@@ -315,7 +319,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		advAttack = dflsim.AttackNone
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
-	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger}
+	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
 	if check {
 		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }

@@ -123,6 +123,11 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: trigger %q: want one of %v", errSelect, byzSelectEnv, v, dflsim.TriggerPlaces())
 			}
 			p.trigger = t
+		case "balance":
+			if v != "0" && v != "1" {
+				return fmt.Errorf("%w: %s: balance %q: want 0 or 1", errSelect, byzSelectEnv, v)
+			}
+			p.balance = v == "1"
 		case "holdout":
 			h, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(h >= 0 && h < 0.5) {
@@ -147,7 +152,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if noneOnly {

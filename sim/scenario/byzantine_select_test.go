@@ -34,7 +34,13 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("trigger=centre"); err != nil || p.trigger != dflsim.TriggerCentre {
 		t.Errorf("trigger=centre: %v, %q", err, p.trigger)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger="} {
+	if p.balance {
+		t.Error("full lab: the attackers balance against every rule, want only against the sign check")
+	}
+	if err := p.applySelect("balance=1"); err != nil || !p.balance {
+		t.Errorf("balance=1: %v, %v", err, p.balance)
+	}
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes"} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
