@@ -132,7 +132,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	for i := range dir {
 		dir[i] = start[i] - dir[i] // minus the mean update
 	}
-	if a.signChecked(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
+	if a.balances(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
 		return
 	}
 	unit := attack.MedianDistance(self.Params, sim, slots)
@@ -165,11 +165,11 @@ func (a *Adversary) search(cfg learn.Config, charged func(aggregate.Report, int)
 	return m
 }
 
-// signChecked reports whether the attackers balance their push's signs
+// balances reports whether the attackers balance their push's signs
 // (attack.BalanceSigns) against the receiver's rule, rebuilt from cfg:
 // where it runs the sign check, as an attacker that read the rule would,
 // and against every rule with Balance.
-func (a *Adversary) signChecked(cfg learn.Config) bool {
+func (a *Adversary) balances(cfg learn.Config) bool {
 	if a.Balance {
 		return true
 	}
@@ -234,7 +234,7 @@ func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func
 		for i, v := range self.Params {
 			d[i] = own[i] - v
 		}
-		if a.signChecked(cfg) {
+		if a.balances(cfg) {
 			attack.BalanceSigns(d)
 		}
 		diffs[s] = d
