@@ -228,6 +228,8 @@ type ClipConfig struct {
 	// direction check refuses, in a round with at least
 	// DirectionWitnesses judged neighbours; its Severity is how far past
 	// the bar, (|share - 1/2| - SignBar) / (1/2 - SignBar). SignBar < 1/2.
+	// The lab's "signN-X" (SignBar N/100); measured, not the default
+	// (sign.go says why).
 	SignBar float64
 }
 
