@@ -127,3 +127,19 @@ func TestRuleOfCoordFloor(t *testing.T) {
 		t.Fatalf("%T %+v: want Robust with coordinate radius 4, floor 2", a, a)
 	}
 }
+
+// TestAdaptiveBalances: the attackers balance their push's signs
+// against a rule with the sign check, and with Balance against any.
+func TestAdaptiveBalances(t *testing.T) {
+	for _, tc := range []struct {
+		rule    string
+		balance bool
+		want    bool
+	}{{"sign20-fedlay", false, true}, {aggregate.SafeDefault, false, false}, {aggregate.SafeDefault, true, true}, {"fedlay", true, true}} {
+		cfg := learn.DefaultConfig()
+		cfg.Aggregator = tc.rule
+		if got := (&Adversary{Attack: AttackAdaptive, Balance: tc.balance}).balances(cfg); got != tc.want {
+			t.Errorf("%s, Balance %v: balances %v, want %v", tc.rule, tc.balance, got, tc.want)
+		}
+	}
+}
