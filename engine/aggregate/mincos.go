@@ -17,15 +17,22 @@ const maxMinCos = 99
 // ok is false for any other name ("mincos0-X", "mincos05-X",
 // "mincos100-X", "mincos-X" are no rule).
 func cutMinCosPrefix(name string) (inner string, set func(*ClipConfig), ok bool) {
-	rest, lab := strings.CutPrefix(name, minCosPrefix)
-	if !lab {
-		return "", nil, false
-	}
-	n, inner, ok := cutWhole(rest, 2, maxMinCos)
+	n, inner, ok := cutPercentPrefix(name, minCosPrefix, maxMinCos)
 	if !ok {
 		return "", nil, false
 	}
 	return inner, func(c *ClipConfig) {
 		setIfUnset(&c.MinCosine, DefaultClipConfig().MinCosine, -float64(n)/100)
 	}, true
+}
+
+// cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (at
+// most two digits, no leading zero): the lab's names that set one
+// setting to N/100 ("mincosN-X", "signN-X"). It returns N and X.
+func cutPercentPrefix(name, prefix string, most int) (n int, inner string, ok bool) {
+	rest, lab := strings.CutPrefix(name, prefix)
+	if !lab {
+		return 0, "", false
+	}
+	return cutWhole(rest, 2, most)
 }

@@ -3,7 +3,6 @@ package aggregate
 import (
 	"math"
 	"slices"
-	"strings"
 )
 
 // The sign check (ClipConfig.SignBar; issue #26, the lab's ALIE at
@@ -133,11 +132,7 @@ const maxSignBar = 49
 // cutSignPrefix parses "signN-X" and returns X and what it sets; ok is
 // false for any other name.
 func cutSignPrefix(name string) (inner string, set func(*ClipConfig), ok bool) {
-	rest, lab := strings.CutPrefix(name, signPrefix)
-	if !lab {
-		return "", nil, false
-	}
-	n, inner, ok := cutWhole(rest, 2, maxSignBar)
+	n, inner, ok := cutPercentPrefix(name, signPrefix, maxSignBar)
 	if !ok {
 		return "", nil, false
 	}
