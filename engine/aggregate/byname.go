@@ -178,6 +178,17 @@ func cutCoordPrefix(name string) (c coordName, ok bool) {
 	return c, true
 }
 
+// cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (at
+// most two digits, no leading zero): the lab's names that set one
+// setting to N/100 ("mincosN-X", "signN-X"). It returns N and X.
+func cutPercentPrefix(name, prefix string, most int) (n int, inner string, ok bool) {
+	rest, lab := strings.CutPrefix(name, prefix)
+	if !lab {
+		return 0, "", false
+	}
+	return cutWhole(rest, 2, most)
+}
+
 // cutWhole reads a whole number in 1 .. most of at most maxDigits
 // decimal digits, without sign or leading zero, followed by a dash, from
 // the start of s; it returns the number and what follows the dash.

@@ -1,7 +1,5 @@
 package aggregate
 
-import "strings"
-
 // minCosPrefix marks the attack lab's "mincosN-X": "clipped-X" with the
 // direction check's ClipConfig.MinCosine at -N/100 (N a whole number 1
 // to 99) where the caller's config has the default's (issue #26: the
@@ -24,15 +22,4 @@ func cutMinCosPrefix(name string) (inner string, set func(*ClipConfig), ok bool)
 	return inner, func(c *ClipConfig) {
 		setIfUnset(&c.MinCosine, DefaultClipConfig().MinCosine, -float64(n)/100)
 	}, true
-}
-
-// cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (at
-// most two digits, no leading zero): the lab's names that set one
-// setting to N/100 ("mincosN-X", "signN-X"). It returns N and X.
-func cutPercentPrefix(name, prefix string, most int) (n int, inner string, ok bool) {
-	rest, lab := strings.CutPrefix(name, prefix)
-	if !lab {
-		return 0, "", false
-	}
-	return cutWhole(rest, 2, most)
 }

@@ -32,11 +32,11 @@ func Blind(rule aggregate.Aggregator, tol float64, own aggregate.Contribution, s
 	evil.Origin, evil.From = nil, ident.Peer{0xff}
 	nb = append(nb, evil)
 	slots := []int{slot}
-	d := slices.Clone(dir)
-	if SignChecked(rule) && !BalanceSigns(d) {
+	if len(dir) != len(own.Params) {
 		return nil, 0, false
 	}
-	if len(d) != len(own.Params) || !ScaleTo(d, MedianDistance(own.Params, nb, slots)) {
+	d := slices.Clone(dir)
+	if (SignChecked(rule) && !BalanceSigns(d)) || !ScaleTo(d, MedianDistance(own.Params, nb, slots)) {
 		return nil, 0, false
 	}
 	res, g := Search(rule, tol, own, nb, slots, MaxGamma,

@@ -228,13 +228,14 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 // averaged with the others the boosted model replaces the aggregate).
 func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func(aggregate.Report, int) []int, self aggregate.Contribution, idx []int, nb []aggregate.Contribution, slots []int) {
 	diffs := map[int][]float32{}
+	balance := a.balances(cfg) // one rule rebuilt per receiver, not per slot
 	for _, s := range slots {
 		own := peers[idx[s]].Published()
 		d := make([]float32, len(self.Params))
 		for i, v := range self.Params {
 			d[i] = own[i] - v
 		}
-		if a.balances(cfg) {
+		if balance {
 			attack.BalanceSigns(d)
 		}
 		diffs[s] = d
