@@ -19,10 +19,10 @@ import (
 // of ReLUs a push down on every weight silences units). Two honest models
 // trained from nearby starts differ in both directions about equally: in
 // the attack lab without attack, 1-99% of the neighbours' differences
-// moved 36-63% of their changed weights down (Fashion-MNIST, seed 1; MNIST
-// 43-57%; asynchronous MEP on MNIST 46-54%; through the int8, delta-int4
-// and delta-topk codecs 42-57%), ALIE's 82-99% (SignGuard, Xu et al.
-// 2022, filters by the same sign statistics).
+// moved 36-63% of their changed weights down (Fashion-MNIST, seed 1; all
+// of them 46-54% in asynchronous MEP on MNIST, 42-57% in the quick MNIST
+// lab through the int8, delta-int4 and delta-topk codecs), ALIE's 82-99%
+// (SignGuard, Xu et al. 2022, filters by the same sign statistics).
 //
 // Measured (docs/RESULTS.md, "The sign check"): ALIE at f = 0.3 on
 // Fashion-MNIST 8.24 / 14.78 / 14.93 -> -0.88 / 8.43 / 0.04 points of gap,
