@@ -21,8 +21,9 @@ import (
 // the attack lab without attack, 1-99% of the neighbours' differences
 // moved 36-63% of their changed weights down (Fashion-MNIST, seed 1; all
 // of them 46-54% in asynchronous MEP on MNIST, 42-57% in the quick MNIST
-// lab through the int8, delta-int4 and delta-topk codecs), ALIE's 82-99%
-// (SignGuard, Xu et al. 2022, filters by the same sign statistics).
+// lab through the int8, delta-int4 and delta-topk codecs), ALIE's median
+// 77%, 5-95% 49-94% (f = 0.3; SignGuard, Xu et al. 2022, filters by the
+// same sign statistics).
 //
 // Measured (docs/RESULTS.md, "The sign check"): ALIE at f = 0.3 on
 // Fashion-MNIST 8.24 / 14.78 / 14.93 -> -0.88 / 8.43 / 0.04 points of gap,
