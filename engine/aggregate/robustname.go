@@ -5,9 +5,9 @@ import "strings"
 // cutRobustName reads the Robust wrapper a rule name asks for, the one
 // place NewWith, ParseRule and IsRobustName learn the prefixes from:
 // "clipped-X" and the attack lab's "winsorised-X", "anchored-X",
-// "spread-X", "behindout-X", "ablate-PART-X", "mincosN-X", "signN-X"
-// and "coordclipped[R][-sF]-X" (byname.go, ablate.go, behindout.go,
-// mincos.go, sign.go). It returns X, what the prefix
+// "spread-X", "behindout-X", "ablate-PART-X", "mincosN-X", "signN-X",
+// "behindN-X" and "coordclipped[R][-sF]-X" (byname.go, ablate.go,
+// behindout.go, mincos.go, sign.go, behindbar.go). It returns X, what the prefix
 // sets in a ClipConfig where the caller's leaves it unset (nil for
 // "clipped-"), and ok false for a name without a wrapper.
 func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
@@ -32,6 +32,9 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 		return inner, set, true
 	}
 	if inner, set, ok := cutSignPrefix(name); ok {
+		return inner, set, true
+	}
+	if inner, set, ok := cutBehindBarPrefix(name); ok {
 		return inner, set, true
 	}
 	if n, ok := cutCoordPrefix(name); ok {
