@@ -80,6 +80,7 @@ type byzParams struct {
 	codec       string              // how models travel ("": float32 as they are)
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)
+	exposure    bool                // each cell also reports the exposed honest peers' accuracy apart (byzantine_exposure.go)
 	rules       []string
 	scale       string
 	onlySeeds   []int  // a subset's seed offsets (1-based); nil: all
@@ -162,6 +163,9 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	if p.balance {
 		fmt.Fprintf(out, "  balance=1: the adaptive attacks and the backdoor balance their push's signs against every rule, not only against one with the sign check\n")
 	}
+	if p.exposure {
+		fmt.Fprintf(out, "  exposure=1: each cell's exposed_acc is the mean accuracy of the honest peers at least half of whose neighbours are attackers, rest_acc the other honest peers' (NaN where there are none)\n")
+	}
 	if p.backdoorF > 0 {
 		fmt.Fprintf(out, "  backdoor at f = %g: a %dx%d white square %s relabelled %d, boosted within the rule; success rate on %d triggered test images of the other classes\n",
 			p.backdoorF, dflsim.TriggerSize, dflsim.TriggerSize, p.trigger.Where(), dflsim.BackdoorTarget, s.triggered.Len())
@@ -211,6 +215,9 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 						k := byzKey{f, seed, rule, attack}
 						s.acc[k], s.alarms[k], s.moves[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, orders
 						asr := healthLog(res)
+						if s.p.exposure {
+							asr += fmt.Sprintf(" exposed_acc=%.4f rest_acc=%.4f", res.exposedAcc, res.restAcc)
+						}
 						if s.measuresTrigger(attack) {
 							s.asr[k] = res.asr
 							asr += fmt.Sprintf(" asr=%.4f", res.asr)
@@ -255,6 +262,8 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.victimCaptures += r.victimCaptures
 		mean.victimMoves += r.victimMoves
 		mean.honestCut += r.honestCut
+		mean.exposedAcc += r.exposedAcc / float64(s.p.orders)
+		mean.restAcc += r.restAcc / float64(s.p.orders)
 	}
 	return mean, accs, nil
 }
@@ -276,6 +285,10 @@ type byzResult struct {
 	// honest peer's reputation had dropped at the end (either end):
 	// what the defence cost honest peers in links (summed over orders).
 	honestCut int
+	// exposedAcc and restAcc split acc (with byzParams.exposure): the
+	// honest peers at least half of whose neighbours are Byzantine, and
+	// the others (NaN where a group is empty).
+	exposedAcc, restAcc float64
 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
@@ -363,6 +376,11 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		return byzResult{}, err
 	}
 	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz)}
+	if s.p.exposure {
+		if res.exposedAcc, res.restAcc, err = exposedAccuracy(pool, g, b.Peers, byz, ev); err != nil {
+			return byzResult{}, err
+		}
+	}
 	if hc != nil {
 		res.checked = true
 		res.alarms, res.moves = alarms(hc, byz)

@@ -1,6 +1,12 @@
 package scenario
 
-import "github.com/peerlearn/peerlearn/theory/topology"
+import (
+	"math"
+
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/sim/dflsim"
+	"github.com/peerlearn/peerlearn/theory/topology"
+)
 
 // byzExposure counts how exposed the honest peers of one placement are:
 // honest peers at least half of whose overlay neighbours are Byzantine
@@ -24,12 +30,7 @@ func exposureOf(g *topology.Graph, byz []bool) byzExposure {
 		e.honest++
 		nb := g.Neighbors(i)
 		deg += len(nb)
-		bad := 0
-		for _, j := range nb {
-			if byz[j] {
-				bad++
-			}
-		}
+		bad := byzNeighbours(g, byz, i)
 		switch {
 		case bad == len(nb):
 			e.none++
@@ -45,4 +46,51 @@ func exposureOf(g *topology.Graph, byz []bool) byzExposure {
 		e.degree = float64(deg) / float64(e.honest)
 	}
 	return e
+}
+
+// byzNeighbours counts peer i's Byzantine overlay neighbours.
+func byzNeighbours(g *topology.Graph, byz []bool, i int) int {
+	bad := 0
+	for _, j := range g.Neighbors(i) {
+		if byz[j] {
+			bad++
+		}
+	}
+	return bad
+}
+
+// exposed reports whether honest peer i is exposed: at least half of
+// its overlay neighbours Byzantine (byzExposure's half).
+func exposed(g *topology.Graph, byz []bool, i int) bool {
+	nb := len(g.Neighbors(i))
+	return !byz[i] && nb > 0 && 2*byzNeighbours(g, byz, i) >= nb
+}
+
+// exposedAccuracy is the mean test accuracy of the exposed honest peers
+// and of the other honest peers (NaN for an empty group): where a cell's
+// damage sits, on the peers the attackers surround or across the
+// network (PEERLEARN_BYZ_SELECT exposure=1).
+func exposedAccuracy(pool *dflsim.Pool, g *topology.Graph, peers []*learn.Peer, byz []bool, ev dflsim.Eval) (exposedAcc, restAcc float64, err error) {
+	var in, out []*learn.Peer
+	for i, p := range peers {
+		switch {
+		case byz[i]:
+		case exposed(g, byz, i):
+			in = append(in, p)
+		default:
+			out = append(out, p)
+		}
+	}
+	mean := func(group []*learn.Peer) (float64, error) {
+		if len(group) == 0 {
+			return math.NaN(), nil
+		}
+		pt, err := dflsim.Measure(pool, group, ev)
+		return pt.Acc.Mean, err
+	}
+	if exposedAcc, err = mean(in); err != nil {
+		return 0, 0, err
+	}
+	restAcc, err = mean(out)
+	return exposedAcc, restAcc, err
 }

@@ -34,7 +34,9 @@ import (
 // default, scores on the shard it trained on; measured worse at 0.2,
 // docs/RESULTS.md issue #26 "health"), healthref
 // (self or best: health.Config.AgainstBest), patience (the check's
-// health.Config.Patience). The
+// health.Config.Patience), exposure (0 or 1: each cell also reports the
+// exposed honest peers' mean accuracy apart from the rest's,
+// byzantine_exposure.go). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -48,6 +50,7 @@ func (p *byzParams) applySelect(spec string) error {
 		return nil
 	}
 	noneOnly, attacksSet, victimsSet := false, false, false
+	var err error // the 0-or-1 keys' (selectBool)
 	for _, kv := range strings.Fields(spec) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || v == "" {
@@ -108,10 +111,10 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.rules = vals
 		case "victims":
-			if v != "0" && v != "1" {
-				return fmt.Errorf("%w: %s: victims %q: want 0 or 1", errSelect, byzSelectEnv, v)
+			if p.victims, err = selectBool(k, v); err != nil {
+				return err
 			}
-			p.victims, victimsSet = v == "1", true
+			victimsSet = true
 		case "codec":
 			if _, err := modelcodec.Parse(v); err != nil {
 				return fmt.Errorf("%w: %s: codec %q: %v", errSelect, byzSelectEnv, v, err)
@@ -124,10 +127,13 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.trigger = t
 		case "balance":
-			if v != "0" && v != "1" {
-				return fmt.Errorf("%w: %s: balance %q: want 0 or 1", errSelect, byzSelectEnv, v)
+			if p.balance, err = selectBool(k, v); err != nil {
+				return err
 			}
-			p.balance = v == "1"
+		case "exposure":
+			if p.exposure, err = selectBool(k, v); err != nil {
+				return err
+			}
 		case "holdout":
 			h, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(h >= 0 && h < 0.5) {
@@ -152,7 +158,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, exposure, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if noneOnly {
@@ -205,4 +211,12 @@ func selectInt(key, v string, lo, hi int) (int, error) {
 func isLabRule(name string) bool {
 	_, err := aggregate.ParseRule(name)
 	return err == nil
+}
+
+// selectBool reads key k's value v, "0" or "1".
+func selectBool(k, v string) (bool, error) {
+	if v != "0" && v != "1" {
+		return false, fmt.Errorf("%w: %s: %s %q: want 0 or 1", errSelect, byzSelectEnv, k, v)
+	}
+	return v == "1", nil
 }

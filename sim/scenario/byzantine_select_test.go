@@ -40,7 +40,13 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("balance=1"); err != nil || !p.balance {
 		t.Errorf("balance=1: %v, %v", err, p.balance)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes"} {
+	if p.exposure {
+		t.Error("full lab: exposure split on, want off")
+	}
+	if err := p.applySelect("exposure=1"); err != nil || !p.exposure {
+		t.Errorf("exposure=1: %v, %v", err, p.exposure)
+	}
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "victims=01"} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
@@ -117,6 +123,16 @@ func TestByzantineExposure(t *testing.T) {
 	// (half); peers 3 and 4: none Byzantine.
 	if e != (byzExposure{honest: 4, half: 2, majority: 1, none: 1, degree: 6.0 / 4}) {
 		t.Errorf("%+v", e)
+	}
+	// exposure=1 splits the cell's accuracy by the same half: peers 0 and
+	// 2 exposed, 3 and 4 not, the attacker 1 in neither group.
+	byz := []bool{false, true, false, false, false}
+	var got []bool
+	for i := range 5 {
+		got = append(got, exposed(g, byz, i))
+	}
+	if want := []bool{true, false, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("exposed %v, want %v", got, want)
 	}
 }
 
