@@ -12,16 +12,3 @@ const behindBarPrefix = "behind"
 
 // maxBehindBar bounds N in "behindN-X".
 const maxBehindBar = 99
-
-// cutBehindBarPrefix parses "behindN-X" and returns X and what it sets;
-// ok is false for any other name ("behind0-X", "behind05-X",
-// "behind100-X" are no rule; "behindout-X" is behindout.go's).
-func cutBehindBarPrefix(name string) (inner string, set func(*ClipConfig), ok bool) {
-	n, inner, ok := cutPercentPrefix(name, behindBarPrefix, maxBehindBar)
-	if !ok {
-		return "", nil, false
-	}
-	return inner, func(c *ClipConfig) {
-		setIfUnset(&c.Behind, DefaultClipConfig().Behind, float64(n)/100)
-	}, true
-}

@@ -180,7 +180,8 @@ func cutCoordPrefix(name string) (c coordName, ok bool) {
 
 // cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (at
 // most two digits, no leading zero): the lab's names that set one
-// setting to N/100 ("mincosN-X", "signN-X"). It returns N and X.
+// setting to N/100 (percentLabs: "mincosN-X", "signN-X", "behindN-X").
+// It returns N and X.
 func cutPercentPrefix(name, prefix string, most int) (n int, inner string, ok bool) {
 	rest, lab := strings.CutPrefix(name, prefix)
 	if !lab {

@@ -10,16 +10,3 @@ const minCosPrefix = "mincos"
 
 // maxMinCos bounds N in "mincosN-X": MinCosine must stay above -1.
 const maxMinCos = 99
-
-// cutMinCosPrefix parses "mincosN-X" and returns X and what it sets;
-// ok is false for any other name ("mincos0-X", "mincos05-X",
-// "mincos100-X", "mincos-X" are no rule).
-func cutMinCosPrefix(name string) (inner string, set func(*ClipConfig), ok bool) {
-	n, inner, ok := cutPercentPrefix(name, minCosPrefix, maxMinCos)
-	if !ok {
-		return "", nil, false
-	}
-	return inner, func(c *ClipConfig) {
-		setIfUnset(&c.MinCosine, DefaultClipConfig().MinCosine, -float64(n)/100)
-	}, true
-}

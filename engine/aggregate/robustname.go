@@ -28,14 +28,13 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 	if inner, off, ok := cutAblatePrefix(name); ok {
 		return inner, off, true
 	}
-	if inner, set, ok := cutMinCosPrefix(name); ok {
-		return inner, set, true
-	}
-	if inner, set, ok := cutSignPrefix(name); ok {
-		return inner, set, true
-	}
-	if inner, set, ok := cutBehindBarPrefix(name); ok {
-		return inner, set, true
+	for _, l := range percentLabs {
+		if n, inner, ok := cutPercentPrefix(name, l.prefix, l.most); ok {
+			return inner, func(c *ClipConfig) {
+				def := DefaultClipConfig()
+				setIfUnset(l.field(c), *l.field(&def), l.sign*float64(n)/100)
+			}, true
+		}
 	}
 	if n, ok := cutCoordPrefix(name); ok {
 		return n.inner, func(c *ClipConfig) {
@@ -81,4 +80,22 @@ func setSpread(c *ClipConfig) {
 	if c.MedianCap == 0 {
 		c.MedianCap = spreadMedianCap
 	}
+}
+
+// percentLab is one of the lab's "prefixN-X" names: "clipped-X" with one
+// ClipConfig setting at sign*N/100 (N 1 to most; cutPercentPrefix)
+// where the caller's config leaves it at 0 or the default's value.
+type percentLab struct {
+	prefix string
+	most   int
+	field  func(*ClipConfig) *float64
+	sign   float64 // +1 or -1
+}
+
+// percentLabs: "mincosN-X" (mincos.go), "signN-X" (sign.go),
+// "behindN-X" (behindbar.go).
+var percentLabs = []percentLab{
+	{minCosPrefix, maxMinCos, func(c *ClipConfig) *float64 { return &c.MinCosine }, -1},
+	{signPrefix, maxSignBar, func(c *ClipConfig) *float64 { return &c.SignBar }, 1},
+	{behindBarPrefix, maxBehindBar, func(c *ClipConfig) *float64 { return &c.Behind }, 1},
 }

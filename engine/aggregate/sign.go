@@ -129,15 +129,3 @@ const signPrefix = "sign"
 
 // maxSignBar bounds N in "signN-X": SignBar must stay below 1/2.
 const maxSignBar = 49
-
-// cutSignPrefix parses "signN-X" and returns X and what it sets; ok is
-// false for any other name.
-func cutSignPrefix(name string) (inner string, set func(*ClipConfig), ok bool) {
-	n, inner, ok := cutPercentPrefix(name, signPrefix, maxSignBar)
-	if !ok {
-		return "", nil, false
-	}
-	return inner, func(c *ClipConfig) {
-		setIfUnset(&c.SignBar, DefaultClipConfig().SignBar, float64(n)/100)
-	}, true
-}
