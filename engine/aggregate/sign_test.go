@@ -139,25 +139,3 @@ func TestSignSeverity(t *testing.T) {
 		}
 	}
 }
-
-// TestSignFromName: "signN-X" is "clipped-X" with SignBar N/100 and
-// nothing else changed; malformed N is no rule.
-func TestSignFromName(t *testing.T) {
-	a, err := New("sign20-fedlay")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := DefaultClipConfig()
-	want.SignBar = 0.2
-	if r, ok := a.(Robust); !ok || r.Clip != want {
-		t.Fatalf("%T %+v, want Robust with SignBar 0.2", a, a)
-	}
-	if p, err := ParseRule("sign20-fedlay"); err != nil || !p.Clipped || !IsRobustName("sign20-fedlay") || slices.Contains(Names(), "sign20-fedlay") {
-		t.Errorf("ParseRule %+v %v", p, err)
-	}
-	for _, name := range []string{"sign0-fedlay", "sign50-fedlay", "sign05-fedlay", "sign-fedlay", "sign20fedlay"} {
-		if _, err := New(name); !errors.Is(err, ErrUnknown) {
-			t.Errorf("New(%q): %v, want ErrUnknown", name, err)
-		}
-	}
-}
