@@ -81,7 +81,8 @@ test: deps data test-go
 # all but those that measure time or load (throttling, CPU share, frame
 # gaps: e2e/browser/parallel_test.go), which run alone before them.
 # e2e/netlab's tests run three at once too (each lab is its own set of
-# namespaces; e2e/netlab/parallel_test.go), and beside test-wasm: the
+# namespaces; e2e/netlab/parallel_test.go; its two three-tab tests never
+# side by side), and beside test-wasm: the
 # lab's peers mostly wait on ICE and their periods (the package used
 # about 0.4 of the 2 cores), and the wasm tests are CPU on virtual time.
 # e2e/browser runs last, alone, for its timing tests.

@@ -19,6 +19,7 @@ func TestNetlabBrowserCones(t *testing.T) {
 		t.Skip("network lab (-short)")
 	}
 	needLab(t)
+	withTabs(t)
 	chrome := chromiumBin(t)
 	peerBin, sigBin := binaries(t)
 	data := dataDir(t)

@@ -88,6 +88,7 @@ func TestNetlabBrowsers(t *testing.T) {
 		t.Skip("network lab (-short)")
 	}
 	needLab(t)
+	withTabs(t)
 	chrome := chromiumBin(t)
 	peerBin, sigBin := binaries(t)
 	data := dataDir(t)

@@ -3,6 +3,7 @@ package netlab
 import (
 	"flag"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -36,4 +37,21 @@ func defaultParallel() {
 	if !explicit {
 		flag.Set("test.parallel", strconv.Itoa(concurrent))
 	}
+}
+
+// tabsTurn is held by the test whose Chromium tabs train (withTabs).
+var tabsTurn sync.Mutex
+
+// withTabs marks a parallel test whose Chromium tabs join a task and
+// train: it runs beside the native tests but never beside another such
+// test. Three tabs are Chromium's renderers plus the page's wasm peer
+// each; the two such tests side by side (six tabs, besides the labs' native
+// peers and make test's wasm tests) held the 2 cores' load average near
+// 17, and then a tab's page stopped answering for minutes or a tab-to-tab
+// pair behind port-restricted cones never connected
+// (TestNetlabBrowserCones failed twice in a row under that load; alone it
+// passes in 20-32 s).
+func withTabs(t *testing.T) {
+	tabsTurn.Lock()
+	t.Cleanup(tabsTurn.Unlock)
 }
