@@ -37,8 +37,8 @@ func exposureOf(g *topology.Graph, byz []bool) byzExposure {
 			fallthrough
 		case 2*bad > len(nb):
 			e.majority++
-			fallthrough
-		case 2*bad == len(nb):
+		}
+		if exposed(g, byz, i) {
 			e.half++
 		}
 	}
@@ -60,10 +60,10 @@ func byzNeighbours(g *topology.Graph, byz []bool, i int) int {
 }
 
 // exposed reports whether honest peer i is exposed: at least half of
-// its overlay neighbours Byzantine (byzExposure's half).
+// its overlay neighbours Byzantine (byzExposure's half; a peer without
+// neighbours has no honest one, so it counts).
 func exposed(g *topology.Graph, byz []bool, i int) bool {
-	nb := len(g.Neighbors(i))
-	return !byz[i] && nb > 0 && 2*byzNeighbours(g, byz, i) >= nb
+	return !byz[i] && 2*byzNeighbours(g, byz, i) >= len(g.Neighbors(i))
 }
 
 // exposedAccuracy is the mean test accuracy of the exposed honest peers
