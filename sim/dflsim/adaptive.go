@@ -139,8 +139,14 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	if !attack.ScaleTo(dir, unit) {
 		return
 	}
-	m := a.search(peers[receiver].Config(), peers[receiver].DriftCharged, self, sim, slots, attack.MaxGamma,
+	cfg := peers[receiver].Config()
+	m := a.search(cfg, peers[receiver].DriftCharged, self, sim, slots, attack.MaxGamma,
 		func(int) []float32 { return centre }, func(int) []float32 { return dir })
+	if a.CutBack && m != nil {
+		if rule, err := ruleOf(cfg); err == nil {
+			_ = attack.CutBack(rule, self, sim, m) // on error the models stay as searched
+		}
+	}
 	for _, s := range slots {
 		nb[s].Params = m[s]
 	}

@@ -79,6 +79,13 @@ type Adversary struct {
 	// a one-way push (the lab's balance=1: the balanced push is a
 	// stronger attack on some rules without the check too).
 	Balance bool
+	// CutBack makes the adaptive attacks (AttackAdaptive,
+	// AttackAdaptiveBlind) send each model already cut back to the
+	// receiver's cut radius as their simulated rule computes it
+	// (attack.CutBack): the model the rule would have used, used whole
+	// (the lab's cutback=1; without it they send the far model and the
+	// receiver cuts it).
+	CutBack bool
 
 	rng      *rand.Rand
 	noiseDir []float32 // AttackCollapse's direction, drawn once

@@ -80,6 +80,8 @@ type byzParams struct {
 	codec       string              // how models travel ("": float32 as they are)
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)
+	cutback     bool                // the adaptive attackers send their models cut back to the rule's cut radius (dflsim.Adversary.CutBack)
+	stay        bool                // the neighbourhood check narrows trust only, never places again (moves=0)
 	exposure    bool                // each cell also reports the exposed honest peers' accuracy apart (byzantine_exposure.go)
 	rules       []string
 	scale       string
@@ -162,6 +164,12 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	fmt.Fprintf(out, "  attacks %v; adaptive attacks %v (they know the rule and its parameters); rules %v\n", p.attacks, p.adaptive, p.rules)
 	if p.balance {
 		fmt.Fprintf(out, "  balance=1: the adaptive attacks and the backdoor balance their push's signs against every rule, not only against one with the sign check\n")
+	}
+	if p.stay {
+		fmt.Fprintf(out, "  moves=0: the neighbourhood check (+health) never places a peer again; it only narrows whom a captured peer aggregates with\n")
+	}
+	if p.cutback {
+		fmt.Fprintf(out, "  cutback=1: the adaptive attacks send each model already cut back to the receiver's cut radius, as their simulated rule computes it (used whole, never reported)\n")
 	}
 	if p.exposure {
 		fmt.Fprintf(out, "  exposure=1: each cell's exposed_acc is the mean accuracy of the honest peers at least half of whose neighbours are attackers, rest_acc the other honest peers' (NaN where there are none)\n")
@@ -332,7 +340,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		advAttack = dflsim.AttackNone
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
-	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance}
+	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
 	if check {
 		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }

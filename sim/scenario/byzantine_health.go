@@ -59,7 +59,11 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 	if s.p.patience > 0 {
 		cfg.Patience = s.p.patience
 	}
-	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: s.p.spaces}
+	spaces := s.p.spaces
+	if s.p.stay {
+		spaces = 0 // the check narrows trust only
+	}
+	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: spaces}
 }
 
 // healthSamples bounds what a peer scores models on each round (the lab's

@@ -36,7 +36,11 @@ import (
 // (self or best: health.Config.AgainstBest), patience (the check's
 // health.Config.Patience), exposure (0 or 1: each cell also reports the
 // exposed honest peers' mean accuracy apart from the rest's,
-// byzantine_exposure.go). The
+// byzantine_exposure.go), cutback (0 or 1: the adaptive attacks send
+// their models cut back to the rule's cut radius,
+// dflsim.Adversary.CutBack), moves (0 or 1, default 1: with "+health",
+// 0 keeps every checked peer at its place, the check then only narrows
+// whom it aggregates with). The
 // subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
@@ -130,6 +134,16 @@ func (p *byzParams) applySelect(spec string) error {
 			if p.balance, err = selectBool(k, v); err != nil {
 				return err
 			}
+		case "cutback":
+			if p.cutback, err = selectBool(k, v); err != nil {
+				return err
+			}
+		case "moves":
+			var moves bool
+			if moves, err = selectBool(k, v); err != nil {
+				return err
+			}
+			p.stay = !moves
 		case "exposure":
 			if p.exposure, err = selectBool(k, v); err != nil {
 				return err
@@ -158,7 +172,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, exposure, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, exposure, moves, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if noneOnly {
