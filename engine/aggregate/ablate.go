@@ -21,6 +21,8 @@ func ablation(part string) func(*ClipConfig) {
 		return func(c *ClipConfig) { c.Behind = 0 }
 	case "coord": // no coordinate-wise radius: the default before issue #26's backdoor defence
 		return func(c *ClipConfig) { c.CoordRadius, c.CoordFloor = 0, 0 }
+	case "cons": // no consensus check: the default before issue #26's cut-back attack
+		return func(c *ClipConfig) { c.ConsensusCos = 0 }
 	case "floors": // the reference is the low quantile alone
 		return func(c *ClipConfig) { c.StepFloor, c.MedianFloor, c.MedianCap = 0, 0, 0 }
 	case "cut":

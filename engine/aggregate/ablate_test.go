@@ -20,6 +20,7 @@ func TestAblateFromName(t *testing.T) {
 		{"ablate-direction-fedlay", func(c ClipConfig) ClipConfig { c.Direction = false; return c }},
 		{"ablate-behind-mean", func(c ClipConfig) ClipConfig { c.Behind = 0; return c }},
 		{"ablate-floors-fedlay", func(c ClipConfig) ClipConfig { c.StepFloor, c.MedianFloor, c.MedianCap = 0, 0, 0; return c }},
+		{"ablate-cons-fedlay", func(c ClipConfig) ClipConfig { c.ConsensusCos = 0; return c }},
 		{"ablate-cut-dechw", func(c ClipConfig) ClipConfig { c.Scale, c.Reject = 2.5, 1; return c }},
 		{"ablate-coord-fedlay", func(c ClipConfig) ClipConfig { c.CoordRadius, c.CoordFloor = 0, 0; return c }},
 	} {
@@ -71,7 +72,7 @@ func TestAblateRejectAndCut(t *testing.T) {
 	out := make([]float32, 1)
 	mean := func(name string, want float64) {
 		t.Helper()
-		a, err := New(name)
+		a, err := newToy(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 // keeps its full score. Before the check existed nothing was reported
 // and f stayed linked.
 func TestClipBehind(t *testing.T) {
-	clip := DefaultClipConfig()
+	clip := toyClip()
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, 0.2, 2), contrib(3, 1, 0, 2), contrib(4, 1, 0.1, -2),
 		contrib(5, 1, -0.1, -2), contrib(6, 1, -0.6, 2)}

@@ -15,7 +15,7 @@ import (
 // 0.684), f is left out and charged as the check alone charged it at half
 // that distance.
 func TestBehindLeave(t *testing.T) {
-	clip := DefaultClipConfig()
+	clip := toyClip()
 	clip.BehindLeave = true
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, 0.2, 2), contrib(3, 1, 0, 2), contrib(4, 1, 0.1, -2),

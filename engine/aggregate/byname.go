@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -178,16 +179,16 @@ func cutCoordPrefix(name string) (c coordName, ok bool) {
 	return c, true
 }
 
-// cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (at
-// most two digits, no leading zero): the lab's names that set one
-// setting to N/100 (percentLabs: "mincosN-X", "signN-X", "behindN-X").
+// cutPercentPrefix parses "prefixN-X", N a whole number 1 to most (no
+// more digits than most has, no leading zero): the lab's names that set
+// one setting to N/100 (percentLabs).
 // It returns N and X.
 func cutPercentPrefix(name, prefix string, most int) (n int, inner string, ok bool) {
 	rest, lab := strings.CutPrefix(name, prefix)
 	if !lab {
 		return 0, "", false
 	}
-	return cutWhole(rest, 2, most)
+	return cutWhole(rest, len(strconv.Itoa(most)), most)
 }
 
 // cutWhole reads a whole number in 1 .. most of at most maxDigits

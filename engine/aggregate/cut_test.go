@@ -20,7 +20,7 @@ func TestCutScale(t *testing.T) {
 		cutScale float64
 		mean     float64
 	}{{0, 0.9}, {1, 0.6}, {1.5, 0.9}} {
-		clip := DefaultClipConfig()
+		clip := toyClip()
 		clip.CutScale = tc.cutScale
 		out := make([]float32, 1)
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)

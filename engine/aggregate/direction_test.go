@@ -97,8 +97,8 @@ func TestClipLiarMajority(t *testing.T) {
 	}{
 		{"quantile only", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0}, others, []float64{-0.95, 0.025}},
 		{"direction", ClipConfig{Quantile: 0.34, Scale: 1.5, Reject: 5.0 / 3.0, Direction: true, MinCosine: -0.3}, others, []float64{1.1, 0}},
-		{"default, 3 neighbours", DefaultClipConfig(), others, []float64{-0.95, 0}},
-		{"default, 4 neighbours", DefaultClipConfig(), four, []float64{1.1, 0}},
+		{"default, 3 neighbours", toyClip(), others, []float64{-0.95, 0}},
+		{"default, 4 neighbours", toyClip(), four, []float64{1.1, 0}},
 	} {
 		if _, err := (Robust{Bounds: DefaultBounds(), Clip: tc.clip, Inner: Mean{}}).Aggregate(self, tc.others, out); err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func TestClipDirectionInsideReference(t *testing.T) {
 	self := withOrigin(contrib(1, 1, 1, 0), 0, 0)
 	others := []Contribution{contrib(2, 1, 1, 1.5), contrib(3, 1, 1.2, -1.6), contrib(4, 1, 2.4, 0.9), contrib(5, 1, -0.2, 0.3)}
 	out := make([]float32, 2)
-	rep, err := Robust{Bounds: DefaultBounds(), Clip: DefaultClipConfig(), Inner: Mean{}}.Aggregate(self, others, out)
+	rep, err := Robust{Bounds: DefaultBounds(), Clip: toyClip(), Inner: Mean{}}.Aggregate(self, others, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestWinsoriseSparse(t *testing.T) {
 	others := []Contribution{contrib(2, 1, 0.1, 0.1, 0), contrib(3, 1, -0.1, 0, 0.1), contrib(4, 1, 0, -0.1, -0.1),
 		contrib(5, 1, 0.05, 0.1, -0.1), contrib(6, 1, 0.3, 0, 0)}
 	before := slices.Clone(others[1].Params)
-	a, err := New("winsorised-mean")
+	a, err := newToy("winsorised-mean")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestWinsoriseSparse(t *testing.T) {
 	if rep.Used != 6 {
 		t.Fatalf("report %+v: want all used", rep)
 	}
-	plain, err := New("clipped-mean")
+	plain, err := newToy("clipped-mean")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,3 +27,21 @@ func near(t *testing.T, got []float32, want ...float64) {
 		}
 	}
 }
+
+// toyClip is DefaultClipConfig without the consensus check, for the
+// hand-built neighbourhoods of one to three coordinates in these tests:
+// their differences from ours scatter around 0 on purpose, so there is
+// no consensus for the check to judge (consensus_test.go tests it on
+// neighbourhoods that agree).
+func toyClip() ClipConfig {
+	c := DefaultClipConfig()
+	c.ConsensusCos = 0
+	return c
+}
+
+// newToy is New(name) with toyClip as the options' clip.
+func newToy(name string) (Aggregator, error) {
+	o := DefaultOptions()
+	o.Clip = toyClip()
+	return NewWith(name, o)
+}

@@ -38,7 +38,7 @@ func TestMedianFloorCollapse(t *testing.T) {
 		{0.5, 0.77 / 7, 7, map[int]float64{6: 1 - 0.75/3},
 			map[int]float64{3: 1 - 0.75/1, 4: 1 - 0.75/1.1, 5: 1 - 0.75/1.2}},
 	} {
-		clip := DefaultClipConfig()
+		clip := toyClip()
 		clip.MedianFloor, clip.MedianCap, clip.StepFloor = tc.floor, 0, 0
 		out := make([]float32, 1)
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)

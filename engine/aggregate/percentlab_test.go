@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestPercentLabsFromName: "mincosN-X", "signN-X" and "behindN-X" are
-// "clipped-X" with one setting at -N/100, N/100, N/100 and nothing else
+// TestPercentLabsFromName: "mincosN-X", "signN-X", "behindN-X", "cutN-X"
+// and "consN-X" are "clipped-X" with one setting at -N/100, N/100, N/100,
+// N/100, N/100 and nothing else
 // changed, a caller's own setting wins, ParseRule and IsRobustName agree
 // with New, Names lists none; malformed N is no rule, and "behindout-X"
 // is still the leave-out at the default bar.
@@ -15,6 +16,8 @@ func TestPercentLabsFromName(t *testing.T) {
 	minCos := func(c *ClipConfig) *float64 { return &c.MinCosine }
 	sign := func(c *ClipConfig) *float64 { return &c.SignBar }
 	behind := func(c *ClipConfig) *float64 { return &c.Behind }
+	cut := func(c *ClipConfig) *float64 { return &c.CutScale }
+	cons := func(c *ClipConfig) *float64 { return &c.ConsensusCos }
 	for _, tc := range []struct {
 		name      string
 		field     func(*ClipConfig) *float64
@@ -23,6 +26,8 @@ func TestPercentLabsFromName(t *testing.T) {
 		{"mincos15-fedlay", minCos, 0, -0.15}, {"mincos1-mean", minCos, 0, -0.01}, {"mincos99-dechw", minCos, 0, -0.99}, {"mincos15-fedlay", minCos, -0.5, -0.5},
 		{"sign20-fedlay", sign, 0, 0.2}, {"sign49-mean", sign, 0, 0.49}, {"sign20-fedlay", sign, 0.1, 0.1},
 		{"behind30-fedlay", behind, 0, 0.3}, {"behind1-mean", behind, 0, 0.01}, {"behind99-dechw", behind, 0, 0.99}, {"behind30-fedlay", behind, 0.6, 0.6},
+		{"cut100-fedlay", cut, 0, 1}, {"cut150-mean", cut, 0, 1.5}, {"cut75-fedlay", cut, 0.5, 0.5},
+		{"cons1-fedlay", cons, 0, 0.01}, {"cons99-mean", cons, 0, 0.99}, {"cons15-fedlay", cons, 0.4, 0.4},
 	} {
 		o := DefaultOptions()
 		if tc.set != 0 {

@@ -75,7 +75,7 @@ func TestRobustLeavesSuspendedOut(t *testing.T) {
 	self := contrib(1, 10, 1, 0)
 	self.Origin = []float32{0, 0}
 	others := []Contribution{contrib(2, 10, 1, 0.5), contrib(3, 10, 1.2, -0.4), contrib(4, 10, 1.1, 0.3), contrib(5, 10, 0.9, 0.1)}
-	r := Robust{Bounds: DefaultBounds(), Clip: DefaultClipConfig(), Inner: Mean{}}
+	r := Robust{Bounds: DefaultBounds(), Clip: toyClip(), Inner: Mean{}}
 	all := make([]float32, 2)
 	if _, err := r.Aggregate(self, others, all); err != nil {
 		t.Fatal(err)

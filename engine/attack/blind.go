@@ -14,7 +14,8 @@ import (
 // from nearly the same point on data like its own); standIns are its
 // own earlier models, standing in for the honest neighbours; dir is the
 // direction it pushes, its signs balanced (BalanceSigns) where rule
-// runs the sign check. It returns own + gamma * dir', dir' dir scaled to
+// runs the sign check and tilted towards the stand-ins' consensus
+// (AlignConsensus) where it runs the consensus check. It returns own + gamma * dir', dir' dir scaled to
 // the stand-ins' median distance from own, gamma from Search against
 // rule (tol: the reputation's tolerance), and gamma; ok is false when
 // there is nothing to measure the scale by (no stand-in apart from own,
@@ -36,7 +37,13 @@ func Blind(rule aggregate.Aggregator, tol float64, own aggregate.Contribution, s
 		return nil, 0, false
 	}
 	d := slices.Clone(dir)
-	if (SignChecked(rule) && !BalanceSigns(d)) || !ScaleTo(d, MedianDistance(own.Params, nb, slots)) {
+	if SignChecked(rule) && !BalanceSigns(d) {
+		return nil, 0, false
+	}
+	if bar, ok := ConsensusBar(rule); ok {
+		AlignConsensus(d, own.Params, nb, slots, bar) // no stand-in to align with: the push as it is
+	}
+	if !ScaleTo(d, MedianDistance(own.Params, nb, slots)) {
 		return nil, 0, false
 	}
 	res, g := Search(rule, tol, own, nb, slots, MaxGamma,

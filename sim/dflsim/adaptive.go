@@ -135,6 +135,9 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	if a.balances(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
 		return
 	}
+	if bar, ok := consensusBar(peers[receiver].Config()); ok {
+		attack.AlignConsensus(dir, self.Params, sim, slots, bar) // none to align with: the push as it is
+	}
 	unit := attack.MedianDistance(self.Params, sim, slots)
 	if !attack.ScaleTo(dir, unit) {
 		return
@@ -181,6 +184,18 @@ func (a *Adversary) balances(cfg learn.Config) bool {
 	}
 	rule, err := ruleOf(cfg)
 	return err == nil && attack.SignChecked(rule)
+}
+
+// consensusBar is the receiver's consensus check's bar (rebuilt from cfg)
+// and whether it runs one: attackers that read the rule tilt their push
+// towards the neighbourhood's consensus as little as it lets them
+// (attack.AlignConsensus).
+func consensusBar(cfg learn.Config) (float64, bool) {
+	rule, err := ruleOf(cfg)
+	if err != nil {
+		return 0, false
+	}
+	return attack.ConsensusBar(rule)
 }
 
 // driftAware is the receiver's rule as an attacker that knows its
@@ -235,6 +250,7 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func(aggregate.Report, int) []int, self aggregate.Contribution, idx []int, nb []aggregate.Contribution, slots []int) {
 	diffs := map[int][]float32{}
 	balance := a.balances(cfg) // one rule rebuilt per receiver, not per slot
+	bar, consensus := consensusBar(cfg)
 	for _, s := range slots {
 		own := peers[idx[s]].Published()
 		d := make([]float32, len(self.Params))
@@ -243,6 +259,9 @@ func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func
 		}
 		if balance {
 			attack.BalanceSigns(d)
+		}
+		if consensus {
+			attack.AlignConsensus(d, self.Params, nb, slots, bar)
 		}
 		diffs[s] = d
 	}

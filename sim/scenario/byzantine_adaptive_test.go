@@ -41,6 +41,21 @@ func TestByzantineAdaptiveQuick(t *testing.T) {
 	}
 }
 
+// TestByzantineCutBackQuick: the adaptive attacks in their cut-back form
+// (cutback=1: each model sent already cut back to the rule's tau, so it
+// is used whole and never reported) against the default rule in the
+// quick lab: its worst gap at most 8 points. The default before its
+// consensus check (ablate-cons-fedlay) loses 24.91 here (adaptive-blind
+// at 56.74%), which this fails; the default 4.64.
+func TestByzantineCutBackQuick(t *testing.T) {
+	t.Setenv(byzSelectEnv, "rules=clipped-fedlay attacks=adaptive,adaptive-blind victims=0 cutback=1")
+	line, _, _ := runQuick(t, "byzantine")
+	v := floats(t, `^scenario=byzantine f=0\.2 worst_gap_none=NA worst_gap_best=NA worst_gap_adaptive=(-?\d+\.\d+) backdoor_asr=NA best=NA$`, line)
+	if v[0] > 8 {
+		t.Errorf("the default rule's worst gap under the cut-back adaptive attacks %.2f points: want <= 8", v[0])
+	}
+}
+
 // TestByzantineCostQuick: the default rule's cost without attack in the
 // quick lab, paired by training order over 8 orders (one order's cost
 // moves by about a point: 1.00 with the coordinate radius, 0.37
