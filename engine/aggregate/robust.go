@@ -9,7 +9,9 @@ package aggregate
 //     multiple of an honest one,
 //  3. clips each accepted neighbour's model to within tau of ours
 //     (ClipConfig, ClippedGossip), so no model can pull ours further than
-//     its weight times tau, and
+//     its weight times tau, and leaves out the ones beyond the radius or
+//     pointing against our step or against the neighbours' consensus
+//     (the direction and consensus checks), and
 //  4. lets Inner weigh and mix the bounded, clipped copies.
 //
 // The caller's contributions are never modified: bounded claims and

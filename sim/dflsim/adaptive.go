@@ -135,7 +135,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	if a.balances(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
 		return
 	}
-	if bar, ok := consensusBar(peers[receiver].Config()); ok {
+	if bar, ok := consensusBar(peers[receiver].Config()); ok && !a.Unaligned {
 		attack.AlignConsensus(dir, self.Params, sim, slots, bar) // none to align with: the push as it is
 	}
 	unit := attack.MedianDistance(self.Params, sim, slots)
@@ -251,6 +251,7 @@ func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func
 	diffs := map[int][]float32{}
 	balance := a.balances(cfg) // one rule rebuilt per receiver, not per slot
 	bar, consensus := consensusBar(cfg)
+	consensus = consensus && !a.Unaligned
 	for _, s := range slots {
 		own := peers[idx[s]].Published()
 		d := make([]float32, len(self.Params))

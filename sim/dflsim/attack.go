@@ -86,6 +86,12 @@ type Adversary struct {
 	// (the lab's cutback=1; without it they send the far model and the
 	// receiver cuts it).
 	CutBack bool
+	// Unaligned keeps the adaptive attacks and the backdoor from tilting
+	// their push towards the consensus against a rule with the consensus
+	// check (attack.AlignConsensus; the lab's align=0): attackers that do
+	// not know the check, whose refused models still move the median it
+	// judges the honest neighbours by.
+	Unaligned bool
 
 	rng      *rand.Rand
 	noiseDir []float32 // AttackCollapse's direction, drawn once

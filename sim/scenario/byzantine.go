@@ -81,6 +81,7 @@ type byzParams struct {
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)
 	cutback     bool                // the adaptive attackers send their models cut back to the rule's cut radius (dflsim.Adversary.CutBack)
+	unaligned   bool                // the attackers do not tilt their push for the consensus check (dflsim.Adversary.Unaligned)
 	stay        bool                // the neighbourhood check narrows trust only, never places again (moves=0)
 	exposure    bool                // each cell also reports the exposed honest peers' accuracy apart (byzantine_exposure.go)
 	rules       []string
@@ -167,6 +168,9 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	}
 	if p.stay {
 		fmt.Fprintf(out, "  moves=0: the neighbourhood check (+health) never places a peer again; it only narrows whom a captured peer aggregates with\n")
+	}
+	if p.unaligned {
+		fmt.Fprintf(out, "  align=0: the attackers do not tilt their push towards the neighbours' consensus against a rule with the consensus check\n")
 	}
 	if p.cutback {
 		fmt.Fprintf(out, "  cutback=1: the adaptive attacks send each model already cut back to the receiver's cut radius, as their simulated rule computes it (used whole, never reported)\n")
@@ -340,7 +344,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		advAttack = dflsim.AttackNone
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
-	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback}
+	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback, Unaligned: p.unaligned}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
 	if check {
 		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }

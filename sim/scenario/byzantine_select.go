@@ -38,7 +38,9 @@ import (
 // exposed honest peers' mean accuracy apart from the rest's,
 // byzantine_exposure.go), cutback (0 or 1: the adaptive attacks send
 // their models cut back to the rule's cut radius,
-// dflsim.Adversary.CutBack), moves (0 or 1, default 1: with "+health",
+// dflsim.Adversary.CutBack), align (0 or 1, default 1: 0 keeps the
+// attackers from tilting their push for the consensus check,
+// dflsim.Adversary.Unaligned), moves (0 or 1, default 1: with "+health",
 // 0 keeps every checked peer at its place, the check then only narrows
 // whom it aggregates with). The
 // subset is printed
@@ -134,6 +136,12 @@ func (p *byzParams) applySelect(spec string) error {
 			if p.balance, err = selectBool(k, v); err != nil {
 				return err
 			}
+		case "align":
+			var align bool
+			if align, err = selectBool(k, v); err != nil {
+				return err
+			}
+			p.unaligned = !align
 		case "cutback":
 			if p.cutback, err = selectBool(k, v); err != nil {
 				return err
@@ -172,7 +180,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, exposure, moves, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if noneOnly {

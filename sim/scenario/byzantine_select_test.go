@@ -46,13 +46,13 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("exposure=1"); err != nil || !p.exposure {
 		t.Errorf("exposure=1: %v, %v", err, p.exposure)
 	}
-	if p.cutback || p.stay {
-		t.Errorf("full lab: cutback %v, stay %v, want both off", p.cutback, p.stay)
+	if p.cutback || p.stay || p.unaligned {
+		t.Errorf("full lab: cutback %v, stay %v, unaligned %v, want all off", p.cutback, p.stay, p.unaligned)
 	}
-	if err := p.applySelect("cutback=1 moves=0"); err != nil || !p.cutback || !p.stay {
-		t.Errorf("cutback=1 moves=0: %v, cutback %v, stay %v", err, p.cutback, p.stay)
+	if err := p.applySelect("cutback=1 moves=0 align=0"); err != nil || !p.cutback || !p.stay || !p.unaligned {
+		t.Errorf("cutback=1 moves=0 align=0: %v, cutback %v, stay %v, unaligned %v", err, p.cutback, p.stay, p.unaligned)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "victims=01"} {
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "align=no", "victims=01"} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
