@@ -31,20 +31,16 @@ func (c ClipConfig) consensusSeverities(self Contribution, work []Contribution, 
 	if c.ConsensusCos <= 0 {
 		return nil
 	}
-	var near []int
+	var near [][]float32
 	for k, j := range idx {
 		if !far[k] {
-			near = append(near, j)
+			near = append(near, work[j].Params)
 		}
 	}
 	if len(near) < max(c.DirectionWitnesses, 1) {
 		return nil
 	}
-	models := make([][]float32, len(near))
-	for n, j := range near {
-		models[n] = work[j].Params
-	}
-	med := MedianDifference(self.Params, models)
+	med := MedianDifference(self.Params, near)
 	var mm float64
 	for _, v := range med {
 		mm += v * v

@@ -135,7 +135,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	if a.balances(peers[receiver].Config()) && !attack.BalanceSigns(dir) {
 		return
 	}
-	if bar, ok := consensusBar(peers[receiver].Config()); ok && !a.Unaligned {
+	if bar, ok := a.consensusBar(peers[receiver].Config()); ok {
 		attack.AlignConsensus(dir, self.Params, sim, slots, bar) // none to align with: the push as it is
 	}
 	unit := attack.MedianDistance(self.Params, sim, slots)
@@ -187,10 +187,13 @@ func (a *Adversary) balances(cfg learn.Config) bool {
 }
 
 // consensusBar is the receiver's consensus check's bar (rebuilt from cfg)
-// and whether it runs one: attackers that read the rule tilt their push
-// towards the neighbourhood's consensus as little as it lets them
-// (attack.AlignConsensus).
-func consensusBar(cfg learn.Config) (float64, bool) {
+// and whether the attackers tilt for it: where the rule runs one and they
+// are not Unaligned, they tilt their push towards the neighbourhood's
+// consensus as little as it lets them (attack.AlignConsensus).
+func (a *Adversary) consensusBar(cfg learn.Config) (float64, bool) {
+	if a.Unaligned {
+		return 0, false
+	}
 	rule, err := ruleOf(cfg)
 	if err != nil {
 		return 0, false
@@ -250,8 +253,7 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 func (a *Adversary) backdoor(peers []*learn.Peer, cfg learn.Config, charged func(aggregate.Report, int) []int, self aggregate.Contribution, idx []int, nb []aggregate.Contribution, slots []int) {
 	diffs := map[int][]float32{}
 	balance := a.balances(cfg) // one rule rebuilt per receiver, not per slot
-	bar, consensus := consensusBar(cfg)
-	consensus = consensus && !a.Unaligned
+	bar, consensus := a.consensusBar(cfg)
 	for _, s := range slots {
 		own := peers[idx[s]].Published()
 		d := make([]float32, len(self.Params))
