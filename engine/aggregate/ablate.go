@@ -23,6 +23,8 @@ func ablation(part string) func(*ClipConfig) {
 		return func(c *ClipConfig) { c.CoordRadius, c.CoordFloor = 0, 0 }
 	case "cons": // no consensus check: the default before issue #26's cut-back attack
 		return func(c *ClipConfig) { c.ConsensusCos = 0 }
+	case "copy": // copies of our model used like any model: the default before issue #26's copy attack
+		return func(c *ClipConfig) { c.CopyBelow = 0 }
 	case "floors": // the reference is the low quantile alone
 		return func(c *ClipConfig) { c.StepFloor, c.MedianFloor, c.MedianCap = 0, 0, 0 }
 	case "cut":

@@ -23,6 +23,7 @@ func TestAblateFromName(t *testing.T) {
 		{"ablate-cons-fedlay", func(c ClipConfig) ClipConfig { c.ConsensusCos = 0; return c }},
 		{"ablate-cut-dechw", func(c ClipConfig) ClipConfig { c.Scale, c.Reject = 2.5, 1; return c }},
 		{"ablate-coord-fedlay", func(c ClipConfig) ClipConfig { c.CoordRadius, c.CoordFloor = 0, 0; return c }},
+		{"ablate-copy-fedlay", func(c ClipConfig) ClipConfig { c.CopyBelow = 0; return c }},
 	} {
 		a, err := New(tc.name)
 		if err != nil {

@@ -25,6 +25,7 @@ func TestStepFloorResistsCollapse(t *testing.T) {
 	}{{0, 4}, {winsorisedStepFloor, 0}} {
 		clip := DefaultClipConfig()
 		clip.StepFloor, clip.MedianFloor = tc.floor, 0 // the step floor alone
+		clip.CopyBelow = 0                             // copies left out would end this collapse too (TestCopiesLeftOut)
 		rep, err := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}.Aggregate(self, others, out)
 		if err != nil {
 			t.Fatal(err)

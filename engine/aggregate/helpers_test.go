@@ -28,14 +28,16 @@ func near(t *testing.T, got []float32, want ...float64) {
 	}
 }
 
-// toyClip is DefaultClipConfig without the consensus check, for the
-// hand-built neighbourhoods of one to three coordinates in these tests:
-// their differences from ours scatter around 0 on purpose, so there is
-// no consensus for the check to judge (consensus_test.go tests it on
-// neighbourhoods that agree).
+// toyClip is DefaultClipConfig without the consensus check and without
+// leaving copies out, for the hand-built neighbourhoods of one to three
+// coordinates in these tests: their differences from ours scatter
+// around 0 on purpose, so there is no consensus for the check to judge
+// (consensus_test.go tests it on neighbourhoods that agree), and their
+// honest neighbours often sit within a quarter of our step of us, where
+// no honest neighbour in the lab did (copies_test.go tests copies).
 func toyClip() ClipConfig {
 	c := DefaultClipConfig()
-	c.ConsensusCos = 0
+	c.ConsensusCos, c.CopyBelow = 0, 0
 	return c
 }
 

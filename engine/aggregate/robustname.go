@@ -6,9 +6,9 @@ import "strings"
 // place NewWith, ParseRule and IsRobustName learn the prefixes from:
 // "clipped-X" and the attack lab's "winsorised-X", "anchored-X",
 // "spread-X", "behindout-X", "ablate-PART-X", "mincosN-X", "signN-X",
-// "behindN-X", "cutN-X", "consN-X" and "coordclipped[R][-sF]-X" (byname.go, ablate.go,
+// "behindN-X", "cutN-X", "consN-X", "copyN-X" and "coordclipped[R][-sF]-X" (byname.go, ablate.go,
 // behindout.go, mincos.go, sign.go, behindbar.go,
-// cutlab.go, consensus.go). It returns X, what the prefix
+// cutlab.go, consensus.go, copies.go). It returns X, what the prefix
 // sets in a ClipConfig where the caller's leaves it unset (nil for
 // "clipped-"), and ok false for a name without a wrapper.
 func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
@@ -95,11 +95,12 @@ type percentLab struct {
 
 // percentLabs: "mincosN-X" (mincos.go), "signN-X" (sign.go),
 // "behindN-X" (behindbar.go), "cutN-X" (cutlab.go), "consN-X"
-// (consensus.go).
+// (consensus.go), "copyN-X" (copies.go).
 var percentLabs = []percentLab{
 	{minCosPrefix, maxMinCos, func(c *ClipConfig) *float64 { return &c.MinCosine }, -1},
 	{signPrefix, maxSignBar, func(c *ClipConfig) *float64 { return &c.SignBar }, 1},
 	{behindBarPrefix, maxBehindBar, func(c *ClipConfig) *float64 { return &c.Behind }, 1},
 	{cutPrefix, maxCut, func(c *ClipConfig) *float64 { return &c.CutScale }, 1},
 	{consensusPrefix, maxConsensus, func(c *ClipConfig) *float64 { return &c.ConsensusCos }, 1},
+	{copyPrefix, maxCopy, func(c *ClipConfig) *float64 { return &c.CopyBelow }, 1},
 }

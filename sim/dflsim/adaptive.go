@@ -37,7 +37,8 @@ const (
 	AttackAdaptiveBlind = "adaptive-blind"
 	// AttackCollapse is reference collapse: the attackers send near-copies
 	// of the receiver's own model (its model plus a step of 1% of the
-	// honest median distance in a fixed random direction), so that the
+	// honest median distance in a fixed random direction, or just beyond
+	// the rule's copy radius where that is farther), so that the
 	// low quantile of the neighbours' distances that a clipping rule
 	// takes as its reference shrinks and honest neighbours fall outside
 	// its radius.
@@ -97,7 +98,7 @@ func (a *Adversary) adapt(peers []*learn.Peer, receiver int, idx []int, honest [
 	self.Origin = peers[receiver].Mixed()
 	switch a.Attack {
 	case AttackCollapse:
-		a.collapse(self, nb, slots)
+		a.collapse(peers[receiver].Config(), self, nb, slots)
 		return
 	case AttackBackdoor:
 		a.backdoor(peers, peers[receiver].Config(), peers[receiver].DriftCharged, self, idx, nb, slots)
@@ -222,8 +223,11 @@ func (d driftAware) Aggregate(self aggregate.Contribution, others []aggregate.Co
 }
 
 // collapse sends each slot the receiver's model plus 1% of the honest
-// median distance in a fixed random direction (drawn once per run).
-func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contribution, slots []int) {
+// median distance in a fixed random direction (drawn once per run), or
+// just beyond the receiver's copy radius (attack.BeyondCopies; its rule
+// rebuilt from cfg) where that is farther: nearer, the rule leaves the
+// near-copies out of its reference.
+func (a *Adversary) collapse(cfg learn.Config, self aggregate.Contribution, nb []aggregate.Contribution, slots []int) {
 	if a.noiseDir == nil || len(a.noiseDir) != len(self.Params) {
 		if a.rng == nil {
 			a.rng = a.newRand()
@@ -234,7 +238,11 @@ func (a *Adversary) collapse(self aggregate.Contribution, nb []aggregate.Contrib
 		}
 	}
 	d := slices.Clone(a.noiseDir)
-	if !attack.ScaleTo(d, 0.01*attack.MedianDistance(self.Params, nb, slots)) {
+	step := 0.01 * attack.MedianDistance(self.Params, nb, slots)
+	if rule, err := ruleOf(cfg); err == nil {
+		step = max(step, attack.BeyondCopies(rule, self))
+	}
+	if !attack.ScaleTo(d, step) {
 		clear(d)
 	}
 	for _, s := range slots {
