@@ -241,7 +241,8 @@ type ClipConfig struct {
 	// CopyBelow, when positive, leaves out a neighbour whose model lies
 	// within CopyBelow times our own last step of ours (copies.go): a
 	// copy of our model, which adds nothing but its weight. Not charged
-	// (Severity 0), and left out of the reference distance and of what
+	// for being one (Severity 0; the behind check still reports a copy
+	// that sits behind), and left out of the reference distance and of what
 	// the behind, sign and consensus checks compare with. Needs an
 	// Origin. The lab's "copyN-X" (N/100).
 	CopyBelow float64
@@ -446,7 +447,7 @@ func (c ClipConfig) clip(self Contribution, work []Contribution, idx []int, rep 
 		switch {
 		case copied[k]:
 			rejected = append(rejected, j) // adds nothing but its weight
-			severity = 0                   // not a charge: reported so that the log says why
+			severity = 0                   // not a charge (the behind check below may still add one): reported so that the log says why
 			action = OutlierLeftOut
 		case far[k]:
 			rejected = append(rejected, j) // s = 0: dropped whole
