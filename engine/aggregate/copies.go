@@ -54,10 +54,6 @@ func (c ClipConfig) copiesAndReference(self Contribution, dist []float64) (copie
 		judged = append(judged, d)
 		pos = append(pos, k)
 	}
-	if len(pos) == len(dist) {
-		far, ref = c.reference(dist, c.stepFloor(self), c.medianCeiling(self))
-		return copied, far, ref
-	}
 	far = make([]bool, len(dist))
 	if len(judged) == 0 {
 		return copied, far, c.stepFloor(self)

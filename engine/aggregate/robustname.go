@@ -6,9 +6,10 @@ import "strings"
 // place NewWith, ParseRule and IsRobustName learn the prefixes from:
 // "clipped-X" and the attack lab's "winsorised-X", "anchored-X",
 // "spread-X", "behindout-X", "ablate-PART-X", "mincosN-X", "signN-X",
-// "behindN-X", "cutN-X", "consN-X", "copyN-X" and "coordclipped[R][-sF]-X" (byname.go, ablate.go,
-// behindout.go, mincos.go, sign.go, behindbar.go,
-// cutlab.go, consensus.go, copies.go). It returns X, what the prefix
+// "behindN-X", "cutN-X", "consN-X", "copyN-X" and
+// "coordclipped[R][-sF]-X" (byname.go, ablate.go, behindout.go,
+// mincos.go, sign.go, behindbar.go, cutlab.go, consensus.go,
+// copies.go). It returns X, what the prefix
 // sets in a ClipConfig where the caller's leaves it unset (nil for
 // "clipped-"), and ok false for a name without a wrapper.
 func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {

@@ -15,7 +15,8 @@ import (
 // own earlier models, standing in for the honest neighbours; dir is the
 // direction it pushes, its signs balanced (BalanceSigns) where rule
 // runs the sign check and tilted towards the stand-ins' consensus
-// (AlignConsensus) where it runs the consensus check. It returns own + gamma * dir', dir' dir scaled to
+// (AlignConsensus) where it runs the consensus check. It returns own +
+// gamma * dir', dir' dir scaled to
 // the stand-ins' median distance from own, gamma from Search against
 // rule (tol: the reputation's tolerance), and gamma; ok is false when
 // there is nothing to measure the scale by (no stand-in apart from own,

@@ -89,8 +89,9 @@ type Adversary struct {
 	// Unaligned keeps the adaptive attacks and the backdoor from tilting
 	// their push towards the consensus against a rule with the consensus
 	// check (attack.AlignConsensus; the lab's align=0): attackers that do
-	// not know the check, whose refused models still move the median it
-	// judges the honest neighbours by.
+	// not know the check. Where every push is refused the blind ones'
+	// search ends at gamma 0, a copy of the receiver's model
+	// (aggregate.ClipConfig.CopyBelow).
 	Unaligned bool
 
 	rng      *rand.Rand
