@@ -340,13 +340,8 @@ type abusePeer struct {
 }
 
 func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Task, dir string, verbose bool, logf func(string, ...any)) (*abusePeer, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	args := []string{"peer", "-signal", sigURL, "-loopback", "-status", addr, "-every", "0", "-task", tid.Hex(),
+	// The peer binds its status port itself and prints its URL first.
+	args := []string{"peer", "-signal", sigURL, "-loopback", "-status", "127.0.0.1:0", "-every", "0", "-task", tid.Hex(),
 		"-data", dir, "-eval-every", "2s", "-eval-samples", "1000"}
 	if verbose {
 		args = append(args, "-v")
@@ -355,6 +350,10 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 	gc := &gcTrace{}
 	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +371,15 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 			}
 		}
 	}()
-	return &abusePeer{cmd: cmd, url: "http://" + addr + "/status", started: time.Now(), gc: gc}, nil
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	_, url, ok := strings.Cut(strings.TrimSpace(first), "status=")
+	if err != nil || !ok {
+		cmd.Process.Kill() //nolint:errcheck // it may have exited
+		cmd.Wait()         //nolint:errcheck // killed
+		return nil, fmt.Errorf("%s: first line %q: %v", name, first, err)
+	}
+	go io.Copy(io.Discard, stdout) //nolint:errcheck // until it exits
+	return &abusePeer{cmd: cmd, url: url, started: time.Now(), gc: gc}, nil
 }
 
 func (p *abusePeer) stop() {

@@ -1,28 +1,27 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/internal/proc"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/signal"
@@ -196,41 +195,31 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 	if err := os.WriteFile(tf, b, 0o644); err != nil {
 		return specOutcome{}, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// The server binds a port of its own choosing and logs it: a port
+	// picked free here and passed in could be taken in between (a CI run
+	// had two concurrent swarms' servers on one port, and one swarm's
+	// peers were refused: "task ... is not hosted here").
+	srv, err := proc.Start(proc.Options{Name: "signalserver", Bin: sigBin, Args: []string{"-addr", "127.0.0.1:0", "-no-web", "-task", tf},
+		LogPath: filepath.Join(tmp, "signalserver.log"), DieWithParent: true})
 	if err != nil {
 		return specOutcome{}, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	srv := exec.CommandContext(ctx, sigBin, "-addr", addr, "-no-web", "-task", tf)
-	if err := srv.Start(); err != nil {
-		return specOutcome{}, fmt.Errorf("%s: %w", sigBin, err)
+	defer srv.Stop(10 * time.Second) // after the peers' (deferred later, runs first)
+	m, err := srv.WaitLog(ctx, 20*time.Second, proc.SignalServerListening)
+	if err != nil {
+		return specOutcome{}, fmt.Errorf("%w; its log ends %q", err, srv.Tail(2000))
 	}
-	defer func() { // after the peers' shutdown (deferred later, runs first)
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
-	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			return specOutcome{}, fmt.Errorf("signalling server not listening on %s", addr)
-		}
-	}
+	addr := m[2]
 	t0 := time.Now()
 	status := make([]string, n)
 	ids := make([]ident.Peer, n)
-	var procs []*exec.Cmd
-	defer func() {
+	var procs []*proc.Proc
+	defer func() { // SIGTERM to all first: they leave at the same time
 		for _, p := range procs {
-			p.Process.Signal(os.Interrupt)
+			p.Signal(syscall.SIGTERM)
 		}
 		for _, p := range procs {
-			p.Wait()
+			p.Stop(10 * time.Second)
 		}
 	}()
 	for i := range n {
@@ -243,33 +232,23 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			return specOutcome{}, err
 		}
 		ids[i] = id.ID()
-		cmd := exec.CommandContext(ctx, self, "peer", "-signal", "ws://"+addr+"/signal", "-loopback", "-status", "127.0.0.1:0",
-			"-every", "0", "-task", tf, "-key", key, "-data", dir, "-shard", fmt.Sprintf("%d/%d", i, n),
-			"-eval-every", "1s", "-eval-samples", fmt.Sprint(liveEvalSamples))
-		out, err := cmd.StdoutPipe()
+		p, err := proc.Start(proc.Options{Name: fmt.Sprintf("peer %d", i), Bin: self, LogPath: filepath.Join(tmp, fmt.Sprintf("peer%d.log", i)), DieWithParent: true,
+			Args: []string{"peer", "-signal", "ws://" + addr + "/signal", "-loopback", "-status", "127.0.0.1:0",
+				"-every", "0", "-task", tf, "-key", key, "-data", dir, "-shard", fmt.Sprintf("%d/%d", i, n),
+				"-eval-every", "1s", "-eval-samples", fmt.Sprint(liveEvalSamples)}})
 		if err != nil {
 			return specOutcome{}, err
 		}
-		logFile, err := os.Create(filepath.Join(tmp, fmt.Sprintf("peer%d.log", i)))
+		procs = append(procs, p)
+		first, err := p.WaitFirst(ctx, 30*time.Second)
 		if err != nil {
-			return specOutcome{}, err
+			return specOutcome{}, fmt.Errorf("%w; its log ends %q", err, p.Tail(2000))
 		}
-		defer logFile.Close()
-		cmd.Stderr = logFile
-		if err := cmd.Start(); err != nil {
-			return specOutcome{}, err
-		}
-		procs = append(procs, cmd)
-		first, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil {
-			return specOutcome{}, fmt.Errorf("peer %d: %w", i, err)
-		}
-		_, url, ok := strings.Cut(strings.TrimSpace(first), "status=")
+		_, url, ok := strings.Cut(first, "status=")
 		if !ok {
 			return specOutcome{}, fmt.Errorf("peer %d: first line %q", i, first)
 		}
 		status[i] = url
-		go io.Copy(io.Discard, out)
 	}
 	client := http.Client{Timeout: 2 * time.Second}
 	deadline := t0.Add(5 * time.Minute)
@@ -287,7 +266,7 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			if err != nil || st.Learn == nil || st.Learn.Method == nil {
 				break
 			}
-			if st.Learn.Method.Role != "done" || st.Learn.EvalRound < st.Learn.Rounds {
+			if st.Learn.Method.Role != "done" || !st.Learn.EvalFinal {
 				break
 			}
 			sts = append(sts, *st.Learn.Method)
@@ -308,9 +287,15 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 			out.precision = precision(sts, func(i int) int { return i }, ids, rotatedOf(spec, train, n))
 			return out, nil
 		}
+		// A process that left will never be done: say so now, not at the
+		// deadline.
+		for _, p := range append([]*proc.Proc{srv}, procs...) {
+			if p.Exited() {
+				return specOutcome{}, fmt.Errorf("after %v: %s exited (%v); its log ends %q", time.Since(t0).Round(time.Second), p.Name, p.Cmd.ProcessState, p.Tail(2000))
+			}
+		}
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(tmp, "peer0.log"))
-			return specOutcome{}, fmt.Errorf("after %v only %d of %d peers done; peer 0's log ends %q", time.Since(t0).Round(time.Second), len(sts), n, tail(b, 2000))
+			return specOutcome{}, fmt.Errorf("after %v only %d of %d peers done; peer 0's log ends %q", time.Since(t0).Round(time.Second), len(sts), n, procs[0].Tail(2000))
 		}
 		if err := ctx.Err(); err != nil {
 			return specOutcome{}, err
@@ -351,13 +336,6 @@ func fetchLive(c *http.Client, url string) (netpeer.Status, error) {
 	}
 	defer resp.Body.Close()
 	return st, json.NewDecoder(resp.Body).Decode(&st)
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
 
 // logStatuses logs what each peer's core did: where a real run and a

@@ -152,10 +152,8 @@ func ownerTask(t *testing.T, node, python, bin, name, dir string, rounds int, mo
 		t.Fatal(err)
 	}
 
-	addr := proctest.FreeAddr(t)
-	srv := proctest.Start(t, name+"-signal", filepath.Join(bin, "signalserver"), []string{"-addr", addr, "-no-web", "-task", specFile}, nil)
+	srv, addr := proctest.StartSignalServer(t, name+"-signal", filepath.Join(bin, "signalserver"), []string{"-no-web", "-task", specFile}, nil)
 	defer srv.Stop(t)
-	proctest.WaitTCP(t, addr)
 	url := "ws://" + addr + "/signal"
 	peers := make([]*proctest.Peer, ownerPeers)
 	for i := range peers {
@@ -191,7 +189,7 @@ func ownerTask(t *testing.T, node, python, bin, name, dir string, rounds int, mo
 			if err != nil {
 				return err.Error()
 			}
-			if s.Learn == nil || !s.Learn.Done || s.Learn.EvalRound < rounds {
+			if s.Learn == nil || !s.Learn.Done || !s.Learn.EvalFinal || s.Learn.EvalRound < rounds {
 				return fmt.Sprintf("%s: %+v", p.Name, s.Learn)
 			}
 			sts = append(sts, s)

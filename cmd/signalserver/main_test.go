@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peerlearn/peerlearn/internal/proctest"
+	"github.com/peerlearn/peerlearn/internal/proc"
 	"github.com/peerlearn/peerlearn/signal"
 	"github.com/peerlearn/peerlearn/signal/server/servertest"
 )
@@ -28,8 +28,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// The command serves a task from a file on loopback, registers a peer,
-// and exits cleanly on SIGTERM.
+// The command serves a task from a file on loopback, on the port it
+// bound for -addr 127.0.0.1:0 and logged (the line
+// proc.SignalServerListening reads), registers a peer, and exits cleanly
+// on SIGTERM.
 func TestServeAndSIGTERM(t *testing.T) {
 	spec, tid := servertest.Task(t, "cmd-test")
 	canon, err := spec.Canonical()
@@ -40,12 +42,11 @@ func TestServeAndSIGTERM(t *testing.T) {
 	if err := os.WriteFile(file, []byte("["+string(canon)+"]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := proctest.FreeAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SIGNALSERVER_TEST_MAIN=1",
-		"SIGNALSERVER_TEST_ARGS=-addr "+addr+" -no-web -task "+file+" -ice-servers stun:127.0.0.1:3478 -turn -turn-addr 127.0.0.1:0 -turn-allow-peer 127.0.0.0/8")
+		"SIGNALSERVER_TEST_ARGS=-addr 127.0.0.1:0 -no-web -task "+file+" -ice-servers stun:127.0.0.1:3478 -turn -turn-addr 127.0.0.1:0 -turn-allow-peer 127.0.0.0/8")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestServeAndSIGTERM(t *testing.T) {
 		}
 		close(lines)
 	}()
-	waitFor := func(what string) {
+	waitFor := func(what string) string {
 		t.Helper()
 		for {
 			select {
@@ -73,14 +74,18 @@ func TestServeAndSIGTERM(t *testing.T) {
 					t.Fatalf("exited before %q", what)
 				}
 				if strings.Contains(l, what) {
-					return
+					return l
 				}
 			case <-ctx.Done():
 				t.Fatalf("no %q in the log", what)
 			}
 		}
 	}
-	waitFor("listening on")
+	m := proc.SignalServerListening.FindStringSubmatch(waitFor("listening on"))
+	if m == nil || m[1] != "http" || strings.HasSuffix(m[2], ":0") {
+		t.Fatalf("listening line: %q", m)
+	}
+	addr := m[2]
 	resp, err := http.Get("http://" + addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)

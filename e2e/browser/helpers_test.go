@@ -548,9 +548,7 @@ func startTaskServer(t *testing.T, sigBin, wasmDir, specJSON string) e2eServer {
 	if err := os.WriteFile(s.taskFile, []byte(specJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", s.taskFile}, nil)
-	proctest.WaitTCP(t, addr)
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-task", s.taskFile}, nil)
 	s.origin, s.sigURL = "http://"+addr, "ws://"+addr+"/signal"
 	return s
 }

@@ -211,8 +211,6 @@ func startTwoTasks(t *testing.T, sigBin, wasmDir string, flags ...string) (strin
 	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := proctest.FreeAddr(t)
-	proctest.Start(t, "signalserver", sigBin, append([]string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, flags...), nil)
-	proctest.WaitTCP(t, addr)
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, append([]string{"-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, flags...), nil)
 	return "http://" + addr, ids
 }

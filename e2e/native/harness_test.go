@@ -66,13 +66,12 @@ func parallel(t *testing.T) {
 	t.Parallel()
 }
 
-// startServer runs cmd/signalserver hosting task file tf on a free
-// loopback port (servers of one task file share its admission key) and
-// returns it once it accepts connections, with its websocket URL.
+// startServer runs cmd/signalserver hosting task file tf on a loopback
+// port it picks (servers of one task file share its admission key) and
+// returns it once it listens, with its websocket URL.
 func startServer(t *testing.T, sigBin, name, tf string) (*proctest.Proc, string) {
 	t.Helper()
-	addr := proctest.FreeAddr(t)
-	srv := startServerAt(t, sigBin, name, tf, addr)
+	srv, addr := proctest.StartSignalServer(t, name, sigBin, []string{"-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
 	return srv, "ws://" + addr + "/signal"
 }
 

@@ -105,10 +105,9 @@ func runSelection(t *testing.T, dir, policy string, n, rounds int) selectionOutc
 			if m := s.Learn.Method; m.Method != "pens" {
 				t.Fatalf("%s runs %+v", p.Name, m)
 			}
-			// Done, and a model of the last round evaluated (PENS now
-			// trains once more than max_rounds, issue #23: either count
-			// passes).
-			if s.Learn.Method.Role != "done" || s.Learn.EvalRound < rounds {
+			// Done, and its final model evaluated (PENS now trains once
+			// more than max_rounds, issue #23: either count passes).
+			if s.Learn.Method.Role != "done" || !s.Learn.EvalFinal || s.Learn.EvalRound < rounds {
 				return false, fmt.Sprintf("%s: %s at round %d, evaluated at round %d", p.Name, s.Learn.Method.Role, s.Learn.Method.Round, s.Learn.EvalRound)
 			}
 			out.sts = append(out.sts, s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,8 +99,8 @@ func TestE2EBusyServerIsRetried(t *testing.T) {
 	parallel(t)
 	peerBin, sigBin := binaries(t)
 	tf := taskFile(t, "e2e-busy", 2)
-	addr := proctest.FreeAddr(t)
-	startServerAt(t, sigBin, "signalserver", tf, addr)
+	_, url := startServer(t, sigBin, "signalserver", tf)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/signal")
 	// The front: 503 until busy is cleared, then a TCP pass-through.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -188,12 +188,7 @@ func (p *Proc) Field(key string) string { return Field(p.First(), key) }
 
 // Tail returns the last n bytes of the child's stderr log.
 func (p *Proc) Tail(n int) string {
-	var b []byte
-	if p.mem != nil {
-		b = p.mem.bytes()
-	} else {
-		b, _ = os.ReadFile(p.Log)
-	}
+	b := p.logText()
 	if len(b) > n {
 		b = b[len(b)-n:]
 	}

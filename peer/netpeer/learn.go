@@ -82,10 +82,14 @@ type LearnStatus struct {
 	TrainSamples int     `json:"train_samples,omitempty"`
 	// Accuracy and EvalLoss are the last evaluation's, of the model the
 	// peer last published, at EvalRound rounds; Evals counts them.
+	// EvalFinal says that model is the final one: the method was done
+	// (its role "done") when the evaluation began, which EvalRound
+	// cannot say (a D-PSGD peer's last mix follows its last training).
 	Accuracy  float64 `json:"accuracy"`
 	EvalLoss  float64 `json:"eval_loss"`
 	EvalRound int     `json:"eval_round"`
 	Evals     int     `json:"evals"`
+	EvalFinal bool    `json:"eval_final,omitempty"`
 	// Model counts: as the MEP counts them, and transfers that failed.
 	ModelsSent      uint64 `json:"models_sent"`
 	ModelsReceived  uint64 `json:"models_received"`
@@ -280,7 +284,7 @@ func (l *learner) status() LearnStatus {
 	}
 	if l.core != nil {
 		e := l.core.Evaluation()
-		s.Accuracy, s.EvalLoss, s.EvalRound, s.Evals, s.TargetReached = e.Accuracy, e.Loss, e.Round, e.Evals, e.TargetReached
+		s.Accuracy, s.EvalLoss, s.EvalRound, s.Evals, s.TargetReached, s.EvalFinal = e.Accuracy, e.Loss, e.Round, e.Evals, e.TargetReached, e.Final
 	}
 	s.Backend = l.peer.Backend()
 	if hs, ok := l.peer.Health(); ok {

@@ -28,32 +28,46 @@ func (Evaluated) event() {}
 // EvalStatus is what the evaluations found: the last one's accuracy and
 // loss at Round rounds, how many ran, and whether one reached the
 // task's target accuracy (once reached, it stays: the task counts as
-// done here, the peer goes on until max_rounds or stopped).
+// done here, the peer goes on until max_rounds or stopped). Final says
+// the last one evaluated the final model: the method was done when it
+// began. Round alone cannot say so: a D-PSGD peer's trainings reach
+// max_rounds before its last mix, and an evaluation in between is of
+// its own last training.
 type EvalStatus struct {
 	Accuracy, Loss float64
 	Round, Evals   int
 	Target         float64
 	TargetReached  bool
+	Final          bool
 }
 
 type evaluation struct {
-	every time.Duration // 0: the shell evaluates nothing
-	busy  bool
-	last  time.Time
-	st    EvalStatus
+	every  time.Duration // 0: the shell evaluates nothing
+	busy   bool
+	last   time.Time
+	final  bool // the one in flight is of the final model
+	failed bool // an evaluation of the final model failed: retry by the clock
+	st     EvalStatus
 }
 
-// maybeEval hands out an evaluation when one is due.
+// maybeEval hands out an evaluation when one is due, and at once when
+// the method is done and its final model has not been evaluated yet.
 func (n *Node) maybeEval() {
 	e, m := &n.eval, n.method
-	if e.every <= 0 || m == nil || e.busy || (!e.last.IsZero() && n.now.Sub(e.last) < e.every) {
+	if e.every <= 0 || m == nil || e.busy {
 		return
+	}
+	final := m.Done()
+	if !final || e.st.Final || e.failed { // due by the clock alone
+		if !e.last.IsZero() && n.now.Sub(e.last) < e.every {
+			return
+		}
 	}
 	params := m.Model()
 	if params == nil {
 		return
 	}
-	e.busy, e.last = true, n.now
+	e.busy, e.last, e.final = true, n.now, final
 	n.rd.Evaluate = &EvalRequest{Params: params, Round: m.RoundsDone()}
 }
 
@@ -62,10 +76,11 @@ func (n *Node) evaluated(r Evaluated) {
 	e := &n.eval
 	e.busy = false
 	if r.Err != nil {
+		e.failed = e.failed || e.final
 		n.logf("learn: evaluation: %v", r.Err)
 		return
 	}
-	e.st.Accuracy, e.st.Loss, e.st.Round = r.Accuracy, r.Loss, r.Round
+	e.st.Accuracy, e.st.Loss, e.st.Round, e.st.Final = r.Accuracy, r.Loss, r.Round, e.final
 	e.st.Evals++
 	if !e.st.TargetReached && r.Accuracy >= e.st.Target {
 		e.st.TargetReached = true

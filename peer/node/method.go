@@ -275,6 +275,10 @@ func (m *Method) Refused() int      { return m.refused }
 func (m *Method) Busy() bool        { return m.busy }
 func (m *Method) Model() []float32  { return m.core.Model() }
 
+// Done reports whether the method is done (its core's role "done"):
+// its model is final.
+func (m *Method) Done() bool { return m.core.Status().Role == "done" }
+
 // RoundsDone is the rounds the peer's model has been through: FedLay's
 // published rounds, or the trainings finished.
 func (m *Method) RoundsDone() int {

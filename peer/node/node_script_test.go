@@ -290,7 +290,7 @@ func (s *netScript) exec(c *datadriven.Cmd) (string, error) {
 			st := m.Core().Status()
 			line += fmt.Sprintf("\nmethod %s rounds=%d sent=%d received=%d refused=%d role=%s", m.Name(), m.RoundsDone(), st.ModelsSent, st.ModelsReceived, m.Refused(), st.Role)
 			if e := n.Evaluation(); e.Evals > 0 {
-				line += fmt.Sprintf("\nevaluations=%d accuracy=%.2f at round %d target %.2f reached=%v", e.Evals, e.Accuracy, e.Round, e.Target, e.TargetReached)
+				line += fmt.Sprintf("\nevaluations=%d accuracy=%.2f at round %d target %.2f reached=%v final=%v", e.Evals, e.Accuracy, e.Round, e.Target, e.TargetReached, e.Final)
 			}
 		}
 		if mv := n.Moves(); mv.Asked > 0 {
