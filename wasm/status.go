@@ -142,6 +142,10 @@ type learnView struct {
 	EvalRound     int     `json:"eval_round"`
 	Evals         int     `json:"evals"`
 	EvalMS        float64 `json:"eval_ms"`
+	// EvalFinal says the last evaluation was of the method's final
+	// model (its role "done" when the model was read), as on a native
+	// peer (netpeer.LearnStatus).
+	EvalFinal bool `json:"eval_final,omitempty"`
 }
 
 // history holds the chart series (at most histCap points each).
@@ -158,6 +162,7 @@ type history struct {
 	evals     int
 	evalRound int
 	evalMS    float64
+	evalFinal bool
 }
 
 const histCap = 600
@@ -256,7 +261,7 @@ func (b *browserPeer) status() pageStatus {
 	if lp != nil {
 		ps.Learn = learnStatus(lp, lcfg, st.Learn, spr, ds.local.Len(), capped, sps, b.opts.Tick)
 		ps.Learn.Accuracy, ps.Learn.Loss, ps.Learn.MixedAccuracy = h.lastAcc, h.lastLoss, h.lastMixed
-		ps.Learn.EvalRound, ps.Learn.Evals, ps.Learn.EvalMS = h.evalRound, h.evals, h.evalMS
+		ps.Learn.EvalRound, ps.Learn.Evals, ps.Learn.EvalMS, ps.Learn.EvalFinal = h.evalRound, h.evals, h.evalMS, h.evalFinal
 	}
 	return ps
 }
@@ -349,6 +354,7 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 	defer t.Stop()
 	var model *nn.Model
 	var lastPub, lastMixed []float32
+	lastFinal := false
 	y := newYielder(8 * time.Millisecond)
 	for {
 		select {
@@ -363,13 +369,16 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 			continue
 		}
 		pub, mixed, round := lp.Published(), lp.Mixed(), lp.Metrics().Rounds
+		final := false
 		if ls := np.Status().Learn; ls != nil && ls.Method != nil {
 			// A method's model is its core's (PENS's average of the
 			// selected, Plexus's aggregated global model), not the last
 			// local training; there is no neighbourhood model.
-			pub, mixed, round = ls.Model, nil, ls.ModelRound
+			pub, mixed, round, final = ls.Model, nil, ls.ModelRound, ls.Method.Role == "done"
 		}
-		if pub == nil || sameSlice(pub, lastPub) && sameSlice(mixed, lastMixed) {
+		// The same model again is not evaluated again, except once the
+		// method is done: that evaluation is of its final model.
+		if pub == nil || sameSlice(pub, lastPub) && sameSlice(mixed, lastMixed) && (!final || lastFinal) {
 			continue
 		}
 		if model == nil {
@@ -402,12 +411,12 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 			continue
 		}
 		mm, okm := eval(mixed)
-		lastPub, lastMixed = pub, mixed
+		lastPub, lastMixed, lastFinal = pub, mixed, final
 		b.mu.Lock()
 		h := &b.hist
 		h.T = push(h.T, time.Since(b.started).Seconds())
 		h.Accuracy, h.Loss = push(h.Accuracy, mp.Accuracy), push(h.Loss, mp.Loss)
-		h.lastAcc, h.lastLoss, h.evalRound, h.evalMS = mp.Accuracy, mp.Loss, round, float64(time.Since(t0).Microseconds())/1000
+		h.lastAcc, h.lastLoss, h.evalRound, h.evalMS, h.evalFinal = mp.Accuracy, mp.Loss, round, float64(time.Since(t0).Microseconds())/1000, final
 		if okm {
 			h.lastMixed = mm.Accuracy
 		}

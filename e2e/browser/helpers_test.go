@@ -612,6 +612,7 @@ type methodView struct {
 	Accuracy  float64        // of the method's model, at EvalRound trainings
 	EvalRound int
 	Evals     int
+	EvalFinal bool // the last evaluation was of the final model
 	// Of a tab only: its shard as the page shows it.
 	Shard   string
 	Rotated bool
@@ -636,7 +637,7 @@ func nativeMethodView(p *proc) (methodView, error) {
 		return methodView{}, fmt.Errorf("%s: %v", p.Name, err)
 	}
 	if l := s.Learn; l != nil {
-		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals
+		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals, v.EvalFinal = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals, l.EvalFinal
 	}
 	return v, nil
 }
@@ -662,6 +663,7 @@ func tabMethodView(tb *tab) (methodView, error) {
 			Accuracy  float64        `json:"accuracy"`
 			EvalRound int            `json:"eval_round"`
 			Evals     int            `json:"evals"`
+			EvalFinal bool           `json:"eval_final"`
 			Capped    string         `json:"capped"`
 		} `json:"learn"`
 	}
@@ -679,7 +681,7 @@ func tabMethodView(tb *tab) (methodView, error) {
 		v.Shard, v.Rotated, v.Labels = d.Shard, d.Rotated, d.Labels
 	}
 	if l := s.Learn; l != nil {
-		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals, v.Capped = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals, l.Capped
+		v.Method, v.Rounds, v.Accuracy, v.EvalRound, v.Evals, v.EvalFinal, v.Capped = l.Method, l.Rounds, l.Accuracy, l.EvalRound, l.Evals, l.EvalFinal, l.Capped
 	}
 	return v, nil
 }

@@ -142,8 +142,8 @@ func TestBrowserPENS(t *testing.T) {
 				why = append(why, v.Name+" not learning yet")
 			case m.Method != "pens":
 				t.Fatalf("%s runs %+v", v.Name, m)
-			case m.Role != "done" || v.EvalRound < rounds:
-				why = append(why, fmt.Sprintf("%s %s round %d (evaluated at %d)", v.Name, m.Role, m.Round, v.EvalRound))
+			case m.Role != "done" || !v.EvalFinal || v.EvalRound < rounds:
+				why = append(why, fmt.Sprintf("%s %s round %d (evaluated at %d, final %v)", v.Name, m.Role, m.Round, v.EvalRound, v.EvalFinal))
 			default:
 				views = append(views, v)
 			}
