@@ -370,11 +370,14 @@ func (b *browserPeer) evalLoop(done <-chan struct{}) {
 		}
 		pub, mixed, round := lp.Published(), lp.Mixed(), lp.Metrics().Rounds
 		final := false
-		if ls := np.Status().Learn; ls != nil && ls.Method != nil {
-			// A method's model is its core's (PENS's average of the
-			// selected, Plexus's aggregated global model), not the last
-			// local training; there is no neighbourhood model.
-			pub, mixed, round, final = ls.Model, nil, ls.ModelRound, ls.Method.Role == "done"
+		if ls := np.Status().Learn; ls != nil {
+			final = ls.Done // FedLay's too: its MEP's max_rounds
+			if ls.Method != nil {
+				// A method's model is its core's (PENS's average of the
+				// selected, Plexus's aggregated global model), not the
+				// last local training; there is no neighbourhood model.
+				pub, mixed, round = ls.Model, nil, ls.ModelRound
+			}
 		}
 		// The same model again is not evaluated again, except once the
 		// method is done: that evaluation is of its final model.

@@ -376,7 +376,10 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 	if err != nil || !ok {
 		cmd.Process.Kill() //nolint:errcheck // it may have exited
 		cmd.Wait()         //nolint:errcheck // killed
-		return nil, fmt.Errorf("%s: first line %q: %v", name, first, err)
+		if err == nil {
+			err = errors.New("no status= in it")
+		}
+		return nil, fmt.Errorf("%s: first line %q: %w (run with -v for its log)", name, first, err)
 	}
 	go io.Copy(io.Discard, stdout) //nolint:errcheck // until it exits
 	return &abusePeer{cmd: cmd, url: url, started: time.Now(), gc: gc}, nil

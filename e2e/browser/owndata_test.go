@@ -88,8 +88,7 @@ func TestBrowserOwnDataCSV(t *testing.T) {
 	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proctest.Start(t, "signalserver", sigBin, []string{"-addr", addr, "-web", "../../web", "-wasm", wasmDir, "-data", dir, "-task", taskFile}, nil)
-	proctest.WaitTCP(t, addr)
+	proctest.StartSignalServerAt(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-data", dir, "-task", taskFile}, addr, nil)
 
 	mine := filepath.Join(t.TempDir(), "mine.csv")
 	other := filepath.Join(t.TempDir(), "other.csv")

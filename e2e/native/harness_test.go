@@ -79,8 +79,7 @@ func startServer(t *testing.T, sigBin, name, tf string) (*proctest.Proc, string)
 // a second one whose address its peers know before it is up).
 func startServerAt(t *testing.T, sigBin, name, tf, addr string) *proctest.Proc {
 	t.Helper()
-	srv := proctest.Start(t, name, sigBin, []string{"-addr", addr, "-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
-	proctest.WaitTCP(t, addr)
+	srv, _ := proctest.StartSignalServerAt(t, name, sigBin, []string{"-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, addr, nil)
 	return srv
 }
 

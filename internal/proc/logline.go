@@ -56,4 +56,6 @@ func (p *Proc) logText() string {
 // SignalServerListening matches cmd/signalserver's log line that says
 // where it listens: group 1 the scheme (http or https), group 2 the
 // address it bound.
-var SignalServerListening = regexp.MustCompile(`signalserver: listening on (https?)://(\S+) `)
+// Anchored at the line's start (the log's date and time, then the
+// text): an earlier line quoting a task's name cannot match.
+var SignalServerListening = regexp.MustCompile(`(?m)^\S+ \S+ signalserver: listening on (https?)://(\S+) \(websocket /signal\)$`)

@@ -47,25 +47,33 @@ type evaluation struct {
 	last   time.Time
 	final  bool // the one in flight is of the final model
 	failed bool // an evaluation of the final model failed: retry by the clock
+	// judged is the model the last final evaluation read (or the one in
+	// flight): a done method's model can still change (a Plexus peer is
+	// done on a digest's word, before the last round's global model
+	// reaches it), and a new one is evaluated at once too.
+	judged []float32
 	st     EvalStatus
 }
 
 // maybeEval hands out an evaluation when one is due, and at once when
-// the method is done and its final model has not been evaluated yet.
+// the method is done and its model (final) has not been evaluated yet.
 func (n *Node) maybeEval() {
 	e, m := &n.eval, n.method
 	if e.every <= 0 || m == nil || e.busy {
 		return
 	}
+	params := m.Model()
+	if params == nil {
+		return
+	}
 	final := m.Done()
-	if !final || e.st.Final || e.failed { // due by the clock alone
+	if !final || e.failed || sameModel(params, e.judged) { // due by the clock alone
 		if !e.last.IsZero() && n.now.Sub(e.last) < e.every {
 			return
 		}
 	}
-	params := m.Model()
-	if params == nil {
-		return
+	if final {
+		e.judged = params
 	}
 	e.busy, e.last, e.final = true, n.now, final
 	n.rd.Evaluate = &EvalRequest{Params: params, Round: m.RoundsDone()}
@@ -90,3 +98,9 @@ func (n *Node) evaluated(r Evaluated) {
 
 // Evaluation is what the evaluations found.
 func (n *Node) Evaluation() EvalStatus { return n.eval.st }
+
+// sameModel reports whether a and b are the same slice (a core hands
+// out a new slice for a new model and never modifies one it handed out).
+func sameModel(a, b []float32) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
