@@ -24,6 +24,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/pion/webrtc/v4"
 
+	"github.com/peerlearn/peerlearn/internal/proc"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/task"
@@ -372,8 +373,8 @@ func startAbusePeer(ctx context.Context, exe, name, sigURL string, tid ident.Tas
 		}
 	}()
 	first, err := bufio.NewReader(stdout).ReadString('\n')
-	_, url, ok := strings.Cut(strings.TrimSpace(first), "status=")
-	if err != nil || !ok {
+	url := proc.Field(first, "status")
+	if err != nil || url == "" {
 		cmd.Process.Kill() //nolint:errcheck // it may have exited
 		cmd.Wait()         //nolint:errcheck // killed
 		if err == nil {

@@ -244,11 +244,9 @@ func realSpec(ctx context.Context, self, sigBin string, spec task.Spec, n int, d
 		if err != nil {
 			return specOutcome{}, fmt.Errorf("%w; its log ends %q", err, p.Tail(2000))
 		}
-		_, url, ok := strings.Cut(first, "status=")
-		if !ok {
+		if status[i] = proc.Field(first, "status"); status[i] == "" {
 			return specOutcome{}, fmt.Errorf("peer %d: first line %q", i, first)
 		}
-		status[i] = url
 	}
 	client := http.Client{Timeout: 2 * time.Second}
 	deadline := t0.Add(5 * time.Minute)

@@ -152,7 +152,7 @@ func ownerTask(t *testing.T, node, python, bin, name, dir string, rounds int, mo
 		t.Fatal(err)
 	}
 
-	srv, addr := proctest.StartSignalServer(t, name+"-signal", filepath.Join(bin, "signalserver"), []string{"-no-web", "-task", specFile}, nil)
+	srv, addr := proctest.StartSignalServer(t, name+"-signal", filepath.Join(bin, "signalserver"), []string{"-no-web", "-task", specFile})
 	defer srv.Stop(t)
 	url := "ws://" + addr + "/signal"
 	peers := make([]*proctest.Peer, ownerPeers)

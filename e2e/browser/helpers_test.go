@@ -548,7 +548,7 @@ func startTaskServer(t *testing.T, sigBin, wasmDir, specJSON string) e2eServer {
 	if err := os.WriteFile(s.taskFile, []byte(specJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-task", s.taskFile}, nil)
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-task", s.taskFile})
 	s.origin, s.sigURL = "http://"+addr, "ws://"+addr+"/signal"
 	return s
 }

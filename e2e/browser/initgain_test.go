@@ -56,7 +56,7 @@ func TestBrowserInitGainEstimate(t *testing.T) {
 	if err := os.WriteFile(taskFile, []byte(initGainSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, nil)
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-task", taskFile})
 	origin, sigURL := "http://"+addr, "ws://"+addr+"/signal"
 
 	// The tab first: it founds the overlay, and the natives join it

@@ -88,7 +88,7 @@ func TestBrowserOwnDataCSV(t *testing.T) {
 	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proctest.StartSignalServerAt(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-data", dir, "-task", taskFile}, addr, nil)
+	proctest.StartSignalServerAt(t, "signalserver", sigBin, []string{"-web", "../../web", "-wasm", wasmDir, "-data", dir, "-task", taskFile}, addr)
 
 	mine := filepath.Join(t.TempDir(), "mine.csv")
 	other := filepath.Join(t.TempDir(), "other.csv")

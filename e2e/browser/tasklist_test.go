@@ -211,6 +211,6 @@ func startTwoTasks(t *testing.T, sigBin, wasmDir string, flags ...string) (strin
 	if err := os.WriteFile(taskFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, append([]string{"-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, flags...), nil)
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, append([]string{"-web", "../../web", "-wasm", wasmDir, "-task", taskFile}, flags...))
 	return "http://" + addr, ids
 }

@@ -71,7 +71,7 @@ func parallel(t *testing.T) {
 // returns it once it listens, with its websocket URL.
 func startServer(t *testing.T, sigBin, name, tf string) (*proctest.Proc, string) {
 	t.Helper()
-	srv, addr := proctest.StartSignalServer(t, name, sigBin, []string{"-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, nil)
+	srv, addr := proctest.StartSignalServer(t, name, sigBin, serverArgs(tf))
 	return srv, "ws://" + addr + "/signal"
 }
 
@@ -79,8 +79,14 @@ func startServer(t *testing.T, sigBin, name, tf string) (*proctest.Proc, string)
 // a second one whose address its peers know before it is up).
 func startServerAt(t *testing.T, sigBin, name, tf, addr string) *proctest.Proc {
 	t.Helper()
-	srv, _ := proctest.StartSignalServerAt(t, name, sigBin, []string{"-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}, addr, nil)
+	srv, _ := proctest.StartSignalServerAt(t, name, sigBin, serverArgs(tf), addr)
 	return srv
+}
+
+// serverArgs are the signalling server's flags, -addr aside, for task
+// file tf.
+func serverArgs(tf string) []string {
+	return []string{"-no-web", "-task", tf, "-admission-key", admissionKeyFile(tf)}
 }
 
 // admissionKeyFile is where the signalling servers of a test that share

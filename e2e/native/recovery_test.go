@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,8 +98,7 @@ func TestE2EBusyServerIsRetried(t *testing.T) {
 	parallel(t)
 	peerBin, sigBin := binaries(t)
 	tf := taskFile(t, "e2e-busy", 2)
-	_, url := startServer(t, sigBin, "signalserver", tf)
-	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/signal")
+	_, addr := proctest.StartSignalServer(t, "signalserver", sigBin, serverArgs(tf))
 	// The front: 503 until busy is cleared, then a TCP pass-through.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -17,9 +17,9 @@ const serverStart = 20 * time.Second
 // the address it bound. The server picks its own port: a port found free
 // by the test and then passed in can be taken by another process in
 // between (peers of another test then register with the wrong server).
-func StartSignalServer(t testing.TB, name, bin string, args []string, lines chan<- string) (*Proc, string) {
+func StartSignalServer(t testing.TB, name, bin string, args []string) (*Proc, string) {
 	t.Helper()
-	return StartSignalServerAt(t, name, bin, args, "127.0.0.1:0", lines)
+	return StartSignalServerAt(t, name, bin, args, "127.0.0.1:0")
 }
 
 // StartSignalServerAt is StartSignalServer on addr, for a server whose
@@ -28,9 +28,9 @@ func StartSignalServer(t testing.TB, name, bin string, args []string, lines chan
 // beforehand may be taken meanwhile: the server then exits ("address
 // already in use") and the test fails at once, not later, when peers
 // reach whatever holds the port.
-func StartSignalServerAt(t testing.TB, name, bin string, args []string, addr string, lines chan<- string) (*Proc, string) {
+func StartSignalServerAt(t testing.TB, name, bin string, args []string, addr string) (*Proc, string) {
 	t.Helper()
-	p := Start(t, name, bin, append(append([]string(nil), args...), "-addr", addr), lines)
+	p := Start(t, name, bin, append(append([]string(nil), args...), "-addr", addr), nil)
 	m, err := p.WaitLog(context.Background(), serverStart, proc.SignalServerListening)
 	if err != nil {
 		t.Fatalf("%v; its log ends %q", err, p.Tail(2000))
