@@ -83,6 +83,7 @@ type byzParams struct {
 	cutback     bool                // the adaptive attackers send their models cut back to the rule's cut radius (dflsim.Adversary.CutBack)
 	unaligned   bool                // the attackers do not tilt their push for the consensus check (dflsim.Adversary.Unaligned)
 	stay        bool                // the neighbourhood check narrows trust only, never places again (moves=0)
+	async       bool                // the peers exchange models asynchronously by MEP, without attack only (byzantine_async.go)
 	exposure    bool                // each cell also reports the exposed honest peers' accuracy apart (byzantine_exposure.go)
 	rules       []string
 	scale       string
@@ -168,6 +169,10 @@ func (s *byzStudy) describe(o Options, out io.Writer) error {
 	}
 	if p.stay {
 		fmt.Fprintf(out, "  moves=0: the neighbourhood check (+health) never places a peer again; it only narrows whom a captured peer aggregates with\n")
+	}
+	if p.async {
+		fmt.Fprintf(out, "  async=1: the peers exchange models asynchronously by MEP on the same overlay (medium period %v, training %v, tiers 2/3x, 1x, 2x, latency %v-%v), %d medium periods; a +health rule runs the real peer's check (peer/learn)\n",
+			asyncPeriod, asyncTrainTime, asyncLatency.Min, asyncLatency.Max, p.rounds)
 	}
 	if p.unaligned {
 		fmt.Fprintf(out, "  align=0: the attackers do not tilt their push towards the neighbours' consensus against a rule with the consensus check\n")
@@ -346,6 +351,9 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	}
 	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback, Unaligned: p.unaligned}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
+	if p.async { // without attack only (applySelect)
+		return s.runAsyncOrder(ctx, o, pool, g, seed, pop, check, fmt.Sprintf("byzantine seed=%d %s order %d/%d", seed, rule, r+1, p.orders))
+	}
 	if check {
 		pop.Holdout, pop.Hold = p.holdout, func(i int) bool { return !byz[i] }
 	}

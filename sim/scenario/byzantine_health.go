@@ -54,16 +54,22 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 			on[i] = b.Held[i]
 		}
 	}
+	spaces := s.p.spaces
+	if s.p.stay {
+		spaces = 0 // the check narrows trust only
+	}
+	return &dflsim.Health{Config: s.healthConfig(), Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: spaces}
+}
+
+// healthConfig is the check's rule as the subset's keys set it
+// (healthref, patience).
+func (s *byzStudy) healthConfig() health.Config {
 	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
 	cfg.AgainstBest = s.p.healthBest
 	if s.p.patience > 0 {
 		cfg.Patience = s.p.patience
 	}
-	spaces := s.p.spaces
-	if s.p.stay {
-		spaces = 0 // the check narrows trust only
-	}
-	return &dflsim.Health{Config: cfg, Data: on, Samples: healthSamples, Skip: byz, IDs: ids, Spaces: spaces}
+	return cfg
 }
 
 // healthSamples bounds what a peer scores models on each round (the lab's

@@ -42,8 +42,9 @@ import (
 // attackers from tilting their push for the consensus check,
 // dflsim.Adversary.Unaligned), moves (0 or 1, default 1: with "+health",
 // 0 keeps every checked peer at its place, the check then only narrows
-// whom it aggregates with). The
-// subset is printed
+// whom it aggregates with), async (0 or 1: with f=0 alone, the peers
+// exchange models asynchronously, as real peers do; byzantine_async.go).
+// The subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.
 const byzSelectEnv = "PEERLEARN_BYZ_SELECT"
 
@@ -55,7 +56,7 @@ func (p *byzParams) applySelect(spec string) error {
 	if strings.TrimSpace(spec) == "" {
 		return nil
 	}
-	noneOnly, attacksSet, victimsSet := false, false, false
+	noneOnly, attacksSet, victimsSet, movesSet := false, false, false, false
 	var err error // the 0-or-1 keys' (selectBool)
 	for _, kv := range strings.Fields(spec) {
 		k, v, ok := strings.Cut(kv, "=")
@@ -151,7 +152,11 @@ func (p *byzParams) applySelect(spec string) error {
 			if moves, err = selectBool(k, v); err != nil {
 				return err
 			}
-			p.stay = !moves
+			p.stay, movesSet = !moves, true
+		case "async":
+			if p.async, err = selectBool(k, v); err != nil {
+				return err
+			}
 		case "exposure":
 			if p.exposure, err = selectBool(k, v); err != nil {
 				return err
@@ -180,8 +185,14 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, async, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
 		}
+	}
+	if p.async {
+		if err := p.asyncAllowed(noneOnly, movesSet && !p.stay); err != nil {
+			return err
+		}
+		p.stay = true
 	}
 	if noneOnly {
 		if attacksSet || victimsSet && p.victims {

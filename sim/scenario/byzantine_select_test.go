@@ -241,3 +241,38 @@ func TestByzantineOrderEdit(t *testing.T) {
 		t.Error("order 1 without an edit kept the seed")
 	}
 }
+
+// TestByzantineSelectAsync: async=1 runs the no-attack row alone, its
+// check never moves a peer, and what it cannot run is refused up front.
+func TestByzantineSelectAsync(t *testing.T) {
+	p := byzScale(false)
+	if p.async {
+		t.Fatal("full lab: asynchronous, want synchronous rounds")
+	}
+	if err := p.applySelect("f=0 async=1 rules=clipped-fedlay,clipped-fedlay+health orders=4"); err != nil || !p.async || !p.stay || len(p.fractions) != 1 {
+		t.Fatalf("f=0 async=1: %v, async %v, stay %v, fractions %v", err, p.async, p.stay, p.fractions)
+	}
+	if err := selectFresh("async=1 f=0 moves=0"); err != nil {
+		t.Errorf("async=1 f=0 moves=0 (keys in any order): %v", err)
+	}
+	for _, bad := range []string{
+		"async=1",                                // attacks at the lab's fractions
+		"f=0.2 async=1",                          // an attacker fraction
+		"f=0 async=1 moves=1",                    // the asynchronous check never moves
+		"f=0 async=1 codec=delta-int4",           // not run
+		"f=0 async=1 holdout=0.2",                // the real peer scores its shard
+		"f=0 async=1 rules=clipped-fedlay+drift", // off in asynchronous exchange
+		"f=0 async=1 rules=clipped-fedlay+suspend+health",
+		"f=0 async=yes",
+	} {
+		if err := selectFresh(bad); !errors.Is(err, errSelect) {
+			t.Errorf("%s: %v, want errSelect", bad, err)
+		}
+	}
+}
+
+// selectFresh applies spec to the full lab's parameters.
+func selectFresh(spec string) error {
+	p := byzScale(false)
+	return p.applySelect(spec)
+}

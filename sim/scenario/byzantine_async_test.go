@@ -1,0 +1,73 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestByzantineAsyncQuick: the lab's asynchronous mode runs the real
+// peer's neighbourhood check (peer/learn) on peers exchanging by MEP,
+// reports its false alarms, and the peers learn: one order at quick size
+// (a mechanism, not the lab's numbers, which take 8 orders).
+func TestByzantineAsyncQuick(t *testing.T) {
+	t.Setenv(byzSelectEnv, "f=0 async=1 rules=clipped-fedlay+health orders=1 healthref=best patience=1")
+	s, err := Lookup("byzantine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var buf bytes.Buffer // the printed report and the per-cell rows (Logf)
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(&buf, format+"\n", args...)
+	}
+	report := &lockedWriter{mu: &mu, w: &buf}
+	if _, err := s.Run(context.Background(), Options{Quick: true, Seed: 1, DataDir: dataDir(t), OutDir: t.TempDir(), Stdout: report, Progress: io.Discard, Logf: logf}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	t.Log(out)
+	if !strings.Contains(out, "async=1: the peers exchange models asynchronously by MEP") {
+		t.Errorf("the setting is not printed:\n%s", out)
+	}
+	acc := func(rule string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^byzantine f=0 seed=1 attack=none rule=` + regexp.QuoteMeta(rule) + ` honest_acc=(\d\.\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no row for %s in:\n%s", rule, out)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	plain, checked := acc("fedlay"), acc("clipped-fedlay+health")
+	if plain < 0.6 || checked < 0.6 {
+		t.Errorf("asynchronous peers learned to %.3f (fedlay) and %.3f (clipped-fedlay+health): want >= 0.6 (MNIST, 20 medium periods)", plain, checked)
+	}
+	m := regexp.MustCompile(`rule=clipped-fedlay\+health honest_acc=\S+ health_alarms=(\d\.\d+) health_moves=0 `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no false alarms (health_alarms) reported for the checked rule, or it moved peers:\n%s", out)
+	}
+	if a, _ := strconv.ParseFloat(m[1], 64); a > 0.5 {
+		t.Errorf("the check found %.0f%% of the honest peers captured without attack: want at most half", 100*a)
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
