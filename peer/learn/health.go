@@ -18,8 +18,10 @@ import (
 // through the same glue (health.Monitor.ObserveResults).
 type HealthConfig struct {
 	// On runs the check; off (the default) the peer trusts every
-	// neighbour as before. Off by default because of its false alarms
-	// without attack (docs/SECURITY.md, "Neighbourhood health").
+	// neighbour as before. Off by default: in the attack lab it makes a
+	// full-knowledge push worse while it helps against others, and it
+	// scores every neighbour's model each round (docs/SECURITY.md,
+	// "Neighbourhood health").
 	On bool
 	// Check is the rule (health.DefaultConfig().ForClasses(k)).
 	Check health.Config
