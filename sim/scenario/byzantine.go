@@ -77,6 +77,7 @@ type byzParams struct {
 	holdout     float64             // with the neighbourhood check: the share of a checked peer's shard held out of training to score on (byzantine_health.go)
 	healthBest  bool                // with the neighbourhood check: health.Config.AgainstBest
 	patience    int                 // with the neighbourhood check: health.Config.Patience (0: the default's)
+	quorum      float64             // with the neighbourhood check: health.Config.Quorum (0: the default's)
 	codec       string              // how models travel ("": float32 as they are)
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)

@@ -62,12 +62,15 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 }
 
 // healthConfig is the check's rule as the subset's keys set it
-// (healthref, patience).
+// (healthref, patience, quorum).
 func (s *byzStudy) healthConfig() health.Config {
 	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
 	cfg.AgainstBest = s.p.healthBest
 	if s.p.patience > 0 {
 		cfg.Patience = s.p.patience
+	}
+	if s.p.quorum > 0 {
+		cfg.Quorum = s.p.quorum
 	}
 	return cfg
 }
@@ -129,7 +132,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 		if _, check := splitHealth(rule); !check {
 			continue
 		}
-		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v, patience %d): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest, s.p.patience)
+		fmt.Fprintf(out, "  neighbourhood check (%s, %g of each shard held out to score on, against best %v, patience %d, quorum %g): honest peers it ever found captured (their new placements, all orders), per seed:", rule, s.p.holdout, s.p.healthBest, s.p.patience, s.healthConfig().Quorum)
 		runs := []byzKey{{f: 0, attack: dflsim.AttackNone}}
 		for _, f := range s.p.fractions[1:] {
 			runs = append(runs, byzKey{f: f, attack: dflsim.AttackAbsent})

@@ -34,7 +34,8 @@ import (
 // default, scores on the shard it trained on; measured worse at 0.2,
 // docs/RESULTS.md issue #26 "health"), healthref
 // (self or best: health.Config.AgainstBest), patience (the check's
-// health.Config.Patience), exposure (0 or 1: each cell also reports the
+// health.Config.Patience), quorum (the check's health.Config.Quorum, in
+// [0.5, 1): the share of the neighbours that must disagree), exposure (0 or 1: each cell also reports the
 // exposed honest peers' mean accuracy apart from the rest's,
 // byzantine_exposure.go), cutback (0 or 1: the adaptive attacks send
 // their models cut back to the rule's cut radius,
@@ -178,6 +179,12 @@ func (p *byzParams) applySelect(spec string) error {
 				return err
 			}
 			p.patience = n
+		case "quorum":
+			q, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(q >= 0.5 && q < 1) {
+				return fmt.Errorf("%w: %s: quorum %q not in [0.5, 1)", errSelect, byzSelectEnv, v)
+			}
+			p.quorum = q
 		case "orders":
 			n, err := selectInt("orders", v, 1, 16)
 			if err != nil {
@@ -185,7 +192,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, async, holdout, healthref, patience)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, async, holdout, healthref, patience, quorum)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if p.async {

@@ -28,6 +28,12 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("holdout=0.2 healthref=best patience=1"); err != nil || p.holdout != 0.2 || !p.healthBest || p.patience != 1 {
 		t.Errorf("holdout=0.2 healthref=best patience=1: %v, %v %v %d", err, p.holdout, p.healthBest, p.patience)
 	}
+	if p.quorum != 0 {
+		t.Errorf("full lab: quorum %v, want engine/health's default (zero)", p.quorum)
+	}
+	if err := p.applySelect("quorum=0.66"); err != nil || p.quorum != 0.66 {
+		t.Errorf("quorum=0.66: %v, %v", err, p.quorum)
+	}
 	if p.trigger != "" {
 		t.Errorf("full lab: trigger %q, want the corner (zero)", p.trigger)
 	}
@@ -52,7 +58,7 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("cutback=1 moves=0 align=0"); err != nil || !p.cutback || !p.stay || !p.unaligned {
 		t.Errorf("cutback=1 moves=0 align=0: %v, cutback %v, stay %v, unaligned %v", err, p.cutback, p.stay, p.unaligned)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "align=no", "victims=01"} {
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "align=no", "victims=01", "quorum=0.4", "quorum=1", "quorum=x"} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
