@@ -85,8 +85,8 @@ func (s *byzStudy) runAsyncOrder(ctx context.Context, o Options, pool *dflsim.Po
 // no-attack row alone (f=0: the attackers' models are built for
 // synchronous rounds), its check never moves a peer (moves=1 named),
 // models travel as they are (codec), the check scores the shard the peer
-// trained on (holdout), and the drift test is off in asynchronous
-// exchange (+drift, +suspend).
+// trained on (holdout), no peer is exposed without attackers (exposure),
+// and the drift test is off in asynchronous exchange (+drift, +suspend).
 func (p *byzParams) asyncAllowed(noneOnly, movesNamed bool) error {
 	switch {
 	case !noneOnly:
@@ -97,6 +97,8 @@ func (p *byzParams) asyncAllowed(noneOnly, movesNamed bool) error {
 		return fmt.Errorf("%w: %s: async=1 with a codec: not run", errSelect, byzSelectEnv)
 	case p.holdout > 0:
 		return fmt.Errorf("%w: %s: async=1 with holdout: the real peer's check scores the shard it trains on", errSelect, byzSelectEnv)
+	case p.exposure:
+		return fmt.Errorf("%w: %s: async=1 with exposure=1: without attackers no peer is exposed", errSelect, byzSelectEnv)
 	}
 	for _, r := range p.rules {
 		base, _ := splitHealth(r)

@@ -267,6 +267,7 @@ func TestByzantineSelectAsync(t *testing.T) {
 		"f=0 async=1 moves=1",                    // the asynchronous check never moves
 		"f=0 async=1 codec=delta-int4",           // not run
 		"f=0 async=1 holdout=0.2",                // the real peer scores its shard
+		"f=0 async=1 exposure=1",                 // nobody is exposed without attackers
 		"f=0 async=1 rules=clipped-fedlay+drift", // off in asynchronous exchange
 		"f=0 async=1 rules=clipped-fedlay+suspend+health",
 		"f=0 async=yes",
