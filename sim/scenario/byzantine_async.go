@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/sim/simnet"
@@ -65,18 +66,14 @@ func (s *byzStudy) runAsyncOrder(ctx context.Context, o Options, pool *dflsim.Po
 	byz := make([]bool, len(b.Peers))
 	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz)}
 	if check {
-		res.checked = true
-		hit := 0
+		st := make([]health.Status, len(b.Peers))
 		for i, peer := range b.Peers {
-			st, ok := peer.Health()
-			if !ok {
+			var ok bool
+			if st[i], ok = peer.Health(); !ok {
 				return byzResult{}, fmt.Errorf("%w: peer %d runs no neighbourhood check", dflsim.ErrRun, i)
 			}
-			if st.Captures > 0 {
-				hit++
-			}
 		}
-		res.alarms = float64(hit) / float64(len(b.Peers))
+		res.checked, res.alarms = true, capturedShare(st, byz)
 	}
 	return res, nil
 }

@@ -101,6 +101,17 @@ func isolated(g *topology.Graph, v int) (*topology.Graph, error) {
 // and the new placements they took in all.
 func alarms(h *dflsim.Health, byz []bool) (share float64, moves int) {
 	st, mv := h.Statuses()
+	for i := range st {
+		if !byz[i] {
+			moves += mv[i]
+		}
+	}
+	return capturedShare(st, byz), moves
+}
+
+// capturedShare is the share of the honest peers (byz[i] false) whose
+// check ever found them Captured.
+func capturedShare(st []health.Status, byz []bool) float64 {
 	honest, hit := 0, 0
 	for i, s := range st {
 		if byz[i] {
@@ -110,9 +121,8 @@ func alarms(h *dflsim.Health, byz []bool) (share float64, moves int) {
 		if s.Captures > 0 {
 			hit++
 		}
-		moves += mv[i]
 	}
-	return float64(hit) / float64(max(honest, 1)), moves
+	return float64(hit) / float64(max(honest, 1))
 }
 
 // healthLog is a run's check for its log line ("" without the check).
