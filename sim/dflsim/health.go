@@ -35,7 +35,8 @@ type Health struct {
 	// at most Samples of it (0: all), the same ones every round.
 	Data    []*data.Dataset
 	Samples int
-	// Skip[i] runs no check on peer i (the attackers); nil: none.
+	// Skip[i] runs no check on peer i (the attackers); nil: none. The
+	// Separation of the scores counts the Skip peers as the attackers.
 	Skip []bool
 	// IDs are the peers' overlay IDs the run's Graph was built from
 	// (topology.FedLay(IDs, Spaces)); a new placement replaces one and
@@ -53,6 +54,9 @@ type Health struct {
 	// last training's start to it; 0: unknown), for Score.Near.
 	mine [][]float32
 	step []float64
+	// sep tallies how the scores of the attackers' models (Skip) compare
+	// with the honest ones' (Separation).
+	sep Separation
 }
 
 // init checks the sizes against n peers and builds the monitors.
@@ -113,12 +117,26 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 	if err != nil {
 		return g, err
 	}
+	var hostile func(ident.Peer) bool
+	if h.Skip != nil {
+		index := make(map[ident.Peer]int, len(peers))
+		for j, p := range peers {
+			index[p.Config().ID] = j
+		}
+		hostile = func(id ident.Peer) bool {
+			j, ok := index[id]
+			return ok && h.Skip[j]
+		}
+	}
 	var moved []int
 	for _, jb := range jobs {
 		nbrs := make([]health.Result, jb.n)
 		for k, c := range heard[jb.peer] {
 			m := ms[jb.first+1+k]
 			nbrs[k] = health.Result{Peer: c.From, Params: c.Params, Correct: m.Correct, Total: m.Total, Loss: m.Loss}
+		}
+		if hostile != nil {
+			h.sep = h.sep.Add(separation(nbrs, hostile))
 		}
 		own := ms[jb.first]
 		self := health.Result{Correct: own.Correct, Total: own.Total, Loss: own.Loss}
@@ -157,6 +175,10 @@ func (h *Health) Statuses() ([]health.Status, []int) {
 	}
 	return out, append([]int(nil), h.moves...)
 }
+
+// Separation is the run's tally of the attackers' models' scores
+// against the honest neighbours' (the attackers: Skip; zero without).
+func (h *Health) Separation() Separation { return h.sep }
 
 // work starts peer i's round from what it aggregates with (nb): after a
 // new placement, from the coordinate-wise median of nb and its own model

@@ -70,6 +70,13 @@ func TestHealthVictimMoves(t *testing.T) {
 	if st[victim].State == health.Captured && st[victim].Disagree > st[victim].Neighbours/2 {
 		t.Fatalf("the victim's new placement still disagrees with its data: %+v", st[victim])
 	}
+	// Sign-flipped models score far below the honest ones on the honest
+	// peers' data: the check's scores tell them apart.
+	if share, ok := h.Separation().Share(); !ok || share < 0.9 {
+		t.Fatalf("the sign-flipped models scored below the honest ones in %.3f of %d pairs (%v), want at least 0.9", share, h.Separation().Pairs, ok)
+	} else {
+		t.Logf("sign-flipped models scored below honest ones in %.3f of %d pairs", share, h.Separation().Pairs)
+	}
 	if with < without-0.05 {
 		t.Fatalf("victim accuracy %.3f with the check, %.3f without", with, without)
 	}

@@ -129,13 +129,14 @@ type byzKey struct {
 type byzStudy struct {
 	p            byzParams
 	train, test  *data.Dataset
-	triggered    *data.Dataset      // the backdoor's test set (dflsim.Triggered)
-	asr          map[byzKey]float64 // the backdoor's success rate on the honest peers
-	victimAcc    map[byzKey]float64 // the victim's accuracy under victim placement
-	victimDegree map[uint64][2]int  // per seed: the victim's hostile neighbours, its degree
-	alarms       map[byzKey]float64 // with the neighbourhood check: the share of honest peers it ever found captured
-	moves        map[byzKey]int     // with the neighbourhood check: the honest peers' new placements in all (every order)
-	victimMoves  map[byzKey]int     // under victim placement: the victim's new placements (every order)
+	triggered    *data.Dataset                // the backdoor's test set (dflsim.Triggered)
+	asr          map[byzKey]float64           // the backdoor's success rate on the honest peers
+	victimAcc    map[byzKey]float64           // the victim's accuracy under victim placement
+	victimDegree map[uint64][2]int            // per seed: the victim's hostile neighbours, its degree
+	alarms       map[byzKey]float64           // with the neighbourhood check: the share of honest peers it ever found captured
+	moves        map[byzKey]int               // with the neighbourhood check: the honest peers' new placements in all (every order)
+	scores       map[byzKey]dflsim.Separation // with the check under attack: its scores of the attackers' models against the honest ones'
+	victimMoves  map[byzKey]int               // under victim placement: the victim's new placements (every order)
 	arch         nn.Arch
 	acc          map[byzKey]float64     // honest peers' mean test accuracy at the end
 	orderAcc     map[byzKey][]float64   // the same, per training order (byzantine_cost.go)
@@ -144,7 +145,7 @@ type byzStudy struct {
 }
 
 func newByzStudy(p byzParams) *byzStudy {
-	return &byzStudy{p: p, acc: map[byzKey]float64{}, orderAcc: map[byzKey][]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, moves: map[byzKey]int{}, victimMoves: map[byzKey]int{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
+	return &byzStudy{p: p, acc: map[byzKey]float64{}, orderAcc: map[byzKey][]float64{}, asr: map[byzKey]float64{}, victimAcc: map[byzKey]float64{}, alarms: map[byzKey]float64{}, moves: map[byzKey]int{}, scores: map[byzKey]dflsim.Separation{}, victimMoves: map[byzKey]int{}, victimDegree: map[uint64][2]int{}, exposure: map[byzKey]byzExposure{}}
 }
 
 func (s *byzStudy) describe(o Options, out io.Writer) error {
@@ -232,6 +233,9 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 						}
 						k := byzKey{f, seed, rule, attack}
 						s.acc[k], s.alarms[k], s.moves[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, orders
+						if res.scores.Pairs > 0 {
+							s.scores[k] = res.scores
+						}
 						asr := healthLog(res)
 						if s.p.exposure {
 							asr += fmt.Sprintf(" exposed_acc=%.4f rest_acc=%.4f", res.exposedAcc, res.restAcc)
@@ -279,6 +283,7 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.moves += r.moves
 		mean.victimCaptures += r.victimCaptures
 		mean.victimMoves += r.victimMoves
+		mean.scores = mean.scores.Add(r.scores)
 		mean.honestCut += r.honestCut
 		mean.exposedAcc += r.exposedAcc / float64(s.p.orders)
 		mean.restAcc += r.restAcc / float64(s.p.orders)
@@ -299,6 +304,9 @@ type byzResult struct {
 	alarms                      float64
 	moves                       int
 	victimCaptures, victimMoves int
+	// scores: how the check's scores of the attackers' models compared
+	// with the honest neighbours' (pooled over the orders).
+	scores dflsim.Separation
 	// honestCut counts the overlay's honest-honest links that an
 	// honest peer's reputation had dropped at the end (either end):
 	// what the defence cost honest peers in links (summed over orders).
@@ -405,6 +413,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if hc != nil {
 		res.checked = true
 		res.alarms, res.moves = alarms(hc, byz)
+		res.scores = hc.Separation()
 		if victim >= 0 {
 			st, mv := hc.Statuses()
 			res.victimCaptures, res.victimMoves = st[victim].Captures, mv[victim]

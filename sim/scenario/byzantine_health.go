@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -130,7 +131,11 @@ func healthLog(r byzResult) string {
 	if !r.checked {
 		return ""
 	}
-	return fmt.Sprintf(" health_alarms=%.3f health_moves=%d victim_captures=%d victim_moves=%d", r.alarms, r.moves, r.victimCaptures, r.victimMoves)
+	line := fmt.Sprintf(" health_alarms=%.3f health_moves=%d victim_captures=%d victim_moves=%d", r.alarms, r.moves, r.victimCaptures, r.victimMoves)
+	if share, ok := r.scores.Share(); ok {
+		line += fmt.Sprintf(" attacker_scored_lower=%.3f", share)
+	}
+	return line
 }
 
 // reportHealth prints, for each rule run with the check, its false
@@ -156,6 +161,7 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 			fmt.Fprintf(out, " f=%g %s %s;", k.f, k.attack, strings.Join(cells, " / "))
 		}
 		fmt.Fprintln(out)
+		s.reportSeparation(o, out, rule)
 		attacks := s.victimAttacks()
 		if len(attacks) == 0 {
 			continue
@@ -175,6 +181,30 @@ func (s *byzStudy) reportHealth(o Options, out io.Writer) {
 				cells = append(cells, fmt.Sprintf("%.2f (local-only %.2f, %d moves)", 100*v, 100*l, s.victimMoves[byzKey{byzSummaryF, seed, rule, a + victimSuffix}]))
 			}
 			fmt.Fprintf(out, "    victim under %s: %s; at least local-only at %d of %d seeds\n", a, strings.Join(cells, " / "), kept, len(cells))
+		}
+	}
+}
+
+// reportSeparation prints, for rule (run with the check), per fraction
+// and attack, the share of the (attacker, honest neighbour) pairs in
+// which the attacker's model scored lower on the receiver's data, per
+// seed (dflsim.Separation): how well the check's scores can tell them
+// apart. Nothing for a cell without such pairs.
+func (s *byzStudy) reportSeparation(o Options, out io.Writer, rule string) {
+	for _, f := range s.p.fractions[1:] {
+		for _, a := range s.attacksAt(f) {
+			var cells []string
+			for _, seed := range s.seedsOf(o) {
+				if share, ok := s.scores[byzKey{f, seed, rule, a}].Share(); ok {
+					cells = append(cells, fmt.Sprintf("%.3f", share))
+				} else {
+					cells = append(cells, "n/a")
+				}
+			}
+			if !slices.ContainsFunc(cells, func(c string) bool { return c != "n/a" }) {
+				continue
+			}
+			fmt.Fprintf(out, "    f=%g %s: the attackers' models scored below an honest neighbour's on the receiver's data in %s of the pairs (per seed; 0.5: the scores cannot tell them apart)\n", f, a, strings.Join(cells, " / "))
 		}
 	}
 }
