@@ -83,6 +83,23 @@ func withoutRejected(work []Contribution, rejected []int) (kept []Contribution, 
 // Unwrap returns the inner rule.
 func (r Robust) Unwrap() Aggregator { return r.Inner }
 
+// RobustOf returns the Robust rule a (possibly wrapped) aggregator runs
+// (a wrapper says what it wraps with Unwrap), and false where it runs
+// none: what an attacker that knows the rule reads its checks from.
+func RobustOf(a Aggregator) (Robust, bool) {
+	for a != nil {
+		switch v := a.(type) {
+		case Robust:
+			return v, true
+		case interface{ Unwrap() Aggregator }:
+			a = v.Unwrap()
+		default:
+			return Robust{}, false
+		}
+	}
+	return Robust{}, false
+}
+
 // DecHWOf returns the DecHW state a (possibly wrapped) aggregator runs
 // on, or nil: the peer needs it to feed Hessians (Observe) and to know
 // whether to compute them (UseHessian).

@@ -16,7 +16,7 @@ const alignMargin = 0.1
 // (aggregate.ClipConfig.ConsensusCos) and whether it runs it: an attacker
 // that knows the rule evades it with AlignConsensus.
 func ConsensusBar(rule aggregate.Aggregator) (float64, bool) {
-	r, ok := rule.(aggregate.Robust)
+	r, ok := aggregate.RobustOf(rule)
 	if !ok || r.Clip.ConsensusCos <= 0 {
 		return 0, false
 	}

@@ -11,7 +11,7 @@ import (
 // (aggregate.ClipConfig.SignBar), which an attacker that knows the rule
 // evades with BalanceSigns.
 func SignChecked(rule aggregate.Aggregator) bool {
-	r, ok := rule.(aggregate.Robust)
+	r, ok := aggregate.RobustOf(rule)
 	return ok && r.Clip.SignBar > 0
 }
 

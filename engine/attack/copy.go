@@ -11,7 +11,7 @@ const copyMargin = 1.1
 // CopyBelow), with copyMargin, or 0 where it leaves no copies out: an
 // attacker whose near-copies are to count keeps them that far out.
 func BeyondCopies(rule aggregate.Aggregator, self aggregate.Contribution) float64 {
-	r, ok := rule.(aggregate.Robust)
+	r, ok := aggregate.RobustOf(rule)
 	if !ok {
 		return 0
 	}

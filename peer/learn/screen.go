@@ -94,28 +94,39 @@ func Screen(self aggregate.Contribution, others []aggregate.Contribution, cfg Sc
 	return kept, refused
 }
 
-// screened applies the peer's screen to w.others before aggregation: it
-// returns the models to aggregate and a function that maps the
-// aggregator's Report back to positions in w.others, with the screen's
-// refusals merged in (in input order).
-func (p *Peer) screened(w *Work) ([]aggregate.Contribution, func(aggregate.Report) aggregate.Report) {
-	if p.cfg.Screen.Loss == nil || w.kind != workAggregate {
-		return w.others, func(r aggregate.Report) aggregate.Report { return r }
+// Screened is Inner behind the screen: a rule that first runs Screen
+// with Config on the neighbours' models and lets Inner aggregate the
+// ones kept. It is what a peer with Config.Screen aggregates with, as one
+// aggregator, so that whoever rebuilds the peer's rule (the attack lab's
+// adaptive attackers, sim/dflsim) runs the screen too. The Report's
+// indices are positions in others, with the screen's refusals merged in
+// (in input order).
+type Screened struct {
+	Inner  aggregate.Aggregator
+	Config ScreenConfig
+}
+
+// Aggregate implements aggregate.Aggregator.
+func (s Screened) Aggregate(self aggregate.Contribution, others []aggregate.Contribution, out []float32) (aggregate.Report, error) {
+	if s.Config.Loss == nil {
+		return s.Inner.Aggregate(self, others, out)
 	}
-	kept, refused := Screen(w.self, w.others, p.cfg.Screen)
+	kept, refused := Screen(self, others, s.Config)
 	in := make([]aggregate.Contribution, len(kept))
 	for k, j := range kept {
-		in[k] = w.others[j]
+		in[k] = others[j]
 	}
-	return in, func(r aggregate.Report) aggregate.Report {
-		for i := range r.Refused {
-			r.Refused[i].Index = kept[r.Refused[i].Index]
-		}
-		for i := range r.Outliers {
-			r.Outliers[i].Index = kept[r.Outliers[i].Index]
-		}
-		r.Refused = append(r.Refused, refused...)
-		slices.SortFunc(r.Refused, func(a, b aggregate.Refusal) int { return a.Index - b.Index })
-		return r
+	r, err := s.Inner.Aggregate(self, in, out)
+	for i := range r.Refused {
+		r.Refused[i].Index = kept[r.Refused[i].Index]
 	}
+	for i := range r.Outliers {
+		r.Outliers[i].Index = kept[r.Outliers[i].Index]
+	}
+	r.Refused = append(r.Refused, refused...)
+	slices.SortFunc(r.Refused, func(a, b aggregate.Refusal) int { return a.Index - b.Index })
+	return r, err
 }
+
+// Unwrap returns the inner rule.
+func (s Screened) Unwrap() aggregate.Aggregator { return s.Inner }

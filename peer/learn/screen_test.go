@@ -2,6 +2,7 @@ package learn
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -106,5 +107,54 @@ func TestScreen(t *testing.T) {
 	}
 	if err := (ScreenConfig{Loss: loss, Factor: 1}).validate(); !errors.Is(err, ErrConfig) {
 		t.Fatalf("factor 1: %v", err)
+	}
+}
+
+// Screened runs the screen in front of its rule: the inner rule sees only
+// the kept models, and its report comes back in positions of the input,
+// with the screen's refusals merged in input order. RobustOf finds the
+// robust rule behind it (what the lab's attackers read the checks from).
+func TestScreened(t *testing.T) {
+	loss := func(p []float32) (float64, error) { return math.Abs(float64(p[0])), nil }
+	c := func(b byte, v float32) aggregate.Contribution {
+		return aggregate.Contribution{From: peerID(int(b)), Params: []float32{v}, DataSize: 1}
+	}
+	// self 1; neighbours 1.2, 50, 1.1, a non-finite model (scored 1 here,
+	// so the screen keeps it and the rule refuses it), 1.3: the lower
+	// median of the closed neighbourhood's losses is 1.1, the limit 2.3,
+	// and 50 is screened.
+	nan := float32(math.NaN())
+	others := []aggregate.Contribution{c(2, 1.2), c(3, 50), c(4, 1.1), c(5, nan), c(6, 1.3)}
+	loss2 := func(p []float32) (float64, error) {
+		if math.IsNaN(float64(p[0])) {
+			return 1, nil
+		}
+		return loss(p)
+	}
+	rule, err := aggregate.New("mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, 1)
+	rep, err := Screened{Inner: rule, Config: ScreenConfig{Loss: loss2, Factor: 2, Margin: 0.1}}.Aggregate(c(1, 1), others, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Refused) != 2 || rep.Refused[0].Index != 1 || !errors.Is(rep.Refused[0].Err, ErrScreened) ||
+		rep.Refused[1].Index != 3 || errors.Is(rep.Refused[1].Err, ErrScreened) {
+		t.Fatalf("refused %+v: want 1 (screened) then 3 (the rule's, mapped back)", rep.Refused)
+	}
+	if want := float32((1 + 1.2 + 1.1 + 1.3) / 4); math.Abs(float64(out[0]-want)) > 1e-6 {
+		t.Fatalf("aggregate %v, want the mean of self and the kept finite models %v", out[0], want)
+	}
+	if _, ok := aggregate.RobustOf(Screened{Inner: rule}); ok {
+		t.Fatal("RobustOf found a robust rule behind mean")
+	}
+	robust, err := aggregate.New("clipped-fedlay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := aggregate.RobustOf(Screened{Inner: robust}); !ok {
+		t.Fatal("RobustOf did not find clipped-fedlay behind the screen")
 	}
 }

@@ -111,9 +111,11 @@ func (w *Work) begin() error {
 		} else if p.health != nil {
 			p.checkHealth(w) // may narrow w.others to the trusted neighbours
 		}
-		others, back := p.screened(w)
-		rep, err := agg.Aggregate(w.self, others, p.model.Params())
-		w.report = back(rep)
+		if w.kind == workAggregate {
+			agg = Screened{Inner: agg, Config: p.cfg.Screen} // the rule itself without a screen
+		}
+		rep, err := agg.Aggregate(w.self, w.others, p.model.Params())
+		w.report = rep
 		if err != nil {
 			return err
 		}

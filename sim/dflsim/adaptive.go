@@ -75,7 +75,14 @@ func isAdaptive(attack string) bool {
 func ruleOf(cfg learn.Config) (aggregate.Aggregator, error) {
 	o := aggregate.DefaultOptions()
 	o.DecHW, o.Bounds, o.Clip, o.Trim = cfg.DecHW, cfg.Bounds, cfg.Clip, cfg.Trim
-	return aggregate.NewWith(cfg.Aggregator, o)
+	rule, err := aggregate.NewWith(cfg.Aggregator, o)
+	if err != nil || cfg.Screen.Loss == nil {
+		return rule, err
+	}
+	// The peer's loss screen runs in front of its rule (learn.Screened),
+	// with the receiver's own data: full knowledge, which the simulator
+	// grants.
+	return learn.Screened{Inner: rule, Config: cfg.Screen}, nil
 }
 
 // adapt replaces the Byzantine contributions in nb (neighbours idx of

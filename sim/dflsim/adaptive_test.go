@@ -128,6 +128,37 @@ func TestRuleOfCoordFloor(t *testing.T) {
 	}
 }
 
+// TestRuleOfScreen: a receiver with the loss screen (learn.Config.Screen)
+// aggregates behind it, so the attackers' rebuilt rule runs it too (with
+// the receiver's scoring: full knowledge), and they still read the
+// robust rule's checks behind it; a model the screen refuses is refused
+// in their simulation.
+func TestRuleOfScreen(t *testing.T) {
+	cfg := learn.DefaultConfig()
+	cfg.Aggregator = aggregate.SafeDefault
+	cfg.Screen = learn.ScreenConfig{Loss: func(p []float32) (float64, error) { return float64(p[0]), nil }, Factor: 2, Margin: 0.1}
+	a, err := ruleOf(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.(learn.Screened); !ok {
+		t.Fatalf("%T: want learn.Screened", a)
+	}
+	if r, ok := aggregate.RobustOf(a); !ok || r.Clip.ConsensusCos <= 0 {
+		t.Fatalf("RobustOf(%T) = %v: want the default robust rule with its consensus check", a, ok)
+	}
+	c := func(i int, v float32) aggregate.Contribution {
+		return aggregate.Contribution{From: PeerID(1, i), Params: []float32{v, 0}, Arch: "t", DataSize: 10, Period: 1, DataConf: 0.5}
+	}
+	rep, err := a.Aggregate(c(0, 1), []aggregate.Contribution{c(1, 1.1), c(2, 0.9), c(3, 9)}, make([]float32, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Refused) != 1 || rep.Refused[0].Index != 2 || !errors.Is(rep.Refused[0].Err, learn.ErrScreened) {
+		t.Fatalf("refused %+v: want the model of loss 9 screened", rep.Refused)
+	}
+}
+
 // TestAdaptiveBalances: the attackers balance their push's signs
 // against a rule with the sign check, and with Balance against any.
 func TestAdaptiveBalances(t *testing.T) {

@@ -232,10 +232,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 							return fmt.Errorf("f %g seed %d %s %s: %w", f, seed, attack, rule, err)
 						}
 						k := byzKey{f, seed, rule, attack}
-						s.acc[k], s.alarms[k], s.moves[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, orders
-						if res.scores.Pairs > 0 {
-							s.scores[k] = res.scores
-						}
+						s.acc[k], s.alarms[k], s.moves[k], s.scores[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, res.scores, orders
 						asr := healthLog(res)
 						if s.p.exposure {
 							asr += fmt.Sprintf(" exposed_acc=%.4f rest_acc=%.4f", res.exposedAcc, res.restAcc)
@@ -340,6 +337,7 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	base, check := splitHealth(rule)
+	base, screen := splitScreen(base)
 	base, drift := splitDrift(base)
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
@@ -360,6 +358,17 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	}
 	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback, Unaligned: p.unaligned}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
+	var screened []*data.Dataset // with screen: what each honest peer scores on, set once built
+	if screen {
+		screened = make([]*data.Dataset, p.peers)
+		edit := pop.Edit
+		pop.Edit = func(i int, c *learn.Config) {
+			edit(i, c)
+			if !byz[i] {
+				c.Screen = learn.ScreenConfig{Loss: screenLoss(c.Arch, &screened[i]), Factor: learn.DefaultScreenFactor, Margin: learn.DefaultScreenMargin}
+			}
+		}
+	}
 	if p.async { // without attack only (applySelect)
 		return s.runAsyncOrder(ctx, o, pool, g, seed, pop, check, fmt.Sprintf("byzantine seed=%d %s order %d/%d", seed, rule, r+1, p.orders))
 	}
@@ -369,6 +378,9 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	b, err := pop.Build()
 	if err != nil {
 		return byzResult{}, err
+	}
+	if screen {
+		copy(screened, b.Local)
 	}
 	ev := dflsim.Eval{Test: s.test, Samples: p.evalTest, Peers: 1, Model: dflsim.Trained}
 	label := fmt.Sprintf("byzantine f=%g seed=%d %s %s", frac(byz), seed, attack, rule)

@@ -81,8 +81,8 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=ipm,label-flip: adaptive %v, backdoor at %v, runs at 0.3 %v", p.adaptive, p.backdoorF, newByzStudy(p).attacksAt(0.3))
 	}
 	radii := byzScale(false)
-	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health,clipped-fedlay+suspend,coordclipped4-s2-fedlay"); err != nil ||
-		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health", "clipped-fedlay+suspend", "coordclipped4-s2-fedlay"}) {
+	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health,clipped-fedlay+suspend,coordclipped4-s2-fedlay,clipped-fedlay+screen,clipped-fedlay+drift+screen+health"); err != nil ||
+		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health", "clipped-fedlay+suspend", "coordclipped4-s2-fedlay", "clipped-fedlay+screen", "clipped-fedlay+drift+screen+health"}) {
 		t.Errorf("rules with a coordinate radius: %v, rules %v", err, radii.rulesAt(0.2))
 	}
 	mixed := byzScale(true)
@@ -103,7 +103,7 @@ func TestByzantineSelect(t *testing.T) {
 		!slices.Equal(st.attacksAt(0), []string{dflsim.AttackNone}) || !slices.Equal(none.rulesAt(0), []string{"fedlay", "clipped-fedlay"}) {
 		t.Errorf("f=0: fractions %v victims %v runs at 0 %v rules %v, want the no-attack row alone", none.allFractions(), none.victims, st.attacksAt(0), none.rulesAt(0))
 	}
-	for _, bad := range []string{"f=0 attacks=ipm", "f=0 victims=1", "attacks=backdoor f=0", "f=0,0.2", "f=0.0", "f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift", "rules=clipped-fedlay+suspend+drift",
+	for _, bad := range []string{"f=0 attacks=ipm", "f=0 victims=1", "attacks=backdoor f=0", "f=0,0.2", "f=0.0", "f=0.6", "f=x", "seeds=0", "attacks=nope", "colour=red", "f", "orders=0", "orders=x", "orders=17", "victims=2", "codec=zip", "codec=int8:3", "rules=nope", "rules=clipped-fedlay,coordclipped0-fedlay", "rules=coordclipped16-median+health", "rules=clipped-fedlay+health+drift", "rules=clipped-fedlay+health+screen", "rules=clipped-fedlay+screen+drift", "rules=clipped-fedlay+suspend+drift",
 		"rules=coordclipped4-s0-fedlay", "rules=coordclipped4-s2-median", "rules=coordclipped4-s-fedlay"} {
 		q := byzScale(false)
 		if err := q.applySelect(bad); !errors.Is(err, errSelect) {
@@ -270,6 +270,7 @@ func TestByzantineSelectAsync(t *testing.T) {
 		"f=0 async=1 exposure=1",                 // nobody is exposed without attackers
 		"f=0 async=1 rules=clipped-fedlay+drift", // off in asynchronous exchange
 		"f=0 async=1 rules=clipped-fedlay+suspend+health",
+		"f=0 async=1 rules=clipped-fedlay+screen", // the screen is not run asynchronously
 		"f=0 async=yes",
 	} {
 		if err := selectFresh(bad); !errors.Is(err, errSelect) {
