@@ -16,18 +16,7 @@ import (
 // reports its false alarms, and the peers learn: one order at quick size
 // (a mechanism, not the lab's numbers, which take 8 orders).
 func TestByzantineAsyncQuick(t *testing.T) {
-	t.Setenv(byzSelectEnv, "f=0 async=1 rules=clipped-fedlay+health orders=1 healthref=best patience=1")
-	s, err := Lookup("byzantine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer // the printed report and the per-cell rows (Logf): the lab writes both from one goroutine
-	logf := func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) }
-	if _, err := s.Run(context.Background(), Options{Quick: true, Seed: 1, DataDir: dataDir(t), OutDir: t.TempDir(), Stdout: &buf, Progress: io.Discard, Logf: logf}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	t.Log(out)
+	out := byzQuick(t, "f=0 async=1 rules=clipped-fedlay+health orders=1 healthref=best patience=1")
 	if !strings.Contains(out, "async=1: the peers exchange models asynchronously by MEP") {
 		t.Errorf("the setting is not printed:\n%s", out)
 	}
@@ -51,4 +40,24 @@ func TestByzantineAsyncQuick(t *testing.T) {
 	if a, _ := strconv.ParseFloat(m[1], 64); a > 0.5 {
 		t.Errorf("the check found %.0f%% of the honest peers captured without attack: want at most half", 100*a)
 	}
+}
+
+// byzQuick runs the attack lab at quick size, seed 1, on the subset
+// selected (PEERLEARN_BYZ_SELECT), and returns its printed report and
+// per-cell rows (Logf) together, logged.
+func byzQuick(t *testing.T, selected string) string {
+	t.Helper()
+	t.Setenv(byzSelectEnv, selected)
+	s, err := Lookup("byzantine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer // the lab writes its report and rows from one goroutine
+	logf := func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) }
+	if _, err := s.Run(context.Background(), Options{Quick: true, Seed: 1, DataDir: dataDir(t), OutDir: t.TempDir(), Stdout: &buf, Progress: io.Discard, Logf: logf}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	t.Log(out)
+	return out
 }

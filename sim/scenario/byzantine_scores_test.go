@@ -1,10 +1,6 @@
 package scenario
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,18 +15,7 @@ import (
 // One order at quick size: a mechanism; the lab's numbers for the
 // adaptive attacks are in docs/RESULTS.md.
 func TestByzantineHealthScoresQuick(t *testing.T) {
-	t.Setenv(byzSelectEnv, "f=0.2 rules=clipped-fedlay+health attacks=sign-flip orders=1 victims=0 healthref=best patience=1 moves=0")
-	s, err := Lookup("byzantine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer // the lab writes its report and rows from one goroutine
-	logf := func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) }
-	if _, err := s.Run(context.Background(), Options{Quick: true, Seed: 1, DataDir: dataDir(t), OutDir: t.TempDir(), Stdout: &buf, Progress: io.Discard, Logf: logf}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	t.Log(out)
+	out := byzQuick(t, "f=0.2 rules=clipped-fedlay+health attacks=sign-flip orders=1 victims=0 healthref=best patience=1 moves=0")
 	m := regexp.MustCompile(`(?m)^byzantine f=0\.2 seed=1 attack=sign-flip rule=clipped-fedlay\+health honest_acc=\S+ health_alarms=\S+ health_moves=0 victim_captures=0 victim_moves=0 attacker_scored_lower=(\d\.\d+) `).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no attacker_scored_lower on the attacked row:\n%s", out)
