@@ -90,7 +90,9 @@ type Outlier struct {
 	Index int
 	// From is its peer.
 	From ident.Peer
-	// Severity in (0, 1] says how far out the model was: for clipping
+	// Severity in [0, 1] says how far out the model was (0: the check
+	// that reported it does not say; peer/learn's loss screen with
+	// LeaveOut, which leaves a model out uncharged): for clipping
 	// 1 - tau/distance (the share of its difference that was cut off;
 	// the same for a model left out of the average as too far out);
 	// for the coordinate-wise rules the share of coordinates it was

@@ -158,3 +158,38 @@ func TestScreened(t *testing.T) {
 		t.Fatal("RobustOf did not find clipped-fedlay behind the screen")
 	}
 }
+
+// With LeaveOut the screened model is left out of the round as an
+// uncharged Outlier (severity 0, below any reputation tolerance), not
+// refused; the rule's own refusals stay refusals.
+func TestScreenedLeaveOut(t *testing.T) {
+	loss := func(p []float32) (float64, error) { return math.Abs(float64(p[0])), nil }
+	c := func(b byte, v float32) aggregate.Contribution {
+		return aggregate.Contribution{From: peerID(int(b)), Params: []float32{v}, DataSize: 1}
+	}
+	rule, err := aggregate.New("mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, 1)
+	others := []aggregate.Contribution{c(2, 1.2), c(3, 50), c(4, 1.1)}
+	rep, err := Screened{Inner: rule, Config: ScreenConfig{Loss: loss, Factor: 2, Margin: 0.1, LeaveOut: true}}.Aggregate(c(1, 1), others, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Refused) != 0 || len(rep.Outliers) != 1 || rep.Outliers[0].Index != 1 || rep.Outliers[0].Action != aggregate.OutlierLeftOut || rep.Outliers[0].Severity != 0 {
+		t.Fatalf("refused %+v outliers %+v: want 1 left out, uncharged", rep.Refused, rep.Outliers)
+	}
+	if want := float32((1 + 1.2 + 1.1) / 3); math.Abs(float64(out[0]-want)) > 1e-6 {
+		t.Fatalf("aggregate %v, want %v", out[0], want)
+	}
+	rs, err := aggregate.NewReputation(aggregate.DefaultReputationConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := rs.Score(others[1].From)
+	rs.Observe(others, rep)
+	if after := rs.Score(others[1].From); after < before {
+		t.Fatalf("the left-out neighbour lost score: %v -> %v", before, after)
+	}
+}

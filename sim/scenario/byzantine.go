@@ -337,7 +337,7 @@ func orderEdit(edit func(int, *learn.Config), r int) func(int, *learn.Config) {
 func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g *topology.Graph, seed uint64, byz []bool, victim int, attack, rule string, r int) (byzResult, error) {
 	p := s.p
 	base, check := splitHealth(rule)
-	base, screen := splitScreen(base)
+	base, screenCfg, screen := splitScreen(base)
 	base, drift := splitDrift(base)
 	cfg := learn.DefaultConfig()
 	cfg.Arch, cfg.Batch, cfg.LocalEpochs, cfg.Aggregator = s.arch, p.batch, p.epochs, base
@@ -365,7 +365,8 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		pop.Edit = func(i int, c *learn.Config) {
 			edit(i, c)
 			if !byz[i] {
-				c.Screen = learn.ScreenConfig{Loss: screenLoss(c.Arch, &screened[i]), Factor: learn.DefaultScreenFactor, Margin: learn.DefaultScreenMargin}
+				c.Screen = screenCfg
+				c.Screen.Loss = screenLoss(c.Arch, &screened[i])
 			}
 		}
 	}

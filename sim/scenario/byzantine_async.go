@@ -99,7 +99,7 @@ func (p *byzParams) asyncAllowed(noneOnly, movesNamed bool) error {
 	}
 	for _, r := range p.rules {
 		base, _ := splitHealth(r)
-		if _, screen := splitScreen(base); screen {
+		if _, _, screen := splitScreen(base); screen {
 			return fmt.Errorf("%w: %s: async=1 with rule %q: the loss screen is not run asynchronously", errSelect, byzSelectEnv, r)
 		}
 		if plain, _ := splitDrift(base); plain != base {

@@ -33,7 +33,7 @@ func splitHealth(rule string) (base string, check bool) {
 // isRobustRule reports whether the lab rule's aggregation rule is robust.
 func isRobustRule(rule string) bool {
 	base, _ := splitHealth(rule)
-	base, _ = splitScreen(base)
+	base, _, _ = splitScreen(base)
 	base, _ = splitDrift(base)
 	return aggregate.IsRobustName(base)
 }

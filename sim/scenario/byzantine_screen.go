@@ -24,10 +24,24 @@ import (
 // rule with its screen and its data: full knowledge).
 const screenSuffix = "+screen"
 
-// splitScreen returns the lab rule name without "+screen" (and without
-// "+health", which the caller took first) and whether its peers screen.
-func splitScreen(rule string) (base string, screen bool) {
-	return strings.CutSuffix(rule, screenSuffix)
+// screenOutSuffix is screenSuffix with learn.ScreenConfig.LeaveOut: a
+// screened model is left out of the round, uncharged, instead of refused
+// ("clipped-fedlay+screenout").
+const screenOutSuffix = "+screenout"
+
+// splitScreen returns the lab rule name without its screen suffix (and
+// without "+health", which the caller took first) and the screen its
+// honest peers run (Loss nil: none; the caller sets it per peer).
+func splitScreen(rule string) (base string, screen learn.ScreenConfig, on bool) {
+	screen = learn.ScreenConfig{Factor: learn.DefaultScreenFactor, Margin: learn.DefaultScreenMargin}
+	if base, ok := strings.CutSuffix(rule, screenOutSuffix); ok {
+		screen.LeaveOut = true
+		return base, screen, true
+	}
+	if base, ok := strings.CutSuffix(rule, screenSuffix); ok {
+		return base, screen, true
+	}
+	return rule, learn.ScreenConfig{}, false
 }
 
 // screenLoss returns a learn.ScreenConfig.Loss for one peer: the loss of

@@ -113,7 +113,7 @@ func (p *byzParams) applySelect(spec string) error {
 		case "rules":
 			for _, r := range vals { // refused here, not minutes into the run
 				base, _ := splitHealth(r)
-				base, _ = splitScreen(base)
+				base, _, _ = splitScreen(base)
 				if base, _ = splitDrift(base); !isLabRule(base) {
 					return fmt.Errorf("%w: %s: rule %q: want an aggregate rule (aggregate.ParseRule, e.g. clipped-fedlay or the lab's coordclipped16-fedlay, coordclipped4-s2-fedlay), optionally +drift or +suspend, then +screen, then +health", errSelect, byzSelectEnv, r)
 				}

@@ -81,8 +81,8 @@ func TestByzantineSelect(t *testing.T) {
 		t.Errorf("attacks=ipm,label-flip: adaptive %v, backdoor at %v, runs at 0.3 %v", p.adaptive, p.backdoorF, newByzStudy(p).attacksAt(0.3))
 	}
 	radii := byzScale(false)
-	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health,clipped-fedlay+suspend,coordclipped4-s2-fedlay,clipped-fedlay+screen,clipped-fedlay+drift+screen+health"); err != nil ||
-		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health", "clipped-fedlay+suspend", "coordclipped4-s2-fedlay", "clipped-fedlay+screen", "clipped-fedlay+drift+screen+health"}) {
+	if err := radii.applySelect("rules=coordclipped16-fedlay,coordclipped-fedlay+health,median,clipped-fedlay+drift+health,clipped-fedlay+suspend,coordclipped4-s2-fedlay,clipped-fedlay+screen,clipped-fedlay+drift+screen+health,clipped-fedlay+screenout"); err != nil ||
+		!slices.Equal(radii.rulesAt(0.2), []string{"coordclipped16-fedlay", "coordclipped-fedlay+health", "median", "clipped-fedlay+drift+health", "clipped-fedlay+suspend", "coordclipped4-s2-fedlay", "clipped-fedlay+screen", "clipped-fedlay+drift+screen+health", "clipped-fedlay+screenout"}) {
 		t.Errorf("rules with a coordinate radius: %v, rules %v", err, radii.rulesAt(0.2))
 	}
 	mixed := byzScale(true)
