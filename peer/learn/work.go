@@ -111,8 +111,8 @@ func (w *Work) begin() error {
 		} else if p.health != nil {
 			p.checkHealth(w) // may narrow w.others to the trusted neighbours
 		}
-		if w.kind == workAggregate {
-			agg = Screened{Inner: agg, Config: p.cfg.Screen} // the rule itself without a screen
+		if w.kind == workAggregate && p.cfg.Screen.Loss != nil {
+			agg = Screened{Inner: agg, Config: p.cfg.Screen}
 		}
 		rep, err := agg.Aggregate(w.self, w.others, p.model.Params())
 		w.report = rep

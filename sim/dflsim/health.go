@@ -55,8 +55,11 @@ type Health struct {
 	mine [][]float32
 	step []float64
 	// sep tallies how the scores of the attackers' models (Skip) compare
-	// with the honest ones' (Separation).
-	sep Separation
+	// with the honest ones' (Separation); hostile holds the Skip peers'
+	// IDs (their learn.Config.ID, which no move changes), set on the
+	// first observe.
+	sep     Separation
+	hostile map[ident.Peer]bool
 }
 
 // init checks the sizes against n peers and builds the monitors.
@@ -117,15 +120,12 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 	if err != nil {
 		return g, err
 	}
-	var hostile func(ident.Peer) bool
-	if h.Skip != nil {
-		index := make(map[ident.Peer]int, len(peers))
+	if h.Skip != nil && h.hostile == nil {
+		h.hostile = make(map[ident.Peer]bool, len(peers))
 		for j, p := range peers {
-			index[p.Config().ID] = j
-		}
-		hostile = func(id ident.Peer) bool {
-			j, ok := index[id]
-			return ok && h.Skip[j]
+			if h.Skip[j] {
+				h.hostile[p.Config().ID] = true
+			}
 		}
 	}
 	var moved []int
@@ -135,8 +135,8 @@ func (h *Health) observe(pool *Pool, peers []*learn.Peer, heard [][]aggregate.Co
 			m := ms[jb.first+1+k]
 			nbrs[k] = health.Result{Peer: c.From, Params: c.Params, Correct: m.Correct, Total: m.Total, Loss: m.Loss}
 		}
-		if hostile != nil {
-			h.sep = h.sep.Add(separation(nbrs, hostile))
+		if h.hostile != nil {
+			h.sep = h.sep.Add(separation(nbrs, h.hostile))
 		}
 		own := ms[jb.first]
 		self := health.Result{Correct: own.Correct, Total: own.Total, Loss: own.Loss}

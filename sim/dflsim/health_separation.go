@@ -34,15 +34,15 @@ func (s Separation) Add(o Separation) Separation {
 
 // separation tallies one peer's round: scores of the neighbours in nbrs
 // (health.Balanced of their results; a result that does not score is
-// skipped), hostile telling the attackers' IDs.
-func separation(nbrs []health.Result, hostile func(ident.Peer) bool) Separation {
+// skipped), hostile holding the attackers' IDs.
+func separation(nbrs []health.Result, hostile map[ident.Peer]bool) Separation {
 	var bad, good []float64
 	for _, r := range nbrs {
 		acc, err := health.Balanced(r.Correct, r.Total)
 		if err != nil {
 			continue
 		}
-		if hostile(r.Peer) {
+		if hostile[r.Peer] {
 			bad = append(bad, acc)
 		} else {
 			good = append(good, acc)

@@ -12,7 +12,7 @@ func TestSeparation(t *testing.T) {
 	res := func(i, correct int) health.Result {
 		return health.Result{Peer: id(i), Correct: []int{correct}, Total: []int{10}}
 	}
-	hostile := func(p ident.Peer) bool { return p == id(0) || p == id(1) }
+	hostile := map[ident.Peer]bool{id(0): true, id(1): true}
 	// Attackers 0 (6 of 10) and 1 (9 of 10) against honest 2 (7), 3 (9)
 	// and 4 (8); 5's result does not score and is skipped.
 	nbrs := []health.Result{res(0, 6), res(1, 9), res(2, 7), res(3, 9), res(4, 8),

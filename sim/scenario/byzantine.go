@@ -358,17 +358,9 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	}
 	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback, Unaligned: p.unaligned}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
-	var screened []*data.Dataset // with screen: what each honest peer scores on, set once built
+	fillScreens := func(*dflsim.Built) {}
 	if screen {
-		screened = make([]*data.Dataset, p.peers)
-		edit := pop.Edit
-		pop.Edit = func(i int, c *learn.Config) {
-			edit(i, c)
-			if !byz[i] {
-				c.Screen = screenCfg
-				c.Screen.Loss = screenLoss(c.Arch, &screened[i])
-			}
-		}
+		fillScreens = screenPopulation(&pop, screenCfg, byz)
 	}
 	if p.async { // without attack only (applySelect)
 		return s.runAsyncOrder(ctx, o, pool, g, seed, pop, check, fmt.Sprintf("byzantine seed=%d %s order %d/%d", seed, rule, r+1, p.orders))
@@ -380,9 +372,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if err != nil {
 		return byzResult{}, err
 	}
-	if screen {
-		copy(screened, b.Local)
-	}
+	fillScreens(b)
 	ev := dflsim.Eval{Test: s.test, Samples: p.evalTest, Peers: 1, Model: dflsim.Trained}
 	label := fmt.Sprintf("byzantine f=%g seed=%d %s %s", frac(byz), seed, attack, rule)
 	if victim >= 0 {

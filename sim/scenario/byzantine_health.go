@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -195,14 +194,16 @@ func (s *byzStudy) reportSeparation(o Options, out io.Writer, rule string) {
 	for _, f := range s.p.fractions[1:] {
 		for _, a := range s.attacksAt(f) {
 			var cells []string
+			scored := false
 			for _, seed := range s.seedsOf(o) {
-				if share, ok := s.scores[byzKey{f, seed, rule, a}].Share(); ok {
-					cells = append(cells, fmt.Sprintf("%.3f", share))
-				} else {
+				share, ok := s.scores[byzKey{f, seed, rule, a}].Share()
+				if !ok {
 					cells = append(cells, "n/a")
+					continue
 				}
+				cells, scored = append(cells, fmt.Sprintf("%.3f", share)), true
 			}
-			if !slices.ContainsFunc(cells, func(c string) bool { return c != "n/a" }) {
+			if !scored {
 				continue
 			}
 			fmt.Fprintf(out, "    f=%g %s: the attackers' models scored below an honest neighbour's on the receiver's data in %s of the pairs (per seed; 0.5: the scores cannot tell them apart)\n", f, a, strings.Join(cells, " / "))

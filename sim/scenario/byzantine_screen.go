@@ -44,6 +44,24 @@ func splitScreen(rule string) (base string, screen learn.ScreenConfig, on bool) 
 	return rule, learn.ScreenConfig{}, false
 }
 
+// screenPopulation makes pop's honest peers (byz[i] false) run the
+// screen cfg, scoring on their shards, and returns what gives the
+// scores their data once pop is built (before the first round).
+func screenPopulation(pop *dflsim.Population, cfg learn.ScreenConfig, byz []bool) func(*dflsim.Built) {
+	local := make([]*data.Dataset, len(byz))
+	edit := pop.Edit
+	pop.Edit = func(i int, c *learn.Config) {
+		if edit != nil {
+			edit(i, c)
+		}
+		if !byz[i] {
+			c.Screen = cfg
+			c.Screen.Loss = screenLoss(c.Arch, &local[i])
+		}
+	}
+	return func(b *dflsim.Built) { copy(local, b.Local) }
+}
+
 // screenLoss returns a learn.ScreenConfig.Loss for one peer: the loss of
 // params on the first healthSamples of *local (set once the population
 // is built, before the first round). Losses are kept per model

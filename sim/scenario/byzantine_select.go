@@ -26,7 +26,9 @@ import (
 // without attack: it is every gap's reference; "RULE+health" is RULE
 // with the neighbourhood check, byzantine_health.go; "RULE+drift" RULE
 // with the reputation's drift test, byzantine_drift.go, and
-// "RULE+drift+health" both), orders (training orders
+// "RULE+drift+health" both; "RULE+screen" and "RULE+screenout" RULE
+// behind peer/learn's loss screen, byzantine_screen.go, before any
+// "+health"), orders (training orders
 // averaged per cell), victims (0 or 1: the victim-placement runs), codec
 // (models travel in that codec, engine/modelcodec: the lab with
 // compression on), holdout (with "+health": the share of a checked
