@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/protocol/overlay"
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
@@ -28,13 +29,15 @@ func pensSpec(n, rounds int) string {
 		`"period_ms":3000,"selection":{"k":2,"policy":"pens"},"spaces":%d,"target_accuracy":0.85,"tiers":false,"version":2}`, rounds, n, pensRings)
 }
 
-// pensRings is pensSpec's overlay ring count L: with 2L = 16 ring
-// adjacencies, a peer of 8 has (nearly) all 7 others as overlay
-// neighbours, PENS's candidates, from its first rounds. With L = 5 (the
-// netpeer test's, for 12 peers) a peer had 4 to 7 neighbours, changing
-// while the overlay settled during PENS's step 1; measured here, one
-// rotated native then kept two upright neighbours (precision 15/17).
-const pensRings = 8
+// pensRings is pensSpec's overlay ring count L. PENS's step 1 can keep
+// only its own cluster when its view holds at least K = 2 of it: the
+// tab's cluster is 3 natives, and a peer of 8 misses a given other in
+// all L rings with probability (5/7)^L. With L = 8 (2L = 16 ring
+// adjacencies) the tab saw fewer than 2 of its 3 in 158 of 20,000 random
+// placements (0.8%), and once in CI it did (5 peers, one rotated; it
+// kept an upright native). With L = 16 (overlay.MaxSpaces): 0 of
+// 20,000. (L = 5, the netpeer test's for 12 peers: 7%.)
+const pensRings = overlay.MaxSpaces
 
 // TestBrowserPENS: a headless Chromium tab and seven native peers run a
 // PENS task in two rotated-image clusters; the tab holds a rotated
