@@ -7,10 +7,11 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"github.com/peerlearn/peerlearn/internal/jsawait"
 	"runtime/debug"
 	"syscall/js"
 	"time"
+
+	"github.com/peerlearn/peerlearn/internal/jsawait"
 )
 
 // The JavaScript side of the browser peer. Rules every function here

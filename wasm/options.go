@@ -5,14 +5,14 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
-	"github.com/peerlearn/peerlearn/engine/data"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"strconv"
 	"strings"
 	"syscall/js"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )

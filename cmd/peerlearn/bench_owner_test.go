@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	peernode "github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net/http"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/peerlearn/peerlearn/internal/proc"
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
+	peernode "github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"os"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 )

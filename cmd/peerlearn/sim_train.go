@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/sim/scenario"
 )

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"io"
 	"net/url"
 	"os"
 
 	"github.com/mdp/qrterminal/v3"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"rsc.io/qr"
 
 	"github.com/peerlearn/peerlearn/protocol/task"

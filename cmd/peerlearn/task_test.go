@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 )
 

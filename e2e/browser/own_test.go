@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/peerlearn/peerlearn/engine/export"
 	"image"
 	"image/png"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/peerlearn/peerlearn/engine/export"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"

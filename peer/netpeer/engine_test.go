@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"errors"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"

@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"encoding/binary"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/task"

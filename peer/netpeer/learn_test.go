@@ -2,12 +2,12 @@ package netpeer
 
 import (
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 )
 

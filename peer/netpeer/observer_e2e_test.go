@@ -2,7 +2,6 @@ package netpeer
 
 import (
 	"context"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"

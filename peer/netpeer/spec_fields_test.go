@@ -3,13 +3,13 @@ package netpeer
 import (
 	"errors"
 	"fmt"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/mep"
 	"github.com/peerlearn/peerlearn/protocol/method"
 	"github.com/peerlearn/peerlearn/protocol/task"

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/export"
 	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/protocol/task/taskarch"
 	"github.com/peerlearn/peerlearn/signal/server/servertest"

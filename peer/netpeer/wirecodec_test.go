@@ -2,12 +2,12 @@ package netpeer
 
 import (
 	"errors"
-	"github.com/peerlearn/peerlearn/peer/node"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/modelcodec"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
 )

@@ -3,11 +3,11 @@ package dflsim
 import (
 	"context"
 	"fmt"
-	"github.com/peerlearn/peerlearn/engine/modelcodec"
-	"github.com/peerlearn/peerlearn/engine/nn"
 	"io"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
+	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/internal/progress"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/theory/topology"

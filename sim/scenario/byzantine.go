@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/engine/nn"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/sim/dflsim"

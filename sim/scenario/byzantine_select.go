@@ -3,13 +3,13 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/modelcodec"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
