@@ -65,10 +65,10 @@ type DriftConfig struct {
 	// docs/RESULTS.md "Suspension on today's default"): no cost without
 	// attack; the worst adaptive gap at f = 0.2 under 3 on both data
 	// sets (the default's 3.31 and 3.57) and the Fashion-MNIST backdoor
-	// under 20%; but ALIE on Fashion-MNIST at f = 0.3 about 4 points
-	// worse: its alike models are never left out while honest ones are,
-	// up to twice as often as without attack. So it is off by default
-	// too. The sum is capped at suspendCap times Limit,
+	// under 20%; but ALIE on Fashion-MNIST at f = 0.3 about 3 points
+	// worse (24 orders, paired): its alike models are never left out
+	// while honest ones are, up to twice as often as without attack. So
+	// it is off by default too. The sum is capped at suspendCap times Limit,
 	// so that the time back is bounded: about Limit/Allow rounds at the
 	// median, however long the neighbour pulled back before.
 	Suspend bool
