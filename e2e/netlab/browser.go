@@ -40,6 +40,9 @@ func OpenTab(ns, bin, dir, name, url string, width, height int, extra ...chromed
 		return nil, err
 	}
 	profile := filepath.Join(dir, name+"-profile")
+	if err := os.MkdirAll(profile, 0o700); err != nil {
+		return nil, err
+	}
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(wrapper),
 		chromedp.UserDataDir(profile),
@@ -56,6 +59,11 @@ func OpenTab(ns, bin, dir, name, url string, width, height int, extra ...chromed
 		// the page runs as it would over HTTPS.
 		chromedp.Flag("unsafely-treat-insecure-origin-as-secure", "http://"+SignalAddr),
 		chromedp.WindowSize(width, height),
+		// Chromium keeps its singleton socket in a directory under TMPDIR
+		// and removes it only on a clean exit; a lab's tab is killed, so
+		// in the shared /tmp they piled up (7 a CI run). Under the
+		// profile they go with dir.
+		chromedp.Env("TMPDIR="+profile),
 	)
 	opts = append(opts, extra...)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
