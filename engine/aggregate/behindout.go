@@ -10,3 +10,9 @@ const behindoutPrefix = "behindout-"
 // above it, the point where the check alone starts to charge (severity
 // above reputation's default tolerance, 0.5).
 const behindLeaveAt = 0.5
+
+// keepsharePrefix marks the attack lab's "keepshare-X": "clipped-X" with
+// ClipConfig.SuspendedKeepShare on (a suspended neighbour's weight
+// carries our own model). Meaningful with the lab's "+suspend"; the
+// lab's, not in Names.
+const keepsharePrefix = "keepshare-"

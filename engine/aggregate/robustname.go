@@ -5,7 +5,7 @@ import "strings"
 // cutRobustName reads the Robust wrapper a rule name asks for, the one
 // place NewWith, ParseRule and IsRobustName learn the prefixes from:
 // "clipped-X" and the attack lab's "winsorised-X", "anchored-X",
-// "spread-X", "behindout-X", "ablate-PART-X", "mincosN-X", "signN-X",
+// "spread-X", "behindout-X", "keepshare-X", "ablate-PART-X", "mincosN-X", "signN-X",
 // "behindN-X", "cutN-X", "consN-X", "copyN-X" and
 // "coordclipped[R][-sF]-X" (byname.go, ablate.go, behindout.go,
 // mincos.go, sign.go, behindbar.go, cutlab.go, consensus.go,
@@ -22,6 +22,7 @@ func cutRobustName(name string) (inner string, set func(*ClipConfig), ok bool) {
 		{anchoredPrefix, setAnchored},
 		{spreadPrefix, setSpread},
 		{behindoutPrefix, func(c *ClipConfig) { c.BehindLeave = true }},
+		{keepsharePrefix, func(c *ClipConfig) { c.SuspendedKeepShare = true }},
 	} {
 		if inner, ok := strings.CutPrefix(name, p.prefix); ok {
 			return inner, p.set, true

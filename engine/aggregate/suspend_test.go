@@ -103,3 +103,46 @@ func TestRobustLeavesSuspendedOut(t *testing.T) {
 		t.Fatalf("suspended model: measured %v (want true), reported as outlier %v (want false): %+v", measured, charged, rep)
 	}
 }
+
+// TestRobustKeepsSuspendedShare: with SuspendedKeepShare a suspended
+// neighbour keeps its weight, carrying our own model: the average is the
+// one with its model replaced by ours, not the one without it (whose
+// weight went to the rest), and the caller's contribution is not changed.
+func TestRobustKeepsSuspendedShare(t *testing.T) {
+	self := contrib(1, 10, 1, 0)
+	self.Origin = []float32{0, 0}
+	others := []Contribution{contrib(2, 10, 1, 0.5), contrib(3, 10, 1.2, -0.4), contrib(4, 10, 1.1, 0.3), contrib(5, 10, 0.9, 0.1)}
+	clip := toyClip()
+	clip.SuspendedKeepShare = true
+	r := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}
+	susp := slices.Clone(others)
+	susp[2].Suspended = true
+	got := make([]float32, 2)
+	rep, err := r.Aggregate(self, susp, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(susp[2].Params, others[2].Params) {
+		t.Fatalf("the caller's contribution changed: %v", susp[2].Params)
+	}
+	ours := slices.Clone(others)
+	ours[2].Params = slices.Clone(self.Params)
+	want := make([]float32, 2)
+	if _, err := r.Aggregate(self, ours, want); err != nil {
+		t.Fatal(err)
+	}
+	without := make([]float32, 2)
+	if _, err := r.Aggregate(self, slices.Delete(slices.Clone(others), 2, 3), without); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(float64(got[0]-want[0])) > 1e-6 || math.Abs(float64(got[1]-want[1])) > 1e-6 || slices.Equal(got, without) {
+		t.Fatalf("with neighbour 2 suspended %v; with our model in its place %v, without it %v: want the former", got, want, without)
+	}
+	if rep.Used != 5 {
+		t.Fatalf("used %d, want 5 (its weight kept)", rep.Used)
+	}
+	charged := slices.ContainsFunc(rep.Outliers, func(o Outlier) bool { return o.Index == 2 })
+	if !slices.ContainsFunc(rep.Pulls, func(p Pull) bool { return p.Index == 2 }) || charged {
+		t.Fatalf("suspended model: want measured and not reported as an outlier: %+v", rep)
+	}
+}
