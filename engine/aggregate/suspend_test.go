@@ -72,19 +72,9 @@ func TestDriftSuspends(t *testing.T) {
 // measured (its Pull is reported) but takes no part in the average, and
 // is not reported as an outlier (a suspension is not a charge).
 func TestRobustLeavesSuspendedOut(t *testing.T) {
-	self := contrib(1, 10, 1, 0)
-	self.Origin = []float32{0, 0}
-	others := []Contribution{contrib(2, 10, 1, 0.5), contrib(3, 10, 1.2, -0.4), contrib(4, 10, 1.1, 0.3), contrib(5, 10, 0.9, 0.1)}
-	r := Robust{Bounds: DefaultBounds(), Clip: toyClip(), Inner: Mean{}}
+	r, self, others, _, got, rep := suspendedRound(t, toyClip())
 	all := make([]float32, 2)
 	if _, err := r.Aggregate(self, others, all); err != nil {
-		t.Fatal(err)
-	}
-	susp := slices.Clone(others)
-	susp[2].Suspended = true
-	got := make([]float32, 2)
-	rep, err := r.Aggregate(self, susp, got)
-	if err != nil {
 		t.Fatal(err)
 	}
 	without := make([]float32, 2)
@@ -109,20 +99,10 @@ func TestRobustLeavesSuspendedOut(t *testing.T) {
 // one with its model replaced by ours, not the one without it (whose
 // weight went to the rest), and the caller's contribution is not changed.
 func TestRobustKeepsSuspendedShare(t *testing.T) {
-	self := contrib(1, 10, 1, 0)
-	self.Origin = []float32{0, 0}
-	others := []Contribution{contrib(2, 10, 1, 0.5), contrib(3, 10, 1.2, -0.4), contrib(4, 10, 1.1, 0.3), contrib(5, 10, 0.9, 0.1)}
 	clip := toyClip()
 	clip.SuspendedKeepShare = true
-	r := Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}
-	susp := slices.Clone(others)
-	susp[2].Suspended = true
-	got := make([]float32, 2)
-	rep, err := r.Aggregate(self, susp, got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(susp[2].Params, others[2].Params) {
+	r, self, others, susp, got, rep := suspendedRound(t, clip)
+	if !slices.Equal(susp[2].Params, []float32{1.1, 0.3}) { // contrib(4, 10, 1.1, 0.3)
 		t.Fatalf("the caller's contribution changed: %v", susp[2].Params)
 	}
 	ours := slices.Clone(others)
@@ -145,4 +125,23 @@ func TestRobustKeepsSuspendedShare(t *testing.T) {
 	if !slices.ContainsFunc(rep.Pulls, func(p Pull) bool { return p.Index == 2 }) || charged {
 		t.Fatalf("suspended model: want measured and not reported as an outlier: %+v", rep)
 	}
+}
+
+// suspendedRound aggregates a toy round under clip with neighbour 2 of
+// four suspended: the rule, our contribution, the neighbours as given,
+// the ones aggregated (neighbour 2 marked), the result and its report.
+func suspendedRound(t *testing.T, clip ClipConfig) (r Robust, self Contribution, others, susp []Contribution, got []float32, rep Report) {
+	t.Helper()
+	self = contrib(1, 10, 1, 0)
+	self.Origin = []float32{0, 0}
+	others = []Contribution{contrib(2, 10, 1, 0.5), contrib(3, 10, 1.2, -0.4), contrib(4, 10, 1.1, 0.3), contrib(5, 10, 0.9, 0.1)}
+	r = Robust{Bounds: DefaultBounds(), Clip: clip, Inner: Mean{}}
+	susp = slices.Clone(others)
+	susp[2].Suspended = true
+	got = make([]float32, 2)
+	rep, err := r.Aggregate(self, susp, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, self, others, susp, got, rep
 }
