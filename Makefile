@@ -70,19 +70,19 @@ test: deps data test-go
 # namespaces at once (REALTIME_PKGS): each runs alone after the others,
 # which run in parallel. Two of them side by side on a 2-core machine
 # starved each other's WebRTC connections (ICE and TURN timeouts,
-# flapping links). sim/scenario is heavy on CPU only, on virtual time:
-# it runs beside peer/netpeer (in-process peers), then e2e/native (peer
-# processes) and the companion's tests, whose peers mostly wait on their
-# periods and whose tests assert mechanisms a loaded machine does not
-# miss (TestE2ESaturatedCPU loads every core on purpose). e2e/native's
-# tests run in parallel within the package, three at once (its
-# TestMain), all but TestE2ESaturatedCPU, which runs alone before them.
-# So do e2e/browser's, three at once (its TestMain; its two swarm tests
-# never side by side), all but those that measure time or load
-# (throttling, CPU share, frame gaps: e2e/browser/parallel_test.go),
-# which run alone before them. e2e/netlab's tests run three at once too
-# (each lab is its own set of namespaces; e2e/netlab/parallel_test.go;
-# its two three-tab tests never side by side), and beside test-wasm: the
+# flapping links). sim/scenario is heavy on CPU only, on virtual time: it
+# runs beside peer/netpeer (in-process peers) and then e2e/native (peer
+# processes), whose peers mostly wait on their periods and whose tests
+# assert mechanisms a loaded machine does not miss (TestE2ESaturatedCPU
+# loads every core on purpose). e2e/native's tests run in parallel
+# within the package, three at once (its TestMain), all but
+# TestE2ESaturatedCPU, which runs alone before them. So do e2e/browser's,
+# three at once (its TestMain; its two swarm tests never side by side),
+# all but those that measure time or load (throttling, CPU share, frame
+# gaps: e2e/browser/parallel_test.go), which run alone before them.
+# e2e/netlab's tests run three at once too (each lab is its own set of
+# namespaces; e2e/netlab/parallel_test.go; its two three-tab tests never
+# side by side), and beside test-wasm: the
 # lab's peers mostly wait on ICE and their periods (the package used
 # about 0.4 of the 2 cores), and the wasm tests are CPU on virtual time.
 # e2e/browser runs last, alone, for its timing tests.
@@ -90,17 +90,15 @@ MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
 # test-go: every Go package's tests, native, under wasm (test-wasm) and
-# against libtorch (test-companion, after e2e/native, beside the end of
-# sim/scenario: the two lanes then end together; CI on a0e82de: sim/scenario
-# 273 s, peer/netpeer and e2e/native 204 s, test-companion 57 s).
+# against libtorch (test-companion, after sim/scenario: both mostly CPU,
+# beside peer/netpeer and e2e/native, whose peers mostly wait).
 test-go:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
 	$(GO) vet -tags attack ./peer/netpeer/ ./cmd/peerlearn/ # e2e/native's attacker processes
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -x $(foreach p,$(HEAVY_PKGS),-e '$(MODULE)/$(patsubst ./%/,%,$(p))'))
-	$(GO) test -count=1 -timeout 30m ./sim/scenario/ & cpu=$$!; \
-	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/ && \
-	$(MAKE) --no-print-directory test-companion; rc=$$?; \
+	{ $(GO) test -count=1 -timeout 30m ./sim/scenario/ && $(MAKE) --no-print-directory test-companion; } & cpu=$$!; \
+	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
 	wait $$cpu && exit $$rc
 	$(GO) test -count=1 -timeout 30m ./e2e/netlab/ & netlab=$$!; \
 	$(MAKE) --no-print-directory test-wasm; rc=$$?; \
