@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/peerlearn/peerlearn/internal/headless"
 	"github.com/peerlearn/peerlearn/internal/proctest"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/method"
@@ -305,26 +306,12 @@ type tab struct {
 // background timers unless throttle (a hidden tab then gets about one
 // timer wake-up a second, as a volunteer's background tab does).
 func chromeFlags(bin, profile string, throttle bool) []chromedp.ExecAllocatorOption {
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(profile),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
+	opts := append(headless.Options(bin, profile),
 		chromedp.Flag("allow-loopback-in-peer-connection", true),
 		chromedp.Flag("disable-background-timer-throttling", !throttle),
 		chromedp.Flag("disable-backgrounding-occluded-windows", !throttle),
 		chromedp.Flag("disable-renderer-backgrounding", !throttle),
 		chromedp.WindowSize(1280, 1000),
-		// Chromium keeps its singleton socket in a directory under TMPDIR
-		// and removes it only on a clean exit; a test's browser is killed,
-		// so in the shared /tmp they piled up (about 2000 in a day of
-		// runs here). Under the profile they go with the test's TempDir.
-		chromedp.Env("TMPDIR="+profile),
 	)
 	if throttle {
 		// Chrome's intensive throttling (one wake-up a minute for chained

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/peerlearn/peerlearn/internal/headless"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 )
@@ -43,27 +44,13 @@ func OpenTab(ns, bin, dir, name, url string, width, height int, extra ...chromed
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		return nil, err
 	}
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(wrapper),
-		chromedp.UserDataDir(profile),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
+	opts := append(headless.Options(wrapper, profile),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		// The lab's server is on a plain-http public-looking address;
 		// the page runs as it would over HTTPS.
 		chromedp.Flag("unsafely-treat-insecure-origin-as-secure", "http://"+SignalAddr),
 		chromedp.WindowSize(width, height),
-		// Chromium keeps its singleton socket in a directory under TMPDIR
-		// and removes it only on a clean exit; a lab's tab is killed, so
-		// in the shared /tmp they piled up (7 a CI run). Under the
-		// profile they go with dir.
-		chromedp.Env("TMPDIR="+profile),
 	)
 	opts = append(opts, extra...)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
