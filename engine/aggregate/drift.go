@@ -72,6 +72,13 @@ type DriftConfig struct {
 	// so that the time back is bounded: about Limit/Allow rounds at the
 	// median, however long the neighbour pulled back before.
 	Suspend bool
+	// Async keeps the test on in asynchronous exchange, where a peer
+	// (peer/learn) otherwise turns it off: a slow honest neighbour's
+	// older model sits back along our step for its age alone, round
+	// after round, and the test reads that as pulling back. On, the
+	// attack lab's asynchronous mode measures what that costs (its
+	// "+suspend" and "+drift" rules with async=1). Needs Limit > 0.
+	Async bool
 }
 
 // suspendCap bounds a sum in the Suspend form, in Limits: detection
@@ -106,6 +113,9 @@ func (c DriftConfig) Validate() error {
 	}
 	if c.Limit > 0 && c.SpreadFloor == 0 {
 		return fmt.Errorf("%w: drift %+v: a spread floor of 0", ErrConfig, c)
+	}
+	if c.Async && c.Limit == 0 {
+		return fmt.Errorf("%w: drift %+v: Async with the test off", ErrConfig, c)
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func TestDriftNeedsWitnesses(t *testing.T) {
 	if DefaultReputationConfig().Drift.Limit != 0 {
 		t.Fatal("the drift test is on by default; docs/RESULTS.md measured it cutting honest links")
 	}
-	for _, c := range []DriftConfig{{Limit: -1, SpreadFloor: 1}, {Limit: math.Inf(1), SpreadFloor: 1}, {Allow: math.NaN()}, {Limit: 1}} {
+	for _, c := range []DriftConfig{{Limit: -1, SpreadFloor: 1}, {Limit: math.Inf(1), SpreadFloor: 1}, {Allow: math.NaN()}, {Limit: 1}, {Async: true, SpreadFloor: 1}} {
 		cfg := DefaultReputationConfig()
 		cfg.Drift = c
 		if _, err := NewReputation(cfg); !errors.Is(err, ErrConfig) {

@@ -53,4 +53,12 @@ func TestDriftOffWhenAsync(t *testing.T) {
 	if err := peers[1].setMode(modeAsync); err != nil || peers[1].DriftCharged(rep, 5) != nil {
 		t.Fatalf("asynchronous: %v, drift test still on", err)
 	}
+	// Drift.Async keeps it (the lab's asynchronous "+suspend" measures it).
+	kept := newPeers(t, tk, func(_ int, c *Config) {
+		c.Aggregator, c.Reputation.Drift = aggregate.SafeDefault, aggregate.DefaultDriftConfig()
+		c.Reputation.Drift.Async = true
+	})
+	if err := kept[0].setMode(modeAsync); err != nil || len(kept[0].DriftCharged(rep, 5)) != 1 {
+		t.Fatalf("asynchronous with Drift.Async: %v, drift test charges %v, want [0]", err, kept[0].DriftCharged(rep, 5))
+	}
 }

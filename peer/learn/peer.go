@@ -326,12 +326,13 @@ func (p *Peer) setMode(m mode) error {
 		}
 		p.agg, p.dechw, p.adopt = agg, aggregate.DecHWOf(agg), adoptAggregator(p.rule, agg)
 	}
-	if m == modeAsync && p.mode != modeAsync && p.cfg.Reputation.Drift.Limit > 0 {
+	if m == modeAsync && p.mode != modeAsync && p.cfg.Reputation.Drift.Limit > 0 && !p.cfg.Reputation.Drift.Async {
 		// The drift test (aggregate.DriftConfig) sums how far each
 		// neighbour pulls back against our step round after round; in
 		// asynchronous exchange a slow honest neighbour's older model
 		// pulls back for its age alone, every round. Off here, like the
-		// behind check; set before the first exchange, so no score is lost.
+		// behind check, unless Drift.Async keeps it (the lab measures
+		// it); set before the first exchange, so no score is lost.
 		rc := p.cfg.Reputation
 		rc.Drift = aggregate.DriftConfig{}
 		rep, err := aggregate.NewReputation(rc)

@@ -13,10 +13,13 @@ import (
 
 // TestByzantineAsyncQuick: the lab's asynchronous mode runs the real
 // peer's neighbourhood check (peer/learn) on peers exchanging by MEP,
-// reports its false alarms, and the peers learn: one order at quick size
-// (a mechanism, not the lab's numbers, which take 8 orders).
+// reports its false alarms, keeps a "+suspend" rule's drift test on
+// (aggregate.DriftConfig.Async; a peer turns it off otherwise, and
+// nothing would be left out) and reports what it left out, and the
+// peers learn: one order at quick size (a mechanism, not the lab's
+// numbers, which take 8 orders).
 func TestByzantineAsyncQuick(t *testing.T) {
-	out := byzQuick(t, "f=0 async=1 rules=clipped-fedlay+health orders=1 healthref=best patience=1")
+	out := byzQuick(t, "f=0 async=1 rules=clipped-fedlay+health,keepshare-fedlay+suspend orders=1 healthref=best patience=1")
 	if !strings.Contains(out, "async=1: the peers exchange models asynchronously by MEP") {
 		t.Errorf("the setting is not printed:\n%s", out)
 	}
@@ -29,9 +32,14 @@ func TestByzantineAsyncQuick(t *testing.T) {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		return v
 	}
-	plain, checked := acc("fedlay"), acc("clipped-fedlay+health")
-	if plain < 0.6 || checked < 0.6 {
-		t.Errorf("asynchronous peers learned to %.3f (fedlay) and %.3f (clipped-fedlay+health): want >= 0.6 (MNIST, 20 medium periods)", plain, checked)
+	plain, checked, suspending := acc("fedlay"), acc("clipped-fedlay+health"), acc("keepshare-fedlay+suspend")
+	if plain < 0.6 || checked < 0.6 || suspending < 0.6 {
+		t.Errorf("asynchronous peers learned to %.3f (fedlay), %.3f (clipped-fedlay+health) and %.3f (keepshare-fedlay+suspend): want >= 0.6 (MNIST, 20 medium periods)", plain, checked, suspending)
+	}
+	if m := regexp.MustCompile(`rule=keepshare-fedlay\+suspend honest_acc=\S+ left_out_per_round=(\d+\.\d+) `).FindStringSubmatch(out); m == nil {
+		t.Errorf("no left_out_per_round for the suspending rule:\n%s", out)
+	} else if v, _ := strconv.ParseFloat(m[1], 64); v == 0 || v > 1 {
+		t.Errorf("the drift test left out %s neighbour models per peer and round asynchronously: want some (it runs) and at most one (no attack)", m[1])
 	}
 	m := regexp.MustCompile(`rule=clipped-fedlay\+health honest_acc=\S+ health_alarms=(\d\.\d+) health_moves=0 `).FindStringSubmatch(out)
 	if m == nil {

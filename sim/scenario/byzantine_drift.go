@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/peer/learn"
 )
 
 // driftSuffix names a lab rule whose honest peers' reputations run the
@@ -31,4 +33,35 @@ func splitDrift(rule string) (base string, drift aggregate.DriftConfig) {
 		return base, drift
 	}
 	return rule, aggregate.DriftConfig{}
+}
+
+// leftOutPerRound is the honest peers' neighbour models left out by the
+// drift test's Suspend form, per honest peer and published round.
+func leftOutPerRound(peers []*learn.Peer, byz []bool) float64 {
+	var out, rounds int
+	for i, p := range peers {
+		if byz[i] {
+			continue
+		}
+		m := p.Metrics()
+		out += m.Suspended
+		rounds += m.Rounds
+	}
+	if rounds == 0 {
+		return 0
+	}
+	return float64(out) / float64(rounds)
+}
+
+// suspendLog is a lab row's account of the Suspend form (empty for a
+// rule without it): the models it left out, per honest peer and round,
+// mean over the orders. Without attack every one was an honest
+// neighbour's.
+func suspendLog(rule string, r byzResult) string {
+	base, _ := splitHealth(rule)
+	base, _, _ = splitScreen(base)
+	if _, drift := splitDrift(base); !drift.Suspend {
+		return ""
+	}
+	return fmt.Sprintf(" left_out_per_round=%.3f", r.leftOut)
 }

@@ -261,15 +261,16 @@ func TestByzantineSelectAsync(t *testing.T) {
 	if err := selectFresh("async=1 f=0 moves=0"); err != nil {
 		t.Errorf("async=1 f=0 moves=0 (keys in any order): %v", err)
 	}
+	if err := selectFresh("f=0 async=1 rules=clipped-fedlay+drift,keepshare-fedlay+suspend+health"); err != nil {
+		t.Errorf("async=1 with the drift test (kept on, DriftConfig.Async): %v", err)
+	}
 	for _, bad := range []string{
-		"async=1",                                // attacks at the lab's fractions
-		"f=0.2 async=1",                          // an attacker fraction
-		"f=0 async=1 moves=1",                    // the asynchronous check never moves
-		"f=0 async=1 codec=delta-int4",           // not run
-		"f=0 async=1 holdout=0.2",                // the real peer scores its shard
-		"f=0 async=1 exposure=1",                 // nobody is exposed without attackers
-		"f=0 async=1 rules=clipped-fedlay+drift", // off in asynchronous exchange
-		"f=0 async=1 rules=clipped-fedlay+suspend+health",
+		"async=1",                                 // attacks at the lab's fractions
+		"f=0.2 async=1",                           // an attacker fraction
+		"f=0 async=1 moves=1",                     // the asynchronous check never moves
+		"f=0 async=1 codec=delta-int4",            // not run
+		"f=0 async=1 holdout=0.2",                 // the real peer scores its shard
+		"f=0 async=1 exposure=1",                  // nobody is exposed without attackers
 		"f=0 async=1 rules=clipped-fedlay+screen", // the screen is not run asynchronously
 		"f=0 async=yes",
 	} {
