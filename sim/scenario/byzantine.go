@@ -233,7 +233,7 @@ func (s *byzStudy) run(ctx context.Context, o Options) error {
 						}
 						k := byzKey{f, seed, rule, attack}
 						s.acc[k], s.alarms[k], s.moves[k], s.scores[k], s.orderAcc[k] = res.acc, res.alarms, res.moves, res.scores, orders
-						asr := healthLog(res) + suspendLog(rule, res)
+						asr := healthLog(res) + suspendLog(res)
 						if s.p.exposure {
 							asr += fmt.Sprintf(" exposed_acc=%.4f rest_acc=%.4f", res.exposedAcc, res.restAcc)
 						}
@@ -285,6 +285,7 @@ func (s *byzStudy) runOne(ctx context.Context, o Options, pool *dflsim.Pool, g *
 		mean.exposedAcc += r.exposedAcc / float64(s.p.orders)
 		mean.restAcc += r.restAcc / float64(s.p.orders)
 		mean.leftOut += r.leftOut / float64(s.p.orders)
+		mean.suspends = r.suspends
 	}
 	return mean, accs, nil
 }
@@ -317,6 +318,8 @@ type byzResult struct {
 	// out of an honest peer's round, per honest peer and round (their
 	// learn.Metrics.Suspended over their rounds); 0 without it.
 	leftOut float64
+	// suspends: the honest peers ran the drift test's Suspend form.
+	suspends bool
 }
 
 // orderSalt reseeds the peers' training for order r (0: the seed's own).
@@ -412,7 +415,7 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 	if err != nil {
 		return byzResult{}, err
 	}
-	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz), leftOut: leftOutPerRound(b.Peers, byz)}
+	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz), leftOut: leftOutPerRound(b.Peers, byz), suspends: drift.Suspend}
 	if s.p.exposure {
 		if res.exposedAcc, res.restAcc, err = exposedAccuracy(pool, g, b.Peers, byz, ev); err != nil {
 			return byzResult{}, err

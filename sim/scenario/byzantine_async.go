@@ -67,7 +67,7 @@ func (s *byzStudy) runAsyncOrder(ctx context.Context, o Options, pool *dflsim.Po
 		return byzResult{}, err
 	}
 	byz := make([]bool, len(b.Peers))
-	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz), leftOut: leftOutPerRound(b.Peers, byz)}
+	res := byzResult{acc: pt.Acc.Mean, honestCut: honestLinksCut(g, b.Peers, byz), leftOut: leftOutPerRound(b.Peers, byz), suspends: pop.Config.Reputation.Drift.Suspend}
 	if check {
 		st := make([]health.Status, len(b.Peers))
 		for i, peer := range b.Peers {

@@ -57,10 +57,8 @@ func leftOutPerRound(peers []*learn.Peer, byz []bool) float64 {
 // rule without it): the models it left out, per honest peer and round,
 // mean over the orders. Without attack every one was an honest
 // neighbour's.
-func suspendLog(rule string, r byzResult) string {
-	base, _ := splitHealth(rule)
-	base, _, _ = splitScreen(base)
-	if _, drift := splitDrift(base); !drift.Suspend {
+func suspendLog(r byzResult) string {
+	if !r.suspends {
 		return ""
 	}
 	return fmt.Sprintf(" left_out_per_round=%.3f", r.leftOut)
