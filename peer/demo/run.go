@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
@@ -202,6 +203,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.WasmDir != "" {
 		srvArgs = append(srvArgs, "-wasm", cfg.WasmDir)
+		lightShards(cfg, spec, logf)
 	}
 	srv, err := startChild("signalserver", logDir, cfg.SignalBin, srvArgs...)
 	if err != nil {
@@ -407,3 +409,25 @@ var (
 	ErrConfig    = errors.New("demo: invalid configuration")
 	ErrAddrInUse = errors.New("demo: address in use")
 )
+
+// lightShards writes the light files of the demo's partition where the
+// server serves the data to tabs (the build's data/, as `make wasm`
+// links it), unless they are there: `make wasm` cuts make demo's eight
+// parts only, and a tab that finds none for the task fetches and cuts
+// the whole dataset instead (55 MB for MNIST, a minute on a busy
+// machine before it can join). Failing that costs only that.
+func lightShards(cfg Config, spec task.Spec, logf func(string, ...any)) {
+	out := filepath.Join(cfg.WasmDir, "data")
+	if _, err := os.Stat(out); err != nil {
+		logf("demo: no data under %s for tabs: %v", cfg.WasmDir, err)
+		return
+	}
+	p := spec.Partition
+	n, err := data.WriteLight(os.DirFS(cfg.DataDir), out, spec.Dataset, p.Spec, p.Parts, p.Seed, false)
+	switch {
+	case err != nil:
+		logf("demo: light shards for tabs not written (tabs fetch the whole %s): %v", spec.Dataset, err)
+	case n > 0:
+		logf("demo: light shards for tabs: %d files written under %s", n, out)
+	}
+}

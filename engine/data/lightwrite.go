@@ -1,0 +1,122 @@
+package data
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteLight writes the light files of dataset's partition (spec,
+// parts, seed) and its test subset under out, at the paths LightDir,
+// LightShardFiles and LightTestFiles name, and returns how many it
+// wrote. src holds the whole dataset (Load). Files that exist are
+// rewritten only with force (they are deterministic); each is written
+// through a temporary file and a rename, the manifest last, so that a
+// server never serves half a partition.
+func WriteLight(src fs.FS, out, dataset, spec string, parts int, seed uint64, force bool) (int, error) {
+	dir, err := LightDir(dataset, spec, parts, seed)
+	if err != nil {
+		return 0, err
+	}
+	ti, tl := LightTestFiles(dataset)
+	manifest := filepath.Join(out, dir, "manifest.json")
+	if !force && lightExists(manifest) && lightExists(filepath.Join(out, ti)) && lightExists(filepath.Join(out, tl)) {
+		return 0, nil
+	}
+	train, test, err := Load(src, dataset)
+	if err != nil {
+		return 0, err
+	}
+	shards, err := Partition(train, spec, parts, NewRand(seed))
+	if err != nil {
+		return 0, err
+	}
+	canon, err := ParseSpec(spec)
+	if err != nil {
+		return 0, err
+	}
+	m := LightManifest{Dataset: dataset, Partition: canon.String(), Parts: parts, Seed: seed}
+	written := 0
+	for k, s := range shards {
+		local, err := train.Client(s)
+		if err != nil {
+			return written, err
+		}
+		img, lbl, err := EncodeLight(local)
+		if err != nil {
+			return written, fmt.Errorf("shard %d: %w", k, err)
+		}
+		fi, fl := LightShardFiles(k)
+		if err := writeLightFile(filepath.Join(out, dir, fi), img); err != nil {
+			return written, err
+		}
+		if err := writeLightFile(filepath.Join(out, dir, fl), lbl); err != nil {
+			return written, err
+		}
+		written += 2
+		m.Samples = append(m.Samples, local.Len())
+		m.Rotated = append(m.Rotated, s.Rotated)
+	}
+	idx := make([]int, min(LightTestSamples, test.Len()))
+	for i := range idx {
+		idx[i] = i
+	}
+	sub, err := test.Subset(idx)
+	if err != nil {
+		return written, err
+	}
+	img, lbl, err := EncodeLight(sub)
+	if err != nil {
+		return written, fmt.Errorf("test subset: %w", err)
+	}
+	if err := writeLightFile(filepath.Join(out, ti), img); err != nil {
+		return written, err
+	}
+	if err := writeLightFile(filepath.Join(out, tl), lbl); err != nil {
+		return written, err
+	}
+	written += 2
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return written, err
+	}
+	// The manifest last: a tab finds it only when every shard is there.
+	if err := writeLightFile(manifest, b); err != nil {
+		return written, err
+	}
+	return written + 1, nil
+}
+
+func lightExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// writeLightFile writes b to p through a temporary file and a rename, so that
+// the server never serves half a file.
+func writeLightFile(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Chmod(0o644) // CreateTemp makes 0600; the server may run as another user
+	}
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
