@@ -22,6 +22,13 @@ import (
 	"github.com/peerlearn/peerlearn/types/ident"
 )
 
+// A tab's connection bounds (join, below, says why they are longer than
+// rtc's defaults).
+const (
+	BrowserConnectTimeout = 30 * time.Second
+	BrowserGatherTimeout  = 10 * time.Second
+)
+
 // browserPeer is one peer in a tab: netpeer.Peer (the FedLay overlay
 // over the browser's WebRTC, MEP learning) plus what the page shows.
 //
@@ -199,6 +206,15 @@ func (b *browserPeer) join() error {
 	b.mu.Unlock()
 	cfg.SignalURL, cfg.Task, cfg.Identity = b.opts.SignalURL, b.opts.Task, identity
 	cfg.Tick = b.opts.Tick
+	// A tab shares its device's CPU with the page, the trainer and
+	// whatever else runs there, and its WebRTC steps each wait on that
+	// event loop: under load a tab-to-tab connection (two gatherings, a
+	// routed offer and answer, ICE and DTLS in two busy browsers) was
+	// measured at 13-14 s, at the edge of the native 15 s, and attempts
+	// abandoned at 15 s then backed off until none got through. A tab
+	// gives a connection as long as Chrome's own ICE takes to give up
+	// (about 30 s), and its gathering twice the native bound.
+	cfg.RTC.ConnectTimeout, cfg.RTC.GatherTimeout = BrowserConnectTimeout, BrowserGatherTimeout
 	// The overlay's L is the task's: netpeer takes it from the welcome.
 	cfg.Logf = b.logf
 	// Evaluation runs here (evaluator.go), yielding to the page between
