@@ -91,11 +91,21 @@ func OpenTab(ns, bin, dir, name, url string, width, height int, extra ...chromed
 	return tb, nil
 }
 
-// Diagnostics are the page's console lines and the last failed read.
-func (tb *Tab) Diagnostics() string {
+// Diagnostics are the page's console lines, the last failed read and
+// the tail of the peer's log as the page shows it (up to n bytes; read
+// with a longer bound than a status, since a page that missed its status
+// reads is a busy one).
+func (tb *Tab) Diagnostics(n int) string {
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	expr := fmt.Sprintf(`(document.getElementById("log") || {textContent: ""}).textContent.slice(-%d)`, n)
+	log, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		log = "(not read: " + err.Error() + ")"
+	}
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
-	return fmt.Sprintf("last error: %v\nconsole:\n%s", tb.lastErr, strings.Join(tb.console, "\n"))
+	return fmt.Sprintf("last error: %v\nconsole:\n%s\npeer log:\n%s", tb.lastErr, strings.Join(tb.console, "\n"), log)
 }
 
 // Close stops the browser.

@@ -25,7 +25,7 @@ func TestNetlabBrowserCones(t *testing.T) {
 	data := dataDir(t)
 	web := webBuild(t, data)
 	l := startLab(t, DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), browserLimit()+2*time.Minute)
 	defer cancel()
 	res, err := RunMatrix(ctx, l, MatrixConfig{
 		PeerBin: peerBin, SignalBin: sigBin, Data: data, Dir: logDir(t),

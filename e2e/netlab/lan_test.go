@@ -75,7 +75,7 @@ func TestNetlabLANDemo(t *testing.T) {
 			t.Logf("the phone tab joined: %d neighbours, %d direct links, QR code shown", len(st.Neighbors), direct)
 			return ""
 		}
-		return fmt.Sprintf("qr %q, state %q, links %+v\n%s\ndemo:\n%s", qr, st.State, st.Links, tab.Diagnostics(), strings.Join(demo.Lines(), "\n"))
+		return fmt.Sprintf("qr %q, state %q, links %+v\n%s\ndemo:\n%s", qr, st.State, st.Links, tab.Diagnostics(3000), strings.Join(demo.Lines(), "\n"))
 	})
 	if _, err := os.Stat(filepath.Join(dir, "out", "cert.pem")); err != nil {
 		t.Errorf("certificate not written: %v", err)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
@@ -70,6 +71,9 @@ type Pair struct {
 	// most any poll of the run saw: a link that reconnected just before
 	// the run ended has not resolved its new candidates yet.
 	RemoteHosts int
+	// Since is when the matrix first saw the pair connected, from the
+	// run's start (zero: never): what a slow run spent its time on.
+	Since time.Duration
 }
 
 // MatrixResult is what a run measured.
@@ -146,6 +150,12 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	scfg := ServerConfig{SignalBin: cfg.SignalBin, Dir: cfg.Dir, TaskFile: taskFile, Coturn: cfg.Coturn, TURNUncapped: cfg.TURNUncapped}
 	if len(cfg.Tabs) > 0 {
 		scfg.Web = []string{"-web", cfg.WebDir, "-wasm", cfg.WasmDir}
+		// The tabs download their light shards, as from a deployment
+		// built by `make wasm`, not the whole dataset to cut.
+		p := spec.Partition
+		if _, err := data.WriteLight(os.DirFS(cfg.Data), filepath.Join(cfg.WasmDir, "data"), spec.Dataset, p.Spec, p.Parts, p.Seed, false); err != nil {
+			return nil, fmt.Errorf("light shards for the tabs: %w", err)
+		}
 	}
 	servers, err := StartServers(ctx, l, scfg)
 	if err != nil {
@@ -180,7 +190,8 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 	logf("netlab: %d peers started, task %s", n, tid.Hex()[:12])
 	res := &MatrixResult{}
 	deadline := time.Now().Add(cfg.Timeout)
-	hosts := map[[2]string]int{} // the most RemoteHosts seen per pair
+	hosts := map[[2]string]int{}           // the most RemoteHosts seen per pair
+	since := map[[2]string]time.Duration{} // when each pair was first seen connected
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -198,6 +209,10 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 			k := [2]string{pr.A, pr.B}
 			hosts[k] = max(hosts[k], pr.RemoteHosts)
 			res.Pairs[i].RemoteHosts = hosts[k]
+			if _, seen := since[k]; !seen && pr.Path != "" {
+				since[k] = res.Elapsed
+			}
+			res.Pairs[i].Since = since[k]
 		}
 		if res.Failed == 0 && res.Reached && res.OverlayOK {
 			break
@@ -208,7 +223,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 				if p.proc != nil {
 					tail = p.proc.Tail(1500)
 				} else {
-					tail = p.tab.Diagnostics()
+					tail = p.tab.Diagnostics(3000)
 				}
 				logf("netlab: %s: ok=%v state=%s links=%d acc=%.3f\n%s", p.name, p.ok, p.st.State, len(p.st.Links), accOf(p.st), tail)
 			}
@@ -532,7 +547,7 @@ func (r *MatrixResult) Table() string {
 		if p.Path != p.Want {
 			mark = "  <- not the expected path"
 		}
-		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms  expected %s%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, p.Want, mark)
+		fmt.Fprintf(&b, "%-4s %-4s %-6s %-5s/%-5s %5d ms  at %4.0fs  expected %s%s\n", p.A, p.B, or(p.Path, "FAILED"), p.Local, p.Remote, p.ConnectMS, p.Since.Seconds(), p.Want, mark)
 	}
 	return b.String()
 }

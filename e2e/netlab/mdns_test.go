@@ -77,7 +77,7 @@ func TestChromeMDNSResponder(t *testing.T) {
 		pc.createOffer().then((o) => pc.setLocalDescription(o)).catch(reject);
 	})`)
 	if err != nil {
-		t.Fatalf("gather: %v\n%s", err, tab.Diagnostics())
+		t.Fatalf("gather: %v\n%s", err, tab.Diagnostics(3000))
 	}
 	if !strings.HasSuffix(cand, ".local") || net.ParseIP(cand) != nil {
 		t.Fatalf("the tab's UDP host candidate is %q, want an mDNS name", cand)
