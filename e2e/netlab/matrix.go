@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/lightfiles"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/peer/rtc"
 	"github.com/peerlearn/peerlearn/protocol/overlay"
@@ -153,7 +153,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		// The tabs download their light shards, as from a deployment
 		// built by `make wasm`, not the whole dataset to cut.
 		p := spec.Partition
-		if _, err := data.WriteLight(os.DirFS(cfg.Data), filepath.Join(cfg.WasmDir, "data"), spec.Dataset, p.Spec, p.Parts, p.Seed, false); err != nil {
+		if _, err := lightfiles.Write(os.DirFS(cfg.Data), filepath.Join(cfg.WasmDir, "data"), spec.Dataset, p.Spec, p.Parts, p.Seed, false); err != nil {
 			return nil, fmt.Errorf("light shards for the tabs: %w", err)
 		}
 	}

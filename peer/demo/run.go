@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/peerlearn/peerlearn/engine/data"
 	"github.com/peerlearn/peerlearn/internal/report"
+	"github.com/peerlearn/peerlearn/peer/lightfiles"
 	"github.com/peerlearn/peerlearn/peer/netpeer"
 	"github.com/peerlearn/peerlearn/protocol/task"
 	"github.com/peerlearn/peerlearn/types/ident"
@@ -423,7 +423,7 @@ func lightShards(cfg Config, spec task.Spec, logf func(string, ...any)) {
 		return
 	}
 	p := spec.Partition
-	n, err := data.WriteLight(os.DirFS(cfg.DataDir), out, spec.Dataset, p.Spec, p.Parts, p.Seed, false)
+	n, err := lightfiles.Write(os.DirFS(cfg.DataDir), out, spec.Dataset, p.Spec, p.Parts, p.Seed, false)
 	switch {
 	case err != nil:
 		logf("demo: light shards for tabs not written (tabs fetch the whole %s): %v", spec.Dataset, err)

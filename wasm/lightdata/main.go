@@ -24,7 +24,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/peer/lightfiles"
 	"github.com/peerlearn/peerlearn/protocol/task"
 )
 
@@ -67,7 +67,7 @@ func main() {
 	}
 	for _, spec := range specs {
 		p := spec.Partition
-		n, err := data.WriteLight(os.DirFS(*dataDir), *out, spec.Dataset, p.Spec, p.Parts, p.Seed, *force)
+		n, err := lightfiles.Write(os.DirFS(*dataDir), *out, spec.Dataset, p.Spec, p.Parts, p.Seed, *force)
 		if err != nil {
 			fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package lightfiles
 
 import (
 	"encoding/json"
@@ -25,14 +25,14 @@ func TestLightShardsAreThePeersShards(t *testing.T) {
 	}
 	const spec, parts, seed = "shards:2+rotate:0.5", 8, 3
 	out := t.TempDir()
-	n, err := data.WriteLight(os.DirFS(dir), out, "mnist", spec, parts, seed, false)
+	n, err := Write(os.DirFS(dir), out, "mnist", spec, parts, seed, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2*parts+3 {
 		t.Fatalf("%d files written, want %d", n, 2*parts+3)
 	}
-	if n, err := data.WriteLight(os.DirFS(dir), out, "mnist", spec, parts, seed, false); err != nil || n != 0 {
+	if n, err := Write(os.DirFS(dir), out, "mnist", spec, parts, seed, false); err != nil || n != 0 {
 		t.Fatalf("a second run wrote %d files (%v), want none without -force", n, err)
 	}
 	train, test, err := data.Load(os.DirFS(dir), "mnist")

@@ -1,4 +1,8 @@
-package data
+// Package lightfiles writes the light files a browser tab downloads
+// instead of a whole dataset (engine/data's light data) to a directory:
+// wasm/lightdata's build step, and a demo or a lab that serves tabs a
+// task of its own.
+package lightfiles
 
 import (
 	"encoding/json"
@@ -7,49 +11,51 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/peerlearn/peerlearn/engine/data"
 )
 
-// WriteLight writes the light files of dataset's partition (spec,
-// parts, seed) and its test subset under out, at the paths LightDir,
-// LightShardFiles and LightTestFiles name, and returns how many it
-// wrote. src holds the whole dataset (Load). Files that exist are
+// Write writes the light files of dataset's partition (spec, parts,
+// seed) and its test subset under out, at the paths data.LightDir,
+// data.LightShardFiles and data.LightTestFiles name, and returns how
+// many it wrote. src holds the whole dataset (data.Load). Files that exist are
 // rewritten only with force (they are deterministic); each is written
 // through a temporary file and a rename, the manifest last, so that a
 // server never serves half a partition.
-func WriteLight(src fs.FS, out, dataset, spec string, parts int, seed uint64, force bool) (int, error) {
-	dir, err := LightDir(dataset, spec, parts, seed)
+func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force bool) (int, error) {
+	dir, err := data.LightDir(dataset, spec, parts, seed)
 	if err != nil {
 		return 0, err
 	}
-	ti, tl := LightTestFiles(dataset)
+	ti, tl := data.LightTestFiles(dataset)
 	manifest := filepath.Join(out, dir, "manifest.json")
 	if !force && lightExists(manifest) && lightExists(filepath.Join(out, ti)) && lightExists(filepath.Join(out, tl)) {
 		return 0, nil
 	}
-	train, test, err := Load(src, dataset)
+	train, test, err := data.Load(src, dataset)
 	if err != nil {
 		return 0, err
 	}
-	shards, err := Partition(train, spec, parts, NewRand(seed))
+	shards, err := data.Partition(train, spec, parts, data.NewRand(seed))
 	if err != nil {
 		return 0, err
 	}
-	canon, err := ParseSpec(spec)
+	canon, err := data.ParseSpec(spec)
 	if err != nil {
 		return 0, err
 	}
-	m := LightManifest{Dataset: dataset, Partition: canon.String(), Parts: parts, Seed: seed}
+	m := data.LightManifest{Dataset: dataset, Partition: canon.String(), Parts: parts, Seed: seed}
 	written := 0
 	for k, s := range shards {
 		local, err := train.Client(s)
 		if err != nil {
 			return written, err
 		}
-		img, lbl, err := EncodeLight(local)
+		img, lbl, err := data.EncodeLight(local)
 		if err != nil {
 			return written, fmt.Errorf("shard %d: %w", k, err)
 		}
-		fi, fl := LightShardFiles(k)
+		fi, fl := data.LightShardFiles(k)
 		if err := writeLightFile(filepath.Join(out, dir, fi), img); err != nil {
 			return written, err
 		}
@@ -60,7 +66,7 @@ func WriteLight(src fs.FS, out, dataset, spec string, parts int, seed uint64, fo
 		m.Samples = append(m.Samples, local.Len())
 		m.Rotated = append(m.Rotated, s.Rotated)
 	}
-	idx := make([]int, min(LightTestSamples, test.Len()))
+	idx := make([]int, min(data.LightTestSamples, test.Len()))
 	for i := range idx {
 		idx[i] = i
 	}
@@ -68,7 +74,7 @@ func WriteLight(src fs.FS, out, dataset, spec string, parts int, seed uint64, fo
 	if err != nil {
 		return written, err
 	}
-	img, lbl, err := EncodeLight(sub)
+	img, lbl, err := data.EncodeLight(sub)
 	if err != nil {
 		return written, fmt.Errorf("test subset: %w", err)
 	}
