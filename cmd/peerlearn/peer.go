@@ -81,6 +81,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	saveDir := fs.String("save", "", "folder to keep the peer's current model in (TASKNAME-PEERID.plnn, the engine's encoding: `peerlearn export` turns it into ONNX or safetensors); written every -save-every and when the peer stops")
 	healthOn := fs.Bool("health", false, "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree, show it on /status, and move to a new place (see -health-moves) (docs/SECURITY.md, \"Neighbourhood health\"; off by default: in the attack lab it makes one attack, a full-knowledge push, worse while it helps against others, and it scores every neighbour model each round)")
 	healthMoves := fs.Int("health-moves", node.DefaultMoveMax, "with -health: when the check finds the neighbourhood captured, move to a new place (a new key, admitted anew at the task's proof of work and the server's per-address limits; the model and its round are kept), at most this many times a run and at most once every 10 minutes (0: never move, only average with the neighbours that agree); with -key the file gets the new key")
+	suspendOn := fs.Bool("suspend", false, "leave out of the rounds, while they keep at it, neighbours whose models keep pushing the same way against the rest (the drift test's suspension, their weight carrying this peer's own model; docs/SECURITY.md, \"Attackers who know the rule\"; needs a task with a clipped- rule; off by default: measured, with -health beside it, but not yet taken as the default)")
 	saveEvery := fs.Duration("save-every", defaultSaveEvery, "with -save: how often to write the model (only when a new round trained it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -128,6 +129,8 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	switch {
 	case *healthMoves < 0:
 		return fmt.Errorf("%w: -health-moves %d", errUsage, *healthMoves)
+	case *suspendOn && !*learnOn:
+		return fmt.Errorf("%w: -suspend with -learn=false: the peer aggregates no models", errUsage)
 	case healthMovesSet && (!*healthOn || !*learnOn):
 		return fmt.Errorf("%w: -health-moves without -health (and -learn): only the neighbourhood check asks to move", errUsage)
 	case *healthOn && *learnOn && *healthMoves > 0:
@@ -152,7 +155,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, tuneLearner(newBackend, *healthOn), logf)
+				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, tuneLearner(newBackend, *healthOn, *suspendOn), logf)
 				if err == nil && saver != nil {
 					saver.describe(lp.Config().Arch, spec.Name, pid.Hex())
 				}
@@ -244,7 +247,7 @@ func parseShard(s string) (k, n int, err error) {
 // buildLearner loads the task's dataset from dir, partitions its train
 // set (partition, or the task's) into n shards (or the task's parts), and
 // builds the learning peer on shard k (or one drawn from the peer ID).
-func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int), logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int) error, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	// A task with its own data set (spec.Data) reads dir's manifest.json
 	// and the files it lists, each checked by sha256 (taskarch.LoadData).
 	train, test, err := taskarch.LoadData(os.DirFS(dir), spec)
@@ -266,7 +269,7 @@ func buildLearner(spec task.Spec, id ident.Peer, dir, partition string, k, n int
 // buildLearner), with tune, if not nil, applied to the spec's
 // configuration (with the shard's class count; tuneLearner: the training
 // backend, the neighbourhood check); train is only read.
-func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int), logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
+func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partition string, k, n int, tick time.Duration, tune func(*learn.Config, int) error, logf func(string, ...any)) (*learn.Peer, *data.Dataset, error) {
 	cut := spec // -partition, if given, cuts the shard another way
 	if partition != "" {
 		cut.Partition.Spec = partition
@@ -283,7 +286,9 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 		return nil, nil, err
 	}
 	if tune != nil {
-		tune(&cfg, local.Classes)
+		if err := tune(&cfg, local.Classes); err != nil {
+			return nil, nil, err
+		}
 	}
 	lp, err := learn.NewPeer(cfg, local)
 	if err != nil {
@@ -294,14 +299,21 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 }
 
 // tuneLearner is what `peerlearn peer`'s flags change in a learning
-// peer's configuration: the training backend (nil: the pure-Go engine)
-// and, with -health, the neighbourhood check.
-func tuneLearner(newBackend newBackendFunc, healthOn bool) func(*learn.Config, int) {
-	return func(c *learn.Config, classes int) {
+// peer's configuration: the training backend (nil: the pure-Go engine),
+// with -health the neighbourhood check, with -suspend the drift test's
+// suspension (refused for a task whose rule is not a clipped one).
+func tuneLearner(newBackend newBackendFunc, healthOn, suspendOn bool) func(*learn.Config, int) error {
+	return func(c *learn.Config, classes int) error {
 		c.NewBackend = newBackend
 		if healthOn {
 			node.HealthOn(c, classes)
 		}
+		if suspendOn {
+			if err := node.SuspendOn(c); err != nil {
+				return fmt.Errorf("-suspend: %w", err)
+			}
+		}
+		return nil
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peerlearn/peerlearn/peer/learn"
+	"github.com/peerlearn/peerlearn/peer/node"
 	"github.com/peerlearn/peerlearn/signal"
 )
 
@@ -49,6 +51,34 @@ func TestPeerHealthMovesFlag(t *testing.T) {
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "-health-moves") {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// -suspend is refused without a learner, and for a task whose rule is
+// not a clipped one (at the learner's build, when the task is known);
+// on a clipped rule it turns on the Suspend form, kept in asynchronous
+// exchange, and the kept share.
+func TestPeerSuspendFlag(t *testing.T) {
+	err := runPeer(context.Background(), []string{"-suspend", "-learn=false", "-signal", "ws://127.0.0.1:1/signal"}, io.Discard, func(string, ...any) {})
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "-suspend") {
+		t.Errorf("-suspend -learn=false: %v", err)
+	}
+	tune := tuneLearner(nil, false, true)
+	plain := learn.DefaultConfig()
+	plain.Aggregator = "fedlay"
+	if err := tune(&plain, 10); !errors.Is(err, node.ErrConfig) || !strings.Contains(err.Error(), "-suspend") {
+		t.Errorf("fedlay: %v, want a refusal", err)
+	}
+	c := learn.DefaultConfig()
+	c.Aggregator = "clipped-fedlay"
+	if err := tune(&c, 10); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Reputation.Drift; !d.Suspend || !d.Async || d.Limit <= 0 || !c.Clip.SuspendedKeepShare {
+		t.Errorf("clipped-fedlay: drift %+v, kept share %v", d, c.Clip.SuspendedKeepShare)
+	}
+	if err := c.Reputation.Validate(); err != nil {
+		t.Errorf("the tuned reputation: %v", err)
 	}
 }
 

@@ -73,6 +73,11 @@ func startAttackRun(t *testing.T, name, aggregator string, n int, spec string) a
 			// place is netpeer's TestPeerMovesWhenCaptured's to test.
 			a = append(a, "-health", "-health-moves", "0")
 		}
+		if i == 1 {
+			// The drift test's suspension, end to end (the task's rule is
+			// the default, a clipped one).
+			a = append(a, "-suspend")
+		}
 		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", name, i), url, a))
 	}
 	return r
@@ -114,7 +119,8 @@ func (r attackRun) stop(t *testing.T) {
 // honest peers still learn (each at attackFloor or more). Honest peer 0
 // runs with -health: its /status carries the neighbourhood check's
 // state, counted over its rounds, and the others' none (the flag is
-// honoured, off by default).
+// honoured, off by default); honest peer 1 with -suspend, likewise the
+// suspension's counts.
 //
 // What needs many runs or a clean machine is asked on virtual time: that
 // the attack wrecks undefended peers and that the defence keeps them
@@ -164,6 +170,14 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 			t.Logf("honest0 health: %+v", *h)
 		case h != nil:
 			t.Errorf("honest%d runs without -health but shows %+v", i, *h)
+		}
+		switch sp := s.Learn.Suspension; {
+		case i == 1 && sp == nil:
+			t.Errorf("honest1 runs -suspend: no suspension on /status")
+		case i == 1:
+			t.Logf("honest1 suspension: %+v", *sp)
+		case sp != nil:
+			t.Errorf("honest%d runs without -suspend but shows %+v", i, *sp)
 		}
 	}
 	for i, s := range last {

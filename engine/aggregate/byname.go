@@ -227,6 +227,14 @@ func IsRobustName(name string) bool {
 	return wrapped || name == "median" || name == "trimmed-mean"
 }
 
+// IsClippedName reports whether the named rule is a "clipped-" rule (or
+// one of the lab's variants of it): one that clips, reports and so
+// feeds a reputation's drift test.
+func IsClippedName(name string) bool {
+	_, _, wrapped := cutRobustName(name)
+	return wrapped
+}
+
 // Options configure the aggregators New builds; the zero value is not
 // usable, start from DefaultOptions.
 type Options struct {

@@ -26,3 +26,12 @@ func healthStatusOf(s health.Status) *HealthStatus {
 	return &HealthStatus{State: s.State.String(), Neighbours: s.Neighbours, Disagree: s.Disagree,
 		Rounds: s.Rounds, Alarming: s.Alarming, Captures: s.Captures, Replacements: s.Replacements}
 }
+
+// SuspensionStatus is what the drift test's Suspend form did (learn's
+// Metrics, per round and neighbour): Found counts neighbour models it
+// found over its limit, LeftOut those it left out of a round's average
+// for it (their weight carried this peer's own model).
+type SuspensionStatus struct {
+	Found   int `json:"found"`
+	LeftOut int `json:"left_out"`
+}

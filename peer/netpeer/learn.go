@@ -123,6 +123,9 @@ type LearnStatus struct {
 	// Health is the neighbourhood check's (engine/health; `peerlearn
 	// peer -health`), absent when it is off.
 	Health *HealthStatus `json:"health,omitempty"`
+	// Suspension is the drift test's Suspend form's (`peerlearn peer
+	// -suspend`), absent when it is off.
+	Suspension *SuspensionStatus `json:"suspension,omitempty"`
 	// Model is the model the peer evaluates (a method core's, or the
 	// MEP's published one), never modified, after ModelRound trainings:
 	// the wasm peer evaluates it itself, yielding to the page.
@@ -289,6 +292,10 @@ func (l *learner) status() LearnStatus {
 	s.Backend = l.peer.Backend()
 	if hs, ok := l.peer.Health(); ok {
 		s.Health = healthStatusOf(hs)
+	}
+	if l.peer.Config().Reputation.Drift.Suspend {
+		m := l.peer.Metrics()
+		s.Suspension = &SuspensionStatus{Found: m.Drifting, LeftOut: m.Suspended}
 	}
 	s.Model, s.ModelRound = l.model()
 	s.Refused += l.method.Refused()

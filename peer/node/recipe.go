@@ -263,3 +263,24 @@ func HealthOn(c *learn.Config, classes int) {
 	check.AgainstBest, check.Patience = true, 1
 	c.Health = learn.HealthConfig{On: true, Check: check, Samples: HealthSamples}
 }
+
+// SuspendOn turns on, in a learning peer's configuration, the drift
+// test's Suspend form with the suspended share kept (the attack lab's
+// "keepshare-RULE+suspend"; docs/SECURITY.md, "Attackers who know the
+// rule"): a
+// neighbour whose models keep pushing the same way against the rest
+// (aggregate.DriftConfig, the Async form too: a real peer exchanges
+// asynchronously) is left out of the rounds while it does, its weight
+// carrying our own model, instead of being charged and unlinked. It
+// needs a clipped rule, whose reports the test reads: any other is
+// refused, never run without it.
+func SuspendOn(c *learn.Config) error {
+	if !aggregate.IsClippedName(c.Aggregator) {
+		return fmt.Errorf("%w: suspension needs a clipped aggregation rule (the task's is %q)", ErrConfig, c.Aggregator)
+	}
+	d := aggregate.DefaultDriftConfig()
+	d.Suspend, d.Async = true, true
+	c.Reputation.Drift = d
+	c.Clip.SuspendedKeepShare = true
+	return nil
+}
