@@ -8,9 +8,13 @@
 # for the MLP, and times the default rule clipped-fedlay against itself
 # without the coordinate radius (ablate-coord-fedlay; 8 neighbours,
 # 250k parameters): the radius's price, time per aggregation with over
-# without. The last line is machine-readable:
+# without, and a round of a peer of the default task with the opt-in
+# checks (`peerlearn peer -health -suspend`) against one without
+# (peer/node's BenchmarkRoundChecks: make demo's shard, 8 neighbours):
+# what the checks add to a volunteer's CPU. The last line is
+# machine-readable:
 #
-#   bench-go gemm_accel_vs_ref=R1 dot_accel_vs_ref=R2 axpy_accel_vs_ref=R3 nn_mlp_sps=S1 nn_small_cnn_sps=S2 robust_coord_vs_l2=R4
+#   bench-go gemm_accel_vs_ref=R1 dot_accel_vs_ref=R2 axpy_accel_vs_ref=R3 nn_mlp_sps=S1 nn_small_cnn_sps=S2 robust_coord_vs_l2=R4 round_checks_vs_default=R5
 #
 # BENCH_SMOKE=1 runs each benchmark once (-benchtime 1x): the same code
 # paths in seconds, for `make bench-smoke`; its numbers mean nothing.
@@ -23,7 +27,7 @@ TIME=${BENCH_TIME:-200ms}
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! "$GO" test -count=1 -run '^$' -bench . -benchtime "$TIME" ./internal/f32/ ./engine/nn/ ./engine/aggregate/ >"$log" 2>&1; then
+if ! "$GO" test -count=1 -run '^$' -bench . -benchtime "$TIME" ./internal/f32/ ./engine/nn/ ./engine/aggregate/ ./peer/node/ >"$log" 2>&1; then
 	cat "$log" >&2
 	echo "bench-go: FAILED" >&2
 	exit 1
@@ -44,6 +48,7 @@ function metric(unit,   i) { for (i = 3; i < NF; i++) if ($(i + 1) == unit) retu
 	else if (p[1] == "BenchmarkTrainBatch") train[p[2]] = metric("samples/s")
 	if (p[1] == "BenchmarkGemm") shapes[p[2]] = 1
 	if (p[1] == "BenchmarkRobustFedLay250k") robust[p[2]] = $3
+	if (p[1] == "BenchmarkRoundChecks") checks[p[2]] = $3
 }
 END {
 	logsum = 0; k = 0
@@ -57,10 +62,14 @@ END {
 	if (robust["rule=ablate-coord-fedlay"] <= 0 || robust["rule=clipped-fedlay"] <= 0) {
 		print "bench-go: missing RobustFedLay250k results" > "/dev/stderr"; exit 1
 	}
-	printf "\nbench-go gemm_accel_vs_ref=%.2f dot_accel_vs_ref=%.2f axpy_accel_vs_ref=%.2f nn_mlp_sps=%.0f nn_small_cnn_sps=%.0f robust_coord_vs_l2=%.2f\n",
+	if (checks["checks=default"] <= 0 || checks["checks=health+suspend"] <= 0) {
+		print "bench-go: missing RoundChecks results" > "/dev/stderr"; exit 1
+	}
+	printf "\nbench-go gemm_accel_vs_ref=%.2f dot_accel_vs_ref=%.2f axpy_accel_vs_ref=%.2f nn_mlp_sps=%.0f nn_small_cnn_sps=%.0f robust_coord_vs_l2=%.2f round_checks_vs_default=%.2f\n",
 		exp(logsum / k),
 		vec["BenchmarkDot", "accel=true"] / vec["BenchmarkDot", "accel=false"],
 		vec["BenchmarkAxpy", "accel=true"] / vec["BenchmarkAxpy", "accel=false"],
 		train["mlp"], train["small-cnn"],
-		robust["rule=clipped-fedlay"] / robust["rule=ablate-coord-fedlay"]
+		robust["rule=clipped-fedlay"] / robust["rule=ablate-coord-fedlay"],
+		checks["checks=health+suspend"] / checks["checks=default"]
 }' "$log"

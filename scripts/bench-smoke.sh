@@ -57,7 +57,7 @@ browser_lane() {
 	smoke bench-browser go_wasm_sps go_simd_sps tfjs_wasm_sps ratio simd_ratio wasm_vs_native frame_gap_ms tab_mb resume_s keygen_wasm_per_s keygen_wasm_vs_native
 }
 native_lane() {
-	smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps nn_small_cnn_sps robust_coord_vs_l2 &&
+	smoke bench-go gemm_accel_vs_ref dot_accel_vs_ref axpy_accel_vs_ref nn_mlp_sps nn_small_cnn_sps robust_coord_vs_l2 round_checks_vs_default &&
 		smoke bench-transfer webrtc_mbs tcp_mbs ratio &&
 		smoke bench-train mlp_go_vs_torch cnn_go_vs_torch mlp_wasm_vs_go &&
 		smoke bench-companion mlp_torch_vs_go cnn_torch_vs_go &&
