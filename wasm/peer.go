@@ -25,8 +25,8 @@ import (
 // A tab's connection bounds (join, below, says why they are longer than
 // rtc's defaults).
 const (
-	BrowserConnectTimeout = 30 * time.Second
-	BrowserGatherTimeout  = 10 * time.Second
+	browserConnectTimeout = 30 * time.Second
+	browserGatherTimeout  = 10 * time.Second
 )
 
 // browserPeer is one peer in a tab: netpeer.Peer (the FedLay overlay
@@ -214,7 +214,7 @@ func (b *browserPeer) join() error {
 	// abandoned at 15 s then backed off until none got through. A tab
 	// gives a connection as long as Chrome's own ICE takes to give up
 	// (about 30 s), and its gathering twice the native bound.
-	cfg.RTC.ConnectTimeout, cfg.RTC.GatherTimeout = BrowserConnectTimeout, BrowserGatherTimeout
+	cfg.RTC.ConnectTimeout, cfg.RTC.GatherTimeout = browserConnectTimeout, browserGatherTimeout
 	// The overlay's L is the task's: netpeer takes it from the welcome.
 	cfg.Logf = b.logf
 	// Evaluation runs here (evaluator.go), yielding to the page between
