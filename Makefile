@@ -81,11 +81,17 @@ test: deps data test-go
 # all but those that measure time or load (throttling, CPU share, frame
 # gaps: e2e/browser/parallel_test.go), which run alone before them.
 # e2e/netlab's tests run three at once too (each lab is its own set of
-# namespaces; e2e/netlab/parallel_test.go; its two three-tab tests never
-# side by side), and beside test-wasm: the
+# namespaces; e2e/netlab/parallel_test.go), and beside test-wasm: the
 # lab's peers mostly wait on ICE and their periods (the package used
-# about 0.4 of the 2 cores), and the wasm tests are CPU on virtual time.
+# about 0.4 of the 2 cores), and the wasm tests are CPU on virtual time;
+# all but its two three-tab tests (NETLAB_TABS), which run after
+# test-wasm, one after the other: beside it three busy Chromiums' wasm
+# peers stalled past their neighbours' 1.5 s failure timeout again and
+# again, and the overlay dropped and re-added tab neighbours faster than
+# a tab-to-tab connection could open (TestNetlabBrowserCones failed CI
+# runs on 406b0fd, 73c5416 and 22021a3).
 # e2e/browser runs last, alone, for its timing tests.
+NETLAB_TABS := ^(TestNetlabBrowserCones|TestNetlabBrowsers)$$
 MODULE := github.com/peerlearn/peerlearn
 REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
@@ -100,9 +106,10 @@ test-go:
 	{ $(GO) test -count=1 -timeout 30m ./sim/scenario/ && $(MAKE) --no-print-directory test-companion; } & cpu=$$!; \
 	$(GO) test -count=1 -timeout 30m ./peer/netpeer/ && $(GO) test -count=1 -timeout 30m ./e2e/native/; rc=$$?; \
 	wait $$cpu && exit $$rc
-	$(GO) test -count=1 -timeout 30m ./e2e/netlab/ & netlab=$$!; \
+	$(GO) test -count=1 -timeout 30m -skip '$(NETLAB_TABS)' ./e2e/netlab/ & netlab=$$!; \
 	$(MAKE) --no-print-directory test-wasm; rc=$$?; \
 	wait $$netlab && exit $$rc
+	$(GO) test -count=1 -timeout 30m -run '$(NETLAB_TABS)' ./e2e/netlab/
 	$(GO) test -count=1 -timeout 30m ./e2e/browser/
 	scripts/live-agree_test.sh
 
