@@ -152,8 +152,7 @@ func RunMatrix(ctx context.Context, l *Lab, cfg MatrixConfig) (*MatrixResult, er
 		scfg.Web = []string{"-web", cfg.WebDir, "-wasm", cfg.WasmDir}
 		// The tabs download their light shards, as from a deployment
 		// built by `make wasm`, not the whole dataset to cut.
-		p := spec.Partition
-		if _, err := lightfiles.Write(os.DirFS(cfg.Data), filepath.Join(cfg.WasmDir, "data"), spec.Dataset, p.Spec, p.Parts, p.Seed, false); err != nil {
+		if _, err := lightfiles.WriteTask(os.DirFS(cfg.Data), filepath.Join(cfg.WasmDir, "data"), spec, false); err != nil {
 			return nil, fmt.Errorf("light shards for the tabs: %w", err)
 		}
 	}

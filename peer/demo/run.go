@@ -422,8 +422,7 @@ func lightShards(cfg Config, spec task.Spec, logf func(string, ...any)) {
 		logf("demo: no data under %s for tabs: %v", cfg.WasmDir, err)
 		return
 	}
-	p := spec.Partition
-	n, err := lightfiles.Write(os.DirFS(cfg.DataDir), out, spec.Dataset, p.Spec, p.Parts, p.Seed, false)
+	n, err := lightfiles.WriteTask(os.DirFS(cfg.DataDir), out, spec, false)
 	switch {
 	case err != nil:
 		logf("demo: light shards for tabs not written (tabs fetch the whole %s): %v", spec.Dataset, err)

@@ -13,15 +13,22 @@ import (
 	"path/filepath"
 
 	"github.com/peerlearn/peerlearn/engine/data"
+	"github.com/peerlearn/peerlearn/protocol/task"
 )
+
+// WriteTask is Write for a task's dataset and partition.
+func WriteTask(src fs.FS, out string, spec task.Spec, force bool) (int, error) {
+	p := spec.Partition
+	return Write(src, out, spec.Dataset, p.Spec, p.Parts, p.Seed, force)
+}
 
 // Write writes the light files of dataset's partition (spec, parts,
 // seed) and its test subset under out, at the paths data.LightDir,
 // data.LightShardFiles and data.LightTestFiles name, and returns how
-// many it wrote. src holds the whole dataset (data.Load). Files that exist are
-// rewritten only with force (they are deterministic); each is written
-// through a temporary file and a rename, the manifest last, so that a
-// server never serves half a partition.
+// many it wrote. src holds the whole dataset (data.Load). Files that
+// exist are rewritten only with force (they are deterministic); each is
+// written through a temporary file and a rename, the manifest last, so
+// that a server never serves half a partition.
 func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force bool) (int, error) {
 	dir, err := data.LightDir(dataset, spec, parts, seed)
 	if err != nil {
@@ -29,7 +36,7 @@ func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 	}
 	ti, tl := data.LightTestFiles(dataset)
 	manifest := filepath.Join(out, dir, "manifest.json")
-	if !force && lightExists(manifest) && lightExists(filepath.Join(out, ti)) && lightExists(filepath.Join(out, tl)) {
+	if !force && exists(manifest) && exists(filepath.Join(out, ti)) && exists(filepath.Join(out, tl)) {
 		return 0, nil
 	}
 	train, test, err := data.Load(src, dataset)
@@ -56,10 +63,10 @@ func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 			return written, fmt.Errorf("shard %d: %w", k, err)
 		}
 		fi, fl := data.LightShardFiles(k)
-		if err := writeLightFile(filepath.Join(out, dir, fi), img); err != nil {
+		if err := writeFile(filepath.Join(out, dir, fi), img); err != nil {
 			return written, err
 		}
-		if err := writeLightFile(filepath.Join(out, dir, fl), lbl); err != nil {
+		if err := writeFile(filepath.Join(out, dir, fl), lbl); err != nil {
 			return written, err
 		}
 		written += 2
@@ -78,10 +85,10 @@ func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 	if err != nil {
 		return written, fmt.Errorf("test subset: %w", err)
 	}
-	if err := writeLightFile(filepath.Join(out, ti), img); err != nil {
+	if err := writeFile(filepath.Join(out, ti), img); err != nil {
 		return written, err
 	}
-	if err := writeLightFile(filepath.Join(out, tl), lbl); err != nil {
+	if err := writeFile(filepath.Join(out, tl), lbl); err != nil {
 		return written, err
 	}
 	written += 2
@@ -90,20 +97,20 @@ func Write(src fs.FS, out, dataset, spec string, parts int, seed uint64, force b
 		return written, err
 	}
 	// The manifest last: a tab finds it only when every shard is there.
-	if err := writeLightFile(manifest, b); err != nil {
+	if err := writeFile(manifest, b); err != nil {
 		return written, err
 	}
 	return written + 1, nil
 }
 
-func lightExists(p string) bool {
+func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
 
-// writeLightFile writes b to p through a temporary file and a rename, so that
+// writeFile writes b to p through a temporary file and a rename, so that
 // the server never serves half a file.
-func writeLightFile(p string, b []byte) error {
+func writeFile(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

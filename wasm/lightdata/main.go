@@ -67,7 +67,7 @@ func main() {
 	}
 	for _, spec := range specs {
 		p := spec.Partition
-		n, err := lightfiles.Write(os.DirFS(*dataDir), *out, spec.Dataset, p.Spec, p.Parts, p.Seed, *force)
+		n, err := lightfiles.WriteTask(os.DirFS(*dataDir), *out, spec, *force)
 		if err != nil {
 			fatal(err)
 		}
