@@ -113,6 +113,10 @@ type Status struct {
 	// or replaced by closer ones): without churn, every one is a false
 	// failure.
 	NeighborsRemoved uint64 `json:"neighbors_removed"`
+	// NeighborStalls counts neighbours failed for their silence that
+	// then spoke again (a stall, not a death: a busy tab); each is
+	// waited for twice as long next time (overlay's stall.go).
+	NeighborStalls uint64 `json:"neighbor_stalls"`
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).
 	Waiting string `json:"waiting,omitempty"`
@@ -575,6 +579,7 @@ func (p *Peer) publish() {
 	st.OverlaySent, st.OverlayReceived = countsMap(ns.Sent), countsMap(ns.Received)
 	st.OverlayRefused, st.SendErrors = p.n.Refused(), p.sendErr
 	st.RecordsRefused = ns.BadRecords + ns.NoRecord
+	st.NeighborStalls = ns.Stalls
 	st.RTC = p.mgr.Stats()
 	if d := st.RTC.LastFailure; d.Cause != "" {
 		st.ConnectFailure = &d

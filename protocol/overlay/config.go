@@ -50,8 +50,14 @@ type Config struct {
 	// neighbour and refuses to re-adopt it on hearsay (a direct message
 	// from a failed one revives it).
 	TombstoneTicks int
-	// MaxTombstones bounds that memory; the oldest is forgotten first.
+	// MaxTombstones bounds that memory, and the stalls' (below); the
+	// oldest is forgotten first.
 	MaxTombstones int
+	// StallMemoryTicks: with the adaptive detector, how long a node
+	// remembers that a neighbour it failed spoke again (it had stalled),
+	// and waits twice that silence before failing it again (stall.go).
+	// 0: not at all.
+	StallMemoryTicks int
 	// MergeTicks: about this often (jittered: 0.5x to 1.5x) a node sends
 	// a Join for itself to one neighbour it remembers having failed, to
 	// find and merge with the other side of a healed partition
@@ -100,6 +106,7 @@ func DefaultConfig() Config {
 		RetryTicks:       50,       // a join takes ~2 s at 350 ms latency; retry after 5 s
 		TombstoneTicks:   100,      // remember the dead for 10 s
 		MaxTombstones:    64,       // a few times 2L
+		StallMemoryTicks: 3000,     // 5 min: a tab that stalled once is busy for a while
 		MergeTicks:       100,      // a merge probe every 10 s on average, while the node remembers a failed neighbour ...
 		RememberTicks:    36000,    // ... for an hour
 		Lookahead:        true,     // see above; false is the paper's plain greedy routing
@@ -134,6 +141,8 @@ func (c Config) Validate() error {
 		return bad("ChurnWindowTicks = %d, want >= 0", c.ChurnWindowTicks)
 	case c.RetryTicks < 1:
 		return bad("RetryTicks = %d, want >= 1", c.RetryTicks)
+	case c.StallMemoryTicks < 0:
+		return bad("StallMemoryTicks = %d, want >= 0", c.StallMemoryTicks)
 	case c.MergeTicks < 0:
 		return bad("MergeTicks = %d, want >= 0", c.MergeTicks)
 	case c.MergeTicks > 0 && c.RememberTicks < 1:

@@ -138,7 +138,7 @@ func (n *Node) failAfter(p *peer) int64 {
 	if p.timeout == 0 {
 		p.timeout = n.timeoutFor(&p.beats) // a new neighbour: the pool's view
 	}
-	return p.timeout
+	return max(p.timeout, p.floor)
 }
 
 // FailureTimeout returns the silence, in ticks, after which the

@@ -94,7 +94,15 @@ slow heartbeat holds up the next) a fixed 1.5 s kept declaring live
 neighbours dead: at 350 ms mean exponential latency a 400-node overlay
 was never correct (it did not even finish building); the adaptive
 timeout there settles at about 4.5 s and the overlay stays correct. A normal model of the intervals (Akka's)
-underestimates such a tail; the exponential one does not.
+underestimates such a tail; the exponential one does not. A neighbour
+failed for a stall (a busy browser tab, a process stopped a few
+seconds), not a death, speaks again within its tombstone's 10 s; its
+intervals went with the failure, so the same stall would fail it again
+and again, each time repaired around and its links closed. So a node
+remembers such a neighbour for StallMemoryTicks (5 min) and does not
+fail it before twice the silence it came back after (stall.go; at most
+MaxFailureTicks): a stalling peer's real death is noticed that much
+later.
 
 Merging after a partition (merge.go). A partition longer than the
 failure timeout makes each side declare the other failed and repair

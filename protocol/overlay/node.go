@@ -20,11 +20,12 @@ type Node struct {
 	now    int64 // ticks since creation
 	state  nodeState
 
-	peers []*peer     // the neighbour set, in adoption order
-	slots [][2]*peer  // slots[space][side]
-	tombs []tombstone // recently failed or departed neighbours
-	grace []excuse    // displaced neighbours a joiner is about to tell
-	waits []pending   // discoveries this node will answer once it can
+	peers  []*peer     // the neighbour set, in adoption order
+	slots  [][2]*peer  // slots[space][side]
+	tombs  []tombstone // recently failed or departed neighbours
+	stalls []stall     // failed neighbours that came back (stall.go)
+	grace  []excuse    // displaced neighbours a joiner is about to tell
+	waits  []pending   // discoveries this node will answer once it can
 
 	contacts   []ident.Peer // live members to join through if cut off (contacts.go)
 	remembered []memory     // failed neighbours to probe for a merge (merge.go)

@@ -104,6 +104,17 @@ func (s *script) exec(c *datadriven.Cmd) (string, error) {
 			}
 		}
 		return "", nil
+	case "stall":
+		d, err := time.ParseDuration(c.Get("for", "2s"))
+		if err != nil {
+			return "", err
+		}
+		for _, a := range c.Args {
+			if err := s.c.Stall(s.id(a), d); err != nil {
+				return "", err
+			}
+		}
+		return "", nil
 	case "tick":
 		n := 1
 		if len(c.Args) > 0 {
@@ -333,7 +344,11 @@ func (s *script) stats() string {
 	sent := s.c.Sent()
 	hb := sent[overlay.MsgHeartbeat]
 	sent[overlay.MsgHeartbeat] = 0
-	return fmt.Sprintf("sent: %v\nheartbeats: %d", sent, hb)
+	out := fmt.Sprintf("sent: %v\nheartbeats: %d", sent, hb)
+	if st := s.c.Stalls(); st > 0 {
+		out += fmt.Sprintf("\nstalls: %d", st)
+	}
+	return out
 }
 
 // forge type=(hint|leave|reply|discover) from=b to=a peer=x [record=true]

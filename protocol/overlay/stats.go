@@ -63,6 +63,9 @@ type Stats struct {
 	// Remembered counts the failed neighbours remembered for merge
 	// probes, all told (merge.go): it grows with every failure seen.
 	Remembered uint64
+	// Stalls counts failed neighbours that spoke again, all told
+	// (stall.go): false failures, each waited out longer next time.
+	Stalls uint64
 	// BadRecords counts peer records that did not verify, NoRecord the
 	// messages refused for naming an ID without a record, MissingRecords
 	// the records this node could not attach to its own messages

@@ -123,7 +123,7 @@ func (n *Node) claim(x ident.Peer, space int, side Side) {
 // onLeave replaces a departing neighbour, in each slot it held, by its
 // own adjacent node on the far side (the leave protocol).
 func (n *Node) onLeave(m Message) {
-	n.bury(m.From, true)
+	n.bury(m.From, true, 0)
 	n.forgetContact(m.From)
 	p := n.find(m.From)
 	if p == nil {

@@ -33,6 +33,7 @@ type peer struct {
 	lastBeat int64
 	beaten   bool
 	timeout  int64
+	floor    int64 // from its past stalls (stall.go); 0: none
 }
 
 func (n *Node) pos(p *peer, space int) pos { return pos{p.coords[space], p.id} }
@@ -109,7 +110,7 @@ func (n *Node) consider(id ident.Peer, space int, side Side) bool {
 			n.stats.NoRecord++ // Step checks first; a defence in depth
 			return false
 		}
-		p = &peer{id: id, coords: cs, lastHeard: n.now}
+		p = &peer{id: id, coords: cs, lastHeard: n.now, floor: n.stallFloor(id)}
 	}
 	if h != nil && !closerOn(side, n.selfPos(space), n.pos(p, space), n.pos(h, space)) &&
 		!(n.suspect(h) && !n.suspect(p)) {

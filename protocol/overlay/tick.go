@@ -13,6 +13,7 @@ func (n *Node) Tick() {
 	}
 	n.now++
 	n.expireTombstones()
+	n.expireStalls()
 
 	for k := 0; k < len(n.peers); {
 		if p := n.peers[k]; n.now-p.lastHeard >= n.failAfter(p) {
@@ -66,7 +67,7 @@ func (n *Node) Tick() {
 // soft tombstone) and send Neighbor_repair for every slot it held.
 func (n *Node) fail(p *peer) {
 	roles := p.roles
-	n.bury(p.id, false)
+	n.bury(p.id, false, p.lastHeard)
 	n.forgetContact(p.id)
 	n.remember(p.id)
 	n.dropPeer(p)

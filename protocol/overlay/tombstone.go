@@ -12,9 +12,10 @@ type tombstone struct {
 	id    ident.Peer
 	until int64 // tick at which it expires
 	hard  bool
+	heard int64 // a failed node's: the tick it was last heard from
 }
 
-func (n *Node) bury(id ident.Peer, hard bool) {
+func (n *Node) bury(id ident.Peer, hard bool, heard int64) {
 	if n.cfg.MaxTombstones == 0 || n.cfg.TombstoneTicks == 0 {
 		return
 	}
@@ -22,7 +23,7 @@ func (n *Node) bury(id ident.Peer, hard bool) {
 	if len(n.tombs) == n.cfg.MaxTombstones {
 		n.tombs = n.tombs[1:] // forget the oldest
 	}
-	n.tombs = append(n.tombs, tombstone{id: id, until: n.now + int64(n.cfg.TombstoneTicks), hard: hard})
+	n.tombs = append(n.tombs, tombstone{id: id, until: n.now + int64(n.cfg.TombstoneTicks), hard: hard, heard: heard})
 }
 
 func (n *Node) tombstoned(id ident.Peer) bool {
@@ -34,11 +35,13 @@ func (n *Node) tombstoned(id ident.Peer) bool {
 	return false
 }
 
-// heardFrom lifts a soft tombstone: the node just sent us a message.
+// heardFrom lifts a soft tombstone: the node just sent us a message, so
+// it had stalled (stall.go).
 func (n *Node) heardFrom(id ident.Peer) {
 	for k, t := range n.tombs {
 		if t.id == id && !t.hard {
 			n.tombs = append(n.tombs[:k], n.tombs[k+1:]...)
+			n.stalled(id, t.heard)
 			return
 		}
 	}

@@ -73,6 +73,9 @@ type member struct {
 	node *overlay.Node
 	ep   simnet.Endpoint[ident.Peer, []byte]
 	down bool // crashed or left
+	// stalledUntil: the node's process is stopped until then (Stall):
+	// no ticks, and what reaches it waits to be read.
+	stalledUntil time.Duration
 }
 
 // Delivered is a Route payload delivered in the simulation.
@@ -150,6 +153,10 @@ func (c *Cluster) addNode(id ident.Peer, cfg overlay.Config) (*overlay.Node, err
 		if m.down {
 			return
 		}
+		if now := c.sched.Now(); now < m.stalledUntil {
+			c.sched.At(m.stalledUntil, tick) // the ticks it slept through are lost, as a process's timer's are
+			return
+		}
 		m.node.Tick()
 		c.flush(m)
 		c.sched.After(c.cfg.Tick, tick)
@@ -215,6 +222,19 @@ func (c *Cluster) Crash(id ident.Peer) error {
 	return c.net.Crash(id)
 }
 
+// Stall stops node id's process for d from now (SIGSTOP, a tab whose
+// page thread is busy, a laptop asleep): it neither ticks nor reads, and
+// the messages that reach it meanwhile are read, in order, when it goes
+// on; its neighbours see only silence.
+func (c *Cluster) Stall(id ident.Peer, d time.Duration) error {
+	m, err := c.get(id)
+	if err != nil {
+		return err
+	}
+	m.stalledUntil = max(m.stalledUntil, c.sched.Now()+d)
+	return nil
+}
+
 // Route makes node from route payload to the node closest to target in
 // space (to, if not zero, to that node only).
 func (c *Cluster) Route(from ident.Peer, space int, target overlay.Coord, to ident.Peer, payload []byte) error {
@@ -236,6 +256,10 @@ func (c *Cluster) Route(from ident.Peer, space int, target overlay.Coord, to ide
 
 func (c *Cluster) receive(m *member, from ident.Peer, b []byte) {
 	if m.down {
+		return
+	}
+	if m.stalledUntil > c.sched.Now() {
+		c.sched.At(m.stalledUntil, func() { c.receive(m, from, b) }) // read when it goes on, in arrival order
 		return
 	}
 	msg, err := overlay.Unmarshal(b)

@@ -110,3 +110,13 @@ func (c *Cluster) Grow(ids []ident.Peer, batch int, rng *rand.Rand, limit time.D
 	}
 	return nil
 }
+
+// Stalls sums the nodes' Stats().Stalls: failed neighbours that spoke
+// again.
+func (c *Cluster) Stalls() uint64 {
+	var n uint64
+	for _, m := range c.members {
+		n += m.node.Stats().Stalls
+	}
+	return n
+}
