@@ -7,6 +7,7 @@ import (
 
 	"github.com/peerlearn/peerlearn/internal/f32"
 	"github.com/peerlearn/peerlearn/internal/version"
+	"github.com/peerlearn/peerlearn/peer/node"
 )
 
 func main() {
@@ -21,6 +22,7 @@ func main() {
 	// Which kernels train here: "simd128" (WebAssembly SIMD) or "go"
 	// (the pure-Go fallback, with kernelsNote saying why).
 	api.Set("kernels", f32.Kernels())
+	api.Set("defaultMoveMax", node.DefaultMoveMax) // `peerlearn peer`'s usual -health-moves, for the page's move box
 	if err := f32.AccelError(); err != nil {
 		api.Set("kernelsNote", err.Error())
 	}

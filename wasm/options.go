@@ -45,12 +45,17 @@ import (
 //	             trainer: a page has one peer); absent, on the page's thread
 //	trainerKernels  that worker's f32 kernels ("simd128" or "go")
 //	trainerNote  why there is no trainer worker (shown by status)
-//	health       run the neighbourhood check (true/false, default false)
-//	healthMoves  with health: when the check finds the neighbourhood
+//	health       run the neighbourhood check (true/false; absent: the
+//	             default for the task's rule, node.DefaultDefences: on
+//	             for a clipped- rule)
+//	suspend      the drift test's suspension (true/false; absent: as
+//	             health; true refused for a rule that is not clipped-)
+//	healthMoves  with the check: when it finds the neighbourhood
 //	             captured, move to a new place (a new key, admitted anew),
 //	             at most this many times a join and once every
-//	             node.DefaultMoveEvery (default node.DefaultMoveMax; 0:
-//	             never move); refused without health
+//	             node.DefaultMoveEvery (default 0: never move;
+//	             PeerLearn.defaultMoveMax is `peerlearn peer`'s usual
+//	             bound); refused with health false
 type options struct {
 	SignalURL   string
 	Task        ident.Task
@@ -71,12 +76,13 @@ type options struct {
 	// ShareProgress: the volunteer lets the peer send the server its
 	// signed summaries (netpeer.Config.ShareProgress); off unless true.
 	ShareProgress bool
-	// Health: the volunteer runs the neighbourhood check (node.HealthOn,
-	// docs/SECURITY.md "Neighbourhood health"); off unless true.
-	Health bool
-	// HealthMoves bounds the moves away from a captured neighbourhood
-	// (netpeer.Config.Move, as `peerlearn peer -health-moves`): 0 never.
-	HealthMoves int
+	// Defences: the volunteer's say on the neighbourhood check
+	// (node.HealthOn, docs/SECURITY.md "Neighbourhood health"), the drift
+	// test's suspension (node.SuspendOn) and the check's moves away from
+	// a captured neighbourhood (netpeer.Config.Move), as `peerlearn peer
+	// -health -suspend -health-moves`: by default the check and the
+	// suspension on a clipped rule, never moving.
+	Defences node.Defences
 	// Files are the volunteer's picked files for a task with its own data
 	// set (ownTaskData), at most data.MaxOwnFiles and data.MaxOwnBytes.
 	Files []data.OwnFile
@@ -192,24 +198,20 @@ func parseOptions(o js.Value) (options, error) {
 	default:
 		return opt, fmt.Errorf("shareProgress: want true or false")
 	}
-	switch v := o.Get("health"); v.Type() {
-	case js.TypeUndefined, js.TypeNull:
-	case js.TypeBoolean:
-		opt.Health = v.Bool()
-	default:
-		return opt, fmt.Errorf("health: want true or false")
+	if opt.Defences.Health, err = choice(o, "health"); err != nil {
+		return opt, err
+	}
+	if opt.Defences.Suspend, err = choice(o, "suspend"); err != nil {
+		return opt, err
 	}
 	switch v := o.Get("healthMoves"); {
 	case v.Type() == js.TypeUndefined || v.Type() == js.TypeNull:
-		if opt.Health {
-			opt.HealthMoves = node.DefaultMoveMax
-		}
-	case !opt.Health:
+	case opt.Defences.Health == node.Off:
 		return opt, fmt.Errorf("healthMoves without health: only the neighbourhood check asks to move")
 	case v.Type() != js.TypeNumber || v.Float() != math.Trunc(v.Float()) || v.Float() < 0 || v.Float() > math.MaxInt32:
 		return opt, fmt.Errorf("healthMoves %v: want a whole number >= 0 (0: never move)", v)
 	default:
-		opt.HealthMoves = v.Int()
+		opt.Defences.Moves = v.Int()
 	}
 	if v := o.Get("spaces"); v.Type() != js.TypeUndefined && v.Type() != js.TypeNull {
 		return opt, fmt.Errorf(`spaces: the overlay's ring count L is the task's, not a peer's: set "spaces" in the task spec (version 2); remove this option`)
@@ -293,4 +295,18 @@ func (o *options) parseFiles(fl js.Value) error {
 		o.Files = append(o.Files, data.OwnFile{Path: p.String(), Data: buf})
 	}
 	return nil
+}
+
+// choice reads a defence's option: true, false, or absent (node.Auto).
+func choice(o js.Value, name string) (node.Choice, error) {
+	switch v := o.Get(name); v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+		return node.Auto, nil
+	case js.TypeBoolean:
+		if v.Bool() {
+			return node.On, nil
+		}
+		return node.Off, nil
+	}
+	return node.Auto, fmt.Errorf("%s: want true or false", name)
 }

@@ -222,10 +222,11 @@ func (b *browserPeer) join() error {
 	cfg.Learn = &netpeer.LearnConfig{Build: b.build}
 	cfg.ShareProgress = b.opts.ShareProgress
 	cfg.Signal.Yield = powYield()
-	if b.opts.Health && b.opts.HealthMoves > 0 {
-		// As `peerlearn peer -health`: the check's request to move is
-		// taken, within these bounds (move.go follows the new key).
-		cfg.Move = node.MoveConfig{Max: b.opts.HealthMoves, Every: node.DefaultMoveEvery}
+	if d := b.opts.Defences; d.Moves > 0 {
+		// As `peerlearn peer -health-moves`: the check's request to move
+		// is taken, within these bounds (move.go follows the new key);
+		// where the check is off for the task's rule, the build refuses.
+		cfg.Move = node.MoveConfig{Max: d.Moves, Every: node.DefaultMoveEvery}
 		cfg.OnMove = b.moved
 	}
 	np, err := netpeer.New(cfg)
@@ -360,8 +361,8 @@ func (b *browserPeer) build(spec task.Spec, id ident.Peer) (*learn.Peer, *data.D
 	if err != nil {
 		return nil, nil, err
 	}
-	if b.opts.Health {
-		node.HealthOn(&cfg, ds.local.Classes)
+	if err := b.opts.Defences.Apply(&cfg, ds.local.Classes); err != nil {
+		return nil, nil, fmt.Errorf("health, suspend, healthMoves: %w", err)
 	}
 	if spec.Model != nil && spec.Model.Weights != nil {
 		b.progress("fetching the task's initial weights from " + spec.Model.Weights.URL)

@@ -228,12 +228,16 @@ function peerOptions() {
     shard: params.get("shard") || "",
     seed: tabSeed(),
     shareProgress: $("share-progress").checked,
-    health: $("health").checked,
   };
-  // The check's moves (wasm options.healthMoves): the second box, or a
-  // bound from the link; without the check the peer refuses a bound.
+  // The defences (wasm options health, suspend): a ticked box leaves the
+  // peer its default for the task's rule (on for a clipped one), an
+  // unticked one turns it off. The check's moves (healthMoves): the
+  // second box, `peerlearn peer`'s usual bound or one from the link;
+  // without the check the peer refuses a bound.
+  if (!$("health").checked) o.health = false;
+  if (!$("suspend").checked) o.suspend = false;
   const hm = params.get("healthMoves");
-  if ($("health").checked) o.healthMoves = !$("health-move").checked ? 0 : hm ? +hm : undefined;
+  if ($("health").checked && $("health-move").checked) o.healthMoves = hm ? +hm : PeerLearn.defaultMoveMax;
   else if (hm) o.healthMoves = +hm;
   for (const [k, p] of [["tickMS", "tick"], ["evalEveryMS", "evalEvery"], ["evalSamples", "evalSamples"], ["maxRoundMS", "maxRoundMS"]]) {
     if (params.get(p)) o[k] = +params.get(p);

@@ -79,9 +79,10 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	backend := fs.String("backend", "go", "training engine: go, or torch (the GPU companion; needs a binary built with `make companion`)")
 	device := fs.String("device", "auto", "libtorch device for -backend torch: auto (CUDA if present, else CPU), cpu, cuda or cuda:N")
 	saveDir := fs.String("save", "", "folder to keep the peer's current model in (TASKNAME-PEERID.plnn, the engine's encoding: `peerlearn export` turns it into ONNX or safetensors); written every -save-every and when the peer stops")
-	healthOn := fs.Bool("health", false, "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree, show it on /status, and move to a new place (see -health-moves) (docs/SECURITY.md, \"Neighbourhood health\"; off by default: in the attack lab it makes one attack, a full-knowledge push, worse while it helps against others, and it scores every neighbour model each round)")
-	healthMoves := fs.Int("health-moves", node.DefaultMoveMax, "with -health: when the check finds the neighbourhood captured, move to a new place (a new key, admitted anew at the task's proof of work and the server's per-address limits; the model and its round are kept), at most this many times a run and at most once every 10 minutes (0: never move, only average with the neighbours that agree); with -key the file gets the new key")
-	suspendOn := fs.Bool("suspend", false, "leave out of the rounds, while they keep at it, neighbours whose models keep pushing the same way against the rest (the drift test's suspension, their weight carrying this peer's own model; docs/SECURITY.md, \"Attackers who know the rule\"; needs a task with a clipped- rule; off by default: measured, with -health beside it, but not yet taken as the default)")
+	var healthOn, suspendOn choiceFlag
+	fs.Var(&healthOn, "health", "check each round whether most neighbours' models pull against this peer's data (a captured neighbourhood); if so, aggregate only with the ones that agree, show it on /status, and with -health-moves move to a new place (docs/SECURITY.md, \"Neighbourhood health\"). Default (auto): on for a task with a clipped- rule, the default defence (it scores every neighbour model each round: about 1.2x a round's CPU); -health=false turns it off")
+	healthMoves := fs.Int("health-moves", 0, "with the neighbourhood check: when it finds the neighbourhood captured, move to a new place (a new key, admitted anew at the task's proof of work and the server's per-address limits; the model and its round are kept), at most this many times a run and at most once every 10 minutes (0, the default: never move, only average with the neighbours that agree); with -key the file gets the new key")
+	fs.Var(&suspendOn, "suspend", "leave out of the rounds, while they keep at it, neighbours whose models keep pushing the same way against the rest (the drift test's suspension, their weight carrying this peer's own model; docs/SECURITY.md, \"Attackers who know the rule\"). Default (auto): on for a task with a clipped- rule, the default defence; refused for another rule; -suspend=false turns it off")
 	saveEvery := fs.Duration("save-every", defaultSaveEvery, "with -save: how often to write the model (only when a new round trained it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -129,11 +130,13 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 	switch {
 	case *healthMoves < 0:
 		return fmt.Errorf("%w: -health-moves %d", errUsage, *healthMoves)
-	case *suspendOn && !*learnOn:
+	case suspendOn.c == node.On && !*learnOn:
 		return fmt.Errorf("%w: -suspend with -learn=false: the peer aggregates no models", errUsage)
-	case healthMovesSet && (!*healthOn || !*learnOn):
-		return fmt.Errorf("%w: -health-moves without -health (and -learn): only the neighbourhood check asks to move", errUsage)
-	case *healthOn && *learnOn && *healthMoves > 0:
+	case healthOn.c == node.On && !*learnOn:
+		return fmt.Errorf("%w: -health with -learn=false: the peer checks no models", errUsage)
+	case healthMovesSet && (healthOn.c == node.Off || !*learnOn):
+		return fmt.Errorf("%w: -health-moves with -health=false (or -learn=false): only the neighbourhood check asks to move", errUsage)
+	case *learnOn && *healthMoves > 0:
 		cfg.Move = node.MoveConfig{Max: *healthMoves, Every: node.DefaultMoveEvery}
 		if *keyFile != "" {
 			file := *keyFile
@@ -155,7 +158,7 @@ func runPeer(ctx context.Context, args []string, stdout io.Writer, logf func(str
 		}
 		cfg.Learn = &netpeer.LearnConfig{
 			Build: func(spec task.Spec, pid ident.Peer) (*learn.Peer, *data.Dataset, error) {
-				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, tuneLearner(newBackend, *healthOn, *suspendOn), logf)
+				lp, test, err := buildLearner(spec, pid, *dir, *partition, k, n, cfg.Tick, tuneLearner(newBackend, node.Defences{Health: healthOn.c, Suspend: suspendOn.c, Moves: *healthMoves}), logf)
 				if err == nil && saver != nil {
 					saver.describe(lp.Config().Arch, spec.Name, pid.Hex())
 				}
@@ -299,19 +302,16 @@ func learnerOn(spec task.Spec, id ident.Peer, train, test *data.Dataset, partiti
 }
 
 // tuneLearner is what `peerlearn peer`'s flags change in a learning
-// peer's configuration: the training backend (nil: the pure-Go engine),
-// with -health the neighbourhood check, with -suspend the drift test's
-// suspension (refused for a task whose rule is not a clipped one).
-func tuneLearner(newBackend newBackendFunc, healthOn, suspendOn bool) func(*learn.Config, int) error {
+// peer's configuration: the training backend (nil: the pure-Go engine)
+// and the defences -health, -suspend and -health-moves set (node.
+// Defences: by default the check and the suspension on a clipped rule;
+// -suspend refused for another rule, -health-moves where the check is
+// off).
+func tuneLearner(newBackend newBackendFunc, d node.Defences) func(*learn.Config, int) error {
 	return func(c *learn.Config, classes int) error {
 		c.NewBackend = newBackend
-		if healthOn {
-			node.HealthOn(c, classes)
-		}
-		if suspendOn {
-			if err := node.SuspendOn(c); err != nil {
-				return fmt.Errorf("-suspend: %w", err)
-			}
+		if err := d.Apply(c, classes); err != nil {
+			return fmt.Errorf("-health, -suspend, -health-moves: %w", err)
 		}
 		return nil
 	}

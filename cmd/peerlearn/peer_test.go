@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"strings"
 	"testing"
@@ -37,14 +38,14 @@ func TestURLListFlag(t *testing.T) {
 	}
 }
 
-// -health-moves is refused where nothing would read it (without -health,
-// or -learn=false: only the learner's check asks to move) and below 0,
-// before anything else happens.
+// -health-moves is refused where nothing would read it (with
+// -health=false, or -learn=false: only the learner's check asks to move)
+// and below 0, before anything else happens.
 func TestPeerHealthMovesFlag(t *testing.T) {
 	for _, args := range [][]string{
-		{"-health-moves", "2"},
-		{"-health-moves", "0"},
-		{"-health", "-learn=false", "-health-moves", "1"},
+		{"-health=false", "-health-moves", "2"},
+		{"-health=false", "-health-moves", "0"},
+		{"-learn=false", "-health-moves", "1"},
 		{"-health", "-health-moves", "-1"},
 	} {
 		err := runPeer(context.Background(), append(args, "-signal", "ws://127.0.0.1:1/signal"), io.Discard, func(string, ...any) {})
@@ -54,31 +55,42 @@ func TestPeerHealthMovesFlag(t *testing.T) {
 	}
 }
 
-// -suspend is refused without a learner, and for a task whose rule is
-// not a clipped one (at the learner's build, when the task is known);
-// on a clipped rule it turns on the Suspend form, kept in asynchronous
-// exchange, and the kept share.
+// -suspend and -health are refused without a learner; the flags reach
+// the learner's configuration as node.Defences (whose rules are
+// peer/node's TestDefences): unset, each is Auto; -suspend=false and
+// -health=false turn them off; -suspend on a rule that is not a clipped
+// one is refused at the learner's build, when the task is known.
 func TestPeerSuspendFlag(t *testing.T) {
-	err := runPeer(context.Background(), []string{"-suspend", "-learn=false", "-signal", "ws://127.0.0.1:1/signal"}, io.Discard, func(string, ...any) {})
-	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "-suspend") {
-		t.Errorf("-suspend -learn=false: %v", err)
+	for _, args := range [][]string{{"-suspend", "-learn=false"}, {"-health", "-learn=false"}} {
+		err := runPeer(context.Background(), append(args, "-signal", "ws://127.0.0.1:1/signal"), io.Discard, func(string, ...any) {})
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
-	tune := tuneLearner(nil, false, true)
+	for _, tc := range []struct {
+		args          []string
+		health, drift bool
+	}{{nil, true, true}, {[]string{"-suspend=false"}, true, false}, {[]string{"-health=false"}, false, true}, {[]string{"-health=false", "-suspend=false"}, false, false}} {
+		var h, s choiceFlag
+		fs := flag.NewFlagSet("peer", flag.ContinueOnError)
+		fs.Var(&h, "health", "")
+		fs.Var(&s, "suspend", "")
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		c := learn.DefaultConfig()
+		c.Aggregator = "clipped-fedlay"
+		if err := tuneLearner(nil, node.Defences{Health: h.c, Suspend: s.c})(&c, 10); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if c.Health.On != tc.health || c.Reputation.Drift.Suspend != tc.drift {
+			t.Errorf("%v on clipped-fedlay: health %v, suspension %v; want %v, %v", tc.args, c.Health.On, c.Reputation.Drift.Suspend, tc.health, tc.drift)
+		}
+	}
 	plain := learn.DefaultConfig()
 	plain.Aggregator = "fedlay"
-	if err := tune(&plain, 10); !errors.Is(err, node.ErrConfig) || !strings.Contains(err.Error(), "-suspend") {
-		t.Errorf("fedlay: %v, want a refusal", err)
-	}
-	c := learn.DefaultConfig()
-	c.Aggregator = "clipped-fedlay"
-	if err := tune(&c, 10); err != nil {
-		t.Fatal(err)
-	}
-	if d := c.Reputation.Drift; !d.Suspend || !d.Async || d.Limit <= 0 || !c.Clip.SuspendedKeepShare {
-		t.Errorf("clipped-fedlay: drift %+v, kept share %v", d, c.Clip.SuspendedKeepShare)
-	}
-	if err := c.Reputation.Validate(); err != nil {
-		t.Errorf("the tuned reputation: %v", err)
+	if err := tuneLearner(nil, node.Defences{Suspend: node.On})(&plain, 10); !errors.Is(err, node.ErrConfig) || !strings.Contains(err.Error(), "-suspend") {
+		t.Errorf("-suspend on fedlay: %v, want a refusal", err)
 	}
 }
 

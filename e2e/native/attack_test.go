@@ -67,16 +67,17 @@ func startAttackRun(t *testing.T, name, aggregator string, n int, spec string) a
 	r := attackRun{attacker: startPeer(t, evil, name+"-attacker", url, args(n), "PEERLEARN_ATTACK="+spec)}
 	for i := range n {
 		a := args(i)
-		if i == 0 {
-			// The neighbourhood check, end to end. Without moves: this
-			// test's checks name peers by ID, and a peer that left its
-			// place is netpeer's TestPeerMovesWhenCaptured's to test.
-			a = append(a, "-health", "-health-moves", "0")
-		}
-		if i == 1 {
-			// The drift test's suspension, end to end (the task's rule is
-			// the default, a clipped one).
-			a = append(a, "-suspend")
+		switch {
+		case i == 0:
+			// The default defence, end to end (the task's rule is the
+			// default, a clipped one): the neighbourhood check and the
+			// drift test's suspension, never moving (this test's checks
+			// name peers by ID; a peer that left its place is netpeer's
+			// TestPeerMovesWhenCaptured's to test).
+		case i == 1:
+			a = append(a, "-health=false") // the suspension alone
+		default:
+			a = append(a, "-health=false", "-suspend=false") // the rule alone
 		}
 		r.honest = append(r.honest, startPeer(t, peerBin, fmt.Sprintf("%s-honest%d", name, i), url, a))
 	}
@@ -117,10 +118,10 @@ func (r attackRun) stop(t *testing.T) {
 // connection, which stays closed (rtc.Manager.Deny, counted in its
 // transport's Denied), and logs it; no honest peer is dropped; and the
 // honest peers still learn (each at attackFloor or more). Honest peer 0
-// runs with -health: its /status carries the neighbourhood check's
-// state, counted over its rounds, and the others' none (the flag is
-// honoured, off by default); honest peer 1 with -suspend, likewise the
-// suspension's counts.
+// runs the default defence: its /status carries the neighbourhood
+// check's state, counted over its rounds, and the suspension's counts;
+// honest peer 1 runs -health=false (the suspension only), the others
+// -health=false -suspend=false (the rule alone): the flags are honoured.
 //
 // What needs many runs or a clean machine is asked on virtual time: that
 // the attack wrecks undefended peers and that the defence keeps them
@@ -147,7 +148,7 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 			case s.Learn.Accuracy < attackFloor:
 				return false, fmt.Sprintf("honest%d: accuracy %.3f", i, s.Learn.Accuracy)
 			case i == 0 && (s.Learn.Health == nil || s.Learn.Health.Neighbours < 1):
-				return false, fmt.Sprintf("honest0 runs -health: no round that scored a neighbour yet (%+v)", s.Learn.Health)
+				return false, fmt.Sprintf("honest0 runs the check: no round that scored a neighbour yet (%+v)", s.Learn.Health)
 			case droppedBy(s, r.attacker.ID):
 				droppers++
 			case slices.Contains(s.Neighbors, r.attacker.ID) && offender(s, r.attacker.ID) == nil:
@@ -165,19 +166,19 @@ func TestE2EAttackClippedAndDropped(t *testing.T) {
 		h := s.Learn.Health
 		switch {
 		case i == 0 && (h == nil || h.Rounds < 1):
-			t.Errorf("honest0 runs -health: /status health %+v, want its rounds counted", h)
+			t.Errorf("honest0 runs the check by default: /status health %+v, want its rounds counted", h)
 		case i == 0:
 			t.Logf("honest0 health: %+v", *h)
 		case h != nil:
-			t.Errorf("honest%d runs without -health but shows %+v", i, *h)
+			t.Errorf("honest%d runs -health=false but shows %+v", i, *h)
 		}
 		switch sp := s.Learn.Suspension; {
-		case i == 1 && sp == nil:
-			t.Errorf("honest1 runs -suspend: no suspension on /status")
-		case i == 1:
-			t.Logf("honest1 suspension: %+v", *sp)
+		case i <= 1 && sp == nil:
+			t.Errorf("honest%d runs the suspension by default: none on /status", i)
+		case i <= 1:
+			t.Logf("honest%d suspension: %+v", i, *sp)
 		case sp != nil:
-			t.Errorf("honest%d runs without -suspend but shows %+v", i, *sp)
+			t.Errorf("honest%d runs -suspend=false but shows %+v", i, *sp)
 		}
 	}
 	for i, s := range last {

@@ -243,9 +243,9 @@ const HealthSamples = 500
 
 // HealthOn switches the neighbourhood check (learn.HealthConfig, engine/
 // health's rule with the loss cap for the task's classes) on in a
-// learning peer's configuration: a volunteer's own choice (`peerlearn
-// peer -health`), off by default (docs/SECURITY.md, "Neighbourhood
-// health"). The check is the attack lab's best-neighbour variant, not
+// learning peer's configuration: by default on a clipped rule
+// (Defences; `peerlearn peer -health=false` turns it off;
+// docs/SECURITY.md, "Neighbourhood health"). The check is the attack lab's best-neighbour variant, not
 // health.DefaultConfig: the bar at half the lower of our score and the
 // best neighbour's (AgainstBest) and one alarming round enough
 // (Patience 1). In the lab (30 peers, MNIST and Fashion-MNIST, seeds
@@ -267,7 +267,7 @@ func HealthOn(c *learn.Config, classes int) {
 // SuspendOn turns on, in a learning peer's configuration, the drift
 // test's Suspend form with the suspended share kept (the attack lab's
 // "keepshare-RULE+suspend"; docs/SECURITY.md, "Attackers who know the
-// rule"): a
+// rule"; by default on a clipped rule, Defences): a
 // neighbour whose models keep pushing the same way against the rest
 // (aggregate.DriftConfig, the Async form too: a real peer exchanges
 // asynchronously) is left out of the rounds while it does, its weight

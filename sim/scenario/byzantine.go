@@ -97,7 +97,18 @@ type byzParams struct {
 // plain baseline) and the robust ones (winsorised-fedlay: the backdoor
 // and reference-collapse guards of issue #26; anchored-fedlay: the step
 // floor with the cut below tau, against the adaptive attacks).
-var byzRules = []string{"fedlay", aggregate.SafeDefault, "median", "trimmed-mean", "dechw", "clipped-dechw", "winsorised-fedlay", "anchored-fedlay"}
+var byzRules = []string{"fedlay", aggregate.SafeDefault, byzDefault, "median", "trimmed-mean", "dechw", "clipped-dechw", "winsorised-fedlay", "anchored-fedlay"}
+
+// byzDefault is the default defence as the lab runs it: what a real peer
+// on a task with aggregate.SafeDefault runs unless its volunteer turns
+// it off (node.DefaultDefences): the rule with the drift test's
+// suspension, the suspended share kept ("keepshare-", "+suspend"), and
+// the neighbourhood check ("+health") as node.HealthOn configures it
+// (against the best neighbour, patience 1) and never placing a peer
+// again (moves=0), which byzScale's defaults are. The lab's "default"
+// lines (the cost without attack, the adaptive gaps, the backdoor, the
+// summary's worst_gap_adaptive and backdoor_asr) are this rule's.
+const byzDefault = "keepshare-fedlay" + suspendSuffix + healthSuffix
 
 func byzScale(quick bool) byzParams {
 	p := byzParams{
@@ -105,14 +116,15 @@ func byzScale(quick bool) byzParams {
 		lr: 0.1, momentum: 0.9, batch: 16, epochs: 2, rounds: 20, evalTest: 2000,
 		fractions: []float64{0, 0.2, 0.3, 0.1}, seeds: 3, orders: 3, attacks: dflsim.Attacks(), rules: byzRules,
 		adaptive: dflsim.AdaptiveAttacks(), backdoorF: byzBackdoorF, victims: true,
+		healthBest: true, patience: 1, stay: true, // node.HealthOn's check, -health-moves 0: byzDefault
 	}
 	if quick {
 		p.peers, p.spaces, p.trainSubset, p.rounds, p.evalTest = 20, 3, 3000, 20, 1000
 		p.fractions, p.seeds, p.orders = []float64{0, 0.2}, 1, 1
 		p.victims = false // PEERLEARN_BYZ_SELECT victims=1 runs them; make test's time stays the lab's
 		p.attacks = []string{dflsim.AttackSignFlip, dflsim.AttackScale, dflsim.AttackALIE, dflsim.AttackLieSize}
-		p.rules = []string{"fedlay", aggregate.SafeDefault, "median"}
-		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size, the adaptive ones and the backdoor at f = 0.1, no victim placement; rules fedlay, clipped-fedlay, median; 1,000 test images"
+		p.rules = []string{"fedlay", byzDefault, "median"}
+		p.scale = "quick: 20 peers (L = 3), 3,000 training images, 20 rounds, f in {0, 0.2}, seed 1 only, one training order, attacks sign-flip, scale, alie, lie-size, the adaptive ones and the backdoor at f = 0.1, no victim placement; rules fedlay, " + byzDefault + " (the default defence), median; 1,000 test images"
 	}
 	return p
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
 
@@ -33,7 +32,7 @@ func (s *byzStudy) reportAdaptive(o Options, out io.Writer, attacked []float64) 
 		}
 	}
 	tw.Flush()
-	if !slices.Contains(s.p.rules, aggregate.SafeDefault) {
+	if !slices.Contains(s.p.rules, byzDefault) {
 		return // a subset without the default rule
 	}
 	for _, f := range attacked {
@@ -41,13 +40,13 @@ func (s *byzStudy) reportAdaptive(o Options, out io.Writer, attacked []float64) 
 		for _, seed := range s.seedsOf(o) {
 			g, a := math.Inf(-1), ""
 			for _, at := range s.p.adaptive {
-				if v := s.gap(f, seed, aggregate.SafeDefault, at); v > g {
+				if v := s.gap(f, seed, byzDefault, at); v > g {
 					g, a = v, at
 				}
 			}
 			cells = append(cells, fmt.Sprintf("%.2f (%s)", g, a))
 		}
-		fmt.Fprintf(out, "  f=%g %s worst adaptive gap per seed: %s\n", f, aggregate.SafeDefault, strings.Join(cells, " / "))
+		fmt.Fprintf(out, "  f=%g %s worst adaptive gap per seed: %s\n", f, byzDefault, strings.Join(cells, " / "))
 	}
 }
 

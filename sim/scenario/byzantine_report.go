@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/peerlearn/peerlearn/engine/aggregate"
 	"github.com/peerlearn/peerlearn/internal/report"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 )
@@ -122,15 +121,15 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	}
 	// A subset without the default defence has no cost to print (its
 	// accuracy would read as 0).
-	defaultRan := slices.Contains(s.p.rulesAt(0), aggregate.SafeDefault)
+	defaultRan := slices.Contains(s.p.rulesAt(0), byzDefault)
 	cost := math.Inf(-1)
 	for _, seed := range s.seedsOf(o) {
-		cost = max(cost, s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone))
+		cost = max(cost, s.gap(0, seed, byzDefault, dflsim.AttackNone))
 	}
 	if defaultRan {
-		fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", aggregate.SafeDefault, cost)
+		fmt.Fprintf(out, "  cost of the default defence without attack (fedlay minus %s, worst seed): %.2f points\n", byzDefault, cost)
 	} else {
-		fmt.Fprintf(out, "  cost of the default defence without attack: not run (subset without %s)\n", aggregate.SafeDefault)
+		fmt.Fprintf(out, "  cost of the default defence without attack: not run (subset without %s)\n", byzDefault)
 	}
 	for _, f := range attacked {
 		g0, a0 := s.worstGap(o, f, "fedlay")
@@ -175,7 +174,7 @@ func (s *byzStudy) report(o Options, out io.Writer) (wrote, summary string, err 
 	if defaultRan {
 		var costs []string
 		for _, seed := range s.seedsOf(o) {
-			costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, aggregate.SafeDefault, dflsim.AttackNone)))
+			costs = append(costs, fmt.Sprintf("%.2f", s.gap(0, seed, byzDefault, dflsim.AttackNone)))
 		}
 		fmt.Fprintf(out, "  cost of the default defence without attack per seed: %s points\n", strings.Join(costs, " / "))
 	}
@@ -204,9 +203,9 @@ func (s *byzStudy) summary(o Options) string {
 	if b == "" {
 		b = "NA"
 	}
-	ga, _ := s.worstGapOver(o, byzSummaryF, aggregate.SafeDefault, s.p.adaptive)
+	ga, _ := s.worstGapOver(o, byzSummaryF, byzDefault, s.p.adaptive)
 	asr := "NA"
-	if w, ok := s.worstASR(o, aggregate.SafeDefault); ok {
+	if w, ok := s.worstASR(o, byzDefault); ok {
 		asr = fmt.Sprintf("%.2f", 100*w)
 	}
 	return fmt.Sprintf("scenario=byzantine f=%g worst_gap_none=%s worst_gap_best=%s worst_gap_adaptive=%s backdoor_asr=%s best=%s",

@@ -35,17 +35,19 @@ import (
 // peer's shard held out of training and scored on, in [0, 0.5); 0, the
 // default, scores on the shard it trained on; measured worse at 0.2,
 // docs/RESULTS.md issue #26 "health"), healthref
-// (self or best: health.Config.AgainstBest), patience (the check's
-// health.Config.Patience), quorum (the check's health.Config.Quorum, in
+// (self or best, default best as node.HealthOn: health.Config.AgainstBest),
+// patience (the check's health.Config.Patience, default 1 as
+// node.HealthOn), quorum (the check's health.Config.Quorum, in
 // [0.5, 1): the share of the neighbours that must disagree), exposure (0 or 1: each cell also reports the
 // exposed honest peers' mean accuracy apart from the rest's,
 // byzantine_exposure.go), cutback (0 or 1: the adaptive attacks send
 // their models cut back to the rule's cut radius,
 // dflsim.Adversary.CutBack), align (0 or 1, default 1: 0 keeps the
 // attackers from tilting their push for the consensus check,
-// dflsim.Adversary.Unaligned), moves (0 or 1, default 1: with "+health",
-// 0 keeps every checked peer at its place, the check then only narrows
-// whom it aggregates with), async (0 or 1: with f=0 alone, the peers
+// dflsim.Adversary.Unaligned), moves (0 or 1, default 0, a real peer's
+// -health-moves 0: with "+health", 0 keeps every checked peer at its
+// place, the check then only narrows whom it aggregates with; 1 places
+// it again when the check asks), async (0 or 1: with f=0 alone, the peers
 // exchange models asynchronously, as real peers do; byzantine_async.go).
 // The subset is printed
 // with the setting, so its numbers are never mistaken for a full run's.

@@ -22,11 +22,11 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("f=0.3 seeds=2,3 attacks=ipm,label-flip rules=clipped-fedlay orders=2 codec=delta-int4"); err != nil {
 		t.Fatal(err)
 	}
-	if p.holdout != 0 || p.healthBest || p.patience != 0 {
-		t.Errorf("full lab: hold-out %v, against best %v, patience %d; want the check as engine/health's default", p.holdout, p.healthBest, p.patience)
+	if p.holdout != 0 || !p.healthBest || p.patience != 1 || !p.stay {
+		t.Errorf("full lab: hold-out %v, against best %v, patience %d, stay %v; want the check as a real peer runs it by default (node.HealthOn, -health-moves 0)", p.holdout, p.healthBest, p.patience, p.stay)
 	}
-	if err := p.applySelect("holdout=0.2 healthref=best patience=1"); err != nil || p.holdout != 0.2 || !p.healthBest || p.patience != 1 {
-		t.Errorf("holdout=0.2 healthref=best patience=1: %v, %v %v %d", err, p.holdout, p.healthBest, p.patience)
+	if err := p.applySelect("holdout=0.2 healthref=self patience=2 moves=1"); err != nil || p.holdout != 0.2 || p.healthBest || p.patience != 2 || p.stay {
+		t.Errorf("holdout=0.2 healthref=self patience=2 moves=1: %v, %v %v %d %v", err, p.holdout, p.healthBest, p.patience, p.stay)
 	}
 	if p.quorum != 0 {
 		t.Errorf("full lab: quorum %v, want engine/health's default (zero)", p.quorum)
@@ -52,8 +52,8 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("exposure=1"); err != nil || !p.exposure {
 		t.Errorf("exposure=1: %v, %v", err, p.exposure)
 	}
-	if p.cutback || p.stay || p.unaligned {
-		t.Errorf("full lab: cutback %v, stay %v, unaligned %v, want all off", p.cutback, p.stay, p.unaligned)
+	if p.cutback || p.unaligned {
+		t.Errorf("full lab: cutback %v, unaligned %v, want both off", p.cutback, p.unaligned)
 	}
 	if err := p.applySelect("cutback=1 moves=0 align=0"); err != nil || !p.cutback || !p.stay || !p.unaligned {
 		t.Errorf("cutback=1 moves=0 align=0: %v, cutback %v, stay %v, unaligned %v", err, p.cutback, p.stay, p.unaligned)
