@@ -177,7 +177,7 @@ func TestByzantineSummaryNA(t *testing.T) {
 // accuracy as the cost, the missing run reading as 0).
 func TestByzantineReportSubsetCost(t *testing.T) {
 	r, _ := subsetReport(t, "clipped-dechw", "label-flip")
-	if !strings.Contains(r, "cost of the default defence without attack: not run (subset without clipped-fedlay)") ||
+	if !strings.Contains(r, "cost of the default defence without attack: not run (subset without "+byzDefault+")") ||
 		strings.Contains(r, "81.00 points") {
 		t.Errorf("report:\n%s", r)
 	}
@@ -210,7 +210,7 @@ func subsetReport(t *testing.T, rule, attack string) (report, summary string) {
 // under them, and prints no per-seed lines of them (it printed -Inf and
 // +Inf).
 func TestByzantineReportAdaptiveOnly(t *testing.T) {
-	r, summary := subsetReport(t, "clipped-fedlay", "adaptive")
+	r, summary := subsetReport(t, byzDefault, "adaptive")
 	if strings.Contains(r, "Inf") || !strings.Contains(r, "best defence none run under attack (subset)") {
 		t.Errorf("report:\n%s", r)
 	}
