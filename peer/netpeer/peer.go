@@ -115,7 +115,8 @@ type Status struct {
 	NeighborsRemoved uint64 `json:"neighbors_removed"`
 	// NeighborStalls counts neighbours failed for their silence that
 	// then spoke again (a stall, not a death: a busy tab); each is
-	// waited for twice as long next time (overlay's stall.go).
+	// waited for that long and 1.5 s more next time (overlay's
+	// stall.go).
 	NeighborStalls uint64 `json:"neighbor_stalls"`
 	// Waiting says, for a volunteer, why the peer is not running yet
 	// (a busy or full signalling server; it retries by itself).

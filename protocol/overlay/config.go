@@ -55,7 +55,8 @@ type Config struct {
 	MaxTombstones int
 	// StallMemoryTicks: with the adaptive detector, how long a node
 	// remembers that a neighbour it failed spoke again (it had stalled),
-	// and waits twice that silence before failing it again (stall.go).
+	// and waits that silence and FailureTicks more before failing it
+	// again (stall.go).
 	// 0: not at all.
 	StallMemoryTicks int
 	// MergeTicks: about this often (jittered: 0.5x to 1.5x) a node sends

@@ -100,7 +100,7 @@ seconds), not a death, speaks again within its tombstone's 10 s; its
 intervals went with the failure, so the same stall would fail it again
 and again, each time repaired around and its links closed. So a node
 remembers such a neighbour for StallMemoryTicks (5 min) and does not
-fail it before twice the silence it came back after (stall.go; at most
+fail it before the silence it came back after and 3T more (stall.go; at most
 MaxFailureTicks): a stalling peer's real death is noticed that much
 later.
 
