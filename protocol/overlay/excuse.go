@@ -36,11 +36,5 @@ func (n *Node) excused(id ident.Peer, slot uint32) bool {
 }
 
 func (n *Node) dropExcuses() {
-	k := 0
-	for k < len(n.grace) && n.grace[k].until <= n.now {
-		k++
-	}
-	if k > 0 {
-		n.grace = append(n.grace[:0], n.grace[k:]...)
-	}
+	n.grace = dropExpired(n.grace, n.now, func(e excuse) int64 { return e.until })
 }

@@ -67,11 +67,5 @@ func (n *Node) stallFloor(id ident.Peer) int64 {
 // expireStalls forgets those whose time is up (in order of their last
 // stall, all lasting StallMemoryTicks, so expired ones are a prefix).
 func (n *Node) expireStalls() {
-	k := 0
-	for k < len(n.stalls) && n.stalls[k].until <= n.now {
-		k++
-	}
-	if k > 0 {
-		n.stalls = append(n.stalls[:0], n.stalls[k:]...)
-	}
+	n.stalls = dropExpired(n.stalls, n.now, func(s stall) int64 { return s.until })
 }

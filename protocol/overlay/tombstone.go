@@ -68,11 +68,5 @@ func (n *Node) unbury(id ident.Peer) {
 // expireTombstones forgets those whose time is up (they are in order of
 // burial and all last TombstoneTicks, so expired ones are a prefix).
 func (n *Node) expireTombstones() {
-	k := 0
-	for k < len(n.tombs) && n.tombs[k].until <= n.now {
-		k++
-	}
-	if k > 0 {
-		n.tombs = append(n.tombs[:0], n.tombs[k:]...)
-	}
+	n.tombs = dropExpired(n.tombs, n.now, func(t tombstone) int64 { return t.until })
 }
