@@ -19,6 +19,10 @@ const (
 	Off
 )
 
+// on reports whether the choice runs the defence, where its default is
+// auto.
+func (c Choice) on(auto bool) bool { return c == On || c == Auto && auto }
+
 // Defences is what a volunteer chose of a learning peer's defences
 // beyond its task's aggregation rule: the neighbourhood check
 // (HealthOn), the drift test's suspension (SuspendOn), and how many
@@ -49,7 +53,7 @@ func DefaultDefences(rule string) bool { return aggregate.IsClippedName(rule) }
 // ask to move.
 func (d Defences) Apply(c *learn.Config, classes int) error {
 	auto := DefaultDefences(c.Aggregator)
-	health := d.Health == On || d.Health == Auto && auto
+	health := d.Health.on(auto)
 	if d.Moves < 0 {
 		return fmt.Errorf("%w: %d moves", ErrConfig, d.Moves)
 	}
@@ -59,7 +63,7 @@ func (d Defences) Apply(c *learn.Config, classes int) error {
 	if health {
 		HealthOn(c, classes)
 	}
-	if d.Suspend == On || d.Suspend == Auto && auto {
+	if d.Suspend.on(auto) {
 		return SuspendOn(c)
 	}
 	return nil
