@@ -31,3 +31,20 @@ func TestBeyondCopies(t *testing.T) {
 		t.Errorf("fedlay: %v, want 0", d)
 	}
 }
+
+// TestBeyondEcho: a receiver whose last step was 2 long, with the check's
+// echo bound at 0.3, takes models within 0.6 of its own for echoes; the
+// attacker keeps its near-copies 1.1 times that out. No bound, or no
+// Origin, gives 0.
+func TestBeyondEcho(t *testing.T) {
+	self := aggregate.Contribution{Params: []float32{2, 0}, Origin: []float32{0, 0}}
+	if d := BeyondEcho(0.3, self); math.Abs(d-0.66) > 1e-12 {
+		t.Errorf("echo 0.3: %v, want 0.66", d)
+	}
+	if d := BeyondEcho(0, self); d != 0 {
+		t.Errorf("no echo bound: %v, want 0", d)
+	}
+	if d := BeyondEcho(0.3, aggregate.Contribution{Params: self.Params}); d != 0 {
+		t.Errorf("without an Origin: %v, want 0", d)
+	}
+}

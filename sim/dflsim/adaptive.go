@@ -232,8 +232,10 @@ func (d driftAware) Aggregate(self aggregate.Contribution, others []aggregate.Co
 // collapse sends each slot the receiver's model plus 1% of the honest
 // median distance in a fixed random direction (drawn once per run), or
 // just beyond the receiver's copy radius (attack.BeyondCopies; its rule
-// rebuilt from cfg) where that is farther: nearer, the rule leaves the
-// near-copies out of its reference.
+// rebuilt from cfg) or its neighbourhood check's echo radius
+// (attack.BeyondEcho, Adversary.EchoBelow) where that is farther:
+// nearer, the rule leaves the near-copies out of its reference, or the
+// check counts them as echoes.
 func (a *Adversary) collapse(cfg learn.Config, self aggregate.Contribution, nb []aggregate.Contribution, slots []int) {
 	if a.noiseDir == nil || len(a.noiseDir) != len(self.Params) {
 		if a.rng == nil {
@@ -249,6 +251,7 @@ func (a *Adversary) collapse(cfg learn.Config, self aggregate.Contribution, nb [
 	if rule, err := ruleOf(cfg); err == nil {
 		step = max(step, attack.BeyondCopies(rule, self))
 	}
+	step = max(step, attack.BeyondEcho(a.EchoBelow, self))
 	if !attack.ScaleTo(d, step) {
 		clear(d)
 	}

@@ -174,3 +174,32 @@ func TestAdaptiveBalances(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseBeyondEcho: the collapse attack's near-copies of a
+// receiver whose last step was 2 long sit just beyond its rule's copy
+// radius (copy25-fedlay: 0.5, times 1.1), and, where the receiver runs
+// the neighbourhood check with a wider echo bound (0.5 own steps: 1),
+// just beyond that instead.
+func TestCollapseBeyondEcho(t *testing.T) {
+	c := func(b byte, x, y float32) aggregate.Contribution {
+		return aggregate.Contribution{From: ident.Peer{b}, Arch: "t", Params: []float32{x, y}, DataSize: 10, Period: 1, DataConf: 0.5}
+	}
+	cfg := learn.DefaultConfig()
+	cfg.Aggregator = "copy25-fedlay"
+	for _, tc := range []struct {
+		echo, want float64
+	}{{0, 0.55}, {0.1, 0.55}, {0.5, 1.1}} {
+		self := c(1, 2, 0)
+		self.Origin = []float32{0, 0}
+		nb := []aggregate.Contribution{c(2, 2, 1), c(3, 0, 0)}
+		a := &Adversary{Attack: AttackCollapse, Seed: 1, EchoBelow: tc.echo}
+		a.collapse(cfg, self, nb, []int{1})
+		d := math.Hypot(float64(nb[1].Params[0]-2), float64(nb[1].Params[1]))
+		if math.Abs(d-tc.want) > 1e-5 {
+			t.Errorf("echo bound %v: the near-copy lies %v from the receiver's model, want %v", tc.echo, d, tc.want)
+		}
+		if nb[0].Params[0] != 2 || nb[0].Params[1] != 1 {
+			t.Errorf("echo bound %v: the honest model changed: %v", tc.echo, nb[0].Params)
+		}
+	}
+}

@@ -93,6 +93,12 @@ type Adversary struct {
 	// search ends at gamma 0, a copy of the receiver's model
 	// (aggregate.ClipConfig.CopyBelow).
 	Unaligned bool
+	// EchoBelow is the receivers' neighbourhood check's echo bound
+	// (health.Config.EchoBelow; 0: no check), which AttackCollapse's
+	// attackers, knowing the defence, keep their near-copies beyond
+	// (attack.BeyondEcho), as they keep them beyond the rule's copy
+	// radius.
+	EchoBelow float64
 
 	rng      *rand.Rand
 	noiseDir []float32 // AttackCollapse's direction, drawn once

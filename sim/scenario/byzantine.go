@@ -78,6 +78,7 @@ type byzParams struct {
 	healthBest  bool                // with the neighbourhood check: health.Config.AgainstBest
 	patience    int                 // with the neighbourhood check: health.Config.Patience (0: the default's)
 	quorum      float64             // with the neighbourhood check: health.Config.Quorum (0: the default's)
+	echo        *float64            // with the neighbourhood check: health.Config.EchoBelow (nil: the default's)
 	codec       string              // how models travel ("": float32 as they are)
 	trigger     dflsim.TriggerPlace // where the backdoor's trigger sits ("": the corner)
 	balance     bool                // the attackers balance their push's signs against every rule (dflsim.Adversary.Balance)
@@ -377,6 +378,9 @@ func (s *byzStudy) runOrder(ctx context.Context, o Options, pool *dflsim.Pool, g
 		check = false // a reference without exchange: nothing to check, and no new placement may link it again
 	}
 	adv := &dflsim.Adversary{Attack: advAttack, Byzantine: byz, Seed: seed, TriggerAt: p.trigger, Balance: p.balance, CutBack: p.cutback, Unaligned: p.unaligned}
+	if check {
+		adv.EchoBelow = s.healthConfig().EchoBelow // the attackers know the check as they know the rule
+	}
 	pop := dflsim.Population{Train: s.train, Partition: p.partition, N: p.peers, Seed: seed, Config: cfg, Edit: orderEdit(adv.Edit, r)}
 	fillScreens := func(*dflsim.Built) {}
 	if screen {

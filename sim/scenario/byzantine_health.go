@@ -63,7 +63,7 @@ func (s *byzStudy) healthCheck(b *dflsim.Built, seed uint64, byz []bool) *dflsim
 }
 
 // healthConfig is the check's rule as the subset's keys set it
-// (healthref, patience, quorum).
+// (healthref, patience, quorum, echo).
 func (s *byzStudy) healthConfig() health.Config {
 	cfg := health.DefaultConfig().ForClasses(s.arch.Classes)
 	cfg.AgainstBest = s.p.healthBest
@@ -72,6 +72,9 @@ func (s *byzStudy) healthConfig() health.Config {
 	}
 	if s.p.quorum > 0 {
 		cfg.Quorum = s.p.quorum
+	}
+	if s.p.echo != nil {
+		cfg.EchoBelow = *s.p.echo
 	}
 	return cfg
 }

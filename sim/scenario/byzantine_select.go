@@ -38,7 +38,9 @@ import (
 // (self or best, default best as node.HealthOn: health.Config.AgainstBest),
 // patience (the check's health.Config.Patience, default 1 as
 // node.HealthOn), quorum (the check's health.Config.Quorum, in
-// [0.5, 1): the share of the neighbours that must disagree), exposure (0 or 1: each cell also reports the
+// [0.5, 1): the share of the neighbours that must disagree), echo (the
+// check's health.Config.EchoBelow, in [0, 1); the collapse attackers
+// keep beyond it, dflsim.Adversary.EchoBelow), exposure (0 or 1: each cell also reports the
 // exposed honest peers' mean accuracy apart from the rest's,
 // byzantine_exposure.go), cutback (0 or 1: the adaptive attacks send
 // their models cut back to the rule's cut radius,
@@ -190,6 +192,12 @@ func (p *byzParams) applySelect(spec string) error {
 				return fmt.Errorf("%w: %s: quorum %q not in [0.5, 1)", errSelect, byzSelectEnv, v)
 			}
 			p.quorum = q
+		case "echo":
+			e, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(e >= 0 && e < 1) {
+				return fmt.Errorf("%w: %s: echo %q not in [0, 1)", errSelect, byzSelectEnv, v)
+			}
+			p.echo = &e
 		case "orders":
 			n, err := selectInt("orders", v, 1, 16)
 			if err != nil {
@@ -197,7 +205,7 @@ func (p *byzParams) applySelect(spec string) error {
 			}
 			p.orders = n
 		default:
-			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, async, holdout, healthref, patience, quorum)", errSelect, byzSelectEnv, k)
+			return fmt.Errorf("%w: %s: unknown key %q (f, seeds, attacks, rules, orders, victims, codec, trigger, balance, cutback, align, exposure, moves, async, holdout, healthref, patience, quorum, echo)", errSelect, byzSelectEnv, k)
 		}
 	}
 	if p.async {

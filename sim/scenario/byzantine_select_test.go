@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peerlearn/peerlearn/engine/health"
 	"github.com/peerlearn/peerlearn/peer/learn"
 	"github.com/peerlearn/peerlearn/sim/dflsim"
 	"github.com/peerlearn/peerlearn/theory/topology"
@@ -34,6 +35,12 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("quorum=0.66"); err != nil || p.quorum != 0.66 {
 		t.Errorf("quorum=0.66: %v, %v", err, p.quorum)
 	}
+	if p.echo != nil || (&byzStudy{p: p}).healthConfig().EchoBelow != health.DefaultConfig().EchoBelow {
+		t.Errorf("full lab: echo %v, want engine/health's default", p.echo)
+	}
+	if err := p.applySelect("echo=0.5"); err != nil || p.echo == nil || (&byzStudy{p: p}).healthConfig().EchoBelow != 0.5 {
+		t.Errorf("echo=0.5: %v, the check's echo bound %v", err, (&byzStudy{p: p}).healthConfig().EchoBelow)
+	}
 	if p.trigger != "" {
 		t.Errorf("full lab: trigger %q, want the corner (zero)", p.trigger)
 	}
@@ -58,7 +65,7 @@ func TestByzantineSelect(t *testing.T) {
 	if err := p.applySelect("cutback=1 moves=0 align=0"); err != nil || !p.cutback || !p.stay || !p.unaligned {
 		t.Errorf("cutback=1 moves=0 align=0: %v, cutback %v, stay %v, unaligned %v", err, p.cutback, p.stay, p.unaligned)
 	}
-	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "align=no", "victims=01", "quorum=0.4", "quorum=1", "quorum=x"} {
+	for _, bad := range []string{"holdout=0.5", "healthref=mean", "patience=0", "trigger=middle", "trigger=", "balance=yes", "exposure=2", "cutback=yes", "moves=2", "align=no", "victims=01", "quorum=0.4", "quorum=1", "quorum=x", "echo=1", "echo=-0.1", "echo=x"} {
 		if err := p.applySelect(bad); !errors.Is(err, errSelect) {
 			t.Errorf("%s: %v, want errSelect", bad, err)
 		}
