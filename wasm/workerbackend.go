@@ -273,6 +273,7 @@ type workerBackend struct {
 	err   error       // ResetOptimizer's, returned by the next call
 	yield func()      // learn's, for the fallback trainer
 	local *nn.Trainer // the fallback, once the worker failed
+	score *nn.Model   // EvaluateParams's, once the worker failed
 }
 
 // fallback returns the page-thread trainer once the worker has failed
@@ -299,7 +300,32 @@ func (w *workerBackend) fallback() (*nn.Trainer, error) {
 	return w.local, nil
 }
 
-var _ nn.Backend = (*workerBackend)(nil)
+var (
+	_ nn.Backend            = (*workerBackend)(nil)
+	_ learn.ParamsEvaluator = (*workerBackend)(nil)
+)
+
+// EvaluateParams is learn.ParamsEvaluator: the neighbourhood check's
+// scores, in the worker on a model of its own (evalParams, as the page's
+// evaluations), so that the check's arithmetic runs with the SIMD kernels
+// and off the page's thread; once the worker has failed, on a model here.
+// It leaves the trained model and ResetOptimizer's pending error alone.
+func (w *workerBackend) EvaluateParams(params, x []float32, y []int32) (nn.Metrics, error) {
+	if w.c.Dead() == nil {
+		return w.c.evaluate(w.arch, params, x, y)
+	}
+	if w.score == nil {
+		m, err := nn.NewModel(w.arch)
+		if err != nil {
+			return nn.Metrics{}, err
+		}
+		w.score = m
+	}
+	if err := w.score.SetParams(params); err != nil {
+		return nn.Metrics{}, err
+	}
+	return w.score.Evaluate(x, y, 0, w.yield)
+}
 
 // String is learn.Peer.Backend's name for it.
 func (w *workerBackend) String() string { return "worker/" + w.c.kernels }

@@ -43,12 +43,29 @@ func (h HealthConfig) validate() error {
 	return nil
 }
 
+// ParamsEvaluator is an external nn.Backend (Config.NewBackend) that can
+// also evaluate a parameter vector of its architecture without touching
+// the model it trains: a tab's trainer worker (its SIMD kernels, off the
+// page's thread). The neighbourhood check scores on it where the peer's
+// backend is one, else on a model of its own in the peer's runtime. Why:
+// the check scores its own and every neighbour's model each round (on a
+// 7,500-sample shard of the default task, 9 x 500 samples against one
+// epoch's training, about a fifth of the round's arithmetic), and in a
+// tab the page's plain WebAssembly runs it 4.7 times slower than the
+// worker's SIMD (bench-browser's simd_ratio), on the thread that draws
+// the page and runs WebRTC.
+type ParamsEvaluator interface {
+	EvaluateParams(params, x []float32, y []int32) (nn.Metrics, error)
+}
+
 // healthCheck is a peer's running check: the monitor and the model it
 // evaluates with are touched only by Work.Run; what the caller reads
-// (Peer.Health) is copied out in Finish.
+// (Peer.Health) is copied out in Finish. ext, when not nil, scores
+// instead of eval (ParamsEvaluator).
 type healthCheck struct {
 	mon  *health.Monitor
 	eval *nn.Model
+	ext  ParamsEvaluator
 	x    []float32
 	y    []int32
 }
@@ -70,20 +87,32 @@ func (p *Peer) newHealthCheck() error {
 		n = s
 	}
 	p.health = &healthCheck{mon: mon, eval: m, x: p.local.X[:n*p.local.Features()], y: p.local.Y[:n]}
+	if e, ok := p.tr.(ParamsEvaluator); ok && p.ext {
+		p.health.ext = e
+	}
 	p.healthStatus = mon.Status()
 	return nil
 }
 
 // result evaluates params on the check's data.
 func (h *healthCheck) result(from aggregate.Contribution, yield func()) (health.Result, error) {
-	if err := h.eval.SetParams(from.Params); err != nil {
-		return health.Result{}, err
-	}
-	m, err := h.eval.Evaluate(h.x, h.y, 0, yield)
+	m, err := h.metrics(from.Params, yield)
 	if err != nil {
 		return health.Result{}, err
 	}
 	return health.Result{Peer: from.From, Params: from.Params, Correct: m.Correct, Total: m.Total, Loss: m.Loss}, nil
+}
+
+// metrics evaluates params on the check's data, on the backend where it
+// can (ext), else on the check's own model.
+func (h *healthCheck) metrics(params []float32, yield func()) (nn.Metrics, error) {
+	if h.ext != nil {
+		return h.ext.EvaluateParams(params, h.x, h.y)
+	}
+	if err := h.eval.SetParams(params); err != nil {
+		return nn.Metrics{}, err
+	}
+	return h.eval.Evaluate(h.x, h.y, 0, yield)
 }
 
 // checkHealth runs the check on an aggregating Work (in Run, before the

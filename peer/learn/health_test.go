@@ -1,9 +1,11 @@
 package learn
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
+	"github.com/peerlearn/peerlearn/engine/nn"
 
 	"github.com/peerlearn/peerlearn/engine/health"
 )
@@ -77,5 +79,86 @@ func TestHealthCapturedVictimKeepsLearning(t *testing.T) {
 	}
 	if cs, _ := calm[victim].Health(); cs.Captures != 0 || cs.Replacements != 0 {
 		t.Errorf("without attack the victim's check says %+v: want no capture", cs)
+	}
+}
+
+// scoringTrainer is an external backend that also evaluates parameter
+// vectors (ParamsEvaluator), on a model of its own, counting the calls:
+// a trainer worker's evalParams.
+type scoringTrainer struct {
+	*nn.Trainer
+	score *nn.Model
+	calls int
+}
+
+func (s *scoringTrainer) EvaluateParams(params, x []float32, y []int32) (nn.Metrics, error) {
+	s.calls++
+	if err := s.score.SetParams(params); err != nil {
+		return nn.Metrics{}, err
+	}
+	return s.score.Evaluate(x, y, 0, nil)
+}
+
+// With an external backend that can evaluate parameters the check scores
+// there (a tab's worker, off the page's thread): every round's own model
+// and every neighbour's, one call each, and nothing changes otherwise,
+// the same verdicts, counters and models as the check scoring on its own
+// model. A backend that cannot (a plain external trainer) is not asked.
+func TestHealthScoresOnTheBackend(t *testing.T) {
+	tk := newTask(t, 10, 120, 4)
+	one := func(p []float32) []float32 {
+		out := append([]float32(nil), p...)
+		out[len(out)-taskClasses] += 50
+		return out
+	}
+	liars := map[int]func([]float32) []float32{1: one, 3: one, 9: one}
+	const rounds, victim = 6, 2
+	var backends []*scoringTrainer
+	external := func(scoring bool) func(int, *Config) {
+		return func(i int, c *Config) {
+			healthOn(i, c)
+			c.NewBackend = func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error) {
+				m, err := nn.NewModel(arch)
+				if err != nil {
+					return nil, err
+				}
+				tr, err := nn.NewTrainer(m, opt)
+				if err != nil || !scoring {
+					return tr, err
+				}
+				s, err := nn.NewModel(arch)
+				st := &scoringTrainer{Trainer: tr, score: s}
+				backends = append(backends, st)
+				return st, err
+			}
+		}
+	}
+	own := newPeers(t, tk, external(false))
+	byzantineRounds(t, tk, own, liars, rounds)
+	ext := newPeers(t, tk, external(true))
+	byzantineRounds(t, tk, ext, liars, rounds)
+	if len(backends) != len(ext) {
+		t.Fatalf("%d scoring backends for %d peers", len(backends), len(ext))
+	}
+	for i := range ext {
+		if _, liar := liars[i]; liar {
+			continue
+		}
+		a, _ := own[i].Health()
+		b, _ := ext[i].Health()
+		if a != b {
+			t.Errorf("peer %d: scoring on the backend %+v, on its own model %+v", i, b, a)
+		}
+		if !slices.Equal(own[i].Published(), ext[i].Published()) {
+			t.Errorf("peer %d: the models differ", i)
+		}
+		// Each round after the first scores our model and each of the 4
+		// neighbours' (ringPlus(10)).
+		if want := (rounds - 1) * (1 + 4); backends[i].calls != want {
+			t.Errorf("peer %d: %d evaluations on the backend, want %d", i, backends[i].calls, want)
+		}
+	}
+	if s, _ := ext[victim].Health(); s.State != health.Captured {
+		t.Errorf("victim: %+v, want captured (the check ran on the backend's scores)", s)
 	}
 }
