@@ -16,6 +16,19 @@ func healthOn(_ int, c *Config) {
 	c.Health = HealthConfig{On: true, Check: health.DefaultConfig().ForClasses(taskClasses)}
 }
 
+// oneClassLiars are peers 1, 3 and 9 of ringPlus(10), peer 2's
+// neighbours but one: each sends a model that answers class 0 for
+// everything (its output bias, the last taskClasses parameters, favours
+// class 0 by far).
+func oneClassLiars() map[int]func([]float32) []float32 {
+	one := func(p []float32) []float32 {
+		out := append([]float32(nil), p...)
+		out[len(out)-taskClasses] += 50
+		return out
+	}
+	return map[int]func([]float32) []float32{1: one, 3: one, 9: one}
+}
+
 // Peer 2 of ringPlus(10) hears peers 1, 3, 5 and 9; three of them (1, 3,
 // 9) send a model that answers one class for everything, with maximal claims, so plain FedLay
 // hands its neighbourhood to them. With the check on, peer 2 finds most
@@ -26,14 +39,7 @@ func healthOn(_ int, c *Config) {
 // healthy, and with the check off Health says so.
 func TestHealthCapturedVictimKeepsLearning(t *testing.T) {
 	tk := newTask(t, 10, 120, 4)
-	// A liar's model answers class 0 for everything: its output bias
-	// (the last taskClasses parameters) favours class 0 by far.
-	one := func(p []float32) []float32 {
-		out := append([]float32(nil), p...)
-		out[len(out)-taskClasses] += 50
-		return out
-	}
-	liars := map[int]func([]float32) []float32{1: one, 3: one, 9: one}
+	liars := oneClassLiars()
 	const rounds, victim = 20, 2
 	accOf := func(p *Peer) float64 {
 		ev, err := NewEvaluator(tk.arch)
@@ -103,15 +109,10 @@ func (s *scoringTrainer) EvaluateParams(params, x []float32, y []int32) (nn.Metr
 // there (a tab's worker, off the page's thread): every round's own model
 // and every neighbour's, one call each, and nothing changes otherwise,
 // the same verdicts, counters and models as the check scoring on its own
-// model. A backend that cannot (a plain external trainer) is not asked.
+// model beside a plain external trainer (which cannot).
 func TestHealthScoresOnTheBackend(t *testing.T) {
 	tk := newTask(t, 10, 120, 4)
-	one := func(p []float32) []float32 {
-		out := append([]float32(nil), p...)
-		out[len(out)-taskClasses] += 50
-		return out
-	}
-	liars := map[int]func([]float32) []float32{1: one, 3: one, 9: one}
+	liars := oneClassLiars()
 	const rounds, victim = 6, 2
 	var backends []*scoringTrainer
 	external := func(scoring bool) func(int, *Config) {
