@@ -98,8 +98,10 @@ REALTIME_PKGS := ./peer/netpeer/ ./e2e/native/ ./e2e/netlab/ ./e2e/browser/
 HEAVY_PKGS := $(REALTIME_PKGS) ./sim/scenario/
 # test-go: every Go package's tests, native, under wasm (test-wasm) and
 # against libtorch (test-companion, after e2e/native, beside the rest of
-# sim/scenario: e2e/native ends about 100 s before it, and the companion
-# took 86 s after it, on the critical path).
+# sim/scenario, which e2e/native ends about 100 s before: after
+# sim/scenario the companion's 86 s were on the critical path; this
+# phase took 380 s against 409 s so, one CI run each, sim/scenario
+# itself slowed by the company).
 test-go:
 	$(GO) vet ./...
 	$(GO) vet -tags hostile ./peer/rtc/ ./cmd/peerlearn/ # bench abuse's hostile peer
