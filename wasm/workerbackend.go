@@ -273,7 +273,6 @@ type workerBackend struct {
 	err   error       // ResetOptimizer's, returned by the next call
 	yield func()      // learn's, for the fallback trainer
 	local *nn.Trainer // the fallback, once the worker failed
-	score *nn.Model   // EvaluateParams's, once the worker failed
 }
 
 // fallback returns the page-thread trainer once the worker has failed
@@ -308,23 +307,14 @@ var (
 // EvaluateParams is learn.ParamsEvaluator: the neighbourhood check's
 // scores, in the worker on a model of its own (evalParams, as the page's
 // evaluations), so that the check's arithmetic runs with the SIMD kernels
-// and off the page's thread; once the worker has failed, on a model here.
-// It leaves the trained model and ResetOptimizer's pending error alone.
+// and off the page's thread. Once the worker has failed it answers
+// learn.ErrNotEvaluating and the check scores on its own model here. It
+// leaves the trained model and ResetOptimizer's pending error alone.
 func (w *workerBackend) EvaluateParams(params, x []float32, y []int32) (nn.Metrics, error) {
-	if w.c.Dead() == nil {
-		return w.c.evaluate(w.arch, params, x, y)
+	if err := w.c.Dead(); err != nil {
+		return nn.Metrics{}, fmt.Errorf("%w: %w", learn.ErrNotEvaluating, err)
 	}
-	if w.score == nil {
-		m, err := nn.NewModel(w.arch)
-		if err != nil {
-			return nn.Metrics{}, err
-		}
-		w.score = m
-	}
-	if err := w.score.SetParams(params); err != nil {
-		return nn.Metrics{}, err
-	}
-	return w.score.Evaluate(x, y, 0, w.yield)
+	return w.c.evaluate(w.arch, params, x, y)
 }
 
 // String is learn.Peer.Backend's name for it.

@@ -22,4 +22,8 @@ var (
 	// ErrMode: an asynchronous call on a peer used synchronously, or the
 	// reverse.
 	ErrMode = errors.New("learn: wrong mode for this call")
+	// ErrNotEvaluating: a ParamsEvaluator cannot evaluate now (a tab's
+	// trainer worker that has failed); the caller evaluates on a model
+	// of its own.
+	ErrNotEvaluating = errors.New("learn: the backend does not evaluate now")
 )

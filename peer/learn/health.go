@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/peerlearn/peerlearn/engine/aggregate"
@@ -47,7 +48,8 @@ func (h HealthConfig) validate() error {
 // also evaluate a parameter vector of its architecture without touching
 // the model it trains: a tab's trainer worker (its SIMD kernels, off the
 // page's thread). The neighbourhood check scores on it where the peer's
-// backend is one, else on a model of its own in the peer's runtime. Why:
+// backend is one, else, or when it answers ErrNotEvaluating, on a model
+// of its own in the peer's runtime. Why:
 // the check scores its own and every neighbour's model each round (on a
 // 7,500-sample shard of the default task, 9 x 500 samples against one
 // epoch's training, about a fifth of the round's arithmetic), and in a
@@ -104,10 +106,14 @@ func (h *healthCheck) result(from aggregate.Contribution, yield func()) (health.
 }
 
 // metrics evaluates params on the check's data, on the backend where it
-// can (ext), else on the check's own model.
+// can (ext; not once it says ErrNotEvaluating), else on the check's own
+// model.
 func (h *healthCheck) metrics(params []float32, yield func()) (nn.Metrics, error) {
 	if h.ext != nil {
-		return h.ext.EvaluateParams(params, h.x, h.y)
+		m, err := h.ext.EvaluateParams(params, h.x, h.y)
+		if !errors.Is(err, ErrNotEvaluating) {
+			return m, err
+		}
 	}
 	if err := h.eval.SetParams(params); err != nil {
 		return nn.Metrics{}, err

@@ -95,14 +95,41 @@ type scoringTrainer struct {
 	*nn.Trainer
 	score *nn.Model
 	calls int
+	gone  bool // answers ErrNotEvaluating, as a failed worker does
 }
 
 func (s *scoringTrainer) EvaluateParams(params, x []float32, y []int32) (nn.Metrics, error) {
 	s.calls++
+	if s.gone {
+		return nn.Metrics{}, ErrNotEvaluating
+	}
 	if err := s.score.SetParams(params); err != nil {
 		return nn.Metrics{}, err
 	}
 	return s.score.Evaluate(x, y, 0, nil)
+}
+
+// healthBackend switches the check on with an external trainer: a plain
+// one, or a scoringTrainer (answering ErrNotEvaluating when gone),
+// appended to *out.
+func healthBackend(scoring, gone bool, out *[]*scoringTrainer) func(int, *Config) {
+	return func(i int, c *Config) {
+		healthOn(i, c)
+		c.NewBackend = func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error) {
+			m, err := nn.NewModel(arch)
+			if err != nil {
+				return nil, err
+			}
+			tr, err := nn.NewTrainer(m, opt)
+			if err != nil || !scoring {
+				return tr, err
+			}
+			s, err := nn.NewModel(arch)
+			st := &scoringTrainer{Trainer: tr, score: s, gone: gone}
+			*out = append(*out, st)
+			return st, err
+		}
+	}
 }
 
 // With an external backend that can evaluate parameters the check scores
@@ -115,28 +142,9 @@ func TestHealthScoresOnTheBackend(t *testing.T) {
 	liars := oneClassLiars()
 	const rounds, victim = 6, 2
 	var backends []*scoringTrainer
-	external := func(scoring bool) func(int, *Config) {
-		return func(i int, c *Config) {
-			healthOn(i, c)
-			c.NewBackend = func(arch nn.Arch, opt nn.Optimizer) (nn.Backend, error) {
-				m, err := nn.NewModel(arch)
-				if err != nil {
-					return nil, err
-				}
-				tr, err := nn.NewTrainer(m, opt)
-				if err != nil || !scoring {
-					return tr, err
-				}
-				s, err := nn.NewModel(arch)
-				st := &scoringTrainer{Trainer: tr, score: s}
-				backends = append(backends, st)
-				return st, err
-			}
-		}
-	}
-	own := newPeers(t, tk, external(false))
+	own := newPeers(t, tk, healthBackend(false, false, nil))
 	byzantineRounds(t, tk, own, liars, rounds)
-	ext := newPeers(t, tk, external(true))
+	ext := newPeers(t, tk, healthBackend(true, false, &backends))
 	byzantineRounds(t, tk, ext, liars, rounds)
 	if len(backends) != len(ext) {
 		t.Fatalf("%d scoring backends for %d peers", len(backends), len(ext))
@@ -161,5 +169,32 @@ func TestHealthScoresOnTheBackend(t *testing.T) {
 	}
 	if s, _ := ext[victim].Health(); s.State != health.Captured {
 		t.Errorf("victim: %+v, want captured (the check ran on the backend's scores)", s)
+	}
+}
+
+// A backend that answers ErrNotEvaluating (a tab whose worker failed)
+// is asked, and the check then scores on its own model: the same
+// verdicts, counters and models as without such a backend.
+func TestHealthScoresWhenTheBackendCannot(t *testing.T) {
+	tk := newTask(t, 10, 120, 4)
+	liars := oneClassLiars()
+	const rounds = 6
+	var backends []*scoringTrainer
+	own := newPeers(t, tk, healthBackend(false, false, nil))
+	byzantineRounds(t, tk, own, liars, rounds)
+	gone := newPeers(t, tk, healthBackend(true, true, &backends))
+	byzantineRounds(t, tk, gone, liars, rounds)
+	for i := range gone {
+		if _, liar := liars[i]; liar {
+			continue
+		}
+		a, _ := own[i].Health()
+		b, _ := gone[i].Health()
+		if a != b || a.Rounds != rounds-1 {
+			t.Errorf("peer %d: with a backend that cannot evaluate %+v, without %+v (want %d checked rounds)", i, b, a, rounds-1)
+		}
+		if backends[i].calls == 0 {
+			t.Errorf("peer %d: the backend was never asked", i)
+		}
 	}
 }
